@@ -1,0 +1,52 @@
+// createApp wires the HTTP layer to the domain and a store. It never listens, so tests can drive it directly.
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Config } from './config';
+import { NodeService } from './domain/nodes';
+import { SchemaService } from './domain/schemas';
+import { SearchService } from './domain/search';
+import { TokenService } from './domain/tokens';
+import { bearerCaller } from './http/auth';
+import { accessLog, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
+import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
+import { adminRoutes } from './http/routes/admin';
+import { healthRoutes } from './http/routes/health';
+import { nodeRoutes } from './http/routes/node';
+import { searchRoutes } from './http/routes/search';
+import type { Logger } from './logger';
+import type { Store } from './store/store';
+
+export interface AppDependencies {
+  store: Store;
+  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes'>;
+  logger: Logger;
+  adminToken: string;
+  contract?: Contract;
+  /** True once shutdown has begun: /readyz answers 503 from then on. */
+  isShuttingDown?: () => boolean;
+}
+
+export function createApp(deps: AppDependencies): Express {
+  const { store, config, logger } = deps;
+  const validators = buildRequestValidators(deps.contract ?? loadContract());
+  const tokens = new TokenService(store, deps.adminToken);
+  const bearer = bearerCaller(tokens);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  app.use(accessLog(logger));
+  app.use(helmet());
+  app.use(jsonBodiesOnly());
+  app.use(express.json({ limit: config.bodyLimit, strict: false, type: JSON_TYPES }));
+
+  app.use(healthRoutes(validators, store, deps.isShuttingDown ?? (() => false)));
+  app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
+  app.use(nodeRoutes(validators, bearer, new NodeService(store)));
+  app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens));
+
+  app.use(notFound());
+  app.use(errorHandler(logger));
+  return app;
+}

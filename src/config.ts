@@ -1,0 +1,122 @@
+// The only reader of process.env: every setting is declared once here, with its variable, default and meaning,
+// and checked as a JSON Schema at start-up so that a bad value stops the process with the variable's name.
+import Ajv from 'ajv';
+
+const envSchema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port; 0 picks any free port (the chosen one is logged).' },
+    HOST: { type: 'string', minLength: 1, default: '0.0.0.0', description: 'Bind address.' },
+    STORE: { type: 'string', enum: ['sqlite', 'neo4j'], default: 'sqlite', description: 'Which store serves the data.' },
+    SQLITE_PATH: { type: 'string', minLength: 1, default: './data/idlink.sqlite', description: 'Embedded database file; :memory: for a throw-away store.' },
+    SQLITE_SYNCHRONOUS: {
+      type: 'string',
+      enum: ['NORMAL', 'FULL'],
+      default: 'NORMAL',
+      description: 'SQLite synchronous mode. NORMAL (WAL) survives a crash of the process; FULL also survives a power cut, at the cost of one fsync per write.',
+    },
+    NEO4J_URI: { type: 'string', minLength: 1, description: 'Neo4j connection URI, required when STORE=neo4j.' },
+    NEO4J_USERNAME: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j user.' },
+    NEO4J_PASSWORD: { type: 'string', description: 'Neo4j password.' },
+    NEO4J_DATABASE: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j database every query names.' },
+    ADMIN_TOKEN: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{22,256}$',
+      description: 'Administrator secret (URL-safe, at least 22 characters = 128 bits). Generated into admin-token beside the SQLite file when unset.',
+    },
+    PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base used in link and Location headers; derived from the request when unset.' },
+    LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'], default: 'info', description: 'winston level.' },
+    BODY_LIMIT: { type: 'string', pattern: '^[0-9]+(b|kb|mb)?$', default: '1mb', description: 'Largest request body (bytes, kb or mb).' },
+    SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
+    TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
+  },
+  if: { required: ['STORE'], properties: { STORE: { const: 'neo4j' } } },
+  then: { properties: { NEO4J_URI: { type: 'string' } }, required: ['NEO4J_URI'] },
+} as const;
+
+export interface Config {
+  port: number;
+  host: string;
+  store: 'sqlite' | 'neo4j';
+  sqlitePath: string;
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  neo4j: { uri: string | undefined; username: string; password: string | undefined; database: string };
+  adminToken: string | undefined;
+  publicBaseUrl: string | undefined;
+  logLevel: string;
+  bodyLimit: string;
+  searchMaxLimit: number;
+  traversalMaxNodes: number;
+  shutdownTimeoutMs: number;
+}
+
+type RawEnv = Record<string, string | undefined>;
+
+/** What the environment looks like once the schema has checked it and filled in defaults. */
+interface ValidatedEnv {
+  PORT: number;
+  HOST: string;
+  STORE: Config['store'];
+  SQLITE_PATH: string;
+  SQLITE_SYNCHRONOUS: Config['sqliteSynchronous'];
+  NEO4J_URI?: string;
+  NEO4J_USERNAME: string;
+  NEO4J_PASSWORD?: string;
+  NEO4J_DATABASE: string;
+  ADMIN_TOKEN?: string;
+  PUBLIC_BASE_URL?: string;
+  LOG_LEVEL: string;
+  BODY_LIMIT: string;
+  SEARCH_MAX_LIMIT: number;
+  TRAVERSAL_MAX_NODES: number;
+  SHUTDOWN_TIMEOUT_MS: number;
+}
+
+export class ConfigError extends Error {}
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: true });
+const validateEnv = ajv.compile(envSchema);
+
+/** Reads and checks the settings; throws ConfigError naming every bad variable. */
+export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const known = Object.keys(envSchema.properties);
+  const raw: Record<string, unknown> = {};
+  for (const name of known) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  if (!validateEnv(raw)) {
+    const problems = (validateEnv.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => {
+      const variable = e.instancePath.slice(1) || String((e.params as { missingProperty?: string }).missingProperty ?? '');
+      return `${variable}: ${e.message ?? 'is invalid'}`;
+    });
+    throw new ConfigError(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
+  }
+  const v = raw as unknown as ValidatedEnv;
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    store: v.STORE,
+    sqlitePath: v.SQLITE_PATH,
+    sqliteSynchronous: v.SQLITE_SYNCHRONOUS,
+    neo4j: { uri: v.NEO4J_URI, username: v.NEO4J_USERNAME, password: v.NEO4J_PASSWORD, database: v.NEO4J_DATABASE },
+    adminToken: v.ADMIN_TOKEN,
+    publicBaseUrl: v.PUBLIC_BASE_URL,
+    logLevel: v.LOG_LEVEL,
+    bodyLimit: v.BODY_LIMIT,
+    searchMaxLimit: v.SEARCH_MAX_LIMIT,
+    traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    ...overrides,
+  };
+}
+
+/** The settings as documentation: variable, default and meaning (used by the README table check). */
+export function describeSettings(): Array<{ variable: string; default: unknown; description: string }> {
+  return Object.entries(envSchema.properties).map(([variable, spec]) => ({
+    variable,
+    default: 'default' in spec ? spec.default : undefined,
+    description: spec.description,
+  }));
+}

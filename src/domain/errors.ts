@@ -1,0 +1,43 @@
+// Domain errors are values with a stable code; the HTTP layer alone turns a code into a status.
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'validation_failed'
+  | 'key_type_not_in_schema'
+  | 'id_type_not_in_schema'
+  | 'invalid_search'
+  | 'authentication_required'
+  | 'invalid_token'
+  | 'forbidden'
+  | 'schema_not_found'
+  | 'node_not_found'
+  | 'delivery_not_found'
+  | 'not_found'
+  | 'node_exists'
+  | 'id_exists'
+  | 'key_id_immutable'
+  | 'secure_flag_conflict'
+  | 'schema_in_use'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'component_too_large'
+  | 'store_unavailable'
+  | 'internal_error';
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldProblem[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

@@ -1,0 +1,61 @@
+// The plain records the domain and every store exchange.
+
+/** One identifier: a (type, id) pair. */
+export interface IdPair {
+  type: string;
+  id: string;
+}
+
+export interface IdTypeDeclaration {
+  type: string;
+  secure: boolean;
+}
+
+export interface SchemaRecord {
+  schemaId: string;
+  idTypes: IdTypeDeclaration[];
+}
+
+/** A node is addressed by its customer, schema and key. */
+export interface NodeAddress {
+  customerId: string;
+  schemaId: string;
+  key: IdPair;
+}
+
+export type TokenKind = 'bearer' | 'mapi';
+
+export interface TokenRecord {
+  tokenId: string;
+  customerId: string;
+  kind: TokenKind;
+  label: string | null;
+  createdAt: string;
+}
+
+export type Step = 'ONE' | 'ALL';
+
+export interface SearchQuery {
+  customerId: string;
+  /** The keyed start node, when schema and key are given. */
+  key?: { schemaId: string; key: IdPair };
+  /** Every node holding this ID is a start node (restricted to `schemaId` when given). */
+  where?: { schemaId?: string; id: IdPair };
+  step: Step;
+  exclude: boolean;
+  havingType?: string;
+  /** ID types whose values the caller may not see. */
+  hiddenTypes: string[];
+  limit: number;
+  /** Visiting more nodes than this fails with component_too_large. */
+  maxNodes: number;
+}
+
+export interface SearchResult {
+  results: IdPair[];
+  total: number;
+  /** How many nodes the traversal visited (for metrics; not part of the response). */
+  visitedNodes: number;
+}
+
+export const sameId = (a: IdPair, b: IdPair): boolean => a.type === b.type && a.id === b.id;

@@ -1,0 +1,70 @@
+// The ID search: which start nodes, who may see what, then one store traversal.
+import { DomainError } from './errors';
+import type { IdPair, SearchResult, Step } from './model';
+import type { Actor } from './nodes';
+import type { Store } from '../store/store';
+
+export interface SearchBody {
+  match: {
+    from: { schema?: string; key?: IdPair; where?: IdPair; exclude?: boolean };
+    step?: Step;
+    having?: { type?: string };
+  };
+  limit?: number;
+}
+
+export interface SearchLimits {
+  searchMaxLimit: number;
+  traversalMaxNodes: number;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 10000;
+
+export class SearchService {
+  constructor(
+    private readonly store: Store,
+    private readonly limits: SearchLimits,
+  ) {}
+
+  async search(actor: Actor, body: SearchBody): Promise<SearchResult> {
+    const { from } = body.match;
+    if (!from.where && !(from.schema !== undefined && from.key)) {
+      throw new DomainError('invalid_search', 'Give match.from.schema with match.from.key, or match.from.where.');
+    }
+    if (from.key && from.schema === undefined) {
+      throw new DomainError('invalid_search', 'match.from.key needs match.from.schema.');
+    }
+    const limit = body.limit ?? DEFAULT_SEARCH_LIMIT;
+    if (limit > this.limits.searchMaxLimit) {
+      throw new DomainError('validation_failed', 'limit is too large.', [
+        { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },
+      ]);
+    }
+    if (from.schema !== undefined) {
+      const schema = await this.store.getSchema(actor.customerId, from.schema);
+      if (!schema) throw new DomainError('schema_not_found', `Schema '${from.schema}' does not exist.`);
+      const declared = new Set(schema.idTypes.map((t) => t.type));
+      if (from.key && !declared.has(from.key.type)) {
+        throw new DomainError('key_type_not_in_schema', `Key type '${from.key.type}' is not an ID type of schema '${from.schema}'.`, [
+          { path: '/body/match/from/key/type', message: `is not declared by schema '${from.schema}'` },
+        ]);
+      }
+    }
+    const secureTypes = await this.store.secureTypes(actor.customerId);
+    const startsFromSecure = [from.key, from.where].some((id) => id !== undefined && secureTypes.has(id.type));
+    if (startsFromSecure && !actor.authenticated) {
+      throw new DomainError('authentication_required', 'A search that starts from a secure ID type needs a bearer token.');
+    }
+    return this.store.search({
+      customerId: actor.customerId,
+      ...(from.key && from.schema !== undefined ? { key: { schemaId: from.schema, key: from.key } } : {}),
+      ...(from.where ? { where: { id: from.where, ...(from.schema !== undefined ? { schemaId: from.schema } : {}) } } : {}),
+      step: body.match.step ?? 'ALL',
+      exclude: from.exclude ?? false,
+      ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
+      hiddenTypes: actor.authenticated ? [] : [...secureTypes],
+      limit,
+      maxNodes: this.limits.traversalMaxNodes,
+    });
+  }
+}

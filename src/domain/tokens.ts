@@ -1,0 +1,77 @@
+// Who is calling: token issue, hashing and resolution. Secrets exist in clear only in the issue response.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError } from './errors';
+import type { TokenKind, TokenRecord } from './model';
+import type { Store } from '../store/store';
+
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'admin' }
+  | { kind: TokenKind; customerId: string; tokenId: string };
+
+/** 256 bits, URL-safe; the prefix tells a reader which kind of secret leaked. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,256}$/;
+
+export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export const newSecret = (kind: TokenKind | 'admin'): string => `idl_${kind}_${randomBytes(32).toString('base64url')}`;
+
+const newTokenId = (): string => `tok_${randomBytes(12).toString('base64url')}`;
+
+const sameHash = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export class TokenService {
+  private readonly adminHash: string;
+
+  constructor(
+    private readonly store: Store,
+    adminToken: string,
+  ) {
+    this.adminHash = hashToken(adminToken);
+  }
+
+  /** Resolves a presented secret; undefined means no token was presented. */
+  async identify(secret: string | undefined, expected: TokenKind): Promise<Caller> {
+    if (secret === undefined) return { kind: 'anonymous' };
+    const invalid = new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
+    if (!TOKEN_SHAPE.test(secret)) throw invalid;
+    const hash = hashToken(secret);
+    if (sameHash(hash, this.adminHash)) return { kind: 'admin' };
+    const stored = await this.store.findActiveToken(hash);
+    if (!stored || !sameHash(hash, stored.tokenHash)) throw invalid;
+    if (stored.kind !== expected) {
+      throw new DomainError('forbidden', `A ${stored.kind} token cannot be used here; this endpoint takes a ${expected} token.`);
+    }
+    return { kind: stored.kind, customerId: stored.customerId, tokenId: stored.tokenId };
+  }
+
+  async issue(customerId: string, kind: TokenKind, label: string | null): Promise<TokenRecord & { token: string }> {
+    const token = newSecret(kind);
+    const record: TokenRecord = { tokenId: newTokenId(), customerId, kind, label, createdAt: new Date().toISOString() };
+    await this.store.createToken({ ...record, tokenHash: hashToken(token) });
+    return { ...record, token };
+  }
+
+  list(customerId: string): Promise<TokenRecord[]> {
+    return this.store.listTokens(customerId);
+  }
+
+  async revoke(customerId: string, tokenId: string): Promise<void> {
+    if (!(await this.store.revokeToken(customerId, tokenId))) {
+      throw new DomainError('not_found', `No active token '${tokenId}' for this customer.`);
+    }
+  }
+}
+
+/** Whether the caller is authenticated for `customerId`'s identity data; 403 for another customer's token. */
+export function authenticatedFor(caller: Caller, customerId: string): boolean {
+  if (caller.kind === 'admin') return true;
+  if (caller.kind === 'anonymous') return false;
+  if (caller.customerId !== customerId) throw new DomainError('forbidden', 'This token belongs to another customer.');
+  return true;
+}
+
+export function requireAdmin(caller: Caller): void {
+  if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'This endpoint needs the administrator token.');
+  if (caller.kind !== 'admin') throw new DomainError('forbidden', 'This endpoint needs the administrator token.');
+}

@@ -1,0 +1,96 @@
+// Request-wide middleware: request id and context, the access log, body media type, and the error handler.
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { isDomainError } from '../domain/errors';
+import { type Logger, requestContext } from '../logger';
+import { sendProblem } from './problem';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const offered = req.get('x-request-id');
+    const id = offered && SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
+    res.locals.requestId = id;
+    res.set('X-Request-Id', id);
+    requestContext.run({ requestId: id }, next);
+  };
+}
+
+/** One line per request. Only the route template and customer are logged: never bodies, headers or ID values. */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info('request', {
+        request_id: res.locals.requestId,
+        method: req.method,
+        route: (req.route as { path?: string } | undefined)?.path ?? '(unmatched)',
+        status: res.statusCode,
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        customer: res.locals.customerId ?? null,
+      });
+    });
+    next();
+  };
+}
+
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+export const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** A body that is not JSON is refused before anything reads it. */
+export function jsonBodiesOnly(): RequestHandler {
+  return (req, res, next) => {
+    if (hasBody(req) && !req.is(JSON_TYPES)) {
+      sendProblem(res, 'unsupported_media_type', 'Send the body as application/json.');
+      return;
+    }
+    next();
+  };
+}
+
+export function notFound(): RequestHandler {
+  return (_req, res) => sendProblem(res, 'not_found', 'No such endpoint.');
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Clients see codes and safe details; a 5xx is logged with its stack under the request id. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    if (isDomainError(err)) {
+      if (err.code === 'store_unavailable') logger.warn('store unavailable', { error: err.message });
+      sendProblem(res, err.code, err.message, err.errors);
+      return;
+    }
+    const parserError = err as BodyParserError;
+    switch (parserError?.type) {
+      case 'entity.parse.failed':
+        sendProblem(res, 'invalid_json', 'The body is not valid JSON.');
+        return;
+      case 'entity.too.large':
+        sendProblem(res, 'payload_too_large', 'The body is larger than this service accepts.');
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        sendProblem(res, 'unsupported_media_type', 'Send the body as UTF-8 application/json.');
+        return;
+      default:
+        if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+          sendProblem(res, 'invalid_json', 'The body could not be read.');
+          return;
+        }
+    }
+    logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    sendProblem(res, 'internal_error', 'Something went wrong on our side; quote the request id when reporting it.');
+  };
+}

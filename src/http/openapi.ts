@@ -1,0 +1,124 @@
+// Loads openapi.yaml once and compiles its schemas with Ajv: the contract is the only copy of every schema.
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import { DomainError, type FieldProblem } from '../domain/errors';
+
+// src/http and dist/http are both two levels below the project root.
+export const CONTRACT_PATH = path.resolve(__dirname, '..', '..', 'openapi.yaml');
+const CONTRACT_ID = 'urn:idlink:openapi';
+
+interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema: object;
+}
+
+interface OperationObject {
+  operationId: string;
+  parameters?: Array<ParameterObject | { $ref: string }>;
+  requestBody?: { required?: boolean; content: Record<string, { schema: object }> };
+  responses: Record<string, unknown>;
+}
+
+export interface Contract {
+  document: Record<string, unknown> & { paths: Record<string, Record<string, OperationObject>> };
+  text: string;
+}
+
+export function loadContract(file = CONTRACT_PATH): Contract {
+  const text = fs.readFileSync(file, 'utf8');
+  return { document: parse(text), text };
+}
+
+/** An Ajv that knows every component schema under `urn:idlink:openapi#/components/schemas/…`. */
+export function contractAjv(contract: Contract, options: { coerceTypes?: boolean; useDefaults?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, ...options });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'components' });
+  const components = contract.document.components as { schemas: object };
+  ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: components.schemas } });
+  return ajv;
+}
+
+/** Rewrites local refs (`#/components/…`) so a schema taken out of the document still resolves them. */
+export function detach(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(detach);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? CONTRACT_ID + v : detach(v)]),
+  );
+}
+
+function resolve<T>(contract: Contract, node: T | { $ref: string }): T {
+  if (node && typeof node === 'object' && '$ref' in node) {
+    const pointer = node.$ref.replace(/^#\//, '').split('/');
+    return pointer.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], contract.document) as T;
+  }
+  return node as T;
+}
+
+export function* operations(contract: Contract): Generator<{ path: string; method: string; operation: OperationObject }> {
+  for (const [p, item] of Object.entries(contract.document.paths)) {
+    for (const [method, operation] of Object.entries(item)) yield { path: p, method, operation };
+  }
+}
+
+export interface RequestParts {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Checks the parts and returns them with defaults applied and query/path values coerced to their types. */
+export type RequestValidator = (parts: RequestParts) => RequestParts;
+
+function toProblems(location: string, errors: ErrorObject[] | null | undefined): FieldProblem[] {
+  return (errors ?? []).map((e) => {
+    const at = `/${location}${e.instancePath}`;
+    if (e.keyword === 'additionalProperties') {
+      return { path: `${at}/${(e.params as { additionalProperty: string }).additionalProperty}`, message: 'is not an allowed field' };
+    }
+    if (e.keyword === 'required') return { path: `${at}/${(e.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    return { path: at, message: e.message ?? 'is invalid' };
+  });
+}
+
+function objectSchema(parameters: ParameterObject[]): object {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(parameters.map((p) => [p.name, detach(p.schema)])),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/** One validator per operationId, checking path parameters, query string and body together. */
+export function buildRequestValidators(contract: Contract): Map<string, RequestValidator> {
+  const bodies = contractAjv(contract, { useDefaults: true });
+  // Query strings and path segments arrive as text: coerce them to the declared types, never clamp.
+  const strings = contractAjv(contract, { coerceTypes: true, useDefaults: true });
+  const validators = new Map<string, RequestValidator>();
+  for (const { operation } of operations(contract)) {
+    const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(contract, p));
+    const checkParams = strings.compile(objectSchema(parameters.filter((p) => p.in === 'path')));
+    const checkQuery = strings.compile(objectSchema(parameters.filter((p) => p.in === 'query')));
+    const bodySchema = operation.requestBody?.content['application/json']?.schema;
+    const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detach(bodySchema) as object) : undefined;
+    validators.set(operation.operationId, (parts) => {
+      const problems: FieldProblem[] = [];
+      if (!checkParams(parts.params)) problems.push(...toProblems('path', checkParams.errors));
+      if (!checkQuery(parts.query)) problems.push(...toProblems('query', checkQuery.errors));
+      if (checkBody) {
+        if (parts.body === undefined) problems.push({ path: '/body', message: 'a JSON body is required' });
+        else if (!checkBody(parts.body)) problems.push(...toProblems('body', checkBody.errors));
+      }
+      if (problems.length > 0) throw new DomainError('validation_failed', 'The request does not match the contract; see errors.', problems);
+      return parts;
+    });
+  }
+  return validators;
+}

@@ -1,0 +1,54 @@
+// The one place where error codes become HTTP statuses and RFC 9457 bodies.
+import type { Response } from 'express';
+import type { ErrorCode, FieldProblem } from '../domain/errors';
+
+const statusOf: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  validation_failed: 400,
+  key_type_not_in_schema: 400,
+  id_type_not_in_schema: 400,
+  invalid_search: 400,
+  authentication_required: 401,
+  invalid_token: 401,
+  forbidden: 403,
+  schema_not_found: 404,
+  node_not_found: 404,
+  delivery_not_found: 404,
+  not_found: 404,
+  node_exists: 409,
+  id_exists: 409,
+  key_id_immutable: 409,
+  secure_flag_conflict: 409,
+  schema_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  component_too_large: 422,
+  store_unavailable: 503,
+  internal_error: 500,
+};
+
+const titleOf = (code: ErrorCode): string => {
+  const words = code.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+export function sendProblem(res: Response, code: ErrorCode, detail: string, errors?: FieldProblem[]): void {
+  const status = statusOf[code];
+  if (status === 401) {
+    res.set('WWW-Authenticate', code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
+  }
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: `urn:idlink:problem:${code}`,
+        title: titleOf(code),
+        status,
+        detail,
+        code,
+        request_id: String(res.locals.requestId ?? ''),
+        ...(errors && errors.length > 0 ? { errors } : {}),
+      }),
+    );
+}

@@ -1,0 +1,74 @@
+// The six node operations of the interface: POST /v1/{customer_id}/node/_<operation>.
+import { type RequestHandler, type Response, Router } from 'express';
+import type { IdPair } from '../../domain/model';
+import type { Actor, NodeService } from '../../domain/nodes';
+import { authenticatedFor } from '../../domain/tokens';
+import { callerOf } from '../auth';
+import { operation, type Validators } from '../operation';
+
+interface NodeBody {
+  schema: string;
+  key: IdPair;
+  ids?: IdPair[];
+  set?: IdPair;
+  where?: IdPair;
+}
+
+export function actorOf(res: Response, customerId: string): Actor {
+  return { customerId, authenticated: authenticatedFor(callerOf(res), customerId) };
+}
+
+export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService): Router {
+  const router = Router();
+  const customer = (params: unknown) => (params as { customer_id: string }).customer_id;
+
+  router.post(
+    '/v1/:customer_id/node/_create',
+    bearer,
+    operation(validators, 'createNode', async ({ params, body }, _req, res) => {
+      await nodes.create(actorOf(res, customer(params)), body as NodeBody);
+      res.status(201).json({});
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/node/_insert',
+    bearer,
+    operation(validators, 'insertIds', async ({ params, body }, _req, res) => {
+      await nodes.insert(actorOf(res, customer(params)), body as NodeBody & { ids: IdPair[] });
+      res.status(201).json({});
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/node/_update',
+    bearer,
+    operation(validators, 'updateId', async ({ params, body }, _req, res) => {
+      await nodes.replace(actorOf(res, customer(params)), body as NodeBody & { set: IdPair; where: IdPair }, false);
+      res.status(200).json({});
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/node/_upsert',
+    bearer,
+    operation(validators, 'upsertId', async ({ params, body }, _req, res) => {
+      await nodes.replace(actorOf(res, customer(params)), body as NodeBody & { set: IdPair; where: IdPair }, true);
+      res.status(200).json({});
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/node/_rekeying',
+    bearer,
+    operation(validators, 'rekeyNode', async ({ params, body }, _req, res) => {
+      await nodes.rekey(actorOf(res, customer(params)), body as NodeBody & { set: { id: string } });
+      res.status(200).json({});
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/node/_delete',
+    bearer,
+    operation(validators, 'deleteNode', async ({ params, body }, _req, res) => {
+      await nodes.delete(actorOf(res, customer(params)), body as NodeBody);
+      res.status(204).end();
+    }),
+  );
+  return router;
+}

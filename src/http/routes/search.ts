@@ -1,0 +1,19 @@
+// POST /v1/{customer_id}/_search
+import { type RequestHandler, Router } from 'express';
+import type { SearchBody, SearchService } from '../../domain/search';
+import { operation, type Validators } from '../operation';
+import { actorOf } from './node';
+
+export function searchRoutes(validators: Validators, bearer: RequestHandler, searches: SearchService): Router {
+  const router = Router();
+  router.post(
+    '/v1/:customer_id/_search',
+    bearer,
+    operation(validators, 'search', async ({ params, body }, _req, res) => {
+      const customerId = (params as { customer_id: string }).customer_id;
+      const { results, total } = await searches.search(actorOf(res, customerId), body as SearchBody);
+      res.status(200).json({ results, total });
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,57 @@
+// config → logger → store → app.listen, and a graceful stop on SIGTERM/SIGINT.
+import type { AddressInfo } from 'node:net';
+import { resolveAdminToken } from './admin-token';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './logger';
+import { openStore } from './store/open';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const admin = resolveAdminToken(config);
+  if (admin.file) {
+    logger.info(admin.generated ? 'generated the administrator token' : 'using the administrator token from its file', { file: admin.file });
+  }
+  const store = await openStore(config);
+  let shuttingDown = false;
+  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
+  const server = app.listen(config.port, config.host, () => {
+    const { port } = server.address() as AddressInfo;
+    logger.info('listening', { port, host: config.host, store: config.store });
+  });
+
+  const stop = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info('shutting down', { signal });
+    const forced = setTimeout(() => {
+      logger.warn('requests still in flight at the shutdown deadline; closing them');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    forced.unref();
+    server.close(() => {
+      void store.close().then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+// Versioned schema of the embedded store. Append new versions; never edit one that has shipped.
+// Each runs in its own transaction and is recorded in schema_migrations.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'identity graph, schemas and tokens',
+    sql: `
+      CREATE TABLE schemas (
+        customer_id TEXT NOT NULL,
+        schema_id   TEXT NOT NULL,
+        PRIMARY KEY (customer_id, schema_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE schema_id_types (
+        customer_id TEXT NOT NULL,
+        schema_id   TEXT NOT NULL,
+        type        TEXT NOT NULL,
+        secure      INTEGER NOT NULL CHECK (secure IN (0, 1)),
+        position    INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, schema_id, type),
+        FOREIGN KEY (customer_id, schema_id) REFERENCES schemas (customer_id, schema_id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      CREATE INDEX schema_id_types_by_type ON schema_id_types (customer_id, type);
+
+      -- One row per node; its key is also one of its held IDs (node_ids).
+      CREATE TABLE nodes (
+        node_pk     INTEGER PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        schema_id   TEXT NOT NULL,
+        key_type    TEXT NOT NULL,
+        key_id      TEXT NOT NULL,
+        UNIQUE (customer_id, schema_id, key_type, key_id),
+        FOREIGN KEY (customer_id, schema_id) REFERENCES schemas (customer_id, schema_id)
+      );
+
+      -- One row per distinct (type, id) of a customer that at least one node holds.
+      CREATE TABLE ids (
+        id_pk       INTEGER PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        type        TEXT NOT NULL,
+        value       TEXT NOT NULL,
+        UNIQUE (customer_id, type, value)
+      );
+
+      -- Which node holds which ID: two nodes sharing an id_pk are linked.
+      CREATE TABLE node_ids (
+        node_pk INTEGER NOT NULL REFERENCES nodes (node_pk) ON DELETE CASCADE,
+        id_pk   INTEGER NOT NULL REFERENCES ids (id_pk),
+        PRIMARY KEY (node_pk, id_pk)
+      ) WITHOUT ROWID;
+      CREATE INDEX node_ids_by_id ON node_ids (id_pk, node_pk);
+
+      CREATE TABLE tokens (
+        token_id    TEXT PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('bearer', 'mapi')),
+        label       TEXT,
+        token_hash  TEXT NOT NULL UNIQUE,
+        created_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+      CREATE INDEX tokens_by_customer ON tokens (customer_id, created_at);
+    `,
+  },
+];

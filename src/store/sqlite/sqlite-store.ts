@@ -1,0 +1,443 @@
+// The embedded store: better-sqlite3 on one connection, WAL, foreign keys on, prepared statements only,
+// every write in one IMMEDIATE transaction.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DomainError } from '../../domain/errors';
+import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
+import type { PutSchemaOutcome, Store, StoredToken } from '../store';
+import { migrations } from './migrations';
+
+export interface SqliteStoreOptions {
+  path: string;
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+
+interface TypeRow {
+  schema_id: string;
+  type: string;
+  secure: number;
+}
+
+interface TokenRow {
+  token_id: string;
+  customer_id: string;
+  kind: 'bearer' | 'mapi';
+  label: string | null;
+  token_hash: string;
+  created_at: string;
+}
+
+function openDatabase(options: SqliteStoreOptions): Database.Database {
+  const inMemory = options.path === ':memory:';
+  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+  const db = new Database(options.path);
+  if (!inMemory) db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    }).immediate();
+  }
+}
+
+const isUniqueViolation = (e: unknown): boolean =>
+  e instanceof Database.SqliteError && (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+
+const isUnavailable = (e: unknown): boolean =>
+  e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(e.code);
+
+function uniqueById(ids: IdPair[]): IdPair[] {
+  const seen = new Set<string>();
+  return ids.filter((id) => {
+    const k = JSON.stringify([id.type, id.id]);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly s;
+
+  constructor(options: SqliteStoreOptions) {
+    this.db = openDatabase(options);
+    migrate(this.db);
+    const db = this.db;
+    this.s = {
+      ping: db.prepare('SELECT 1').pluck(),
+      schemaExists: db.prepare('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
+      insertSchema: db.prepare('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
+      deleteSchema: db.prepare('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
+      schemaTypes: db.prepare('SELECT schema_id, type, secure FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position'),
+      customerTypes: db.prepare(
+        'SELECT t.schema_id, t.type, t.secure FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
+          'WHERE s.customer_id = ? ORDER BY s.schema_id, t.position',
+      ),
+      otherDeclarations: db.prepare('SELECT schema_id, secure FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ?'),
+      deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
+      insertSchemaType: db.prepare('INSERT INTO schema_id_types (customer_id, schema_id, type, secure, position) VALUES (?, ?, ?, ?, ?)'),
+      secureTypes: db.prepare('SELECT DISTINCT type FROM schema_id_types WHERE customer_id = ? AND secure = 1').pluck(),
+      schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
+      schemaHoldsType: db.prepare(
+        'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
+          'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
+      ).pluck(),
+
+      insertToken: db.prepare(
+        'INSERT INTO tokens (token_id, customer_id, kind, label, token_hash, created_at) VALUES (@tokenId, @customerId, @kind, @label, @tokenHash, @createdAt)',
+      ),
+      listTokens: db.prepare(
+        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE customer_id = ? AND revoked_at IS NULL ORDER BY created_at, token_id',
+      ),
+      revokeToken: db.prepare('UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL'),
+      findToken: db.prepare(
+        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL',
+      ),
+
+      findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
+      insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
+      rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
+      deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
+      findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
+      insertId: db.prepare('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?)'),
+      deleteIdIfOrphan: db.prepare('DELETE FROM ids WHERE id_pk = ? AND NOT EXISTS (SELECT 1 FROM node_ids WHERE id_pk = ?)'),
+      holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
+      link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
+      unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
+      heldIdPks: db.prepare('SELECT id_pk FROM node_ids WHERE node_pk = ?').pluck(),
+      nodeIds: db.prepare(
+        'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
+      ),
+
+      startByWhere: db.prepare(
+        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?',
+      ).pluck(),
+      startByWhereInSchema: db.prepare(
+        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
+          'WHERE i.customer_id = ? AND i.type = ? AND i.value = ? AND n.schema_id = ?',
+      ).pluck(),
+      idsOfNodes: db.prepare('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
+      nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?))').pluck(),
+      // Window count before LIMIT gives `total` in the same pass. BINARY collation compares UTF-8 bytes,
+      // which is code-point order.
+      results: db.prepare(
+        'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
+          'WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))) ' +
+          'AND (@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden)) ' +
+          'ORDER BY i.type, i.value LIMIT @limit',
+      ),
+    };
+  }
+
+  private run<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (e) {
+      if (isUnavailable(e)) return Promise.reject(new DomainError('store_unavailable', 'The embedded store cannot be used right now.'));
+      return Promise.reject(e);
+    }
+  }
+
+  private write<T>(work: () => T): Promise<T> {
+    return this.run(() => this.db.transaction(work).immediate());
+  }
+
+  async ping(): Promise<void> {
+    if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
+    return this.run(() => {
+      this.s.ping.get();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- schemas
+
+  putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
+    return this.write(() => {
+      for (const declared of schema.idTypes) {
+        const others = this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as Array<{ schema_id: string; secure: number }>;
+        const conflicting = others.find((o) => Boolean(o.secure) !== declared.secure);
+        if (conflicting) {
+          throw new DomainError(
+            'secure_flag_conflict',
+            `ID type '${declared.type}' is declared with secure=${!declared.secure} in schema '${conflicting.schema_id}'; one type has one secure flag per customer.`,
+          );
+        }
+      }
+      const exists = this.s.schemaExists.get(customerId, schema.schemaId) !== undefined;
+      if (exists) {
+        const kept = new Set(schema.idTypes.map((t) => t.type));
+        const current = this.s.schemaTypes.all(customerId, schema.schemaId) as TypeRow[];
+        for (const dropped of current.filter((t) => !kept.has(t.type))) {
+          if (this.s.schemaHoldsType.get(customerId, dropped.type, schema.schemaId) !== undefined) {
+            throw new DomainError('schema_in_use', `ID type '${dropped.type}' cannot be dropped: nodes of schema '${schema.schemaId}' still hold IDs of it.`);
+          }
+        }
+        this.s.deleteSchemaTypes.run(customerId, schema.schemaId);
+      } else {
+        this.s.insertSchema.run(customerId, schema.schemaId);
+      }
+      schema.idTypes.forEach((t, position) => this.s.insertSchemaType.run(customerId, schema.schemaId, t.type, t.secure ? 1 : 0, position));
+      return { created: !exists };
+    });
+  }
+
+  getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
+    return this.run(() => {
+      if (this.s.schemaExists.get(customerId, schemaId) === undefined) return undefined;
+      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
+      return { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
+    });
+  }
+
+  listSchemas(customerId: string): Promise<SchemaRecord[]> {
+    return this.run(() => {
+      const rows = this.s.customerTypes.all(customerId) as Array<{ schema_id: string; type: string | null; secure: number | null }>;
+      const bySchema = new Map<string, SchemaRecord>();
+      for (const row of rows) {
+        let schema = bySchema.get(row.schema_id);
+        if (!schema) {
+          schema = { schemaId: row.schema_id, idTypes: [] };
+          bySchema.set(row.schema_id, schema);
+        }
+        if (row.type !== null) schema.idTypes.push({ type: row.type, secure: Boolean(row.secure) });
+      }
+      return [...bySchema.values()];
+    });
+  }
+
+  deleteSchema(customerId: string, schemaId: string): Promise<void> {
+    return this.write(() => {
+      if (this.s.schemaExists.get(customerId, schemaId) === undefined) {
+        throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
+      }
+      if (this.s.schemaHasNodes.get(customerId, schemaId) !== undefined) {
+        throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; delete them first.`);
+      }
+      this.s.deleteSchema.run(customerId, schemaId);
+    });
+  }
+
+  secureTypes(customerId: string): Promise<Set<string>> {
+    return this.run(() => new Set(this.s.secureTypes.all(customerId) as string[]));
+  }
+
+  // ---- tokens
+
+  createToken(token: StoredToken): Promise<void> {
+    return this.write(() => {
+      this.s.insertToken.run(token);
+    });
+  }
+
+  listTokens(customerId: string): Promise<TokenRecord[]> {
+    return this.run(() => (this.s.listTokens.all(customerId) as TokenRow[]).map((r) => toTokenRecord(r)));
+  }
+
+  revokeToken(customerId: string, tokenId: string): Promise<boolean> {
+    return this.write(() => this.s.revokeToken.run(new Date().toISOString(), customerId, tokenId).changes > 0);
+  }
+
+  findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
+    return this.run(() => {
+      const row = this.s.findToken.get(tokenHash) as TokenRow | undefined;
+      return row ? { ...toTokenRecord(row), tokenHash: row.token_hash } : undefined;
+    });
+  }
+
+  // ---- nodes
+
+  private nodePk(node: NodeAddress): number {
+    const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
+    if (pk === undefined) throw new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
+    return pk;
+  }
+
+  private idPk(customerId: string, id: IdPair): number | undefined {
+    return this.s.findId.get(customerId, id.type, id.id) as number | undefined;
+  }
+
+  private ensureIdPk(customerId: string, id: IdPair): number {
+    return this.idPk(customerId, id) ?? Number(this.s.insertId.run(customerId, id.type, id.id).lastInsertRowid);
+  }
+
+  private holds(nodePk: number, customerId: string, id: IdPair): number | undefined {
+    const idPk = this.idPk(customerId, id);
+    return idPk !== undefined && this.s.holds.get(nodePk, idPk) !== undefined ? idPk : undefined;
+  }
+
+  private unlink(nodePk: number, idPk: number): void {
+    this.s.unlink.run(nodePk, idPk);
+    this.s.deleteIdIfOrphan.run(idPk, idPk);
+  }
+
+  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
+    return this.write(() => {
+      let nodePk: number;
+      try {
+        nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
+        throw e;
+      }
+      for (const id of uniqueById([node.key, ...ids])) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    });
+  }
+
+  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
+    return this.write(() => {
+      const nodePk = this.nodePk(node);
+      for (const id of ids) {
+        if (this.holds(nodePk, node.customerId, id) !== undefined) {
+          throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
+        }
+      }
+      for (const id of uniqueById(ids)) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    });
+  }
+
+  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+    return this.write(() => {
+      const nodePk = this.nodePk(node);
+      const whereIdPk = this.holds(nodePk, node.customerId, where);
+      const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
+      if (whereIdPk === undefined) {
+        if (upsert && !setHeld) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+        return;
+      }
+      if (where.type === set.type && where.id === set.id) return;
+      if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
+      this.unlink(nodePk, whereIdPk);
+      this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+    });
+  }
+
+  rekey(node: NodeAddress, newId: string): Promise<void> {
+    return this.write(() => {
+      const nodePk = this.nodePk(node);
+      if (newId === node.key.id) return;
+      const newKey = { type: node.key.type, id: newId };
+      if (this.s.findNode.get(node.customerId, node.schemaId, newKey.type, newKey.id) !== undefined) {
+        throw new DomainError('node_exists', `A node with key ${newKey.type}=${newKey.id} already exists in schema '${node.schemaId}'.`);
+      }
+      this.s.rekeyNode.run(newId, nodePk);
+      const oldIdPk = this.holds(nodePk, node.customerId, node.key);
+      if (oldIdPk !== undefined) this.unlink(nodePk, oldIdPk);
+      if (this.holds(nodePk, node.customerId, newKey) === undefined) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, newKey));
+    });
+  }
+
+  removeId(node: NodeAddress, id: IdPair): Promise<void> {
+    return this.write(() => {
+      const nodePk = this.nodePk(node);
+      const idPk = this.holds(nodePk, node.customerId, id);
+      if (idPk !== undefined) this.unlink(nodePk, idPk);
+    });
+  }
+
+  deleteNode(node: NodeAddress): Promise<void> {
+    return this.write(() => {
+      const nodePk = this.nodePk(node);
+      const held = this.s.heldIdPks.all(nodePk) as number[];
+      this.s.deleteNode.run(nodePk);
+      for (const idPk of held) this.s.deleteIdIfOrphan.run(idPk, idPk);
+    });
+  }
+
+  getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
+    return this.run(() => {
+      const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
+      return pk === undefined ? undefined : (this.s.nodeIds.all(pk) as IdPair[]);
+    });
+  }
+
+  // ---- search
+
+  search(query: SearchQuery): Promise<SearchResult> {
+    return this.run(() => {
+      const start = this.startNodes(query);
+      const empty: SearchResult = { results: [], total: 0, visitedNodes: start.length };
+      if (start.length === 0) return empty;
+      const visited = this.traverse(start, query);
+      const startSet = new Set(start);
+      const targets = query.exclude ? [...visited].filter((n) => !startSet.has(n)) : [...visited];
+      if (targets.length === 0) return { ...empty, visitedNodes: visited.size };
+      const rows = this.s.results.all({
+        targets: JSON.stringify(targets),
+        having: query.havingType ?? null,
+        hidden: JSON.stringify(query.hiddenTypes),
+        limit: query.limit,
+      }) as Array<{ type: string; id: string; total: number }>;
+      return {
+        results: rows.map((r) => ({ type: r.type, id: r.id })),
+        total: rows[0]?.total ?? 0,
+        visitedNodes: visited.size,
+      };
+    });
+  }
+
+  private startNodes(query: SearchQuery): number[] {
+    const c = query.customerId;
+    if (query.key) {
+      const pk = this.s.findNode.get(c, query.key.schemaId, query.key.key.type, query.key.key.id) as number | undefined;
+      if (pk === undefined) return [];
+      if (query.where && this.holds(pk, c, query.where.id) === undefined) return [];
+      return [pk];
+    }
+    if (!query.where) return [];
+    const { id, schemaId } = query.where;
+    return (
+      schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId)
+    ) as number[];
+  }
+
+  /**
+   * Breadth-first over the bipartite graph of nodes and IDs, one pair of set-based statements per level:
+   * every node and every ID is expanded once, so an ID held by hundreds of nodes costs one lookup, not one per holder.
+   */
+  private traverse(start: number[], query: SearchQuery): Set<number> {
+    const tooLarge = () =>
+      new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
+    const visitedNodes = new Set(start);
+    if (visitedNodes.size > query.maxNodes) throw tooLarge();
+    const visitedIds = new Set<number>();
+    let frontier = start;
+    while (frontier.length > 0) {
+      const newIds = (this.s.idsOfNodes.all(JSON.stringify(frontier)) as number[]).filter((idPk) => !visitedIds.has(idPk));
+      if (newIds.length === 0) break;
+      for (const idPk of newIds) visitedIds.add(idPk);
+      const next: number[] = [];
+      for (const nodePk of this.s.nodesOfIds.all(JSON.stringify(newIds)) as number[]) {
+        if (visitedNodes.has(nodePk)) continue;
+        visitedNodes.add(nodePk);
+        next.push(nodePk);
+        if (visitedNodes.size > query.maxNodes) throw tooLarge();
+      }
+      if (query.step === 'ONE') break;
+      frontier = next;
+    }
+    return visitedNodes;
+  }
+}
+
+function toTokenRecord(row: TokenRow): TokenRecord {
+  return { tokenId: row.token_id, customerId: row.customer_id, kind: row.kind, label: row.label, createdAt: row.created_at };
+}
+

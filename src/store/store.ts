@@ -1,0 +1,55 @@
+// The port every store implements. Each write is one atomic transaction; rule violations that only the store
+// can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
+import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../domain/model';
+
+export interface StoredToken extends TokenRecord {
+  tokenHash: string;
+}
+
+export interface PutSchemaOutcome {
+  created: boolean;
+}
+
+export interface Store {
+  /** Resolves when the store answers; rejects with store_unavailable otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Schemas. putSchema refuses (secure_flag_conflict) a type whose secure flag differs in another schema
+  // of the customer, and (schema_in_use) dropping a type that nodes of the schema still hold.
+  putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome>;
+  getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined>;
+  listSchemas(customerId: string): Promise<SchemaRecord[]>;
+  /** schema_not_found when absent; schema_in_use while it has nodes. */
+  deleteSchema(customerId: string, schemaId: string): Promise<void>;
+  /** Types declared secure in any schema of the customer. */
+  secureTypes(customerId: string): Promise<Set<string>>;
+
+  // Tokens, stored only as hashes.
+  createToken(token: StoredToken): Promise<void>;
+  listTokens(customerId: string): Promise<TokenRecord[]>;
+  /** false when no active token of that id exists for the customer. */
+  revokeToken(customerId: string, tokenId: string): Promise<boolean>;
+  findActiveToken(tokenHash: string): Promise<StoredToken | undefined>;
+
+  // Nodes. The key is always one of the node's IDs.
+  /** node_exists when the key is taken. `ids` holds no duplicates and may contain the key. */
+  createNode(node: NodeAddress, ids: IdPair[]): Promise<void>;
+  /** node_not_found; id_exists (naming the first held ID) and nothing added when any ID is held. */
+  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void>;
+  /**
+   * Replaces the held `where` with `set` (node_not_found; id_exists when `set` is held already).
+   * When `where` is not held: nothing, or with `upsert` adds `set` unless held.
+   */
+  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
+  /** The key becomes (key.type, newId) as key and as held ID. node_not_found; node_exists when taken. */
+  rekey(node: NodeAddress, newId: string): Promise<void>;
+  /** node_not_found; removing an ID that is not held changes nothing. */
+  removeId(node: NodeAddress, id: IdPair): Promise<void>;
+  /** node_not_found. */
+  deleteNode(node: NodeAddress): Promise<void>;
+  /** The IDs the node holds, sorted by type then id; undefined when the node does not exist. */
+  getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
+
+  search(query: SearchQuery): Promise<SearchResult>;
+}
