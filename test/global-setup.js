@@ -1,0 +1,8 @@
+// Builds dist/ once per run: the child-process tests start the real server exactly as `npm start` does.
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+
+module.exports = async function globalSetup() {
+  const root = path.resolve(__dirname, '..');
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+};
