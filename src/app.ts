@@ -2,14 +2,16 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config';
+import { DeliveryService } from './domain/deliveries';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
-import { bearerCaller } from './http/auth';
+import { bearerCaller, mapiCustomer } from './http/auth';
 import { accessLog, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { adminRoutes } from './http/routes/admin';
+import { deliveryRoutes } from './http/routes/delivery';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
@@ -18,7 +20,7 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes'>;
+  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl'>;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
@@ -42,6 +44,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(express.json({ limit: config.bodyLimit, strict: false, type: JSON_TYPES }));
 
   app.use(healthRoutes(validators, store, deps.isShuttingDown ?? (() => false)));
+  // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
+  app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   app.use(nodeRoutes(validators, bearer, new NodeService(store)));
   app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens));

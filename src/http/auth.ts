@@ -20,4 +20,17 @@ export function bearerCaller(tokens: TokenService): RequestHandler {
   };
 }
 
+/** The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. */
+export function mapiCustomer(tokens: TokenService): RequestHandler {
+  return async (req, res, next) => {
+    const caller = await tokens.identify(req.get('x-service-mapi-token'), 'mapi');
+    if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'Send a mapi token in X-SERVICE-MAPI-TOKEN.');
+    if (caller.kind === 'admin') {
+      throw new DomainError('forbidden', 'The administrator token names no customer; send a mapi token in X-SERVICE-MAPI-TOKEN.');
+    }
+    res.locals.customerId = caller.customerId;
+    next();
+  };
+}
+
 export const callerOf = (res: Response): Caller => (res.locals.caller as Caller | undefined) ?? { kind: 'anonymous' };

@@ -87,6 +87,16 @@ function toProblems(location: string, errors: ErrorObject[] | null | undefined):
   });
 }
 
+// Ajv's coercion would take ' 5', '1e1' or '0x10' for 5, 10 and 16; integers in a URL must be plain digits.
+const PLAIN_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+
+function nonDecimalIntegers(location: string, parameters: ParameterObject[], values: unknown): FieldProblem[] {
+  const given = (values ?? {}) as Record<string, unknown>;
+  return parameters
+    .filter((p) => (p.schema as { type?: string }).type === 'integer' && typeof given[p.name] === 'string' && !PLAIN_INTEGER.test(given[p.name] as string))
+    .map((p) => ({ path: `/${location}/${p.name}`, message: 'must be an integer written in decimal digits' }));
+}
+
 function objectSchema(parameters: ParameterObject[]): object {
   return {
     type: 'object',
@@ -104,14 +114,21 @@ export function buildRequestValidators(contract: Contract): Map<string, RequestV
   const validators = new Map<string, RequestValidator>();
   for (const { operation } of operations(contract)) {
     const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(contract, p));
-    const checkParams = strings.compile(objectSchema(parameters.filter((p) => p.in === 'path')));
-    const checkQuery = strings.compile(objectSchema(parameters.filter((p) => p.in === 'query')));
+    const pathParameters = parameters.filter((p) => p.in === 'path');
+    const queryParameters = parameters.filter((p) => p.in === 'query');
+    const checkParams = strings.compile(objectSchema(pathParameters));
+    const checkQuery = strings.compile(objectSchema(queryParameters));
     const bodySchema = operation.requestBody?.content['application/json']?.schema;
     const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detach(bodySchema) as object) : undefined;
     validators.set(operation.operationId, (parts) => {
-      const problems: FieldProblem[] = [];
-      if (!checkParams(parts.params)) problems.push(...toProblems('path', checkParams.errors));
-      if (!checkQuery(parts.query)) problems.push(...toProblems('query', checkQuery.errors));
+      const problems: FieldProblem[] = [
+        ...nonDecimalIntegers('path', pathParameters, parts.params),
+        ...nonDecimalIntegers('query', queryParameters, parts.query),
+      ];
+      if (problems.length === 0) {
+        if (!checkParams(parts.params)) problems.push(...toProblems('path', checkParams.errors));
+        if (!checkQuery(parts.query)) problems.push(...toProblems('query', checkQuery.errors));
+      }
       if (checkBody) {
         if (parts.body === undefined) problems.push({ path: '/body', message: 'a JSON body is required' });
         else if (!checkBody(parts.body)) problems.push(...toProblems('body', checkBody.errors));

@@ -1,5 +1,6 @@
 // The port every store implements. Each write is one atomic transaction; rule violations that only the store
 // can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
+import type { Delivery, DeliveryDraft, DeliveryPage } from '../domain/deliveries';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../domain/model';
 
 export interface StoredToken extends TokenRecord {
@@ -52,4 +53,14 @@ export interface Store {
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
 
   search(query: SearchQuery): Promise<SearchResult>;
+
+  // Deliveries, per customer, ordered by delivery_id. The store assigns delivery_id, condition_id and
+  // message ids (never reused) and keeps the count fields.
+  listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage>;
+  getDelivery(customerId: string, deliveryId: number): Promise<Delivery | undefined>;
+  createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery>;
+  /** undefined when the customer has no such delivery. Keeps ids, counts and the message ids sent back. */
+  replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined>;
+  /** false when the customer has no such delivery. */
+  deleteDelivery(customerId: string, deliveryId: number): Promise<boolean>;
 }

@@ -69,4 +69,26 @@ export const migrations: Migration[] = [
       CREATE INDEX tokens_by_customer ON tokens (customer_id, created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'deliveries',
+    sql: `
+      -- A delivery is kept as the JSON document the API returns; its ids are columns so they can be found
+      -- and ordered. AUTOINCREMENT: a deleted delivery's id is never given out again.
+      CREATE TABLE deliveries (
+        delivery_id  INTEGER PRIMARY KEY AUTOINCREMENT,
+        customer_id  TEXT NOT NULL,
+        condition_id INTEGER NOT NULL UNIQUE,
+        document     TEXT NOT NULL CHECK (json_valid(document))
+      );
+      CREATE INDEX deliveries_by_customer ON deliveries (customer_id, delivery_id);
+
+      -- Counters for the other server-assigned ids.
+      CREATE TABLE id_sequences (
+        name TEXT PRIMARY KEY,
+        last INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO id_sequences (name, last) VALUES ('condition', 0), ('message', 0);
+    `,
+  },
 ];

@@ -3,10 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
 import type { PutSchemaOutcome, Store, StoredToken } from '../store';
 import { migrations } from './migrations';
+import { SqliteDeliveries } from './sqlite-deliveries';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -72,10 +74,12 @@ function uniqueById(ids: IdPair[]): IdPair[] {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
+  private readonly deliveries: SqliteDeliveries;
 
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
     migrate(this.db);
+    this.deliveries = new SqliteDeliveries(this.db);
     const db = this.db;
     this.s = {
       ping: db.prepare('SELECT 1').pluck(),
@@ -366,6 +370,28 @@ export class SqliteStore implements Store {
       const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
       return pk === undefined ? undefined : (this.s.nodeIds.all(pk) as IdPair[]);
     });
+  }
+
+  // ---- deliveries
+
+  listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
+    return this.run(() => this.deliveries.list(customerId, offset, limit));
+  }
+
+  getDelivery(customerId: string, deliveryId: number): Promise<Delivery | undefined> {
+    return this.run(() => this.deliveries.get(customerId, deliveryId));
+  }
+
+  createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
+    return this.write(() => this.deliveries.create(customerId, draft));
+  }
+
+  replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
+    return this.write(() => this.deliveries.replace(customerId, deliveryId, draft));
+  }
+
+  deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
+    return this.write(() => this.deliveries.delete(customerId, deliveryId));
   }
 
   // ---- search

@@ -1,0 +1,150 @@
+// In-app message deliveries. A delivery is a document shaped exactly as the interface's tables describe it,
+// so its fields keep their wire names; the service owns its ids and its count fields.
+import { DomainError, type FieldProblem } from './errors';
+import type { Store } from '../store/store';
+
+export interface Period {
+  start: string;
+  end: string;
+}
+
+export interface Button {
+  id: string;
+  name: string;
+  url: string;
+  event_name: string;
+}
+
+export interface Message {
+  template_id: number;
+  title: string;
+  body: string;
+  image_url: string;
+  buttons: Button[];
+  message_id: number;
+}
+
+export interface Condition {
+  trigger: { event_name: string[]; period: Period[] };
+  target: { segmentation_id: number };
+  iphone_delivery_count: number;
+  android_delivery_count: number;
+  delivery_count: number;
+  max_delivery_count: number;
+  max_total_count: number;
+  max_total_count_per_day: number;
+  category: string;
+  condition_id: number;
+  is_active: boolean;
+}
+
+export interface Delivery {
+  name: string;
+  priority: number;
+  delivery_id: number;
+  condition: Condition;
+  message: Message[];
+}
+
+/** What a client controls: server-owned fields may be present in the request and are ignored. */
+export interface DeliveryDraft {
+  name: string;
+  priority: number;
+  condition: Omit<Condition, 'condition_id' | 'iphone_delivery_count' | 'android_delivery_count' | 'delivery_count'> & Partial<Condition>;
+  message: Array<Omit<Message, 'message_id'> & { message_id?: number }>;
+}
+
+export type DeliveryCounts = Pick<Condition, 'iphone_delivery_count' | 'android_delivery_count' | 'delivery_count'>;
+
+export const ZERO_COUNTS: DeliveryCounts = { iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 };
+
+/** Builds the stored document from a draft and the ids and counts the service owns. */
+export function assembleDelivery(
+  draft: DeliveryDraft,
+  owned: { deliveryId: number; conditionId: number; messageIds: number[]; counts: DeliveryCounts },
+): Delivery {
+  const c = draft.condition;
+  return {
+    name: draft.name,
+    priority: draft.priority,
+    delivery_id: owned.deliveryId,
+    condition: {
+      trigger: { event_name: [...c.trigger.event_name], period: c.trigger.period.map((p) => ({ start: p.start, end: p.end })) },
+      target: { segmentation_id: c.target.segmentation_id },
+      ...owned.counts,
+      max_delivery_count: c.max_delivery_count,
+      max_total_count: c.max_total_count,
+      max_total_count_per_day: c.max_total_count_per_day,
+      category: c.category,
+      condition_id: owned.conditionId,
+      is_active: c.is_active,
+    },
+    message: draft.message.map((m, i) => ({
+      template_id: m.template_id,
+      title: m.title,
+      body: m.body,
+      image_url: m.image_url,
+      buttons: m.buttons.map((b) => ({ id: b.id, name: b.name, url: b.url, event_name: b.event_name })),
+      message_id: owned.messageIds[i] as number,
+    })),
+  };
+}
+
+/** Message ids a replacement keeps: those the client sends back that belong to this delivery, once each. */
+export function keptMessageIds(existing: Delivery, draft: DeliveryDraft): Array<number | undefined> {
+  const available = new Set(existing.message.map((m) => m.message_id));
+  return draft.message.map((m) => {
+    if (m.message_id !== undefined && available.has(m.message_id)) {
+      available.delete(m.message_id);
+      return m.message_id;
+    }
+    return undefined;
+  });
+}
+
+export interface DeliveryPage {
+  items: Delivery[];
+  total: number;
+}
+
+export class DeliveryService {
+  constructor(private readonly store: Store) {}
+
+  list(customerId: string, page: number, count: number): Promise<DeliveryPage> {
+    return this.store.listDeliveries(customerId, (page - 1) * count, count);
+  }
+
+  async get(customerId: string, deliveryId: number): Promise<Delivery> {
+    const delivery = await this.store.getDelivery(customerId, deliveryId);
+    if (!delivery) throw notFound(deliveryId);
+    return delivery;
+  }
+
+  create(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
+    checkPeriods(draft);
+    return this.store.createDelivery(customerId, draft);
+  }
+
+  async replace(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery> {
+    checkPeriods(draft);
+    const replaced = await this.store.replaceDelivery(customerId, deliveryId, draft);
+    if (!replaced) throw notFound(deliveryId);
+    return replaced;
+  }
+
+  async delete(customerId: string, deliveryId: number): Promise<void> {
+    if (!(await this.store.deleteDelivery(customerId, deliveryId))) throw notFound(deliveryId);
+  }
+}
+
+const notFound = (deliveryId: number) => new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
+
+function checkPeriods(draft: DeliveryDraft): void {
+  const problems: FieldProblem[] = [];
+  draft.condition.trigger.period.forEach((p, i) => {
+    if (!(Date.parse(p.start) < Date.parse(p.end))) {
+      problems.push({ path: `/body/condition/trigger/period/${i}/start`, message: 'must be before end' });
+    }
+  });
+  if (problems.length > 0) throw new DomainError('validation_failed', 'A display period must start before it ends.', problems);
+}

@@ -1,0 +1,63 @@
+// GET/POST /v1/delivery and GET/PUT/DELETE /v1/delivery/{delivery_id}, for the customer the mapi token names.
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
+import { operation, type Validators } from '../operation';
+
+interface Paging {
+  count: number;
+  page: number;
+}
+
+const customerOf = (res: Response): string => res.locals.customerId as string;
+
+export function deliveryRoutes(validators: Validators, mapi: RequestHandler, deliveries: DeliveryService, publicBaseUrl: string | undefined): Router {
+  const router = Router();
+  const baseOf = (req: Request) => publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
+
+  router.get(
+    '/v1/delivery',
+    mapi,
+    operation(validators, 'listDeliveries', async ({ query }, req, res) => {
+      const { count, page } = query as Paging;
+      const { items, total } = await deliveries.list(customerOf(res), page, count);
+      const pageUrl = (n: number) => `<${baseOf(req)}/v1/delivery?count=${count}&page=${n}>`;
+      const links: string[] = [];
+      if (page * count < total) links.push(`${pageUrl(page + 1)}; rel="next"`);
+      if (page > 1) links.push(`${pageUrl(page - 1)}; rel="previous"`, `${pageUrl(page - 1)}; rel="prev"`);
+      if (links.length > 0) res.set('link', links.join(', '));
+      res.set('X-Total-Count', String(total));
+      res.json(items);
+    }),
+  );
+  router.post(
+    '/v1/delivery',
+    mapi,
+    operation(validators, 'createDelivery', async ({ body }, req, res) => {
+      const created = await deliveries.create(customerOf(res), body as DeliveryDraft);
+      res.status(201).location(`${baseOf(req)}/v1/delivery/${created.delivery_id}`).json(created);
+    }),
+  );
+  router.get(
+    '/v1/delivery/:delivery_id',
+    mapi,
+    operation(validators, 'getDelivery', async ({ params }, _req, res) => {
+      res.json(await deliveries.get(customerOf(res), (params as { delivery_id: number }).delivery_id));
+    }),
+  );
+  router.put(
+    '/v1/delivery/:delivery_id',
+    mapi,
+    operation(validators, 'replaceDelivery', async ({ params, body }, _req, res) => {
+      res.json(await deliveries.replace(customerOf(res), (params as { delivery_id: number }).delivery_id, body as DeliveryDraft));
+    }),
+  );
+  router.delete(
+    '/v1/delivery/:delivery_id',
+    mapi,
+    operation(validators, 'deleteDelivery', async ({ params }, _req, res) => {
+      await deliveries.delete(customerOf(res), (params as { delivery_id: number }).delivery_id);
+      res.status(204).end();
+    }),
+  );
+  return router;
+}
