@@ -9,9 +9,12 @@ import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, mapiCustomer } from './http/auth';
 import { accessLog, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
+import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
+import { rateLimiter } from './http/rate-limit';
 import { adminRoutes } from './http/routes/admin';
 import { deliveryRoutes } from './http/routes/delivery';
+import { docsRoutes } from './http/routes/docs';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
@@ -20,17 +23,21 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl'>;
+  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds'>;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
   /** True once shutdown has begun: /readyz answers 503 from then on. */
   isShuttingDown?: () => boolean;
+  metrics?: Metrics;
 }
 
 export function createApp(deps: AppDependencies): Express {
-  const { store, config, logger } = deps;
-  const validators = buildRequestValidators(deps.contract ?? loadContract());
+  const { config, logger } = deps;
+  const contract = deps.contract ?? loadContract();
+  const validators = buildRequestValidators(contract);
+  const metrics = deps.metrics ?? new Metrics();
+  const store = metrics.instrument(deps.store);
   const tokens = new TokenService(store, deps.adminToken);
   const bearer = bearerCaller(tokens);
 
@@ -39,11 +46,18 @@ export function createApp(deps: AppDependencies): Express {
   app.set('etag', false);
   app.use(requestId());
   app.use(accessLog(logger));
+  app.use(metrics.middleware());
   app.use(helmet());
   app.use(jsonBodiesOnly());
   app.use(express.json({ limit: config.bodyLimit, strict: false, type: JSON_TYPES }));
 
   app.use(healthRoutes(validators, store, deps.isShuttingDown ?? (() => false)));
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use(docsRoutes(contract));
+  const limiter = rateLimiter(config);
+  if (limiter) app.use('/v1', limiter);
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
   app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));

@@ -30,6 +30,14 @@ const envSchema = {
     SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
     TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
+    RATE_LIMIT_REQUESTS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000000,
+      default: 0,
+      description: 'Requests one token (or one IP without a token) may make per window on /v1; 0 turns rate limiting off.',
+    },
+    RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', minimum: 1, maximum: 86400, default: 60, description: 'Length of the rate-limit window.' },
   },
   if: { required: ['STORE'], properties: { STORE: { const: 'neo4j' } } },
   then: { properties: { NEO4J_URI: { type: 'string' } }, required: ['NEO4J_URI'] },
@@ -49,6 +57,8 @@ export interface Config {
   searchMaxLimit: number;
   traversalMaxNodes: number;
   shutdownTimeoutMs: number;
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
 }
 
 type RawEnv = Record<string, string | undefined>;
@@ -71,6 +81,8 @@ interface ValidatedEnv {
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
   SHUTDOWN_TIMEOUT_MS: number;
+  RATE_LIMIT_REQUESTS: number;
+  RATE_LIMIT_WINDOW_SECONDS: number;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +120,8 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    rateLimitRequests: v.RATE_LIMIT_REQUESTS,
+    rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,
     ...overrides,
   };
 }

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'
+  | 'rate_limited'
   | 'store_unavailable'
   | 'internal_error';
 

@@ -23,6 +23,7 @@ const statusOf: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,
+  rate_limited: 429,
   store_unavailable: 503,
   internal_error: 500,
 };

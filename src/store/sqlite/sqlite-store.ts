@@ -55,11 +55,14 @@ function migrate(db: Database.Database): void {
   }
 }
 
-const isUniqueViolation = (e: unknown): boolean =>
-  e instanceof Database.SqliteError && (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+// By name, not instanceof: the native addon keeps the SqliteError class of the first copy of better-sqlite3 loaded
+// in the process, so a second copy (jest's per-file module registry) would otherwise miss every constraint error.
+const sqliteCode = (e: unknown): string | undefined =>
+  e instanceof Error && e.name === 'SqliteError' && typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : undefined;
 
-const isUnavailable = (e: unknown): boolean =>
-  e instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(e.code);
+const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+
+const isUnavailable = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(sqliteCode(e) ?? '');
 
 function uniqueById(ids: IdPair[]): IdPair[] {
   const seen = new Set<string>();
@@ -299,6 +302,10 @@ export class SqliteStore implements Store {
         nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
       } catch (e) {
         if (isUniqueViolation(e)) throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
+        // The domain checked the schema, but a concurrent delete may have removed it since.
+        if (sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+          throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
+        }
         throw e;
       }
       for (const id of uniqueById([node.key, ...ids])) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));

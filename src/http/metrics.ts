@@ -1,0 +1,74 @@
+// Prometheus metrics. Labels are route templates, methods, statuses and store operation names only:
+// never ID values, customer ids, tokens or anything else a client sends.
+import type { RequestHandler } from 'express';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../store/store';
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'idlink_http_requests_total',
+    help: 'HTTP requests by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'idlink_http_request_duration_seconds',
+    help: 'HTTP request latency by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  private readonly storeLatency = new Histogram({
+    name: 'idlink_store_operation_duration_seconds',
+    help: 'Store operation latency by operation and outcome.',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry],
+  });
+  private readonly traversal = new Histogram({
+    name: 'idlink_search_traversal_nodes',
+    help: 'Nodes one search visited.',
+    buckets: [1, 2, 5, 10, 50, 100, 500, 1000, 5000, 10000, 50000],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'idlink_' });
+  }
+
+  /** Counts and times every request once it has been answered. */
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const stop = this.latency.startTimer();
+      res.on('finish', () => {
+        const labels = { method: req.method, route: (req.route as { path?: string } | undefined)?.path ?? '(unmatched)', status: String(res.statusCode) };
+        this.requests.inc(labels);
+        stop(labels);
+      });
+      next();
+    };
+  }
+
+  /** The same store, with every call timed and search traversal sizes recorded. */
+  instrument(store: Store): Store {
+    return new Proxy(store, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function' || typeof property !== 'string') return value;
+        return async (...args: unknown[]) => {
+          const stop = this.storeLatency.startTimer({ operation: property });
+          try {
+            const result: unknown = await (value as (...a: unknown[]) => unknown).apply(target, args);
+            stop({ outcome: 'ok' });
+            if (property === 'search') this.traversal.observe((result as { visitedNodes: number }).visitedNodes);
+            return result;
+          } catch (e) {
+            stop({ outcome: 'error' });
+            throw e;
+          }
+        };
+      },
+    });
+  }
+}
