@@ -58,7 +58,10 @@ function migrate(db: Database.Database): void {
 // By name, not instanceof: the native addon keeps the SqliteError class of the first copy of better-sqlite3 loaded
 // in the process, so a second copy (jest's per-file module registry) would otherwise miss every constraint error.
 const sqliteCode = (e: unknown): string | undefined =>
-  e instanceof Error && e.name === 'SqliteError' && typeof (e as { code?: unknown }).code === 'string' ? String((e as { code?: unknown }).code) : undefined;
+  // Not `instanceof Error` either: that class comes from the first copy's realm (jest gives each test file its own).
+  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'SqliteError' && typeof (e as { code?: unknown }).code === 'string'
+    ? String((e as { code?: unknown }).code)
+    : undefined;
 
 const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 
@@ -382,7 +385,8 @@ export class SqliteStore implements Store {
   // ---- deliveries
 
   listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
-    return this.run(() => this.deliveries.list(customerId, offset, limit));
+    // One read transaction, so that the page and the total agree even with another process writing.
+    return this.run(() => this.db.transaction(() => this.deliveries.list(customerId, offset, limit))());
   }
 
   getDelivery(customerId: string, deliveryId: number): Promise<Delivery | undefined> {

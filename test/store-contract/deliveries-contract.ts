@@ -1,0 +1,261 @@
+// The delivery half of the store contract: plain Store calls, no HTTP. Every Store implementation runs it
+// (`describeDeliveryContract(name, openStore)`), so it assumes nothing of a particular store:
+// - the store is opened before and closed after the tests, and never emptied;
+// - each test works on customer ids of its own (unique per run and per test), because a shared store (Neo4j)
+//   keeps what earlier tests and runs wrote; ids are therefore compared with each other, never with constants.
+// Every assertion reads back what is stored (getDelivery, listDeliveries), not merely what a call returned.
+import { randomUUID } from 'node:crypto';
+import type { Delivery } from '../../src/domain/deliveries';
+import type { Store } from '../../src/store/store';
+import { buildButton, buildCondition, buildDelivery, buildMessage, clientPart, type DeliveryBody } from '../helpers/deliveries';
+
+const RUN = randomUUID().slice(0, 8);
+let counter = 0;
+/** A customer id no other test (of this run or any other) uses. */
+const newCustomer = (): string => `dlv-${RUN}-${++counter}`;
+
+const ZERO = { iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 };
+
+const countsOf = (d: Delivery) => ({
+  iphone_delivery_count: d.condition.iphone_delivery_count,
+  android_delivery_count: d.condition.android_delivery_count,
+  delivery_count: d.condition.delivery_count,
+});
+
+const messageIdsOf = (d: Delivery): number[] => d.message.map((m) => m.message_id);
+
+/** A draft that tries to set every server-owned field; the store must ignore them all. */
+function draftWithServerFields(name: string): DeliveryBody {
+  return buildDelivery({
+    name,
+    delivery_id: 999_999,
+    condition: buildCondition({ condition_id: 999_999, iphone_delivery_count: 5, android_delivery_count: 6, delivery_count: 11 }),
+    message: [buildMessage({ message_id: 999_999 }), buildMessage({ title: 'second', message_id: 999_998 })],
+  });
+}
+
+export function describeDeliveryContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`Store contract, deliveries: ${name}`, () => {
+    let opened: Store | undefined;
+    beforeAll(async () => {
+      opened = await openStore();
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+    const store = (): Store => {
+      if (!opened) throw new Error('store not opened');
+      return opened;
+    };
+
+    describe('create', () => {
+      test('when a delivery is created, then it is stored as sent with server-assigned ids and zero counts', async () => {
+        const c = newCustomer();
+        const draft = draftWithServerFields('first');
+        const created = await store().createDelivery(c, draft);
+
+        expect(clientPart(created)).toEqual(clientPart(draft));
+        expect(countsOf(created)).toEqual(ZERO);
+        expect(created.delivery_id).not.toBe(999_999);
+        expect(created.condition.condition_id).not.toBe(999_999);
+        expect(messageIdsOf(created)).not.toContain(999_999);
+        expect(messageIdsOf(created)).not.toContain(999_998);
+        for (const id of [created.delivery_id, created.condition.condition_id, ...messageIdsOf(created)]) {
+          expect(Number.isInteger(id) && id >= 1).toBe(true);
+        }
+        expect(await store().getDelivery(c, created.delivery_id)).toEqual(created);
+      });
+
+      test('when deliveries are created one after another, then delivery ids increase and condition and message ids are fresh', async () => {
+        const c = newCustomer();
+        const created: Delivery[] = [];
+        for (let i = 0; i < 4; i++) {
+          created.push(await store().createDelivery(c, buildDelivery({ name: `d${i}`, message: [buildMessage(), buildMessage({ title: `m${i}` })] })));
+        }
+        const deliveryIds = created.map((d) => d.delivery_id);
+        expect(deliveryIds).toEqual([...deliveryIds].sort((a, b) => a - b));
+        expect(new Set(deliveryIds).size).toBe(4);
+
+        const conditionIds = created.map((d) => d.condition.condition_id);
+        expect(new Set(conditionIds).size).toBe(4);
+        const messageIds = created.flatMap(messageIdsOf);
+        expect(new Set(messageIds).size).toBe(8);
+        for (const d of created) expect(countsOf(d)).toEqual(ZERO);
+      });
+
+      test('when a delivery has been deleted, then a later delivery never gets its ids again', async () => {
+        const c = newCustomer();
+        const gone = await store().createDelivery(c, buildDelivery({ name: 'gone' }));
+        expect(await store().deleteDelivery(c, gone.delivery_id)).toBe(true);
+        const next = await store().createDelivery(c, buildDelivery({ name: 'next' }));
+
+        expect(next.delivery_id).toBeGreaterThan(gone.delivery_id);
+        expect(next.condition.condition_id).not.toBe(gone.condition.condition_id);
+        for (const id of messageIdsOf(gone)) expect(messageIdsOf(next)).not.toContain(id);
+      });
+    });
+
+    describe('list', () => {
+      test('when a customer has five deliveries, then offset and limit page through them in delivery_id order with the total', async () => {
+        const c = newCustomer();
+        const created: Delivery[] = [];
+        for (let i = 0; i < 5; i++) created.push(await store().createDelivery(c, buildDelivery({ name: `d${i}` })));
+        const ids = created.map((d) => d.delivery_id).sort((a, b) => a - b);
+
+        const first = await store().listDeliveries(c, 0, 2);
+        const second = await store().listDeliveries(c, 2, 2);
+        const third = await store().listDeliveries(c, 4, 2);
+        const past = await store().listDeliveries(c, 6, 2);
+
+        expect(first.items.map((d) => d.delivery_id)).toEqual(ids.slice(0, 2));
+        expect(second.items.map((d) => d.delivery_id)).toEqual(ids.slice(2, 4));
+        expect(third.items.map((d) => d.delivery_id)).toEqual(ids.slice(4));
+        expect(past.items).toEqual([]);
+        for (const page of [first, second, third, past]) expect(page.total).toBe(5);
+        expect(first.items[0]).toEqual(created.find((d) => d.delivery_id === ids[0]));
+      });
+
+      test('when the limit covers everything, then all deliveries come back whole, in order', async () => {
+        const c = newCustomer();
+        const a = await store().createDelivery(c, buildDelivery({ name: 'a' }));
+        const b = await store().createDelivery(c, buildDelivery({ name: 'b', message: [buildMessage({ buttons: [] })] }));
+        await expect(store().listDeliveries(c, 0, 100)).resolves.toEqual({ items: [a, b], total: 2 });
+      });
+
+      test('when a customer has no deliveries, then the list is empty with total 0', async () => {
+        await expect(store().listDeliveries(newCustomer(), 0, 20)).resolves.toEqual({ items: [], total: 0 });
+      });
+    });
+
+    describe('get', () => {
+      test('when a delivery is read back, then every field is as created', async () => {
+        const c = newCustomer();
+        const draft = buildDelivery({
+          name: 'full',
+          priority: 0,
+          condition: buildCondition({
+            trigger: {
+              event_name: ['a', 'b'],
+              period: [
+                { start: '2025-01-01T09:00:00+09:00', end: '2025-01-02T00:00:00Z' },
+                { start: '2025-03-01T00:00:00Z', end: '2025-03-02T00:00:00-05:00' },
+              ],
+            },
+            target: { segmentation_id: 0 },
+            category: '',
+            is_active: false,
+          }),
+          message: [buildMessage({ buttons: [buildButton(), buildButton({ id: 'close', name: 'Close', event_name: 'closed' })] })],
+        });
+        const created = await store().createDelivery(c, draft);
+        const read = await store().getDelivery(c, created.delivery_id);
+        expect(read).toEqual(created);
+        expect(clientPart(read as Delivery)).toEqual(clientPart(draft));
+      });
+
+      test('when the delivery id is unknown, then get is undefined', async () => {
+        const c = newCustomer();
+        const d = await store().createDelivery(c, buildDelivery());
+        await expect(store().getDelivery(c, d.delivery_id + 1_000_000)).resolves.toBeUndefined();
+      });
+    });
+
+    describe('replace', () => {
+      test('when a delivery is replaced, then the content changes and delivery_id, condition_id and counts stay', async () => {
+        const c = newCustomer();
+        const original = await store().createDelivery(c, buildDelivery({ name: 'before' }));
+        const draft = draftWithServerFields('after');
+        draft.priority = 99;
+        draft.condition.is_active = false;
+
+        const replaced = await store().replaceDelivery(c, original.delivery_id, draft);
+
+        expect(replaced).toBeDefined();
+        expect(clientPart(replaced as Delivery)).toEqual(clientPart(draft));
+        expect(replaced?.delivery_id).toBe(original.delivery_id);
+        expect(replaced?.condition.condition_id).toBe(original.condition.condition_id);
+        expect(countsOf(replaced as Delivery)).toEqual(ZERO);
+        expect(await store().getDelivery(c, original.delivery_id)).toEqual(replaced);
+      });
+
+      test('when messages are sent back with their ids, then they keep them and other messages get fresh ids', async () => {
+        const c = newCustomer();
+        const other = await store().createDelivery(c, buildDelivery({ name: 'other' }));
+        const original = await store().createDelivery(c, buildDelivery({ message: [buildMessage({ title: 'one' }), buildMessage({ title: 'two' })] }));
+        const [one, two] = messageIdsOf(original) as [number, number];
+        const foreign = messageIdsOf(other)[0] as number;
+
+        const replaced = (await store().replaceDelivery(c, original.delivery_id, {
+          ...buildDelivery(),
+          message: [
+            buildMessage({ title: 'two, edited', message_id: two }),
+            buildMessage({ title: 'new' }),
+            buildMessage({ title: 'borrowed', message_id: foreign }),
+            buildMessage({ title: 'two again', message_id: two }),
+          ],
+        })) as Delivery;
+
+        const ids = messageIdsOf(replaced);
+        expect(replaced.message.map((m) => m.title)).toEqual(['two, edited', 'new', 'borrowed', 'two again']);
+        expect(ids[0]).toBe(two);
+        expect(new Set(ids).size).toBe(4);
+        for (const fresh of ids.slice(1)) expect([one, two, foreign]).not.toContain(fresh);
+        expect(await store().getDelivery(c, original.delivery_id)).toEqual(replaced);
+        expect(await store().getDelivery(c, other.delivery_id)).toEqual(other);
+      });
+
+      test('when the delivery id is unknown, then replace is undefined and nothing is stored', async () => {
+        const c = newCustomer();
+        const existing = await store().createDelivery(c, buildDelivery());
+        await expect(store().replaceDelivery(c, existing.delivery_id + 1_000_000, buildDelivery({ name: 'ghost' }))).resolves.toBeUndefined();
+        await expect(store().listDeliveries(c, 0, 100)).resolves.toEqual({ items: [existing], total: 1 });
+      });
+    });
+
+    describe('delete', () => {
+      test('when a delivery is deleted, then true, it is gone, and deleting it again is false', async () => {
+        const c = newCustomer();
+        const kept = await store().createDelivery(c, buildDelivery({ name: 'kept' }));
+        const gone = await store().createDelivery(c, buildDelivery({ name: 'gone' }));
+
+        await expect(store().deleteDelivery(c, gone.delivery_id)).resolves.toBe(true);
+        await expect(store().getDelivery(c, gone.delivery_id)).resolves.toBeUndefined();
+        await expect(store().listDeliveries(c, 0, 100)).resolves.toEqual({ items: [kept], total: 1 });
+        await expect(store().deleteDelivery(c, gone.delivery_id)).resolves.toBe(false);
+        await expect(store().replaceDelivery(c, gone.delivery_id, buildDelivery())).resolves.toBeUndefined();
+      });
+    });
+
+    describe('customer isolation', () => {
+      test("when customer B lists, gets, replaces or deletes, then it never sees nor changes A's deliveries", async () => {
+        const a = newCustomer();
+        const b = newCustomer();
+        const ofA = await store().createDelivery(a, buildDelivery({ name: 'of A' }));
+        const ofB = await store().createDelivery(b, buildDelivery({ name: 'of B' }));
+
+        await expect(store().listDeliveries(b, 0, 100)).resolves.toEqual({ items: [ofB], total: 1 });
+        await expect(store().getDelivery(b, ofA.delivery_id)).resolves.toBeUndefined();
+        await expect(store().replaceDelivery(b, ofA.delivery_id, buildDelivery({ name: 'hijacked' }))).resolves.toBeUndefined();
+        await expect(store().deleteDelivery(b, ofA.delivery_id)).resolves.toBe(false);
+
+        await expect(store().getDelivery(a, ofA.delivery_id)).resolves.toEqual(ofA);
+        await expect(store().listDeliveries(a, 0, 100)).resolves.toEqual({ items: [ofA], total: 1 });
+        await expect(store().listDeliveries(b, 0, 100)).resolves.toEqual({ items: [ofB], total: 1 });
+      });
+
+      test("when B replaces its own delivery with a message_id of A's, then A's message keeps its id and B's gets a fresh one", async () => {
+        const a = newCustomer();
+        const b = newCustomer();
+        const ofA = await store().createDelivery(a, buildDelivery());
+        const ofB = await store().createDelivery(b, buildDelivery());
+        const foreign = messageIdsOf(ofA)[0] as number;
+
+        const replaced = (await store().replaceDelivery(b, ofB.delivery_id, buildDelivery({ message: [buildMessage({ message_id: foreign })] }))) as Delivery;
+
+        expect(messageIdsOf(replaced)).not.toContain(foreign);
+        expect(messageIdsOf(replaced)).not.toContain(messageIdsOf(ofB)[0]);
+        await expect(store().getDelivery(a, ofA.delivery_id)).resolves.toEqual(ofA);
+      });
+    });
+  });
+}
