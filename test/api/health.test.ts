@@ -34,3 +34,16 @@ describe('health endpoints', () => {
     expect(res.body.code).toBe('not_found');
   });
 });
+
+describe('a closed store', () => {
+  test('when the store has been closed, then node operations and search answer 503 store_unavailable, not 500', async () => {
+    const app = await startApp();
+    await app.store.close();
+    const search = await app.call('POST', '/v1/acme/_search', { body: { match: { from: { where: { type: 'device', id: 'd' } } } } });
+    expect(search.status).toBe(503);
+    expect(search.body.code).toBe('store_unavailable');
+    const create = await app.call('POST', '/v1/acme/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'm' } } });
+    expect(create.status).toBe(503);
+    await app.close();
+  });
+});
