@@ -8,7 +8,7 @@ import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, mapiCustomer } from './http/auth';
-import { accessLog, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
+import { accessLog, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
@@ -56,6 +56,7 @@ export function createApp(deps: AppDependencies): Express {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRoutes(contract));
+  app.use('/v1/:customer_id', customerFromPath());
   const limiter = rateLimiter(config);
   if (limiter) app.use('/v1', limiter);
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".

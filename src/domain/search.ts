@@ -34,7 +34,7 @@ export class SearchService {
     if (from.key && from.schema === undefined) {
       throw new DomainError('invalid_search', 'match.from.key needs match.from.schema.');
     }
-    const limit = body.limit ?? DEFAULT_SEARCH_LIMIT;
+    const limit = body.limit ?? Math.min(DEFAULT_SEARCH_LIMIT, this.limits.searchMaxLimit);
     if (limit > this.limits.searchMaxLimit) {
       throw new DomainError('validation_failed', 'limit is too large.', [
         { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },

@@ -51,6 +51,17 @@ export function jsonBodiesOnly(): RequestHandler {
   };
 }
 
+const SANE_CUSTOMER = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Records the path's customer for the access log before anything can refuse the request. */
+export function customerFromPath(): RequestHandler {
+  return (req, res, next) => {
+    const customerId = req.params.customer_id;
+    if (typeof customerId === 'string' && SANE_CUSTOMER.test(customerId) && customerId !== 'delivery') res.locals.customerId = customerId;
+    next();
+  };
+}
+
 export function notFound(): RequestHandler {
   return (_req, res) => sendProblem(res, 'not_found', 'No such endpoint.');
 }

@@ -154,6 +154,7 @@ export class SqliteStore implements Store {
   }
 
   private run<T>(work: () => T): Promise<T> {
+    if (!this.db.open) return Promise.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
     try {
       return Promise.resolve(work());
     } catch (e) {
@@ -166,8 +167,7 @@ export class SqliteStore implements Store {
     return this.run(() => this.db.transaction(work).immediate());
   }
 
-  async ping(): Promise<void> {
-    if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
+  ping(): Promise<void> {
     return this.run(() => {
       this.s.ping.get();
     });
