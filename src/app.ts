@@ -1,6 +1,7 @@
 // createApp wires the HTTP layer to the domain and a store. It never listens, so tests can drive it directly.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { bytes } from './http/bytes';
 import type { Config } from './config';
 import { DeliveryService } from './domain/deliveries';
 import { NodeService } from './domain/nodes';
@@ -13,6 +14,7 @@ import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
 import { adminRoutes } from './http/routes/admin';
+import { bulkRoutes } from './http/routes/bulk';
 import { deliveryRoutes } from './http/routes/delivery';
 import { docsRoutes } from './http/routes/docs';
 import { healthRoutes } from './http/routes/health';
@@ -62,7 +64,9 @@ export function createApp(deps: AppDependencies): Express {
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
   app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
-  app.use(nodeRoutes(validators, bearer, new NodeService(store)));
+  const nodes = new NodeService(store);
+  app.use(nodeRoutes(validators, bearer, nodes));
+  app.use(bulkRoutes(validators, bearer, nodes, logger, bytes(config.bodyLimit)));
   app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens));
 
   app.use(notFound());

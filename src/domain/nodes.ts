@@ -1,8 +1,8 @@
 // The node operations: each checks the schema, the types and who may touch secure IDs, then makes one
 // atomic store call.
-import { DomainError, type FieldProblem } from './errors';
+import { DomainError, type FieldProblem, isDomainError } from './errors';
 import { type IdPair, type NodeAddress, type SchemaRecord, sameId } from './model';
-import type { Store } from '../store/store';
+import type { NodeWrite, Store } from '../store/store';
 
 /** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
 export interface Actor {
@@ -18,49 +18,130 @@ interface NodeRef {
 /** A checked request: which ID appears where in the body, for error paths. */
 type Mentioned = Array<{ id: IdPair; path: string }>;
 
+export type BulkOp = 'create' | 'insert' | 'upsert' | 'delete';
+
+export interface BulkItem {
+  op: BulkOp;
+  body: unknown;
+}
+
+type SchemaLookup = (schemaId: string) => Promise<SchemaRecord | undefined>;
+
 export class NodeService {
   constructor(private readonly store: Store) {}
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
-    const ids = body.ids ?? [];
-    rejectDuplicates(ids.filter((id) => !sameId(id, body.key)), ids, '/body/ids');
-    const node = await this.checked(actor, body, ids.map((id, i) => ({ id, path: `/body/ids/${i}` })));
-    await this.store.createNode(node, ids);
+    const w = await this.planCreate(actor, body, this.lookup(actor));
+    await this.store.createNode(w.node, w.ids);
   }
 
   async insert(actor: Actor, body: NodeRef & { ids: IdPair[] }): Promise<void> {
-    rejectDuplicates(body.ids, body.ids, '/body/ids');
-    const node = await this.checked(actor, body, body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` })));
-    await this.store.insertIds(node, body.ids);
+    const w = await this.planInsert(actor, body, this.lookup(actor));
+    await this.store.insertIds(w.node, w.ids);
   }
 
   async replace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean): Promise<void> {
-    const node = await this.checked(actor, body, [
-      { id: body.where, path: '/body/where' },
-      { id: body.set, path: '/body/set' },
-    ]);
-    refuseKey(body.key, body.where);
-    await this.store.replaceId(node, body.where, body.set, upsert);
+    const w = await this.planReplace(actor, body, upsert, this.lookup(actor));
+    await this.store.replaceId(w.node, w.where, w.set, w.upsert);
   }
 
   async rekey(actor: Actor, body: NodeRef & { set: { id: string } }): Promise<void> {
-    const node = await this.checked(actor, body, []);
+    const node = await this.checked(actor, body, [], this.lookup(actor));
     await this.store.rekey(node, body.set.id);
   }
 
   async delete(actor: Actor, body: NodeRef & { where?: IdPair }): Promise<void> {
-    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : []);
-    if (body.where) {
-      refuseKey(body.key, body.where);
-      await this.store.removeId(node, body.where);
-    } else {
-      await this.store.deleteNode(node);
+    const w = await this.planDelete(actor, body, this.lookup(actor));
+    if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
+    else await this.store.deleteNode(w.node);
+  }
+
+  /**
+   * Many checked bodies at once: each is checked and planned like its single operation (schemas read once per
+   * batch), then the store applies the planned writes in order, each on its own. One outcome per item.
+   */
+  async bulk(actor: Actor, items: BulkItem[]): Promise<Array<DomainError | undefined>> {
+    const schemas = new Map<string, Promise<SchemaRecord | undefined>>();
+    const lookup: SchemaLookup = (schemaId) => {
+      let schema = schemas.get(schemaId);
+      if (!schema) {
+        schema = this.store.getSchema(actor.customerId, schemaId);
+        schemas.set(schemaId, schema);
+      }
+      return schema;
+    };
+    const outcomes: Array<DomainError | undefined> = [];
+    const planned: Array<{ index: number; write: NodeWrite }> = [];
+    for (const [index, item] of items.entries()) {
+      try {
+        planned.push({ index, write: await this.plan(actor, item, lookup) });
+        outcomes.push(undefined);
+      } catch (e) {
+        if (!isDomainError(e)) throw e;
+        outcomes.push(e);
+      }
+    }
+    const applied = await this.store.applyNodeWrites(planned.map((p) => p.write));
+    planned.forEach((p, i) => {
+      outcomes[p.index] = applied[i];
+    });
+    return outcomes;
+  }
+
+  private plan(actor: Actor, item: BulkItem, lookup: SchemaLookup): Promise<NodeWrite> {
+    switch (item.op) {
+      case 'create':
+        return this.planCreate(actor, item.body as NodeRef & { ids?: IdPair[] }, lookup);
+      case 'insert':
+        return this.planInsert(actor, item.body as NodeRef & { ids: IdPair[] }, lookup);
+      case 'upsert':
+        return this.planReplace(actor, item.body as NodeRef & { set: IdPair; where: IdPair }, true, lookup);
+      case 'delete':
+        return this.planDelete(actor, item.body as NodeRef & { where?: IdPair }, lookup);
     }
   }
 
+  private async planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }, lookup: SchemaLookup) {
+    const ids = body.ids ?? [];
+    rejectDuplicates(ids.filter((id) => !sameId(id, body.key)), ids, '/body/ids');
+    const node = await this.checked(actor, body, ids.map((id, i) => ({ id, path: `/body/ids/${i}` })), lookup);
+    return { kind: 'create', node, ids } as const;
+  }
+
+  private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, lookup: SchemaLookup) {
+    rejectDuplicates(body.ids, body.ids, '/body/ids');
+    const node = await this.checked(actor, body, body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` })), lookup);
+    return { kind: 'insert', node, ids: body.ids } as const;
+  }
+
+  private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, lookup: SchemaLookup) {
+    const node = await this.checked(
+      actor,
+      body,
+      [
+        { id: body.where, path: '/body/where' },
+        { id: body.set, path: '/body/set' },
+      ],
+      lookup,
+    );
+    refuseKey(body.key, body.where);
+    return { kind: 'replace', node, where: body.where, set: body.set, upsert } as const;
+  }
+
+  private async planDelete(actor: Actor, body: NodeRef & { where?: IdPair }, lookup: SchemaLookup): Promise<NodeWrite> {
+    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], lookup);
+    if (!body.where) return { kind: 'deleteNode', node };
+    refuseKey(body.key, body.where);
+    return { kind: 'removeId', node, id: body.where };
+  }
+
+  private lookup(actor: Actor): SchemaLookup {
+    return (schemaId) => this.store.getSchema(actor.customerId, schemaId);
+  }
+
   /** Schema exists, every type is declared by it, and secure types are touched only when authenticated. */
-  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned): Promise<NodeAddress> {
-    const schema = await this.store.getSchema(actor.customerId, ref.schema);
+  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, lookup: SchemaLookup): Promise<NodeAddress> {
+    const schema = await lookup(ref.schema);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
     const declared = new Map(schema.idTypes.map((t) => [t.type, t.secure]));
     if (!declared.has(ref.key.type)) {

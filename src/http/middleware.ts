@@ -40,10 +40,10 @@ const hasBody = (req: Request): boolean =>
 
 export const JSON_TYPES = ['application/json', 'application/*+json'];
 
-/** A body that is not JSON is refused before anything reads it. */
+/** A body that is not JSON is refused before anything reads it (the bulk endpoint checks its own NDJSON). */
 export function jsonBodiesOnly(): RequestHandler {
   return (req, res, next) => {
-    if (hasBody(req) && !req.is(JSON_TYPES)) {
+    if (hasBody(req) && !req.is(JSON_TYPES) && !req.path.endsWith('/node/_bulk')) {
       sendProblem(res, 'unsupported_media_type', 'Send the body as application/json.');
       return;
     }

@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 import type { ErrorCode, FieldProblem } from '../domain/errors';
 
-const statusOf: Record<ErrorCode, number> = {
+const statuses: Record<ErrorCode, number> = {
   invalid_json: 400,
   validation_failed: 400,
   key_type_not_in_schema: 400,
@@ -33,8 +33,10 @@ const titleOf = (code: ErrorCode): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+export const statusOf = (code: ErrorCode): number => statuses[code];
+
 export function sendProblem(res: Response, code: ErrorCode, detail: string, errors?: FieldProblem[]): void {
-  const status = statusOf[code];
+  const status = statuses[code];
   if (status === 401) {
     res.set('WWW-Authenticate', code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
   }

@@ -1,11 +1,20 @@
 // The port every store implements. Each write is one atomic transaction; rule violations that only the store
 // can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../domain/deliveries';
+import type { DomainError } from '../domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../domain/model';
 
 export interface StoredToken extends TokenRecord {
   tokenHash: string;
 }
+
+/** One node write, as the bulk endpoint batches them. */
+export type NodeWrite =
+  | { kind: 'create'; node: NodeAddress; ids: IdPair[] }
+  | { kind: 'insert'; node: NodeAddress; ids: IdPair[] }
+  | { kind: 'replace'; node: NodeAddress; where: IdPair; set: IdPair; upsert: boolean }
+  | { kind: 'removeId'; node: NodeAddress; id: IdPair }
+  | { kind: 'deleteNode'; node: NodeAddress };
 
 export interface PutSchemaOutcome {
   created: boolean;
@@ -49,6 +58,12 @@ export interface Store {
   removeId(node: NodeAddress, id: IdPair): Promise<void>;
   /** node_not_found. */
   deleteNode(node: NodeAddress): Promise<void>;
+  /**
+   * Applies the writes in order, each atomically on its own, with the same outcomes as the single methods:
+   * the DomainError a write was refused with, or undefined. A refused write changes nothing and does not stop
+   * the others. Rejects only when the store itself fails.
+   */
+  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>>;
   /** The IDs the node holds, sorted by type then id; undefined when the node does not exist. */
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
 

@@ -48,5 +48,7 @@ export function contractProblems(method: string, url: string, res: Response): st
     validate = ajv.compile(detach(media.schema) as object);
     compiled.set(key, validate);
   }
-  return validate(res.body) ? [] : [`${method} ${found.path} ${res.status}: ${ajv.errorsText(validate.errors)}`];
+  // Non-JSON media (text/plain, application/yaml, text/html) are documented as strings: check the raw text.
+  const payload: unknown = /[/+]json$/.test(contentType) ? res.body : res.text;
+  return validate(payload) ? [] : [`${method} ${found.path} ${res.status}: ${ajv.errorsText(validate.errors)}`];
 }

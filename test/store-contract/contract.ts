@@ -689,6 +689,45 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await expect(store().deleteNode(member(c, 'm1'))).rejects.toMatchObject({ code: 'node_not_found' });
         });
       });
+
+      describe('applyNodeWrites (bulk)', () => {
+        test('when a batch mixes good and refused writes, then each has the outcome of its single method and only the good ones change anything', async () => {
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
+          const outcomes = await store().applyNodeWrites([
+            { kind: 'create', node: member(c, 'm1'), ids: [id('device', 'd1')] },
+            { kind: 'create', node: member(c, 'm1'), ids: [id('cookie', 'never')] },
+            { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
+            { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k2'), id('device', 'd1')] },
+            { kind: 'insert', node: member(c, 'ghost'), ids: [id('cookie', 'k3')] },
+            { kind: 'replace', node: member(c, 'm0'), where: id('device', 'd0'), set: id('device', 'd1'), upsert: false },
+            { kind: 'replace', node: member(c, 'm1'), where: id('cookie', 'k1'), set: id('device', 'd1'), upsert: true },
+            { kind: 'removeId', node: member(c, 'm1'), id: id('cookie', 'k1') },
+            { kind: 'deleteNode', node: member(c, 'ghost') },
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_exists', undefined, 'id_exists', 'node_not_found', undefined, 'id_exists', undefined, 'node_not_found']);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+          expect(await store().getNodeIds(member(c, 'm0'))).toEqual([id('device', 'd1'), id('member_id', 'm0')]);
+          expect(await linkedMembers(member(c, 'm0'))).toEqual(['m0', 'm1']);
+          expect((await store().search(buildQuery({ customerId: c, where: { id: id('cookie', 'never') } }))).total).toBe(0);
+        });
+
+        test('when a later write in the batch depends on an earlier one, then it sees it (writes apply in order)', async () => {
+          const c = await customerWithSchemas();
+          const outcomes = await store().applyNodeWrites([
+            { kind: 'create', node: member(c, 'm1'), ids: [] },
+            { kind: 'insert', node: member(c, 'm1'), ids: [id('device', 'd1')] },
+            { kind: 'deleteNode', node: member(c, 'm1') },
+            { kind: 'create', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
+          ]);
+          expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
+        });
+
+        test('when the batch is empty, then it resolves to no outcomes', async () => {
+          await expect(store().applyNodeWrites([])).resolves.toEqual([]);
+        });
+      });
     });
 
     // ------------------------------------------------------------------ search

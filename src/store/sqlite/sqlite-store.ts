@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
-import { DomainError } from '../../domain/errors';
+import { DomainError, isDomainError } from '../../domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
-import type { PutSchemaOutcome, Store, StoredToken } from '../store';
+import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 
@@ -299,48 +299,54 @@ export class SqliteStore implements Store {
   }
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.write(() => {
-      let nodePk: number;
-      try {
-        nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
-        // The domain checked the schema, but a concurrent delete may have removed it since.
-        if (sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-          throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
-        }
-        throw e;
+    return this.write(() => this.createNodeNow(node, ids));
+  }
+
+  private createNodeNow(node: NodeAddress, ids: IdPair[]): void {
+    let nodePk: number;
+    try {
+      nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
+      // The domain checked the schema, but a concurrent delete may have removed it since.
+      if (sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
       }
-      for (const id of uniqueById([node.key, ...ids])) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
-    });
+      throw e;
+    }
+    for (const id of uniqueById([node.key, ...ids])) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.write(() => {
-      const nodePk = this.nodePk(node);
-      for (const id of ids) {
-        if (this.holds(nodePk, node.customerId, id) !== undefined) {
-          throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
-        }
+    return this.write(() => this.insertIdsNow(node, ids));
+  }
+
+  private insertIdsNow(node: NodeAddress, ids: IdPair[]): void {
+    const nodePk = this.nodePk(node);
+    for (const id of ids) {
+      if (this.holds(nodePk, node.customerId, id) !== undefined) {
+        throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
       }
-      for (const id of uniqueById(ids)) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
-    });
+    }
+    for (const id of uniqueById(ids)) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.write(() => {
-      const nodePk = this.nodePk(node);
-      const whereIdPk = this.holds(nodePk, node.customerId, where);
-      const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
-      if (whereIdPk === undefined) {
-        if (upsert && !setHeld) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
-        return;
-      }
-      if (where.type === set.type && where.id === set.id) return;
-      if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
-      this.unlink(nodePk, whereIdPk);
-      this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
-    });
+    return this.write(() => this.replaceIdNow(node, where, set, upsert));
+  }
+
+  private replaceIdNow(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): void {
+    const nodePk = this.nodePk(node);
+    const whereIdPk = this.holds(nodePk, node.customerId, where);
+    const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
+    if (whereIdPk === undefined) {
+      if (upsert && !setHeld) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+      return;
+    }
+    if (where.type === set.type && where.id === set.id) return;
+    if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
+    this.unlink(nodePk, whereIdPk);
+    this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
@@ -359,20 +365,57 @@ export class SqliteStore implements Store {
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.write(() => {
-      const nodePk = this.nodePk(node);
-      const idPk = this.holds(nodePk, node.customerId, id);
-      if (idPk !== undefined) this.unlink(nodePk, idPk);
-    });
+    return this.write(() => this.removeIdNow(node, id));
+  }
+
+  private removeIdNow(node: NodeAddress, id: IdPair): void {
+    const nodePk = this.nodePk(node);
+    const idPk = this.holds(nodePk, node.customerId, id);
+    if (idPk !== undefined) this.unlink(nodePk, idPk);
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
-    return this.write(() => {
-      const nodePk = this.nodePk(node);
-      const held = this.s.heldIdPks.all(nodePk) as number[];
-      this.s.deleteNode.run(nodePk);
-      for (const idPk of held) this.s.deleteIdIfOrphan.run(idPk, idPk);
-    });
+    return this.write(() => this.deleteNodeNow(node));
+  }
+
+  private deleteNodeNow(node: NodeAddress): void {
+    const nodePk = this.nodePk(node);
+    const held = this.s.heldIdPks.all(nodePk) as number[];
+    this.s.deleteNode.run(nodePk);
+    for (const idPk of held) this.s.deleteIdIfOrphan.run(idPk, idPk);
+  }
+
+  /**
+   * One IMMEDIATE transaction for the whole batch and a savepoint per write (better-sqlite3 turns a nested
+   * transaction into a savepoint): a refused write is rolled back alone, and the batch pays for one commit.
+   */
+  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
+    return this.write(() =>
+      writes.map((w) => {
+        try {
+          this.db.transaction(() => this.applyNow(w))();
+          return undefined;
+        } catch (e) {
+          if (isDomainError(e)) return e;
+          throw e;
+        }
+      }),
+    );
+  }
+
+  private applyNow(w: NodeWrite): void {
+    switch (w.kind) {
+      case 'create':
+        return this.createNodeNow(w.node, w.ids);
+      case 'insert':
+        return this.insertIdsNow(w.node, w.ids);
+      case 'replace':
+        return this.replaceIdNow(w.node, w.where, w.set, w.upsert);
+      case 'removeId':
+        return this.removeIdNow(w.node, w.id);
+      case 'deleteNode':
+        return this.deleteNodeNow(w.node);
+    }
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {

@@ -1,0 +1,170 @@
+// POST /v1/{customer_id}/node/_bulk: NDJSON in, NDJSON out. Each line is one create, insert, upsert or delete
+// with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
+// bad line never stops or changes the others.
+import type { Readable } from 'node:stream';
+import { type RequestHandler, type Response, Router } from 'express';
+import { DomainError, isDomainError } from '../../domain/errors';
+import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
+import type { Logger } from '../../logger';
+import type { RequestValidator } from '../openapi';
+import { operation, type Validators } from '../operation';
+import { sendProblem, statusOf } from '../problem';
+import { actorOf } from './node';
+
+const BULK_OPERATIONS: Record<BulkItem['op'], { operationId: string; status: number }> = {
+  create: { operationId: 'createNode', status: 201 },
+  insert: { operationId: 'insertIds', status: 201 },
+  upsert: { operationId: 'upsertId', status: 200 },
+  delete: { operationId: 'deleteNode', status: 204 },
+};
+
+type BulkOp = BulkItem['op'];
+
+interface BulkResult {
+  line: number;
+  status: number;
+  code?: string;
+  detail?: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+export const NDJSON = 'application/x-ndjson';
+
+type Line = { number: number; text: string } | { number: number; tooLarge: true };
+
+/** Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped. */
+export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGenerator<Line> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  let number = 0;
+  const finish = (): Line | undefined => {
+    number += 1;
+    const line: Line | undefined = tooLarge ? { number, tooLarge: true } : { number, text: Buffer.concat(parts).toString('utf8') };
+    parts = [];
+    size = 0;
+    tooLarge = false;
+    if ('text' in line && line.text.trim() === '') return undefined;
+    return line;
+  };
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      if (!tooLarge) parts.push(chunk.subarray(start, nl));
+      size += nl - start;
+      if (size > maxBytes) tooLarge = true;
+      const line = finish();
+      if (line) yield line;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      size += chunk.length - start;
+      if (size > maxBytes) tooLarge = true;
+      if (!tooLarge) parts.push(chunk.subarray(start));
+    }
+  }
+  if (size > 0 || tooLarge) {
+    const line = finish();
+    if (line) yield line;
+  }
+}
+
+function parseLine(text: string): { op: BulkOp; body: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('invalid_json', 'This line is not valid JSON.');
+  }
+  const problems: Array<{ path: string; message: string }> = [];
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    problems.push({ path: '/line', message: 'must be an object {"op", "body"}' });
+  } else {
+    const { op, body, ...rest } = parsed as Record<string, unknown>;
+    if (typeof op !== 'string' || !(op in BULK_OPERATIONS)) problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
+    if (body === undefined) problems.push({ path: '/line/body', message: 'is required' });
+    for (const extra of Object.keys(rest)) problems.push({ path: `/line/${extra}`, message: 'is not an allowed field' });
+    if (problems.length === 0) return { op: op as BulkOp, body };
+  }
+  throw new DomainError('validation_failed', 'The line does not match {"op","body"}.', problems);
+}
+
+async function writeLine(res: Response, result: BulkResult): Promise<void> {
+  if (!res.write(`${JSON.stringify(result)}\n`)) await new Promise((resolve) => res.once('drain', resolve));
+}
+
+/** Lines applied together: one store transaction (with a savepoint per line) instead of one per line. */
+const BATCH_LINES = 500;
+
+export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, maxLineBytes: number): Router {
+  const router = Router();
+
+  /** Parses and validates one line exactly like the single endpoint's body. */
+  const checkLine = (customerId: string, text: string): BulkItem => {
+    const { op, body } = parseLine(text);
+    const validate = validators.get(BULK_OPERATIONS[op].operationId) as RequestValidator;
+    return { op, body: validate({ params: { customer_id: customerId }, query: {}, body }).body };
+  };
+
+  const refused = (line: number, error: DomainError): BulkResult => ({
+    line,
+    status: statusOf(error.code),
+    code: error.code,
+    detail: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+  });
+
+  /** Runs one batch and writes its results in input order. */
+  const flush = async (res: Response, actor: Actor, batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }>) => {
+    const runnable = batch.filter((b) => b.item !== undefined);
+    let outcomes: Array<DomainError | undefined>;
+    try {
+      outcomes = await nodes.bulk(
+        actor,
+        runnable.map((b) => b.item as BulkItem),
+      );
+    } catch (e) {
+      if (!isDomainError(e)) logger.error('bulk batch failed', { error: e instanceof Error ? e.message : String(e) });
+      const error = isDomainError(e) ? e : new DomainError('internal_error', 'Something went wrong on our side with this line.');
+      outcomes = runnable.map(() => error);
+    }
+    runnable.forEach((b, i) => {
+      const outcome = outcomes[i];
+      b.result = outcome ? refused(b.line, outcome) : { line: b.line, status: BULK_OPERATIONS[(b.item as BulkItem).op].status };
+    });
+    for (const b of batch) await writeLine(res, b.result as BulkResult);
+  };
+
+  router.post(
+    '/v1/:customer_id/node/_bulk',
+    bearer,
+    operation(validators, 'bulkNodes', async ({ params }, req, res) => {
+      if (!req.is(NDJSON)) {
+        sendProblem(res, 'unsupported_media_type', `Send the lines as ${NDJSON}.`);
+        return;
+      }
+      const actor = actorOf(res, (params as { customer_id: string }).customer_id);
+      res.status(200).type(NDJSON);
+      let batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }> = [];
+      for await (const line of ndjsonLines(req, maxLineBytes)) {
+        if ('tooLarge' in line) {
+          batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
+        } else {
+          try {
+            batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
+          } catch (e) {
+            if (!isDomainError(e)) throw e;
+            batch.push({ line: line.number, result: refused(line.number, e) });
+          }
+        }
+        if (batch.length >= BATCH_LINES) {
+          await flush(res, actor, batch);
+          batch = [];
+        }
+      }
+      await flush(res, actor, batch);
+      res.end();
+    }),
+  );
+  return router;
+}
