@@ -33,12 +33,13 @@ export class TokenService {
   /** Resolves a presented secret; undefined means no token was presented. */
   async identify(secret: string | undefined, expected: TokenKind): Promise<Caller> {
     if (secret === undefined) return { kind: 'anonymous' };
-    const invalid = new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
-    if (!TOKEN_SHAPE.test(secret)) throw invalid;
+    // Built only when needed: an Error captures a stack trace, which costs on every request otherwise.
+    const invalid = () => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
+    if (!TOKEN_SHAPE.test(secret)) throw invalid();
     const hash = hashToken(secret);
     if (sameHash(hash, this.adminHash)) return { kind: 'admin' };
     const stored = await this.store.findActiveToken(hash);
-    if (!stored || !sameHash(hash, stored.tokenHash)) throw invalid;
+    if (!stored || !sameHash(hash, stored.tokenHash)) throw invalid();
     if (stored.kind !== expected) {
       throw new DomainError('forbidden', `A ${stored.kind} token cannot be used here; this endpoint takes a ${expected} token.`);
     }

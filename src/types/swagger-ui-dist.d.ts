@@ -1,4 +1,4 @@
 // swagger-ui-dist ships no types; this is the one function the docs route uses.
-declare module 'swagger-ui-dist' {
-  export function getAbsoluteFSPath(): string;
+declare module 'swagger-ui-dist/absolute-path.js' {
+  export default function getAbsoluteFSPath(): string;
 }

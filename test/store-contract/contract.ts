@@ -990,6 +990,48 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxNodes: 3 }))).rejects.toMatchObject({ code: 'component_too_large' });
       });
 
+      test('when small and large components hold the same mix of IDs, then filters, order, limit and total agree', async () => {
+        // Stores may read results differently for few and for many target nodes; both must give the same answers.
+        const c = await customerWithSchemas();
+        const values = ['Z', 'a', 'é', '😀', '\uFFFD', '10', '9'];
+        const build = async (prefix: string, size: number) => {
+          for (let i = 0; i < size; i += 1) {
+            const extra = [id('device', `${prefix}-hub`), id('cookie', `${prefix}-${values[i % values.length]}-${i}`)];
+            if (i % 5 === 0) extra.push(id('email', `${prefix}-${i}@example.com`));
+            await store().createNode(member(c, `${prefix}-${String(i).padStart(3, '0')}`), extra);
+          }
+        };
+        await build('few', 6);
+        await build('many', 120);
+        for (const [prefix, size] of [
+          ['few', 6],
+          ['many', 120],
+        ] as const) {
+          const start = fromKey(member(c, `${prefix}-000`));
+          const everything = await search(buildQuery({ ...start, limit: 100000 }));
+          const codePoints = (s: string) => [...s].map((ch) => ch.codePointAt(0) as number);
+          const byCodePoint = (a: IdPair, b: IdPair) => {
+            for (const [x, y] of [
+              [a.type, b.type],
+              [a.id, b.id],
+            ] as const) {
+              const [p, q] = [codePoints(x), codePoints(y)];
+              for (let i = 0; i < Math.min(p.length, q.length); i += 1) if (p[i] !== q[i]) return (p[i] as number) - (q[i] as number);
+              if (p.length !== q.length) return p.length - q.length;
+            }
+            return 0;
+          };
+          expect(everything.results).toEqual([...everything.results].sort(byCodePoint));
+          expect(everything.total).toBe(size * 2 + 1 + Math.ceil(size / 5));
+          const hidden = await search(buildQuery({ ...start, hiddenTypes: ['email'], limit: 3 }));
+          expect(hidden.total).toBe(size * 2 + 1);
+          expect(hidden.results).toEqual(everything.results.filter((r) => r.type !== 'email').slice(0, 3));
+          const cookies = await search(buildQuery({ ...start, havingType: 'cookie', hiddenTypes: ['email'], limit: 2 }));
+          expect(cookies.total).toBe(size);
+          expect(cookies.results).toEqual(everything.results.filter((r) => r.type === 'cookie').slice(0, 2));
+        }
+      });
+
       test('when one ID is held by 200 nodes, then ALL finds all of them and what lies beyond', async () => {
         const c = await customerWithSchemas();
         const count = 200;

@@ -1,6 +1,7 @@
 // The contract for humans: GET /openapi.yaml, and Swagger UI at /docs served from the installed package.
 import express, { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// The package's main module loads the whole UI bundle into the server; only its folder is needed here.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import type { Contract } from '../openapi';
 
 // Replaces the package's initializer, which points at a demo API on the internet.

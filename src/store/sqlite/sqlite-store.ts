@@ -39,6 +39,8 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // 64 MB of page cache (the default is 2 MB): the ID indexes of a million-ID graph stay in memory.
+  db.pragma('cache_size = -65536');
   return db;
 }
 
@@ -81,6 +83,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
   private readonly deliveries: SqliteDeliveries;
+  private readonly schemaCache = new Map<string, { schemas: Map<string, SchemaRecord | undefined>; secure?: Set<string> }>();
 
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
@@ -123,7 +126,7 @@ export class SqliteStore implements Store {
       rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
       deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
       findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
-      insertId: db.prepare('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?)'),
+      insertId: db.prepare('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?) ON CONFLICT (customer_id, type, value) DO NOTHING'),
       deleteIdIfOrphan: db.prepare('DELETE FROM ids WHERE id_pk = ? AND NOT EXISTS (SELECT 1 FROM node_ids WHERE id_pk = ?)'),
       holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
       link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
@@ -142,8 +145,13 @@ export class SqliteStore implements Store {
       ).pluck(),
       idsOfNodes: db.prepare('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
       nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?))').pluck(),
-      // Window count before LIMIT gives `total` in the same pass. BINARY collation compares UTF-8 bytes,
-      // which is code-point order.
+      // Both result statements sort with the BINARY collation, which compares UTF-8 bytes: code-point order.
+      // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
+      // a handful of rows). Many targets: filters, window count and LIMIT in SQL, before rows reach JS.
+      heldIdsSorted: db.prepare(
+        'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
+          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
+      ).raw(),
       results: db.prepare(
         'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
           'WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))) ' +
@@ -180,6 +188,7 @@ export class SqliteStore implements Store {
   // ---- schemas
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
+    this.schemaCache.delete(customerId);
     return this.write(() => {
       for (const declared of schema.idTypes) {
         const others = this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as Array<{ schema_id: string; secure: number }>;
@@ -211,10 +220,29 @@ export class SqliteStore implements Store {
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
     return this.run(() => {
-      if (this.s.schemaExists.get(customerId, schemaId) === undefined) return undefined;
-      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
-      return { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
+      const cached = this.cachedSchemas(customerId);
+      if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
+      let schema: SchemaRecord | undefined;
+      if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
+        const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
+        schema = { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
+      }
+      cached.schemas.set(schemaId, schema);
+      return schema;
     });
+  }
+
+  /**
+   * Every node operation and search reads its customer's schemas and secure types; they change only through
+   * putSchema and deleteSchema of this store, which drop the customer's entry. (One process per database file.)
+   */
+  private cachedSchemas(customerId: string): { schemas: Map<string, SchemaRecord | undefined>; secure?: Set<string> } {
+    let cached = this.schemaCache.get(customerId);
+    if (!cached) {
+      cached = { schemas: new Map() };
+      this.schemaCache.set(customerId, cached);
+    }
+    return cached;
   }
 
   listSchemas(customerId: string): Promise<SchemaRecord[]> {
@@ -234,6 +262,7 @@ export class SqliteStore implements Store {
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
+    this.schemaCache.delete(customerId);
     return this.write(() => {
       if (this.s.schemaExists.get(customerId, schemaId) === undefined) {
         throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
@@ -246,7 +275,11 @@ export class SqliteStore implements Store {
   }
 
   secureTypes(customerId: string): Promise<Set<string>> {
-    return this.run(() => new Set(this.s.secureTypes.all(customerId) as string[]));
+    return this.run(() => {
+      const cached = this.cachedSchemas(customerId);
+      cached.secure ??= new Set(this.s.secureTypes.all(customerId) as string[]);
+      return cached.secure;
+    });
   }
 
   // ---- tokens
@@ -284,8 +317,10 @@ export class SqliteStore implements Store {
     return this.s.findId.get(customerId, id.type, id.id) as number | undefined;
   }
 
+  /** Insert first: in bulk loads most IDs are new, and then one statement does. */
   private ensureIdPk(customerId: string, id: IdPair): number {
-    return this.idPk(customerId, id) ?? Number(this.s.insertId.run(customerId, id.type, id.id).lastInsertRowid);
+    const inserted = this.s.insertId.run(customerId, id.type, id.id);
+    return inserted.changes > 0 ? Number(inserted.lastInsertRowid) : (this.idPk(customerId, id) as number);
   }
 
   private holds(nodePk: number, customerId: string, id: IdPair): number | undefined {
@@ -459,18 +494,25 @@ export class SqliteStore implements Store {
       const startSet = new Set(start);
       const targets = query.exclude ? [...visited].filter((n) => !startSet.has(n)) : [...visited];
       if (targets.length === 0) return { ...empty, visitedNodes: visited.size };
-      const rows = this.s.results.all({
-        targets: JSON.stringify(targets),
-        having: query.havingType ?? null,
-        hidden: JSON.stringify(query.hiddenTypes),
-        limit: query.limit,
-      }) as Array<{ type: string; id: string; total: number }>;
-      return {
-        results: rows.map((r) => ({ type: r.type, id: r.id })),
-        total: rows[0]?.total ?? 0,
-        visitedNodes: visited.size,
-      };
+      return { ...this.results(targets, query), visitedNodes: visited.size };
     });
+  }
+
+  private results(targets: number[], query: SearchQuery): Pick<SearchResult, 'results' | 'total'> {
+    if (targets.length <= FEW_TARGETS) {
+      const hidden = new Set(query.hiddenTypes);
+      const visible = (this.s.heldIdsSorted.all(JSON.stringify(targets)) as Array<[string, string]>).filter(
+        ([type]) => !hidden.has(type) && (query.havingType === undefined || type === query.havingType),
+      );
+      return { results: visible.slice(0, query.limit).map(([type, id]) => ({ type, id })), total: visible.length };
+    }
+    const rows = this.s.results.all({
+      targets: JSON.stringify(targets),
+      having: query.havingType ?? null,
+      hidden: JSON.stringify(query.hiddenTypes),
+      limit: query.limit,
+    }) as Array<{ type: string; id: string; total: number }>;
+    return { results: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
   }
 
   private startNodes(query: SearchQuery): number[] {
@@ -516,6 +558,9 @@ export class SqliteStore implements Store {
     return visitedNodes;
   }
 }
+
+/** Up to this many target nodes, search results are filtered in JS; beyond, in SQL (see heldIdsSorted). */
+const FEW_TARGETS = 64;
 
 function toTokenRecord(row: TokenRow): TokenRecord {
   return { tokenId: row.token_id, customerId: row.customer_id, kind: row.kind, label: row.label, createdAt: row.created_at };

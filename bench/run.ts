@@ -1,0 +1,296 @@
+// npm run bench [-- --quick]: load a synthetic identity graph through _bulk into a fresh store, then measure each
+// scenario and the two floors with the same autocannon settings; print a table, write results/latest.json.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import { generateGraph, type NodeRef, SCHEMAS } from './graph';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const quick = process.argv.includes('--quick');
+const MODE = quick
+  ? { targetIds: 100_000, bigComponents: 2, seconds: 4, warmup: 1, connections: 10 }
+  : { targetIds: 1_000_000, bigComponents: 5, seconds: 10, warmup: 2, connections: 10 };
+const ADMIN = 'bench-admin-token-0123456789abcdefghij';
+const CUSTOMER = 'bench';
+
+interface Running {
+  child: ChildProcess;
+  base: string;
+}
+
+/** Starts a process that logs a JSON 'listening' line with its port; its other output is drained. */
+async function startProcess(args: string[], env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { message?: string; port?: number };
+        if (entry.message === 'listening' && entry.port) resolve(entry.port);
+      } catch {
+        // not JSON: ignore
+      }
+    });
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  await exited;
+}
+
+function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+async function http(base: string, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(base + url, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+type RequestSpec = { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: () => string; connections?: number };
+
+async function drive(base: string, spec: RequestSpec, seconds: number): Promise<Measured> {
+  const result = await autocannon({
+    url: base,
+    connections: spec.connections ?? MODE.connections,
+    duration: seconds,
+    requests: [
+      {
+        method: spec.method,
+        path: spec.path,
+        headers: { ...(spec.body ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+        ...(spec.body
+          ? {
+              setupRequest: (req) => {
+                req.body = (spec.body as () => string)();
+                return req;
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function measure(base: string, spec: RequestSpec): Promise<Measured> {
+  await drive(base, spec, MODE.warmup);
+  return drive(base, spec, MODE.seconds);
+}
+
+function cycle<T>(items: T[]): () => T {
+  let i = 0;
+  return () => items[i++ % items.length] as T;
+}
+
+async function loadGraph(base: string, lines: string[]): Promise<number> {
+  const started = process.hrtime.bigint();
+  const res = await fetch(`${base}/v1/${CUSTOMER}/node/_bulk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${ADMIN}` },
+    body: lines.join('\n'),
+  });
+  const text = await res.text();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const refused = text.split('\n').filter((l) => l && !l.includes('"status":201'));
+  if (res.status !== 200 || refused.length > 0) throw new Error(`bulk load refused ${refused.length} lines: ${refused.slice(0, 3).join(' ')}`);
+  return seconds;
+}
+
+async function main(): Promise<void> {
+  const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-'));
+  const serviceEnv: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN: ADMIN,
+    SQLITE_PATH: path.join(dataDir, 'bench.sqlite'),
+    LOG_LEVEL: 'info',
+    STORE: store,
+  };
+  for (const name of ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE']) {
+    const value = process.env[name];
+    if (value) serviceEnv[name] = value;
+  }
+
+  console.log(`bench: ${quick ? 'quick' : 'full'} run, store=${store}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown cpu'}`);
+  const graph = generateGraph({ targetIds: MODE.targetIds, bigComponents: MODE.bigComponents, seed: 20261121 });
+  console.log(`graph: ${graph.nodes} nodes, ${graph.heldIds} held IDs, largest component ${graph.largestComponent} nodes`);
+
+  // Floors first, each alone on the machine, with the same client settings as the scenarios.
+  const floorSpec: RequestSpec = { method: 'POST', path: '/floor', body: () => '{"match":{"from":{"schema":"member","key":{"type":"member_id","id":"m-1"}}}}' };
+  const floors: Record<string, Measured> = {};
+  for (const [name, kind] of [
+    ['express', 'express'],
+    ['node_http', 'node-http'],
+  ] as const) {
+    const floor = await startProcess([path.join(ROOT, 'dist-bench', 'bench', 'floors.js'), kind], {});
+    floors[name] = await measure(floor.base, floorSpec);
+    await stop(floor);
+    console.log(`floor ${name}: ${floors[name]?.rps} req/s`);
+  }
+
+  const service = await startProcess([path.join(ROOT, 'dist', 'main.js')], serviceEnv);
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) {
+    await http(service.base, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, { id_types: idTypes }, admin);
+  }
+  const mapi = (await http(service.base, 'POST', `/v1/${CUSTOMER}/token`, { kind: 'mapi' }, admin)).json as { token: string };
+  for (let i = 0; i < 200; i += 1) {
+    await http(service.base, 'POST', '/v1/delivery', buildDelivery(i), { 'x-service-mapi-token': mapi.token });
+  }
+
+  const loadSeconds = await loadGraph(service.base, graph.lines);
+  const load = { ids: graph.heldIds, seconds: Number(loadSeconds.toFixed(2)), ids_per_s: Math.round(graph.heldIds / loadSeconds) };
+  console.log(`load: ${load.ids} IDs in ${load.seconds} s = ${load.ids_per_s} IDs/s`);
+
+  const small = cycle(graph.smallKeys);
+  const big = cycle(graph.bigKeys);
+  const withCookie = cycle(graph.smallKeys.filter((k) => k.schema !== 'crm'));
+  let counter = 0;
+  const search = (next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number) => () => {
+    const n = next();
+    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
+  };
+  const scenarios: Array<{ name: string; spec: RequestSpec }> = [
+    { name: 'search ONE', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(small, 'ONE') } },
+    { name: 'search ALL (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(small, 'ALL') } },
+    { name: 'search ALL (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(big, 'ALL', 100) } },
+    // The latency of one such search, without waiting behind nine others on the single-threaded server.
+    {
+      name: 'search ALL (1,000+ node component), 1 connection',
+      spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(big, 'ALL', 100), connections: 1 },
+    },
+    {
+      name: 'create',
+      spec: {
+        method: 'POST',
+        path: `/v1/${CUSTOMER}/node/_create`,
+        body: () => {
+          counter += 1;
+          return JSON.stringify({
+            schema: 'member',
+            key: { type: 'member_id', id: `bench-new-${counter}` },
+            ids: [{ type: 'cookie', id: `bench-new-cookie-${counter}` }, { type: 'ad_id', id: `bench-new-ad-${counter}` }],
+          });
+        },
+      },
+    },
+    {
+      name: 'insert',
+      spec: {
+        method: 'POST',
+        path: `/v1/${CUSTOMER}/node/_insert`,
+        body: () => {
+          counter += 1;
+          const n = withCookie();
+          return JSON.stringify({ schema: n.schema, key: n.key, ids: [{ type: 'cookie', id: `bench-ins-${counter}` }] });
+        },
+      },
+    },
+    {
+      name: 'upsert',
+      spec: {
+        method: 'POST',
+        path: `/v1/${CUSTOMER}/node/_upsert`,
+        body: () => {
+          counter += 1;
+          const n = withCookie();
+          return JSON.stringify({ schema: n.schema, key: n.key, where: { type: 'cookie', id: `absent-${counter}` }, set: { type: 'cookie', id: `bench-ups-${counter}` } });
+        },
+      },
+    },
+    { name: 'delivery list', spec: { method: 'GET', path: '/v1/delivery?count=20&page=3', headers: { 'x-service-mapi-token': mapi.token } } },
+  ];
+
+  const expressRps = floors.express?.rps ?? 1;
+  const results: Array<{ name: string; rps: number; p50_ms: number; p99_ms: number; ratio_to_express_floor: number; non2xx: number; errors: number }> = [];
+  for (const { name, spec } of scenarios) {
+    const m = await measure(service.base, spec);
+    results.push({ name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) });
+    console.log(`${name}: ${m.rps} req/s`);
+  }
+  const memory = memoryMb(service.child.pid as number);
+  await stop(service);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const table = [
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× express floor', 'non-2xx'],
+    ...Object.entries(floors).map(([name, f]) => [`floor: ${name}`, f.rps, f.p50_ms, f.p99_ms, (f.rps / expressRps).toFixed(2), f.non2xx]),
+    ...results.map((r) => [r.name, r.rps, r.p50_ms, r.p99_ms, r.ratio_to_express_floor.toFixed(2), r.non2xx]),
+  ].map((row) => row.map(String));
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
+  console.log('');
+  for (const row of table) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
+  console.log(`\nload: ${load.ids_per_s} IDs/s   service RSS: ${memory.rss} MB now, ${memory.peak} MB peak`);
+
+  const report = {
+    mode: quick ? 'quick' : 'full',
+    store,
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    graph: { nodes: graph.nodes, held_ids: graph.heldIds, largest_component: graph.largestComponent },
+    floors,
+    scenarios: results,
+    load,
+    rss_mb: memory.peak,
+    measured_at: new Date().toISOString(),
+  };
+  fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const failed = results.filter((r) => r.errors > 0 || r.non2xx > 0);
+  if (failed.length > 0) {
+    console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+function buildDelivery(i: number): object {
+  return {
+    name: `Campaign ${i}`,
+    priority: i % 5,
+    condition: {
+      trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2026-12-31T23:59:59Z' }] },
+      target: { segmentation_id: i % 10 },
+      max_delivery_count: 1000,
+      max_total_count: 3,
+      max_total_count_per_day: 1,
+      category: 'bench',
+      is_active: true,
+    },
+    message: [{ template_id: 1, title: 'Hello', body: 'Body', image_url: 'https://cdn.example.com/i.png', buttons: [] }],
+  };
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
