@@ -2,26 +2,14 @@
 // through the service's own middleware stack; `node floors.js node-http` through bare node:http.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
-import helmet from 'helmet';
+import { expressWithCommonMiddleware } from '../src/app';
 import { Metrics } from '../src/http/metrics';
-import { accessLog, JSON_TYPES, jsonBodiesOnly, requestId } from '../src/http/middleware';
 import { createLogger } from '../src/logger';
 
 const CONSTANT = JSON.stringify({ results: [{ type: 'member_id', id: 'm-1' }], total: 1 });
 
 function expressFloor(): http.Server {
-  const logger = createLogger({ level: 'info', pretty: false });
-  const metrics = new Metrics();
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestId());
-  app.use(accessLog(logger));
-  app.use(metrics.middleware());
-  app.use(helmet());
-  app.use(jsonBodiesOnly());
-  app.use(express.json({ limit: '1mb', strict: false, type: JSON_TYPES }));
+  const app = expressWithCommonMiddleware({ logger: createLogger({ level: 'info', pretty: false }), metrics: new Metrics(), bodyLimit: '1mb' });
   app.all('/floor', (_req, res) => {
     res.type('application/json').send(CONSTANT);
   });

@@ -34,6 +34,20 @@ export interface AppDependencies {
   metrics?: Metrics;
 }
 
+/** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
+export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  app.use(accessLog(options.logger));
+  app.use(options.metrics.middleware());
+  app.use(helmet());
+  app.use(jsonBodiesOnly());
+  app.use(express.json({ limit: options.bodyLimit, strict: false, type: JSON_TYPES }));
+  return app;
+}
+
 export function createApp(deps: AppDependencies): Express {
   const { config, logger } = deps;
   const contract = deps.contract ?? loadContract();
@@ -43,15 +57,7 @@ export function createApp(deps: AppDependencies): Express {
   const tokens = new TokenService(store, deps.adminToken);
   const bearer = bearerCaller(tokens);
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestId());
-  app.use(accessLog(logger));
-  app.use(metrics.middleware());
-  app.use(helmet());
-  app.use(jsonBodiesOnly());
-  app.use(express.json({ limit: config.bodyLimit, strict: false, type: JSON_TYPES }));
+  const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit });
 
   app.use(healthRoutes(validators, store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
