@@ -42,7 +42,8 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   app.use(requestId());
   app.use(accessLog(options.logger));
   app.use(options.metrics.middleware());
-  app.use(helmet());
+  // No upgrade-insecure-requests: /docs must load its assets when served over plain HTTP (inside a cluster).
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(jsonBodiesOnly());
   app.use(express.json({ limit: options.bodyLimit, strict: false, type: JSON_TYPES }));
   return app;
@@ -59,7 +60,7 @@ export function createApp(deps: AppDependencies): Express {
 
   const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit });
 
-  app.use(healthRoutes(validators, store, deps.isShuttingDown ?? (() => false)));
+  app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });

@@ -83,6 +83,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, err.code, err.message, err.errors);
       return;
     }
+    // A path with broken percent-encoding (e.g. /v1/%zz/schema) fails in the router before any route runs.
+    if (err instanceof URIError) {
+      sendProblem(res, 'validation_failed', 'The path is not valid percent-encoding.', [{ path: '/path', message: 'is not valid percent-encoding' }]);
+      return;
+    }
     const parserError = err as BodyParserError;
     switch (parserError?.type) {
       case 'entity.parse.failed':

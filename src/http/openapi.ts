@@ -88,13 +88,18 @@ function toProblems(location: string, errors: ErrorObject[] | null | undefined):
 }
 
 // Ajv's coercion would take ' 5', '1e1' or '0x10' for 5, 10 and 16; integers in a URL must be plain digits.
+// Too many digits coerce to Infinity, which Ajv's minimum and maximum then let through: refused here too.
 const PLAIN_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+const plainFiniteInteger = (text: string): boolean => PLAIN_INTEGER.test(text) && Number.isFinite(Number(text));
 
 function nonDecimalIntegers(location: string, parameters: ParameterObject[], values: unknown): FieldProblem[] {
   const given = (values ?? {}) as Record<string, unknown>;
   return parameters
-    .filter((p) => (p.schema as { type?: string }).type === 'integer' && typeof given[p.name] === 'string' && !PLAIN_INTEGER.test(given[p.name] as string))
-    .map((p) => ({ path: `/${location}/${p.name}`, message: 'must be an integer written in decimal digits' }));
+    .filter((p) => (p.schema as { type?: string }).type === 'integer' && typeof given[p.name] === 'string' && !plainFiniteInteger(given[p.name] as string))
+    .map((p) => ({
+      path: `/${location}/${p.name}`,
+      message: PLAIN_INTEGER.test(given[p.name] as string) ? 'is out of range' : 'must be an integer written in decimal digits',
+    }));
 }
 
 function objectSchema(parameters: ParameterObject[]): object {

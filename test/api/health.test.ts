@@ -47,3 +47,23 @@ describe('a closed store', () => {
     await app.close();
   });
 });
+
+describe('probes and odd paths', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(() => app.close());
+
+  test('when a load balancer adds a query string to a probe, then it is ignored', async () => {
+    expect((await app.call('GET', '/healthz?ts=1')).status).toBe(200);
+    expect((await app.call('GET', '/readyz?x=1&y=2')).status).toBe(200);
+  });
+
+  test('when a path has broken percent-encoding, then the answer is 400 validation_failed, not a body error', async () => {
+    const res = await app.call('GET', '/v1/%zz/schema');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([{ path: '/path', message: 'is not valid percent-encoding' }]);
+  });
+});

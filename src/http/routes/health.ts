@@ -1,24 +1,17 @@
-// Liveness and readiness.
+// Liveness and readiness. They take no input and ignore any query string (load balancers add cache-busters).
 import { Router } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { Store } from '../../store/store';
-import { operation, type Validators } from '../operation';
 
-export function healthRoutes(validators: Validators, store: Store, isShuttingDown: () => boolean): Router {
+export function healthRoutes(store: Store, isShuttingDown: () => boolean): Router {
   const router = Router();
-  router.get(
-    '/healthz',
-    operation(validators, 'healthz', (_input, _req, res) => {
-      res.json({ status: 'ok' });
-    }),
-  );
-  router.get(
-    '/readyz',
-    operation(validators, 'readyz', async (_input, _req, res) => {
-      if (isShuttingDown()) throw new DomainError('store_unavailable', 'The service is shutting down.');
-      await store.ping();
-      res.json({ status: 'ready' });
-    }),
-  );
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    if (isShuttingDown()) throw new DomainError('store_unavailable', 'The service is shutting down.');
+    await store.ping();
+    res.json({ status: 'ready' });
+  });
   return router;
 }

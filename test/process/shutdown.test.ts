@@ -1,0 +1,248 @@
+// Graceful shutdown of the real server (`node dist/main.js`, built by jest's globalSetup): on SIGTERM or SIGINT
+// it stops accepting, finishes the requests in flight within SHUTDOWN_TIMEOUT_MS, closes the store and exits 0.
+// Readiness during shutdown is checked in-process, with createApp.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import request from 'supertest';
+import winston from 'winston';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { ADMIN_TOKEN, tempDir } from '../helpers/app';
+import { contractProblems } from '../helpers/contract';
+
+const MAIN = path.resolve(__dirname, '../../dist/main.js');
+const ADMIN = 'shutdown-admin-token-0123456789abcdef';
+
+interface Server {
+  child: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running: Server[] = [];
+const dirs: string[] = [];
+
+function spawnServer(env: Record<string, string>, cwd: string): Server {
+  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let stderr = '';
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const server = { child, lines, stderr: () => stderr, exited };
+  running.push(server);
+  return server;
+}
+
+const logMessages = (server: Server): string[] =>
+  server.lines.flatMap((l) => {
+    try {
+      return [String((JSON.parse(l) as { message?: unknown }).message)];
+    } catch {
+      return [];
+    }
+  });
+
+/** Waits until the server has logged `message`; returns that line. */
+async function logged(server: Server, message: string, timeoutMs = 15000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const l of server.lines) {
+      try {
+        const entry = JSON.parse(l) as Record<string, unknown>;
+        if (entry.message === message) return entry;
+      } catch {
+        // not a JSON line
+      }
+    }
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`no '${message}' log line; stdout: ${server.lines.join('\n')}; stderr: ${server.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function start(env: Record<string, string>, cwd: string): Promise<{ server: Server; port: number; base: string }> {
+  const server = spawnServer(env, cwd);
+  const port = (await logged(server, 'listening')).port as number;
+  return { server, port, base: `http://127.0.0.1:${port}` };
+}
+
+function freshEnv(extra: Record<string, string> = {}): { env: Record<string, string>; dir: string } {
+  const dir = tempDir('idlink-shutdown-');
+  dirs.push(dir);
+  return { dir, env: { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', ...extra } };
+}
+
+async function send(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/**
+ * A POST whose body is sent in two parts, on its own connection: the headers and the first part go out at once,
+ * the rest only when `finish()` is called.
+ */
+function splitPost(port: number, url: string, body: unknown) {
+  const text = JSON.stringify(body);
+  const half = Math.floor(text.length / 2);
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: url,
+    agent: false,
+    headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Connection: 'close' },
+  });
+  const response = new Promise<{ status: number | undefined; json: unknown }>((resolve, reject) => {
+    req.once('response', (res) => {
+      let received = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (received += chunk));
+      res.once('end', () => resolve({ status: res.statusCode, json: received ? (JSON.parse(received) as unknown) : undefined }));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+  });
+  // Rejections are asserted by the tests that expect them; this keeps an early one from going unhandled.
+  response.catch(() => undefined);
+  req.write(text.slice(0, half));
+  return { response, finish: () => req.end(text.slice(half)) };
+}
+
+/** Whether a new TCP connection to the port is accepted. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('accepted');
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(async () => {
+  for (const server of running.splice(0)) {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+  }
+});
+
+afterAll(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+const inFlightNode = {
+  schema: 'member',
+  key: { type: 'member_id', id: 'm-in-flight' },
+  ids: [{ type: 'device', id: 'd-in-flight' }],
+};
+const searchInFlightNode = { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-in-flight' } } } };
+
+describe('graceful shutdown of the process', () => {
+  test.each(['SIGTERM', 'SIGINT'] as const)(
+    'when %s arrives while a create is still receiving its body, then new connections are refused, the create completes with 201, the process exits 0 after logging "stopped", and a restart finds the node',
+    async (signal) => {
+      const { env, dir } = freshEnv();
+      const first = await start(env, dir);
+      expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
+
+      const inFlight = splitPost(first.port, '/v1/acme/node/_create', inFlightNode);
+      // Let the server read the headers and the first half of the body before the signal.
+      await pause(200);
+      first.server.child.kill(signal);
+      expect(await logged(first.server, 'shutting down')).toMatchObject({ signal });
+      await pause(200);
+      expect(await connectOutcome(first.port)).toBe('ECONNREFUSED');
+      expect(first.server.child.exitCode).toBeNull();
+
+      inFlight.finish();
+      expect(await inFlight.response).toEqual({ status: 201, json: {} });
+      expect(await first.server.exited).toEqual({ code: 0, signal: null });
+      const messages = logMessages(first.server);
+      expect(messages).toContain('stopped');
+      expect(messages).not.toContain('requests still in flight at the shutdown deadline; closing them');
+      expect(messages.indexOf('stopped')).toBe(messages.length - 1);
+
+      const second = await start(env, dir);
+      expect(await send(second.base, 'POST', '/v1/acme/_search', undefined, searchInFlightNode)).toEqual({
+        status: 200,
+        json: {
+          results: [
+            { type: 'device', id: 'd-in-flight' },
+            { type: 'member_id', id: 'm-in-flight' },
+          ],
+          total: 2,
+        },
+      });
+    },
+  );
+
+  test('when a request body never completes, then with SHUTDOWN_TIMEOUT_MS=500 the process still exits 0 within a couple of seconds, saying it cut the request off', async () => {
+    const { env, dir } = freshEnv({ SHUTDOWN_TIMEOUT_MS: '500' });
+    const first = await start(env, dir);
+    expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
+
+    const stuck = splitPost(first.port, '/v1/acme/node/_create', inFlightNode);
+    await pause(200);
+    const signalled = Date.now();
+    first.server.child.kill('SIGTERM');
+    expect(await first.server.exited).toEqual({ code: 0, signal: null });
+    const took = Date.now() - signalled;
+
+    expect(took).toBeGreaterThanOrEqual(400);
+    expect(took).toBeLessThan(2500);
+    const messages = logMessages(first.server);
+    expect(messages).toEqual(expect.arrayContaining(['shutting down', 'requests still in flight at the shutdown deadline; closing them', 'stopped']));
+    await expect(stuck.response).rejects.toThrow();
+
+    // The cut-off create left nothing behind.
+    const second = await start(env, dir);
+    expect((await send(second.base, 'POST', '/v1/acme/_search', undefined, searchInFlightNode)).json).toEqual({ results: [], total: 0 });
+  });
+});
+
+describe('readiness during shutdown', () => {
+  test('when shutdown has begun, then /readyz answers 503 store_unavailable while /healthz still answers 200', async () => {
+    const store = new SqliteStore({ path: ':memory:' });
+    const logger = createLogger({ level: 'error', transports: [new winston.transports.Console({ silent: true })], pretty: false });
+    let shuttingDown = false;
+    const app = createApp({ store, config: loadConfig({ SQLITE_PATH: ':memory:' }), logger, adminToken: ADMIN_TOKEN, isShuttingDown: () => shuttingDown });
+    try {
+      const before = await request(app).get('/readyz');
+      expect({ status: before.status, body: before.body as unknown }).toEqual({ status: 200, body: { status: 'ready' } });
+
+      shuttingDown = true;
+      const during = await request(app).get('/readyz');
+      expect(during.status).toBe(503);
+      expect(during.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect((during.body as { code: string }).code).toBe('store_unavailable');
+      expect(contractProblems('GET', '/readyz', during)).toEqual([]);
+
+      const alive = await request(app).get('/healthz');
+      expect(alive.status).toBe(200);
+    } finally {
+      await store.close();
+    }
+  });
+});
