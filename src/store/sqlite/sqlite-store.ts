@@ -69,6 +69,8 @@ const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CON
 
 const isUnavailable = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(sqliteCode(e) ?? '');
 
+const storeError = (e: unknown): unknown => (isUnavailable(e) ? new DomainError('store_unavailable', 'The embedded store cannot be used right now.') : e);
+
 function uniqueById(ids: IdPair[]): IdPair[] {
   const seen = new Set<string>();
   return ids.filter((id) => {
@@ -83,6 +85,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
   private readonly deliveries: SqliteDeliveries;
+  private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
   private readonly schemaCache = new Map<string, { schemas: Map<string, SchemaRecord | undefined>; secure?: Set<string> }>();
 
   constructor(options: SqliteStoreOptions) {
@@ -166,13 +169,52 @@ export class SqliteStore implements Store {
     try {
       return Promise.resolve(work());
     } catch (e) {
-      if (isUnavailable(e)) return Promise.reject(new DomainError('store_unavailable', 'The embedded store cannot be used right now.'));
-      return Promise.reject(e);
+      return Promise.reject(storeError(e));
     }
   }
 
+  /**
+   * Group commit: writes that arrive in the same turn of the event loop share one IMMEDIATE transaction, each
+   * in its own savepoint, so a refused write is rolled back alone while the group pays for one commit. Every
+   * caller is answered only after the commit, so a write that was answered is on disk.
+   */
   private write<T>(work: () => T): Promise<T> {
-    return this.run(() => this.db.transaction(work).immediate());
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.commitPendingWrites());
+    });
+  }
+
+  private commitPendingWrites(): void {
+    const group = this.pendingWrites;
+    this.pendingWrites = [];
+    if (!this.db.open) {
+      for (const w of group) w.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
+      return;
+    }
+    const outcomes: Array<{ value: unknown } | { error: unknown }> = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const w of group) {
+            try {
+              outcomes.push({ value: this.db.transaction(w.work)() });
+            } catch (error) {
+              outcomes.push({ error });
+            }
+          }
+        })
+        .immediate();
+    } catch (e) {
+      // The commit itself failed: nothing of the group is stored.
+      for (const w of group) w.reject(storeError(e));
+      return;
+    }
+    group.forEach((w, i) => {
+      const outcome = outcomes[i] as { value: unknown } | { error: unknown };
+      if ('error' in outcome) w.reject(storeError(outcome.error));
+      else w.resolve(outcome.value);
+    });
   }
 
   ping(): Promise<void> {
@@ -188,8 +230,9 @@ export class SqliteStore implements Store {
   // ---- schemas
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
-    this.schemaCache.delete(customerId);
     return this.write(() => {
+      // Inside the write: a read between this call and the group's commit must not cache the old schema.
+      this.schemaCache.delete(customerId);
       for (const declared of schema.idTypes) {
         const others = this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as Array<{ schema_id: string; secure: number }>;
         const conflicting = others.find((o) => Boolean(o.secure) !== declared.secure);
@@ -262,8 +305,8 @@ export class SqliteStore implements Store {
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    this.schemaCache.delete(customerId);
     return this.write(() => {
+      this.schemaCache.delete(customerId);
       if (this.s.schemaExists.get(customerId, schemaId) === undefined) {
         throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
       }
