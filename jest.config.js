@@ -4,6 +4,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The Neo4j-only suites run with `npm run test:neo4j` (jest.neo4j.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '\\.neo4j\\.test\\.ts$'],
   globalSetup: '<rootDir>/test/global-setup.js',
   testTimeout: 30000,
 };

@@ -1,4 +1,4 @@
-// Starts the real app on a real SQLite store (in memory, or a file) on port 0, with logs captured in memory.
+// Starts the real app on a real store (SQLite in memory, or Neo4j under npm run test:neo4j) on port 0, with logs captured in memory.
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -9,8 +9,8 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import type { Store } from '../../src/store/store';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { contractProblems } from './contract';
+import { defaultTestStore } from './store';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -39,7 +39,7 @@ export interface TestApp {
 
 export async function startApp(options: { store?: Store; env?: Record<string, string> } = {}): Promise<TestApp> {
   const config = loadConfig({ SQLITE_PATH: ':memory:', ...options.env });
-  const store = options.store ?? new SqliteStore({ path: ':memory:' });
+  const store = options.store ?? (await defaultTestStore());
   const memory = new MemoryTransport();
   const logger = createLogger({ level: 'debug', transports: [memory], pretty: false });
   const app = createApp({ store, config, logger, adminToken: ADMIN_TOKEN });

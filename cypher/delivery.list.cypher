@@ -1,0 +1,9 @@
+// params: customer, offset, limit
+// One page of the customer's deliveries in delivery_id order, and how many there are. Both come from the one
+// collected list, so the page and the total agree even while another transaction writes.
+MATCH (delivery:Delivery {customer: $customer})
+WITH delivery
+ORDER BY delivery.deliveryId
+WITH collect(delivery) AS deliveries
+RETURN size(deliveries) AS total,
+       [delivery IN deliveries[$offset..($offset + $limit)] | delivery.document] AS documents

@@ -1,0 +1,6 @@
+// params: customer, deliveryId
+// Locks a delivery about to be replaced (direct dependency: the lock is taken before reading) and returns its
+// document as committed; no row when the customer has no such delivery.
+MATCH (delivery:Delivery {customer: $customer, deliveryId: $deliveryId})
+SET delivery.revision = coalesce(delivery.revision, 0) + 1
+RETURN delivery.document AS document

@@ -1,0 +1,22 @@
+// params: source, cap
+// Step ALL: the nodes reachable from the source vertex (a start node, or the Id vertex of a where condition)
+// through shared IDs, at most `cap` of them (TRAVERSAL_MAX_NODES + 1: one more means component_too_large).
+//
+// Why this shape. Only the distinct end nodes are used (`WITH DISTINCT reached`), never the paths or the
+// relationships, and the lower bound is 0. Those are the conditions under which the planner replaces the
+// variable-length expand by VarLengthExpand(Pruning,BFS,All): a breadth-first search that expands every vertex
+// once and emits every reached node once, instead of enumerating every path (Cypher Manual, "Operators in
+// detail", Breadth First VarLength Expand Pruning: planned when "the individual paths are not of interest" and
+// "the lower bound is either 0 or 1"; the plain VarLengthExpand(Pruning) further needs an upper bound). Being
+// breadth-first and lazy, it stops as soon as LIMIT has its `cap` nodes.
+//
+// The upper bound is a literal because variable-length bounds cannot be parameters. It never cuts a search short:
+// node and Id vertices alternate along a path, so a component holding more than N nodes has N + 1 of them within
+// 2N + 1 hops of any of its vertices, and TRAVERSAL_MAX_NODES is at most 10,000,000 (src/config.ts). The search
+// therefore either reaches the whole component or hits `cap` (test/cypher/store-files.test.ts checks the bound).
+MATCH (source)
+WHERE elementId(source) = $source
+MATCH (source)-[:LINKED*0..20000001]-(reached:IdNode)
+WITH DISTINCT reached
+LIMIT $cap
+RETURN elementId(reached) AS node

@@ -1,0 +1,3 @@
+// params:
+// Readiness probe: the database answers a trivial read.
+RETURN 1 AS ok

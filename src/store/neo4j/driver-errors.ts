@@ -1,0 +1,49 @@
+// Turns what the Neo4j driver throws into domain errors: the store cannot be reached → store_unavailable;
+// a uniqueness constraint refused a write → the caller's conflict (node_exists); everything else stays as it is
+// (a 500 whose details go to the log, never to the client).
+import { DomainError, isDomainError } from '../../domain/errors';
+
+const CONSTRAINT_VIOLATION = 'Neo.ClientError.Schema.ConstraintValidationFailed';
+const ENTITY_NOT_FOUND = 'Neo.ClientError.Statement.EntityNotFound';
+
+/** The driver's error code (`Neo.ClientError...`, `ServiceUnavailable`, `SessionExpired`), or undefined for other errors. */
+export function neo4jCode(e: unknown): string | undefined {
+  // By shape, not instanceof: jest gives each test file its own copy of the driver module.
+  if (typeof e !== 'object' || e === null || isDomainError(e)) return undefined;
+  const { name, code } = e as { name?: unknown; code?: unknown };
+  return name === 'Neo4jError' && typeof code === 'string' ? code : undefined;
+}
+
+export const isConstraintViolation = (e: unknown): boolean => neo4jCode(e) === CONSTRAINT_VIOLATION;
+
+/**
+ * A write touched a vertex another transaction deleted after this one had read it (an Id vertex deleted as an
+ * orphan while being linked, a node deleted while being changed). Nothing was committed, and running the
+ * transaction again sees the deletion.
+ */
+export const isEntityNotFound = (e: unknown): boolean => neo4jCode(e) === ENTITY_NOT_FOUND;
+
+/** Errors that mean the database cannot serve us right now, as opposed to a fault in a statement. */
+export function isUnavailable(e: unknown): boolean {
+  const code = neo4jCode(e);
+  if (code === undefined) return false;
+  return (
+    code === 'ServiceUnavailable' ||
+    code === 'SessionExpired' ||
+    // Still transient after the driver's retries (deadlocks, leader switches, a database starting or stopping).
+    code.startsWith('Neo.TransientError.') ||
+    // Wrong or expired credentials, or a database that does not exist: the configuration, not the request.
+    code.startsWith('Neo.ClientError.Security.') ||
+    code === 'Neo.ClientError.Database.DatabaseNotFound'
+  );
+}
+
+export const storeUnavailable = (): DomainError => new DomainError('store_unavailable', 'The Neo4j store cannot be reached right now.');
+
+/** The error to throw for `e`: domain errors unchanged, unavailability as store_unavailable, the rest as they are. */
+export function toStoreError(e: unknown, onConstraintViolation?: () => DomainError): unknown {
+  if (isDomainError(e)) return e;
+  if (onConstraintViolation && isConstraintViolation(e)) return onConstraintViolation();
+  if (isUnavailable(e)) return storeUnavailable();
+  return e;
+}

@@ -1,0 +1,97 @@
+// The delivery half of the Neo4j store: each delivery is a :Delivery vertex whose `document` is the JSON of the
+// Delivery exactly as returned; delivery, condition and message ids come from :Sequence counters and are never
+// given out twice. Every method runs inside a transaction of the store (it receives the transaction's Query).
+import {
+  assembleDelivery,
+  type Delivery,
+  type DeliveryDraft,
+  type DeliveryPage,
+  keptMessageIds,
+  ZERO_COUNTS,
+} from '../../domain/deliveries';
+import { int, type Query } from './query';
+
+type SequenceName = 'delivery' | 'condition' | 'message';
+
+const parse = (document: string): Delivery => JSON.parse(document) as Delivery;
+
+export class Neo4jDeliveries {
+  /** The next `count` ids of a sequence, in increasing order. */
+  private async next(q: Query, name: SequenceName, count: number): Promise<number[]> {
+    if (count === 0) return [];
+    const [row] = await q<{ last: number }>('sequence.next', { name, count: int(count) });
+    const last = row?.last as number;
+    return Array.from({ length: count }, (_, i) => last - count + 1 + i);
+  }
+
+  /** The searchable copies of a few document fields (see delivery.create.cypher), beside the document itself. */
+  private properties(delivery: Delivery) {
+    return {
+      name: delivery.name,
+      priority: delivery.priority,
+      isActive: delivery.condition.is_active,
+      document: JSON.stringify(delivery),
+    };
+  }
+
+  async list(q: Query, customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
+    const [row] = await q<{ total: number; documents: Array<string | null> }>('delivery.list', {
+      customer: customerId,
+      offset: int(offset),
+      limit: int(limit),
+    });
+    // A document is null only if its delivery was deleted between being listed and being read.
+    const items = (row?.documents ?? []).filter((d): d is string => typeof d === 'string').map(parse);
+    return { items, total: row?.total ?? 0 };
+  }
+
+  async get(q: Query, customerId: string, deliveryId: number): Promise<Delivery | undefined> {
+    const [row] = await q<{ document: string }>('delivery.get', { customer: customerId, deliveryId: int(deliveryId) });
+    return row ? parse(row.document) : undefined;
+  }
+
+  /** Call inside a write transaction. Sequences are always taken in the order condition, message, delivery. */
+  async create(q: Query, customerId: string, draft: DeliveryDraft): Promise<Delivery> {
+    const [conditionId] = await this.next(q, 'condition', 1);
+    const messageIds = await this.next(q, 'message', draft.message.length);
+    const [deliveryId] = await this.next(q, 'delivery', 1);
+    const delivery = assembleDelivery(draft, {
+      deliveryId: deliveryId as number,
+      conditionId: conditionId as number,
+      messageIds,
+      counts: ZERO_COUNTS,
+    });
+    await q('delivery.create', {
+      customer: customerId,
+      deliveryId: int(delivery.delivery_id),
+      conditionId: int(delivery.condition.condition_id),
+      ...this.properties(delivery),
+    });
+    return delivery;
+  }
+
+  /** Call inside a write transaction. Keeps ids and counts, and the message ids sent back that belong to this delivery. */
+  async replace(q: Query, customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
+    const [row] = await q<{ document: string }>('delivery.lock', { customer: customerId, deliveryId: int(deliveryId) });
+    if (!row) return undefined;
+    const existing = parse(row.document);
+    const kept = keptMessageIds(existing, draft);
+    const fresh = await this.next(q, 'message', kept.filter((k) => k === undefined).length);
+    const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
+    const { iphone_delivery_count, android_delivery_count, delivery_count, condition_id } = existing.condition;
+    const delivery = assembleDelivery(draft, {
+      deliveryId,
+      conditionId: condition_id,
+      messageIds,
+      counts: { iphone_delivery_count, android_delivery_count, delivery_count },
+    });
+    await q('delivery.update', { customer: customerId, deliveryId: int(deliveryId), ...this.properties(delivery) });
+    return delivery;
+  }
+
+  /** Call inside a write transaction. */
+  async delete(q: Query, customerId: string, deliveryId: number): Promise<boolean> {
+    const [row] = await q<{ deleted: number }>('delivery.delete', { customer: customerId, deliveryId: int(deliveryId) });
+    return (row?.deleted ?? 0) > 0;
+  }
+}

@@ -1,0 +1,72 @@
+// The ID search on Neo4j, with the SQLite store's semantics: the start nodes; then the nodes ONE or ALL reaches
+// through shared IDs, as a Cypher path query that the planner runs as a pruning breadth-first expand
+// (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them; then the distinct IDs
+// of the targets, filtered in Cypher, and sorted in code-point order, counted and cut here.
+import { DomainError } from '../../domain/errors';
+import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
+import { byTypeThenId } from './code-point-order';
+import { int, type Query } from './query';
+
+interface StartNodes {
+  /** Element ids of the start nodes (at most maxNodes + 1 of them). */
+  nodes: string[];
+  /** The vertex a traversal starts from: the keyed node, or the Id vertex of the where condition. */
+  source: string | undefined;
+  fromId: boolean;
+}
+
+/** Runs inside one read transaction of the store. */
+export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchResult> {
+  const tooLarge = () =>
+    new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
+  // One more than allowed: reaching it proves the search too large without visiting the rest.
+  const cap = int(query.maxNodes + 1);
+
+  const start = await startNodes(q, query, cap);
+  if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
+  if (start.nodes.length > query.maxNodes) throw tooLarge();
+
+  let reached: Array<{ node: string }>;
+  if (query.step === 'ALL') {
+    // Every start node lies in the component of the source, so one traversal from it reaches them all.
+    reached = await q('search.traverse-all', { source: start.source, cap });
+  } else if (start.fromId && query.where?.schemaId === undefined) {
+    // The start nodes are all the holders of the ID: one traversal from its Id vertex.
+    reached = await q('search.traverse-one-from-id', { source: start.source, cap });
+  } else {
+    reached = await q('search.traverse-one', { starts: start.nodes, cap });
+  }
+  if (reached.length > query.maxNodes) throw tooLarge();
+
+  const startSet = new Set(start.nodes);
+  const targets = reached.map((r) => r.node).filter((n) => !(query.exclude && startSet.has(n)));
+  if (targets.length === 0) return { results: [], total: 0, visitedNodes: reached.length };
+  const ids = await q<IdPair>('search.results', { targets, havingType: query.havingType ?? null, hiddenTypes: query.hiddenTypes });
+  const sorted = ids.map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
+  return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: reached.length };
+}
+
+async function startNodes(q: Query, query: SearchQuery, cap: unknown): Promise<StartNodes> {
+  if (query.key) {
+    const rows = await q<{ start: string }>('search.start-by-key', {
+      customer: query.customerId,
+      schema: query.key.schemaId,
+      keyType: query.key.key.type,
+      keyId: query.key.key.id,
+      whereType: query.where?.id.type ?? null,
+      whereValue: query.where?.id.id ?? null,
+    });
+    return { nodes: rows.map((r) => r.start), source: rows[0]?.start, fromId: false };
+  }
+  if (query.where) {
+    const [row] = await q<{ source: string; starts: string[] }>('search.start-by-where', {
+      customer: query.customerId,
+      type: query.where.id.type,
+      value: query.where.id.id,
+      schema: query.where.schemaId ?? null,
+      cap,
+    });
+    return { nodes: row?.starts ?? [], source: row?.source, fromId: true };
+  }
+  return { nodes: [], source: undefined, fromId: false };
+}

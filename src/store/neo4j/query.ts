@@ -1,0 +1,11 @@
+// What a transaction of the Neo4j store hands to the code that runs statements in it.
+import neo4j from 'neo4j-driver';
+import type { StatementName } from './statements';
+
+export type Row = Record<string, unknown>;
+
+/** Runs one statement of cypher/ in the current transaction and returns its records as plain objects. */
+export type Query = <T = Row>(name: StatementName, params?: Record<string, unknown>) => Promise<T[]>;
+
+/** For integer parameters (LIMIT, list slices, ids, counters): a JS number would reach Neo4j as a float. */
+export const int = (n: number) => neo4j.int(n);

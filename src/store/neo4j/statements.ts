@@ -1,0 +1,150 @@
+// The Cypher the Neo4j store runs. Every statement is a file under cypher/, read once at start-up; no Cypher is
+// written or assembled in code. Each file opens with `// params: a, b` naming the parameters it takes, which the
+// store checks on every call and the lint test (test/cypher/lint.test.ts) gives to Neo4j's own linter.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** cypher/ at the project root: three levels up from src/store/neo4j (ts-jest) and from dist/store/neo4j (the image). */
+export const CYPHER_DIR = path.resolve(__dirname, '..', '..', '..', 'cypher');
+
+/** The statements the store runs, by file name under cypher/ without `.cypher`. */
+export const STATEMENT_NAMES = [
+  'store.ping',
+  'store.await-indexes',
+
+  'schema.lock',
+  'schema.secure-conflicts',
+  'schema.held-dropped-types',
+  'schema.declare',
+  'schema.get',
+  'schema.list',
+  'schema.lock-for-delete',
+  'schema.delete',
+  'idtype.lock',
+  'idtype.delete-orphans',
+  'idtype.secure',
+
+  'token.create',
+  'token.list',
+  'token.revoke',
+  'token.find-active',
+
+  'node.create',
+  'node.lock',
+  'node.find',
+  'node.held-among',
+  'node.link-ids',
+  'node.unlink-id',
+  'node.rekey',
+  'node.delete',
+  'node.ids',
+
+  'search.start-by-key',
+  'search.start-by-where',
+  'search.traverse-one',
+  'search.traverse-one-from-id',
+  'search.traverse-all',
+  'search.results',
+
+  'sequence.next',
+  'delivery.create',
+  'delivery.get',
+  'delivery.list',
+  'delivery.lock',
+  'delivery.update',
+  'delivery.delete',
+] as const;
+
+export type StatementName = (typeof STATEMENT_NAMES)[number];
+
+/** Constraints and indexes (cypher/schema/), applied at start-up in this order; each is IF NOT EXISTS. */
+export const SCHEMA_STATEMENT_NAMES = [
+  'schema/idnode.unique-key',
+  'schema/id.unique-value',
+  'schema/schema.unique-id',
+  'schema/idtype.unique-name',
+  'schema/token.unique-id',
+  'schema/token.unique-hash',
+  'schema/delivery.unique-id',
+  'schema/sequence.unique-name',
+  'schema/idnode.index-schema',
+  'schema/id.index-type',
+  'schema/schema.index-customer',
+  'schema/idtype.index-customer',
+  'schema/token.index-customer',
+  'schema/delivery.index-customer',
+] as const;
+
+/** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
+export const GRAPH_VOCABULARY = {
+  labels: ['IdNode', 'Id', 'Schema', 'IdType', 'Token', 'Delivery', 'Sequence'],
+  relationshipTypes: ['LINKED', 'DECLARES'],
+} as const;
+
+export interface Statement {
+  /** File name under cypher/ without `.cypher`, e.g. `node.create` or `schema/id.unique-value`. */
+  name: string;
+  /** Path relative to the project root, for messages. */
+  file: string;
+  text: string;
+  /** The parameters its `// params:` line declares. */
+  params: string[];
+}
+
+export interface Statements {
+  byName: Record<StatementName, Statement>;
+  schema: Statement[];
+}
+
+/** A statement file is missing or malformed: the store cannot start. */
+export class CypherFileError extends Error {
+  override readonly name = 'CypherFileError';
+}
+
+const PARAMS_LINE = /^\/\/ params:(.*)$/;
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The parameter names declared by the first line of a statement file (`// params: a, b`; none after the colon is fine). */
+export function declaredParams(text: string, file: string): string[] {
+  const first = text.split(/\r?\n/, 1)[0] ?? '';
+  const match = PARAMS_LINE.exec(first);
+  if (!match) throw new CypherFileError(`${file}: the first line must be '// params: ...' naming the statement's parameters.`);
+  const names = (match[1] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const bad = names.filter((p) => !PARAM_NAME.test(p));
+  if (bad.length > 0) throw new CypherFileError(`${file}: '${bad.join("', '")}' in the params line is not a parameter name.`);
+  return names;
+}
+
+export function loadStatement(name: string, dir: string = CYPHER_DIR): Statement {
+  const absolute = path.join(dir, `${name}.cypher`);
+  const file = path.join(path.basename(dir), `${name}.cypher`);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : `cannot be read (${(e as Error).message})`;
+    throw new CypherFileError(`The Neo4j store cannot start: the Cypher statement file ${file} ${reason} (looked in ${dir}).`);
+  }
+  return { name, file, text, params: declaredParams(text, file) };
+}
+
+/** Reads every statement the store uses; throws CypherFileError naming the first file that is missing or malformed. */
+export function loadStatements(dir: string = CYPHER_DIR): Statements {
+  const byName = Object.fromEntries(STATEMENT_NAMES.map((name) => [name, loadStatement(name, dir)])) as Record<StatementName, Statement>;
+  return { byName, schema: SCHEMA_STATEMENT_NAMES.map((name) => loadStatement(name, dir)) };
+}
+
+/**
+ * Throws when a call passes other parameters than the statement's file declares: a missing one would silently be
+ * null in Cypher, an extra one would be ignored. Both are bugs in the caller.
+ */
+export function checkParams(statement: Statement, params: Record<string, unknown>): void {
+  const passed = Object.keys(params).sort();
+  const declared = [...statement.params].sort();
+  if (passed.length !== declared.length || passed.some((p, i) => p !== declared[i])) {
+    throw new Error(`${statement.file} declares parameters [${declared.join(', ')}] but was called with [${passed.join(', ')}].`);
+  }
+}

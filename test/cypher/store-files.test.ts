@@ -1,0 +1,115 @@
+// The wiring between the Neo4j store and cypher/, checked without a server: every file the store loads exists and
+// every file is used, the schema is Neo4j 5 Community, a missing or malformed file stops start-up with its name,
+// the traversal bound covers the largest TRAVERSAL_MAX_NODES, and no Cypher hides in the TypeScript.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+import {
+  checkParams,
+  CYPHER_DIR,
+  CypherFileError,
+  loadStatement,
+  loadStatements,
+  SCHEMA_STATEMENT_NAMES,
+  STATEMENT_NAMES,
+} from '../../src/store/neo4j/statements';
+import { cypherFiles, readCypher } from './cypher-files';
+import { NEO4J_TEST_IMAGE } from '../neo4j/image';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const loaded: string[] = [...STATEMENT_NAMES, ...SCHEMA_STATEMENT_NAMES];
+
+describe('the statements the Neo4j store loads', () => {
+  test('when the store loads its statements, then every file exists and declares its parameters', () => {
+    const statements = loadStatements();
+    expect(Object.keys(statements.byName).sort()).toEqual([...STATEMENT_NAMES].sort());
+    expect(statements.schema.map((s) => s.name)).toEqual([...SCHEMA_STATEMENT_NAMES]);
+    expect(statements.byName['search.traverse-all'].params).toEqual(['source', 'cap']);
+    expect(statements.byName['node.create'].file).toBe('cypher/node.create.cypher');
+  });
+
+  test('when cypher/ is listed, then every file is loaded by the store, except the analyst queries', () => {
+    const orphans = cypherFiles().filter((name) => !name.startsWith('analyst/') && !loaded.includes(name));
+    expect(orphans).toEqual([]);
+    expect(new Set(loaded).size).toBe(loaded.length);
+  });
+
+  test('when the schema files are read, then each is one IF NOT EXISTS constraint or index that Neo4j 5 Community has', () => {
+    for (const name of SCHEMA_STATEMENT_NAMES) {
+      const text = readCypher(name);
+      expect(text).toMatch(/^CREATE (CONSTRAINT|INDEX) \w+ IF NOT EXISTS$/m);
+      // Key and property existence (and type) constraints are Enterprise Edition only.
+      expect(text).not.toMatch(/\b(NODE KEY|IS KEY|IS NOT NULL|IS TYPED|::)\b/i);
+    }
+    const constraints = SCHEMA_STATEMENT_NAMES.map(readCypher).join('\n');
+    expect(constraints).toMatch(/FOR \(node:IdNode\) REQUIRE \(node\.customer, node\.schema, node\.keyType, node\.keyId\) IS UNIQUE/);
+    expect(constraints).toMatch(/FOR \(id:Id\) REQUIRE \(id\.customer, id\.type, id\.value\) IS UNIQUE/);
+  });
+});
+
+describe('loading statement files', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-cypher-'));
+    fs.cpSync(CYPHER_DIR, dir, { recursive: true });
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('when a statement file is missing, then loading stops with a message naming it', () => {
+    fs.rmSync(path.join(dir, 'search.traverse-all.cypher'));
+    expect(() => loadStatements(dir)).toThrow(CypherFileError);
+    expect(() => loadStatements(dir)).toThrow(/search\.traverse-all\.cypher is missing/);
+  });
+
+  test('when a schema file is missing, then loading stops with a message naming it', () => {
+    fs.rmSync(path.join(dir, 'schema', 'id.unique-value.cypher'));
+    expect(() => loadStatements(dir)).toThrow(/schema\/id\.unique-value\.cypher is missing/);
+  });
+
+  test('when a file does not start with its params line, then loading stops naming the file', () => {
+    fs.writeFileSync(path.join(dir, 'store.ping.cypher'), '// Readiness probe.\nRETURN 1 AS ok\n');
+    expect(() => loadStatement('store.ping', dir)).toThrow(/store\.ping\.cypher: the first line must be '\/\/ params: \.\.\.'/);
+  });
+
+  test('when a call passes other parameters than the file declares, then it is refused before reaching Neo4j', () => {
+    const statement = loadStatement('node.unlink-id');
+    expect(() => checkParams(statement, { node: 'n', type: 't', value: 'v' })).not.toThrow();
+    expect(() => checkParams(statement, { node: 'n', type: 't' })).toThrow(/declares parameters \[node, type, value\] but was called with \[node, type\]/);
+    expect(() => checkParams(statement, { node: 'n', type: 't', value: 'v', customer: 'c' })).toThrow(/was called with/);
+  });
+});
+
+describe('the traversal bound', () => {
+  test('when the ALL traversal bound is read, then it covers the largest TRAVERSAL_MAX_NODES the configuration accepts', () => {
+    const bound = Number(/\[:LINKED\*0\.\.(\d+)\]/.exec(readCypher('search.traverse-all'))?.[1]);
+    // A component of more than N nodes has N + 1 of them within 2N + 1 hops (nodes and IDs alternate).
+    const coveredMaxNodes = (bound - 1) / 2;
+    expect(Number.isInteger(coveredMaxNodes)).toBe(true);
+    expect(loadConfig({ TRAVERSAL_MAX_NODES: String(coveredMaxNodes) }).traversalMaxNodes).toBe(coveredMaxNodes);
+    expect(() => loadConfig({ TRAVERSAL_MAX_NODES: String(coveredMaxNodes + 1) })).toThrow(ConfigError);
+  });
+});
+
+describe('Cypher in code', () => {
+  const sources = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+
+  test('when src/ is read, then no string in it starts a Cypher statement (all Cypher lives in cypher/)', () => {
+    const cypherLike = /['"`]\s*(MATCH|OPTIONAL MATCH|MERGE|CREATE|UNWIND|CALL|RETURN|WITH|DETACH DELETE|EXPLAIN|PROFILE)\s[^'"`]*[(\n]/;
+    // The SQLite store's SQL shares keywords with Cypher; it is the one place such strings belong.
+    const sqlite = path.join(ROOT, 'src', 'store', 'sqlite');
+    const offenders = sources(path.join(ROOT, 'src'))
+      .filter((file) => !file.startsWith(sqlite))
+      .filter((file) => cypherLike.test(fs.readFileSync(file, 'utf8')));
+    expect(offenders.map((f) => path.relative(ROOT, f))).toEqual([]);
+  });
+});
+
+describe('the Neo4j image', () => {
+  test('when docker-compose.yml and the test container name the Neo4j image, then it is the same pinned 5.26 community patch', () => {
+    expect(NEO4J_TEST_IMAGE).toMatch(/^neo4j:5\.26\.\d+-community$/);
+    const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`image: ${NEO4J_TEST_IMAGE}`);
+  });
+});

@@ -1,0 +1,532 @@
+// The Neo4j store's own logic, without a server: a fake driver answers each statement file with canned rows and
+// records what was called. This checks what TypeScript decides (which statement, which parameters, how results
+// are sorted, counted and cut, how driver errors become domain errors), not what Cypher does: that needs a real
+// Neo4j (`npm run test:neo4j`).
+import neo4j, { type Driver, Neo4jError } from 'neo4j-driver';
+import { type Delivery } from '../../src/domain/deliveries';
+import { DomainError } from '../../src/domain/errors';
+import type { IdPair, NodeAddress, SearchQuery } from '../../src/domain/model';
+import { byTypeThenId, compareCodePoints } from '../../src/store/neo4j/code-point-order';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { loadStatements, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
+import { buildDelivery, buildMessage } from '../helpers/deliveries';
+
+type Row = Record<string, unknown>;
+type Answer = Row[] | Error;
+type Handler = (name: StatementName, params: Record<string, unknown>) => Answer | undefined;
+
+interface Call {
+  name: StatementName;
+  params: Record<string, unknown>;
+}
+
+const statements = loadStatements();
+const nameByText = new Map(STATEMENT_NAMES.map((name) => [statements.byName[name].text, name]));
+
+/** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
+function defaultAnswer(name: StatementName): Row[] {
+  switch (name) {
+    case 'schema.lock':
+      return [{ created: false }];
+    case 'schema.lock-for-delete':
+      return [{ inUse: false }];
+    case 'schema.get':
+    case 'schema.list':
+      return [{ schemaId: 'member', idTypes: [{ type: 'email', secure: true, position: 1 }, { type: 'member_id', secure: false, position: 0 }] }];
+    case 'node.create':
+      return [{ node: 'n1', linked: 1 }];
+    case 'node.lock':
+      return [{ node: 'n1' }];
+    case 'node.ids':
+      return [{ ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+    case 'token.revoke':
+      return [{ revoked: 1 }];
+    case 'search.start-by-key':
+      return [{ start: 'n1' }];
+    case 'search.start-by-where':
+      return [{ source: 'i1', starts: ['n1'] }];
+    case 'search.traverse-all':
+    case 'search.traverse-one':
+    case 'search.traverse-one-from-id':
+      return [{ node: 'n1' }, { node: 'n2' }];
+    case 'search.results':
+      return [{ type: 'member_id', id: 'm1' }];
+    case 'sequence.next':
+      return [{ last: 100 }];
+    case 'delivery.lock':
+    case 'delivery.get':
+      return [{ document: JSON.stringify(storedDelivery) }];
+    case 'delivery.list':
+      return [{ total: 1, documents: [JSON.stringify(storedDelivery)] }];
+    case 'delivery.delete':
+      return [{ deleted: 1 }];
+    default:
+      return [];
+  }
+}
+
+const storedDelivery: Delivery = {
+  ...(buildDelivery({ message: [buildMessage({ title: 'one' }), buildMessage({ title: 'two' })] }) as unknown as Delivery),
+  delivery_id: 7,
+};
+storedDelivery.condition = { ...storedDelivery.condition, condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 };
+storedDelivery.message = storedDelivery.message.map((m, i) => ({ ...m, message_id: 700 + i }));
+
+function fakeStore(handler: Handler = () => undefined) {
+  const calls: Call[] = [];
+  const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
+  let executeWrites = 0;
+  let driverClosed = 0;
+  const tx = {
+    run: async (text: string, params: Record<string, unknown> = {}) => {
+      const name = nameByText.get(text);
+      if (!name) throw new Error(`not a statement of cypher/: ${text.slice(0, 40)}`);
+      calls.push({ name, params });
+      const answer = handler(name, params) ?? defaultAnswer(name);
+      if (answer instanceof Error) throw answer;
+      return { records: answer.map((row) => ({ toObject: () => row })) };
+    },
+  };
+  let pingAnswer: Error | undefined;
+  const driver = {
+    session: (config: unknown) => {
+      sessions.opened += 1;
+      sessions.configs.push(config);
+      return {
+        executeRead: (work: (t: typeof tx) => Promise<unknown>) => work(tx),
+        executeWrite: (work: (t: typeof tx) => Promise<unknown>) => {
+          executeWrites += 1;
+          return work(tx);
+        },
+        run: async () => {
+          if (pingAnswer) throw pingAnswer;
+          return { records: [] };
+        },
+        close: async () => {
+          sessions.closed += 1;
+        },
+      };
+    },
+    close: async () => {
+      driverClosed += 1;
+    },
+    executeQueryBookmarkManager: undefined,
+  };
+  const store = new Neo4jStore(driver as unknown as Driver, 'graphdb', statements);
+  return {
+    store,
+    calls,
+    sessions,
+    named: (name: StatementName) => calls.filter((c) => c.name === name),
+    names: () => calls.map((c) => c.name),
+    writes: () => executeWrites,
+    driverClosed: () => driverClosed,
+    failPing: (e: Error) => {
+      pingAnswer = e;
+    },
+  };
+}
+
+const driverError = (code: string, message = code) => new Neo4jError(message, code, '50N42', 'error');
+
+const member = (memberId: string): NodeAddress => ({ customerId: 'acme', schemaId: 'member', key: { type: 'member_id', id: memberId } });
+const id = (type: string, value: string): IdPair => ({ type, id: value });
+const query = (overrides: Partial<SearchQuery>): SearchQuery => ({
+  customerId: 'acme',
+  step: 'ALL',
+  exclude: false,
+  hiddenTypes: [],
+  limit: 10000,
+  maxNodes: 10000,
+  ...overrides,
+});
+
+describe('code-point order', () => {
+  test('when strings are compared, then by code point, not by UTF-16 code unit', () => {
+    const sorted = ['😀', 'a', '\uFFFD', 'é', 'Z', 'b', '10', '9', ''].sort(compareCodePoints);
+    expect(sorted).toEqual(['', '10', '9', 'Z', 'a', 'b', 'é', '\uFFFD', '😀']);
+    expect(compareCodePoints('ab', 'a')).toBeGreaterThan(0);
+    expect(compareCodePoints('a😀', 'a😀')).toBe(0);
+    expect([id('b', '1'), id('a', '2'), id('a', '10')].sort(byTypeThenId)).toEqual([id('a', '10'), id('a', '2'), id('b', '1')]);
+  });
+});
+
+describe('Neo4j store, with a fake driver', () => {
+  test('when every store method runs, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
+    const fake = fakeStore();
+    const { store } = fake;
+    await store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] });
+    await store.getSchema('acme', 'member');
+    await store.listSchemas('acme');
+    await store.secureTypes('acme');
+    await store.deleteSchema('acme', 'member');
+    await store.createToken({ tokenId: 't1', customerId: 'acme', kind: 'bearer', label: null, createdAt: '2024-01-01T00:00:00Z', tokenHash: 'h' });
+    await store.listTokens('acme');
+    await store.revokeToken('acme', 't1');
+    await store.findActiveToken('h');
+    await store.createNode(member('m1'), [id('device', 'd1')]);
+    await store.insertIds(member('m1'), [id('cookie', 'k1')]);
+    await store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), true);
+    await store.rekey(member('m1'), 'm2');
+    await store.removeId(member('m1'), id('cookie', 'k1'));
+    await store.deleteNode(member('m1'));
+    await store.getNodeIds(member('m1'));
+    await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
+    await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
+    await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
+    await store.listDeliveries('acme', 0, 20);
+    await store.getDelivery('acme', 7);
+    await store.createDelivery('acme', buildDelivery() as never);
+    await store.replaceDelivery('acme', 7, buildDelivery() as never);
+    await store.deleteDelivery('acme', 7);
+    await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
+    // Only start-up runs store.await-indexes; ping runs store.ping outside a managed transaction.
+    const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name));
+    expect(unused).toEqual(['store.ping', 'store.await-indexes']);
+  });
+
+  test('when sessions are opened, then each names the database, is closed afterwards, and reads and writes use their access mode', async () => {
+    const fake = fakeStore();
+    await fake.store.getSchema('acme', 'member');
+    await fake.store.createNode(member('m1'), []);
+    await expect(fake.store.insertIds(member('m1'), [id('device', 'd1')])).resolves.toBeUndefined();
+    expect(fake.sessions.opened).toBe(3);
+    expect(fake.sessions.closed).toBe(3);
+    expect(fake.sessions.configs).toEqual([
+      expect.objectContaining({ database: 'graphdb', defaultAccessMode: neo4j.session.READ }),
+      expect.objectContaining({ database: 'graphdb', defaultAccessMode: neo4j.session.WRITE }),
+      expect.objectContaining({ database: 'graphdb', defaultAccessMode: neo4j.session.WRITE }),
+    ]);
+  });
+
+  describe('search', () => {
+    test('when starting from a key with step ALL, then one traversal from the keyed node, capped at maxNodes + 1 (a Neo4j integer)', async () => {
+      const fake = fakeStore((name) => {
+        if (name === 'search.results') {
+          return [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] as unknown as Row[];
+        }
+        return undefined;
+      });
+      const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50 }));
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all', 'search.results']);
+      expect(fake.named('search.start-by-key')[0]?.params).toEqual({
+        customer: 'acme',
+        schema: 'member',
+        keyType: 'member_id',
+        keyId: 'a',
+        whereType: null,
+        whereValue: null,
+      });
+      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; cap: unknown };
+      expect(traversal.source).toBe('n1');
+      expect(neo4j.isInt(traversal.cap)).toBe(true);
+      expect(String(traversal.cap)).toBe('51');
+      expect(fake.named('search.results')[0]?.params).toEqual({ targets: ['n1', 'n2'], havingType: null, hiddenTypes: [] });
+      expect(result).toEqual({
+        results: [id('Zone', 'z'), id('cookie', 'a'), id('cookie', '\uFFFD'), id('cookie', '😀')],
+        total: 6,
+        visitedNodes: 2,
+      });
+    });
+
+    test('when key and where are given, then the where condition goes to the start statement', async () => {
+      const fake = fakeStore();
+      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, where: { schemaId: 'member', id: id('device', 'd1') } }));
+      expect(fake.named('search.start-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
+    });
+
+    test('when step is ONE from a key, then the two-hop traversal from the start node', async () => {
+      const fake = fakeStore();
+      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one', 'search.results']);
+      expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1'] });
+    });
+
+    test('when step is ONE from where without a schema, then one traversal from the Id vertex', async () => {
+      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n2'] }] : undefined));
+      await fake.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
+      expect(fake.names()).toEqual(['search.start-by-where', 'search.traverse-one-from-id', 'search.results']);
+      expect(fake.named('search.start-by-where')[0]?.params).toMatchObject({ customer: 'acme', type: 'device', value: 'd1', schema: null });
+      expect(fake.named('search.traverse-one-from-id')[0]?.params).toMatchObject({ source: 'i1' });
+    });
+
+    test('when step is ONE from where in a schema, then the two-hop traversal from those start nodes only', async () => {
+      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' }, step: 'ONE' }));
+      expect(fake.named('search.start-by-where')[0]?.params).toMatchObject({ schema: 'shop' });
+      expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1', 'n3'] });
+    });
+
+    test('when step is ALL from where, then one traversal from the Id vertex, whatever the schema', async () => {
+      const fake = fakeStore();
+      await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1' });
+    });
+
+    test('when exclude is true, then the start nodes are not targets; with nothing else reached the result is empty without a query', async () => {
+      const fake = fakeStore();
+      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }));
+      expect(fake.named('search.results')[0]?.params).toEqual({ targets: ['n2'], havingType: 'device', hiddenTypes: ['email'] });
+
+      const alone = fakeStore((name) => (name === 'search.traverse-all' ? [{ node: 'n1' }] : undefined));
+      const result = await alone.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true }));
+      expect(result).toEqual({ results: [], total: 0, visitedNodes: 1 });
+      expect(alone.named('search.results')).toEqual([]);
+    });
+
+    test('when there is no start node, then the result is empty and nothing is traversed', async () => {
+      const byKey = fakeStore((name) => (name === 'search.start-by-key' ? [] : undefined));
+      expect(await byKey.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
+      const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [] : undefined));
+      expect(await byWhere.store.search(query({ where: { id: id('device', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
+      expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.start-by-key', 'search.start-by-where']);
+    });
+
+    test('when more start nodes than maxNodes hold where, then component_too_large before any traversal', async () => {
+      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n2', 'n3'] }] : undefined));
+      await expect(fake.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', maxNodes: 2 }))).rejects.toMatchObject({
+        code: 'component_too_large',
+      });
+      expect(String(fake.named('search.start-by-where')[0]?.params.cap)).toBe('3');
+      expect(fake.names()).toEqual(['search.start-by-where']);
+    });
+
+    test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
+      const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ node: 'n1' }, { node: 'n2' }, { node: 'n3' }] : undefined));
+      await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
+        code: 'component_too_large',
+      });
+      expect(three.named('search.results')).toEqual([]);
+      await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
+        visitedNodes: 3,
+      });
+    });
+  });
+
+  describe('node writes', () => {
+    test('when createNode is called, then the IDs go out once each, key included, in code-point order', async () => {
+      const fake = fakeStore();
+      await fake.store.createNode(member('m1'), [id('device', 'd2'), id('member_id', 'm1'), id('device', 'd1'), id('cookie', '😀')]);
+      expect(fake.named('node.create')[0]?.params).toEqual({
+        customer: 'acme',
+        schema: 'member',
+        keyType: 'member_id',
+        keyId: 'm1',
+        ids: [id('cookie', '😀'), id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')],
+      });
+    });
+
+    test('when createNode meets the key constraint, then node_exists; when the schema is gone, then schema_not_found', async () => {
+      const taken = fakeStore((name) => (name === 'node.create' ? driverError('Neo.ClientError.Schema.ConstraintValidationFailed') : undefined));
+      await expect(taken.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'node_exists' });
+      const noSchema = fakeStore((name) => (name === 'node.create' ? [] : undefined));
+      await expect(noSchema.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'schema_not_found' });
+    });
+
+    test('when a node write finds no node, then node_not_found and nothing else runs', async () => {
+      for (const write of [
+        (s: Neo4jStore) => s.insertIds(member('x'), [id('device', 'd1')]),
+        (s: Neo4jStore) => s.replaceId(member('x'), id('device', 'd1'), id('device', 'd2'), true),
+        (s: Neo4jStore) => s.rekey(member('x'), 'y'),
+        (s: Neo4jStore) => s.removeId(member('x'), id('device', 'd1')),
+        (s: Neo4jStore) => s.deleteNode(member('x')),
+      ]) {
+        const fake = fakeStore((name) => (name === 'node.lock' ? [] : undefined));
+        await expect(write(fake.store)).rejects.toMatchObject({ code: 'node_not_found' });
+        expect(fake.names()).toEqual(['node.lock']);
+      }
+    });
+
+    test('when insertIds meets an ID the node holds, then id_exists naming the first in request order, and nothing is linked', async () => {
+      const fake = fakeStore((name) => (name === 'node.held-among' ? [id('device', 'd2'), id('cookie', 'k1')] as unknown as Row[] : undefined));
+      const outcome = fake.store.insertIds(member('m1'), [id('device', 'd9'), id('cookie', 'k1'), id('device', 'd2')]);
+      await expect(outcome).rejects.toMatchObject({ code: 'id_exists', message: expect.stringContaining('cookie=k1') });
+      expect(fake.named('node.link-ids')).toEqual([]);
+    });
+
+    test.each([
+      // where held, set held, upsert → statements after the lock and the held check
+      [false, false, false, []],
+      [false, false, true, ['node.link-ids']],
+      [false, true, true, []],
+      [true, false, false, ['node.unlink-id', 'node.link-ids']],
+      [true, false, true, ['node.unlink-id', 'node.link-ids']],
+    ])('when replaceId finds where held=%s and set held=%s (upsert %s), then it runs %j', async (whereHeld, setHeld, upsert, expected) => {
+      const where = id('device', 'd1');
+      const set = id('device', 'd2');
+      const fake = fakeStore((name) =>
+        name === 'node.held-among' ? ([...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])] as unknown as Row[]) : undefined,
+      );
+      await fake.store.replaceId(member('m1'), where, set, upsert);
+      expect(fake.names().slice(2)).toEqual(expected);
+    });
+
+    test('when replaceId finds both where and set held, then id_exists; with where equal to set, nothing', async () => {
+      const both = fakeStore((name) => (name === 'node.held-among' ? ([id('device', 'd1'), id('device', 'd2')] as unknown as Row[]) : undefined));
+      await expect(both.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({ code: 'id_exists' });
+      const same = fakeStore((name) => (name === 'node.held-among' ? ([id('device', 'd1')] as unknown as Row[]) : undefined));
+      await same.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd1'), false);
+      expect(same.names()).toEqual(['node.lock', 'node.held-among']);
+    });
+
+    test('when rekey targets a key in use, then node_exists, before or at the constraint; the same id changes nothing', async () => {
+      const taken = fakeStore((name) => (name === 'node.find' ? [{ node: 'n9' }] : undefined));
+      await expect(taken.store.rekey(member('m1'), 'm9')).rejects.toMatchObject({ code: 'node_exists' });
+      expect(taken.named('node.rekey')).toEqual([]);
+      const raced = fakeStore((name) => (name === 'node.rekey' ? driverError('Neo.ClientError.Schema.ConstraintValidationFailed') : undefined));
+      await expect(raced.store.rekey(member('m1'), 'm9')).rejects.toMatchObject({ code: 'node_exists' });
+      const same = fakeStore();
+      await same.store.rekey(member('m1'), 'm1');
+      expect(same.names()).toEqual(['node.lock']);
+    });
+
+    test('when rekey succeeds, then the old key ID is unlinked and the new one linked', async () => {
+      const fake = fakeStore((name) => (name === 'node.held-among' ? ([id('member_id', 'm1')] as unknown as Row[]) : undefined));
+      await fake.store.rekey(member('m1'), 'm9');
+      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.rekey', 'node.held-among', 'node.unlink-id', 'node.link-ids']);
+      expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
+      expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
+      expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')] });
+    });
+  });
+
+  describe('schemas', () => {
+    test('when a declared type conflicts with another schema, then secure_flag_conflict and no declaration is written', async () => {
+      const fake = fakeStore((name) => (name === 'schema.secure-conflicts' ? [{ type: 'email', otherSchema: 'member' }] : undefined));
+      await expect(fake.store.putSchema('acme', { schemaId: 'crm', idTypes: [{ type: 'email', secure: false }] })).rejects.toMatchObject({
+        code: 'secure_flag_conflict',
+      });
+      expect(fake.named('schema.declare')).toEqual([]);
+    });
+
+    test('when a schema is put, then its types are locked in name order, and a new schema skips the dropped-type check', async () => {
+      const fake = fakeStore((name) => (name === 'schema.lock' ? [{ created: true }] : undefined));
+      const outcome = await fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'zeta', secure: false }, { type: 'alpha', secure: true }] });
+      expect(outcome).toEqual({ created: true });
+      expect(fake.named('idtype.lock')[0]?.params.idTypes).toEqual([{ type: 'alpha', secure: true }, { type: 'zeta', secure: false }]);
+      expect(fake.named('schema.declare')[0]?.params.idTypes).toEqual([{ type: 'zeta', secure: false }, { type: 'alpha', secure: true }]);
+      expect(fake.names()).not.toContain('schema.held-dropped-types');
+    });
+
+    test('when a replacement drops a held type, then schema_in_use', async () => {
+      const fake = fakeStore((name) => (name === 'schema.held-dropped-types' ? [{ type: 'device' }] : undefined));
+      await expect(fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] })).rejects.toMatchObject({
+        code: 'schema_in_use',
+      });
+      expect(fake.named('schema.held-dropped-types')[0]?.params).toEqual({ customer: 'acme', schemaId: 'member', keptTypes: ['member_id'] });
+    });
+
+    test('when a schema is read, then its types come in declaration order', async () => {
+      const fake = fakeStore();
+      expect(await fake.store.getSchema('acme', 'member')).toEqual({
+        schemaId: 'member',
+        idTypes: [{ type: 'member_id', secure: false }, { type: 'email', secure: true }],
+      });
+    });
+
+    test('when deleteSchema finds no schema or nodes in it, then schema_not_found or schema_in_use', async () => {
+      const missing = fakeStore((name) => (name === 'schema.lock-for-delete' ? [] : undefined));
+      await expect(missing.store.deleteSchema('acme', 'x')).rejects.toMatchObject({ code: 'schema_not_found' });
+      const inUse = fakeStore((name) => (name === 'schema.lock-for-delete' ? [{ inUse: true }] : undefined));
+      await expect(inUse.store.deleteSchema('acme', 'member')).rejects.toMatchObject({ code: 'schema_in_use' });
+      expect(inUse.named('schema.delete')).toEqual([]);
+    });
+  });
+
+  describe('deliveries', () => {
+    test('when a delivery is created, then the ids come from the sequences, in the order condition, message, delivery', async () => {
+      let last = 0;
+      const fake = fakeStore((name, params) => {
+        if (name !== 'sequence.next') return undefined;
+        last += Number(params.count);
+        return [{ last }];
+      });
+      const created = await fake.store.createDelivery('acme', buildDelivery({ message: [buildMessage(), buildMessage(), buildMessage()] }) as never);
+      expect(fake.named('sequence.next').map((c) => [c.params.name, String(c.params.count)])).toEqual([
+        ['condition', '1'],
+        ['message', '3'],
+        ['delivery', '1'],
+      ]);
+      expect(created.condition.condition_id).toBe(1);
+      expect(created.message.map((m) => m.message_id)).toEqual([2, 3, 4]);
+      expect(created.delivery_id).toBe(5);
+      const stored = fake.named('delivery.create')[0]?.params as Record<string, unknown>;
+      expect(JSON.parse(stored.document as string)).toEqual(created);
+      expect(neo4j.isInt(stored.deliveryId) && neo4j.isInt(stored.conditionId)).toBe(true);
+    });
+
+    test('when a delivery is replaced, then it keeps its ids and counts and the message ids sent back; new messages get fresh ids', async () => {
+      const fake = fakeStore();
+      const replaced = await fake.store.replaceDelivery(
+        'acme',
+        7,
+        buildDelivery({ message: [buildMessage({ title: 'kept', message_id: 701 }), buildMessage({ title: 'new' })] }) as never,
+      );
+      expect(replaced?.delivery_id).toBe(7);
+      expect(replaced?.condition).toMatchObject({ condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 });
+      expect(replaced?.message.map((m) => m.message_id)).toEqual([701, 100]);
+      expect(String(fake.named('sequence.next')[0]?.params.count)).toBe('1');
+    });
+
+    test('when a delivery is missing, then get and replace give undefined and delete false', async () => {
+      const fake = fakeStore((name) => (['delivery.get', 'delivery.lock'].includes(name) ? [] : name === 'delivery.delete' ? [{ deleted: 0 }] : undefined));
+      await expect(fake.store.getDelivery('acme', 1)).resolves.toBeUndefined();
+      await expect(fake.store.replaceDelivery('acme', 1, buildDelivery() as never)).resolves.toBeUndefined();
+      await expect(fake.store.deleteDelivery('acme', 1)).resolves.toBe(false);
+      expect(fake.named('sequence.next')).toEqual([]);
+    });
+
+    test('when a page is listed, then offset and limit go out as integers and the documents come back parsed', async () => {
+      const fake = fakeStore();
+      await expect(fake.store.listDeliveries('acme', 40, 20)).resolves.toEqual({ items: [storedDelivery], total: 1 });
+      const params = fake.named('delivery.list')[0]?.params as Record<string, unknown>;
+      expect([String(params.offset), String(params.limit), neo4j.isInt(params.offset)]).toEqual(['40', '20', true]);
+    });
+  });
+
+  describe('driver errors and lifecycle', () => {
+    test('when Neo4j cannot be reached or stays transiently failing, then store_unavailable', async () => {
+      for (const code of ['ServiceUnavailable', 'SessionExpired', 'Neo.TransientError.Transaction.DeadlockDetected', 'Neo.ClientError.Security.Unauthorized']) {
+        const fake = fakeStore(() => driverError(code));
+        await expect(fake.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+        await expect(fake.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
+      }
+    });
+
+    test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log)', async () => {
+      const syntax = driverError('Neo.ClientError.Statement.SyntaxError', 'Invalid input');
+      const fake = fakeStore(() => syntax);
+      await expect(fake.store.listSchemas('acme')).rejects.toBe(syntax);
+    });
+
+    test('when a write runs into a vertex deleted concurrently, then it is run again, at most three times', async () => {
+      let failures = 2;
+      const flaky = fakeStore((name) => (name === 'node.lock' && failures-- > 0 ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
+      await expect(flaky.store.removeId(member('m1'), id('device', 'd1'))).resolves.toBeUndefined();
+      expect(flaky.writes()).toBe(3);
+      const broken = fakeStore((name) => (name === 'node.lock' ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
+      await expect(broken.store.removeId(member('m1'), id('device', 'd1'))).rejects.toMatchObject({ code: 'Neo.ClientError.Statement.EntityNotFound' });
+      expect(broken.writes()).toBe(3);
+    });
+
+    test('when ping fails, then store_unavailable; when it answers, then it resolves', async () => {
+      const fake = fakeStore();
+      await expect(fake.store.ping()).resolves.toBeUndefined();
+      fake.failPing(driverError('ServiceUnavailable'));
+      await expect(fake.store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(fake.sessions.closed).toBe(fake.sessions.opened);
+    });
+
+    test('when the store is closed, then the driver is closed once and every call is store_unavailable', async () => {
+      const fake = fakeStore();
+      await fake.store.close();
+      await fake.store.close();
+      expect(fake.driverClosed()).toBe(1);
+      await expect(fake.store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(fake.store.search(query({ where: { id: id('device', 'd') } }))).rejects.toBeInstanceOf(DomainError);
+      await expect(fake.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(fake.store.applyNodeWrites([{ kind: 'deleteNode', node: member('m1') }])).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(fake.sessions.opened).toBe(0);
+    });
+  });
+});

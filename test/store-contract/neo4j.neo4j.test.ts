@@ -1,0 +1,67 @@
+// Runs the store contract (identity and deliveries) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
+// Plus what only the Neo4j store has: the planner's choice for the traversals, and the graph left behind.
+import neo4j, { type Driver } from 'neo4j-driver';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { loadStatement } from '../../src/store/neo4j/statements';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
+import { describeDeliveryContract } from './deliveries-contract';
+
+const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
+
+describeStoreContract('neo4j', openNeo4j);
+describeDeliveryContract('neo4j', openNeo4j);
+
+describe('Neo4j store specifics', () => {
+  const connection = neo4jConnectionFromEnv();
+  let driver: Driver;
+  let store: Neo4jStore;
+  beforeAll(async () => {
+    store = await openNeo4j();
+    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+  });
+  afterAll(async () => {
+    await store.close();
+    await driver.close();
+  });
+
+  /** The operator names of the plan Neo4j makes for a statement file (EXPLAIN: planned, not run). */
+  async function operators(name: string, params: Record<string, unknown>): Promise<string[]> {
+    const { summary } = await driver.executeQuery(`EXPLAIN\n${loadStatement(name).text}`, params, { database: connection.database });
+    const names: string[] = [];
+    const walk = (plan: { operatorType: string; children: unknown[] } | false) => {
+      if (!plan) return;
+      names.push(plan.operatorType);
+      for (const child of plan.children) walk(child as { operatorType: string; children: unknown[] });
+    };
+    walk(summary.plan as { operatorType: string; children: unknown[] } | false);
+    return names;
+  }
+
+  test.each([
+    ['search.traverse-all', { source: 'x', cap: neo4j.int(10) }],
+    ['search.traverse-one', { starts: ['x'], cap: neo4j.int(10) }],
+    ['search.traverse-one-from-id', { source: 'x', cap: neo4j.int(10) }],
+    ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
+  ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
+    const plan = await operators(name, params);
+    expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
+  });
+
+  test('when no node holds an ID any more, then its Id vertex is gone, in the same transaction', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
+    await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+    const idVertices = async () =>
+      (
+        await driver.executeQuery('MATCH (i:Id {customer: $c}) RETURN i.type + "=" + i.value AS id ORDER BY id', { c }, { database: connection.database })
+      ).records.map((r) => r.get('id') as string);
+    expect(await idVertices()).toEqual(['cookie=k1', 'device=d1', 'member_id=m1', 'member_id=m2']);
+    await store.removeId(member(c, 'm1'), id('cookie', 'k1'));
+    await store.deleteNode(member(c, 'm2'));
+    expect(await idVertices()).toEqual(['device=d1', 'member_id=m1']);
+    await store.rekey(member(c, 'm1'), 'm9');
+    expect(await idVertices()).toEqual(['device=d1', 'member_id=m9']);
+  });
+});
