@@ -1,101 +1,17 @@
 // The real server as a child process (`node dist/main.js`, built by jest's globalSetup): data survives a crash,
 // the generated administrator token is kept safe, and a bad setting stops the start with the variable's name.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { tempDir } from '../helpers/app';
+import { freshDir, installCleanup, logEntries, send, type ServerProcess, spawnServer, startServer } from '../helpers/server-process';
 
-const MAIN = path.resolve(__dirname, '../../dist/main.js');
 const ADMIN = 'process-admin-token-0123456789abcdef';
 
-interface Server {
-  child: ChildProcess;
-  /** Every stdout line so far (JSON lines, since stdout is not a terminal). */
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+installCleanup();
 
-const running: Server[] = [];
-const dirs: string[] = [];
-
-function spawnServer(env: Record<string, string>, cwd: string): Server {
-  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let stderr = '';
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const server = { child, lines, stderr: () => stderr, exited };
-  running.push(server);
-  return server;
-}
-
-const parsed = (server: Server) =>
-  server.lines.flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
-
-/** Waits for the 'listening' line and returns the port it names. */
-async function listeningPort(server: Server, timeoutMs = 15000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void server.exited.then(() => (exited = true));
-  for (;;) {
-    const line = parsed(server).find((l) => l.message === 'listening');
-    if (line) return line.port as number;
-    if (exited) throw new Error(`server exited before listening: ${server.stderr()}`);
-    if (Date.now() > deadline) throw new Error(`server did not listen in time; stdout: ${server.lines.join('\n')}; stderr: ${server.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function start(env: Record<string, string>, cwd: string): Promise<{ server: Server; base: string }> {
-  const server = spawnServer(env, cwd);
-  const port = await listeningPort(server);
-  return { server, base: `http://127.0.0.1:${port}` };
-}
-
-async function http(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-async function stop(server: Server, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+async function stop(server: ServerProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   server.child.kill(signal);
   return server.exited;
 }
-
-function freshDir(): string {
-  const dir = tempDir('idlink-process-');
-  dirs.push(dir);
-  return dir;
-}
-
-afterEach(async () => {
-  for (const server of running.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
-  }
-});
-
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'email', secure: true }] };
 const node = {
@@ -110,19 +26,19 @@ const search = { match: { from: { schema: 'member', key: { type: 'member_id', id
 
 describe('durability of the embedded store', () => {
   test('when the process is killed with SIGKILL right after a 201, then a restart on the same file still has the node, schema and token', async () => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
 
-    const first = await start(env, dir);
-    expect((await http(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
-    const issued = await http(first.base, 'POST', '/v1/acme/token', ADMIN, { kind: 'bearer' });
+    const first = await startServer(env, dir);
+    expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
+    const issued = await send(first.base, 'POST', '/v1/acme/token', ADMIN, { kind: 'bearer' });
     expect(issued.status).toBe(201);
     const bearer = (issued.json as { token: string }).token;
-    expect((await http(first.base, 'POST', '/v1/acme/node/_create', bearer, node)).status).toBe(201);
+    expect((await send(first.base, 'POST', '/v1/acme/node/_create', bearer, node)).status).toBe(201);
     expect(await stop(first.server, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const second = await start(env, dir);
-    const found = await http(second.base, 'POST', '/v1/acme/_search', bearer, search);
+    const second = await startServer(env, dir);
+    const found = await send(second.base, 'POST', '/v1/acme/_search', bearer, search);
     expect(found).toEqual({
       status: 200,
       json: {
@@ -134,47 +50,47 @@ describe('durability of the embedded store', () => {
         total: 3,
       },
     });
-    const again = await http(second.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } });
+    const again = await send(second.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } });
     expect(again.status).toBe(409);
   });
 
   test('when the process gets SIGTERM, then it exits 0 after logging that it stopped, and the data is kept', async () => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
 
-    const first = await start(env, dir);
-    expect((await http(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
-    expect((await http(first.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } })).status).toBe(201);
+    const first = await startServer(env, dir);
+    expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
+    expect((await send(first.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } })).status).toBe(201);
     expect(await stop(first.server, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expect(parsed(first.server).map((l) => l.message)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
+    expect(logEntries(first.server).map((l) => l.message)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
 
-    const second = await start(env, dir);
-    const found = await http(second.base, 'POST', '/v1/acme/_search', undefined, search);
+    const second = await startServer(env, dir);
+    const found = await send(second.base, 'POST', '/v1/acme/_search', undefined, search);
     expect(found.json).toEqual({ results: [{ type: 'member_id', id: 'm-durable' }], total: 1 });
   });
 });
 
 describe('the generated administrator token', () => {
   test('when ADMIN_TOKEN is unset, then the first start writes admin-token (mode 0600) beside the database, logs where but never the token, and it works as admin', async () => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const dbDir = path.join(dir, 'db');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dbDir, 'idlink.sqlite'), LOG_LEVEL: 'info' };
 
-    const { server, base } = await start(env, dir);
+    const { server, base } = await startServer(env, dir);
     const file = path.join(dbDir, 'admin-token');
     expect(fs.existsSync(file)).toBe(true);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const token = fs.readFileSync(file, 'utf8').trim();
     expect(token).toMatch(/^[A-Za-z0-9_-]{22,}$/);
 
-    const generated = parsed(server).find((l) => l.message === 'generated the administrator token');
+    const generated = logEntries(server).find((l) => l.message === 'generated the administrator token');
     expect(generated).toBeDefined();
     expect(generated?.file).toBe(file);
 
-    expect((await http(base, 'PUT', '/v1/acme/schema/member', token, schema)).status).toBe(201);
-    expect((await http(base, 'GET', '/v1/acme/schema/member', token)).status).toBe(200);
-    expect((await http(base, 'GET', '/v1/acme/schema/member', `${token}x`)).status).toBe(401);
-    expect((await http(base, 'GET', '/v1/acme/schema/member')).status).toBe(401);
+    expect((await send(base, 'PUT', '/v1/acme/schema/member', token, schema)).status).toBe(201);
+    expect((await send(base, 'GET', '/v1/acme/schema/member', token)).status).toBe(200);
+    expect((await send(base, 'GET', '/v1/acme/schema/member', `${token}x`)).status).toBe(401);
+    expect((await send(base, 'GET', '/v1/acme/schema/member')).status).toBe(401);
 
     await stop(server, 'SIGTERM');
     expect(server.lines.join('\n')).not.toContain(token);
@@ -182,30 +98,30 @@ describe('the generated administrator token', () => {
   });
 
   test('when the server restarts without ADMIN_TOKEN, then it reuses the same file and token and says so', async () => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), LOG_LEVEL: 'info' };
     const file = path.join(dir, 'admin-token');
 
-    const first = await start(env, dir);
+    const first = await startServer(env, dir);
     const token = fs.readFileSync(file, 'utf8').trim();
-    expect((await http(first.base, 'PUT', '/v1/acme/schema/member', token, schema)).status).toBe(201);
+    expect((await send(first.base, 'PUT', '/v1/acme/schema/member', token, schema)).status).toBe(201);
     await stop(first.server, 'SIGKILL');
 
-    const second = await start(env, dir);
+    const second = await startServer(env, dir);
     expect(fs.readFileSync(file, 'utf8').trim()).toBe(token);
-    const reused = parsed(second.server).find((l) => l.message === 'using the administrator token from its file');
+    const reused = logEntries(second.server).find((l) => l.message === 'using the administrator token from its file');
     expect(reused?.file).toBe(file);
-    expect((await http(second.base, 'GET', '/v1/acme/schema/member', token)).status).toBe(200);
+    expect((await send(second.base, 'GET', '/v1/acme/schema/member', token)).status).toBe(200);
     expect(second.server.lines.join('\n')).not.toContain(token);
   });
 
   test('when ADMIN_TOKEN is set, then no admin-token file is written and only that token is the administrator', async () => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
-    const { server, base } = await start(env, dir);
+    const { server, base } = await startServer(env, dir);
     expect(fs.existsSync(path.join(dir, 'admin-token'))).toBe(false);
-    expect((await http(base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
-    expect((await http(base, 'GET', '/v1/acme/schema/member', 'idl_admin_SomeOtherWellFormedSecret0123456789')).status).toBe(401);
+    expect((await send(base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
+    expect((await send(base, 'GET', '/v1/acme/schema/member', 'idl_admin_SomeOtherWellFormedSecret0123456789')).status).toBe(401);
     expect(server.lines.join('\n')).not.toContain(ADMIN);
   });
 });
@@ -219,14 +135,14 @@ describe('bad configuration', () => {
     ['SEARCH_MAX_LIMIT', '0'],
     ['ADMIN_TOKEN', 'tooShortSecret'],
   ])('when %s=%s, then the process exits non-zero with a message naming the variable and never listens', async (name, value) => {
-    const dir = freshDir();
+    const dir = freshDir('idlink-process-');
     const env = { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', [name]: value };
     const server = spawnServer(env, dir);
     const { code } = await server.exited;
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     expect(server.stderr()).toContain(name);
-    expect(parsed(server).some((l) => l.message === 'listening')).toBe(false);
+    expect(logEntries(server).some((l) => l.message === 'listening')).toBe(false);
     if (name === 'ADMIN_TOKEN') expect(server.stderr()).not.toContain(value);
     expect(fs.existsSync(path.join(dir, 'idlink.sqlite'))).toBe(false);
   });

@@ -1,96 +1,26 @@
 // Graceful shutdown of the real server (`node dist/main.js`, built by jest's globalSetup): on SIGTERM or SIGINT
 // it stops accepting, finishes the requests in flight within SHUTDOWN_TIMEOUT_MS, closes the store and exits 0.
 // Readiness during shutdown is checked in-process, with createApp.
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
 import request from 'supertest';
 import winston from 'winston';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import { ADMIN_TOKEN, tempDir } from '../helpers/app';
+import { ADMIN_TOKEN } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
+import { freshDir, installCleanup, logged, logMessages, send, startServer } from '../helpers/server-process';
 
-const MAIN = path.resolve(__dirname, '../../dist/main.js');
 const ADMIN = 'shutdown-admin-token-0123456789abcdef';
 
-interface Server {
-  child: ChildProcess;
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running: Server[] = [];
-const dirs: string[] = [];
-
-function spawnServer(env: Record<string, string>, cwd: string): Server {
-  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let stderr = '';
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const server = { child, lines, stderr: () => stderr, exited };
-  running.push(server);
-  return server;
-}
-
-const logMessages = (server: Server): string[] =>
-  server.lines.flatMap((l) => {
-    try {
-      return [String((JSON.parse(l) as { message?: unknown }).message)];
-    } catch {
-      return [];
-    }
-  });
-
-/** Waits until the server has logged `message`; returns that line. */
-async function logged(server: Server, message: string, timeoutMs = 15000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const l of server.lines) {
-      try {
-        const entry = JSON.parse(l) as Record<string, unknown>;
-        if (entry.message === message) return entry;
-      } catch {
-        // not a JSON line
-      }
-    }
-    if (server.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`no '${message}' log line; stdout: ${server.lines.join('\n')}; stderr: ${server.stderr()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function start(env: Record<string, string>, cwd: string): Promise<{ server: Server; port: number; base: string }> {
-  const server = spawnServer(env, cwd);
-  const port = (await logged(server, 'listening')).port as number;
-  return { server, port, base: `http://127.0.0.1:${port}` };
-}
+installCleanup();
 
 function freshEnv(extra: Record<string, string> = {}): { env: Record<string, string>; dir: string } {
-  const dir = tempDir('idlink-shutdown-');
-  dirs.push(dir);
+  const dir = freshDir('idlink-shutdown-');
   return { dir, env: { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', ...extra } };
-}
-
-async function send(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
 /**
@@ -138,19 +68,6 @@ function connectOutcome(port: number): Promise<string> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-afterEach(async () => {
-  for (const server of running.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
-  }
-});
-
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
 const inFlightNode = {
   schema: 'member',
@@ -164,7 +81,7 @@ describe('graceful shutdown of the process', () => {
     'when %s arrives while a create is still receiving its body, then new connections are refused, the create completes with 201, the process exits 0 after logging "stopped", and a restart finds the node',
     async (signal) => {
       const { env, dir } = freshEnv();
-      const first = await start(env, dir);
+      const first = await startServer(env, dir);
       expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
 
       const inFlight = splitPost(first.port, '/v1/acme/node/_create', inFlightNode);
@@ -184,7 +101,7 @@ describe('graceful shutdown of the process', () => {
       expect(messages).not.toContain('requests still in flight at the shutdown deadline; closing them');
       expect(messages.indexOf('stopped')).toBe(messages.length - 1);
 
-      const second = await start(env, dir);
+      const second = await startServer(env, dir);
       expect(await send(second.base, 'POST', '/v1/acme/_search', undefined, searchInFlightNode)).toEqual({
         status: 200,
         json: {
@@ -200,7 +117,7 @@ describe('graceful shutdown of the process', () => {
 
   test('when a request body never completes, then with SHUTDOWN_TIMEOUT_MS=500 the process still exits 0 within a couple of seconds, saying it cut the request off', async () => {
     const { env, dir } = freshEnv({ SHUTDOWN_TIMEOUT_MS: '500' });
-    const first = await start(env, dir);
+    const first = await startServer(env, dir);
     expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
 
     const stuck = splitPost(first.port, '/v1/acme/node/_create', inFlightNode);
@@ -217,7 +134,7 @@ describe('graceful shutdown of the process', () => {
     await expect(stuck.response).rejects.toThrow();
 
     // The cut-off create left nothing behind.
-    const second = await start(env, dir);
+    const second = await startServer(env, dir);
     expect((await send(second.base, 'POST', '/v1/acme/_search', undefined, searchInFlightNode)).json).toEqual({ results: [], total: 0 });
   });
 });

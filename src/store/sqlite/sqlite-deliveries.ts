@@ -12,7 +12,7 @@ import {
 export class SqliteDeliveries {
   private readonly s;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.s = {
       page: db.prepare('SELECT document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id LIMIT ? OFFSET ?').pluck(),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
