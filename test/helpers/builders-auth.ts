@@ -4,13 +4,9 @@ import type { Response } from 'supertest';
 import type { IdPair } from '../../src/domain/model';
 import { ADMIN_TOKEN, type TestApp } from './app';
 
-let customerCounter = 0;
+import { buildSearch } from './builders-nodesearch';
 
-/** A customer id no other test uses (valid against the Name pattern). */
-export function uniqueCustomer(prefix = 'cust'): string {
-  customerCounter += 1;
-  return `${prefix}-${customerCounter}-${randomBytes(4).toString('hex')}`;
-}
+export { buildSearch, uniqueCustomer } from './builders-nodesearch';
 
 /** A well-formed secret the service never issued. */
 export const unknownToken = (): string => `idl_bearer_${randomBytes(32).toString('base64url')}`;
@@ -22,10 +18,6 @@ export type NodeOperation = '_create' | '_insert' | '_update' | '_upsert' | '_re
 
 export const nodePath = (customer: string, op: NodeOperation): string => `/v1/${customer}/node/${op}`;
 export const searchPath = (customer: string): string => `/v1/${customer}/_search`;
-
-export function buildSearch(from: { schema?: string; key?: IdPair; where?: IdPair; exclude?: boolean }, extra: { step?: 'ONE' | 'ALL'; limit?: number } = {}) {
-  return { match: { from, ...(extra.step ? { step: extra.step } : {}) }, ...(extra.limit !== undefined ? { limit: extra.limit } : {}) };
-}
 
 /** The IDs the node holds (sorted by type then id), or undefined when it does not exist. */
 export function nodeIds(app: TestApp, customer: string, schema: string, key: IdPair): Promise<IdPair[] | undefined> {

@@ -1,14 +1,15 @@
 // Builders and checks for the node, search and request-error API tests.
 // `buildX(overrides)` gives a valid default body to change one thing in; factories.ts has buildNode.
+import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import type { TestApp } from './app';
 import type { IdPairBody } from './factories';
 
 let counter = 0;
-/** A customer id no other test uses, so tests never see each other's data. */
+/** A customer id no other test uses, so tests never see each other's data (also in a shared Neo4j). */
 export function uniqueCustomer(prefix = 'cust'): string {
   counter += 1;
-  return `${prefix}-${process.pid}-${counter}`;
+  return `${prefix}-${counter}-${randomBytes(4).toString('hex')}`;
 }
 
 export const id = (type: string, value: string): IdPairBody => ({ type, id: value });
