@@ -7,5 +7,6 @@ module.exports = {
   // The Neo4j-only suites run with `npm run test:neo4j` (jest.neo4j.config.js).
   testPathIgnorePatterns: ['/node_modules/', '\\.neo4j\\.test\\.ts$'],
   globalSetup: '<rootDir>/test/global-setup.js',
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   testTimeout: 30000,
 };

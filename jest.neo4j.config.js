@@ -10,6 +10,7 @@ module.exports = {
   testMatch: ['<rootDir>/test/store-contract/**/*.neo4j.test.ts', '<rootDir>/test/api/**/*.test.ts'],
   globalSetup: '<rootDir>/test/neo4j/global-setup.js',
   globalTeardown: '<rootDir>/test/neo4j/global-teardown.js',
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   setupFilesAfterEnv: ['<rootDir>/test/neo4j/setup-file.ts'],
   testTimeout: 60000,
 };
