@@ -40,10 +40,13 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     forced.unref();
     server.close(() => {
-      void store.close().then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
+      store
+        .close()
+        .catch((e: unknown) => logger.warn('the store did not close cleanly', { error: e instanceof Error ? e.message : String(e) }))
+        .finally(() => {
+          logger.info('stopped');
+          process.exit(0);
+        });
     });
     server.closeIdleConnections();
   };

@@ -1,0 +1,46 @@
+// The configuration module: defaults, validation that names the variable, and the README's table.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, describeSettings, loadConfig } from '../src/config';
+
+describe('configuration', () => {
+  test('when nothing is set, then the documented defaults apply', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      store: 'sqlite',
+      sqlitePath: './data/idlink.sqlite',
+      logLevel: 'info',
+      bodyLimit: '1mb',
+      searchMaxLimit: 100000,
+      traversalMaxNodes: 10000,
+      rateLimitRequests: 0,
+    });
+    expect(config.adminToken).toBeUndefined();
+  });
+
+  test('when values are bad, then one error names every bad variable', () => {
+    const attempt = () => loadConfig({ PORT: 'abc', TRAVERSAL_MAX_NODES: '0', BODY_LIMIT: 'lots', ADMIN_TOKEN: 'short' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/PORT/);
+    expect(attempt).toThrow(/TRAVERSAL_MAX_NODES/);
+    expect(attempt).toThrow(/BODY_LIMIT/);
+    expect(attempt).toThrow(/ADMIN_TOKEN/);
+  });
+
+  test('when STORE=neo4j without NEO4J_URI, then start-up is refused naming NEO4J_URI', () => {
+    expect(() => loadConfig({ STORE: 'neo4j' })).toThrow(/NEO4J_URI/);
+    expect(loadConfig({ STORE: 'neo4j', NEO4J_URI: 'bolt://localhost:7687' }).neo4j.uri).toBe('bolt://localhost:7687');
+  });
+
+  test('when a setting exists, then the README configuration table documents it with its default', () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'));
+    for (const setting of describeSettings()) {
+      const row = table.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${setting.variable}\``));
+      expect({ variable: setting.variable, documented: row !== undefined }).toEqual({ variable: setting.variable, documented: true });
+      if (setting.default !== undefined) expect(row).toContain(String(setting.default));
+    }
+  });
+});
