@@ -28,7 +28,8 @@ export class Neo4jDeliveries {
   private properties(delivery: Delivery) {
     return {
       name: delivery.name,
-      priority: delivery.priority,
+      // An integer, like the ids: a JS number would be stored as a float (the document keeps the exact value anyway).
+      priority: int(delivery.priority),
       isActive: delivery.condition.is_active,
       document: JSON.stringify(delivery),
     };
