@@ -266,7 +266,7 @@ export class Neo4jStore implements Store {
     return this.write(async (q) => {
       const [lock] = await q<{ inUse: boolean }>('schema.lock-for-delete', { customer: customerId, schemaId });
       if (!lock) throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
-      if (lock.inUse) throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; delete them first.`);
+      if (lock.inUse) throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
       await q('schema.delete', { customer: customerId, schemaId });
       await q('idtype.delete-orphans', { customer: customerId });
     });
@@ -335,9 +335,9 @@ export class Neo4jStore implements Store {
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
     return this.write(
       async (q) => {
-        const [created] = await q('node.create', { ...keyParams(node), ids: canonicalIds([node.key, ...ids]) });
-        // The domain checked the schema, but a concurrent delete may have removed it since.
-        if (!created) throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
+        const [made] = await q('node.create', { ...keyParams(node), ids: canonicalIds([node.key, ...ids]) });
+        // The domain checked the schema, but a concurrent removal may have happened since.
+        if (!made) throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
       },
       () => nodeExists(node.schemaId, node.key),
     );

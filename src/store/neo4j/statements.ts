@@ -107,9 +107,9 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The parameter names declared by the first line of a statement file (`// params: a, b`; none after the colon is fine). */
 export function declaredParams(text: string, file: string): string[] {
   const first = text.split(/\r?\n/, 1)[0] ?? '';
-  const match = PARAMS_LINE.exec(first);
-  if (!match) throw new CypherFileError(`${file}: the first line must be '// params: ...' naming the statement's parameters.`);
-  const names = (match[1] ?? '')
+  const header = PARAMS_LINE.exec(first);
+  if (!header) throw new CypherFileError(`${file}: the first line must be '// params: ...' naming the statement's parameters.`);
+  const names = (header[1] ?? '')
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '');

@@ -311,7 +311,7 @@ export class SqliteStore implements Store {
         throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
       }
       if (this.s.schemaHasNodes.get(customerId, schemaId) !== undefined) {
-        throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; delete them first.`);
+        throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
       }
       this.s.deleteSchema.run(customerId, schemaId);
     });
