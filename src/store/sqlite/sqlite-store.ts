@@ -1,5 +1,5 @@
-// The embedded store: better-sqlite3 on one connection, WAL, foreign keys on, prepared statements only,
-// every write in one IMMEDIATE transaction.
+// The embedded store: better-sqlite3 on one connection, WAL, foreign keys on, prepared statements only.
+// Every write is atomic on its own (a savepoint), and writes of one event-loop turn share a commit (see write()).
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,7 +14,6 @@ export interface SqliteStoreOptions {
   path: string;
   synchronous?: 'NORMAL' | 'FULL';
 }
-
 
 interface TypeRow {
   schema_id: string;
