@@ -10,6 +10,7 @@ import { byTypeThenId, compareCodePoints } from '../../src/store/neo4j/code-poin
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { buildQuery } from '../store-contract/contract';
 
 type Row = Record<string, unknown>;
 type Answer = Row[] | Error;
@@ -131,15 +132,7 @@ const driverError = (code: string, message = code) => new Neo4jError(message, co
 
 const member = (memberId: string): NodeAddress => ({ customerId: 'acme', schemaId: 'member', key: { type: 'member_id', id: memberId } });
 const id = (type: string, value: string): IdPair => ({ type, id: value });
-const query = (overrides: Partial<SearchQuery>): SearchQuery => ({
-  customerId: 'acme',
-  step: 'ALL',
-  exclude: false,
-  hiddenTypes: [],
-  limit: 10000,
-  maxNodes: 10000,
-  ...overrides,
-});
+const query = (overrides: Partial<SearchQuery>): SearchQuery => buildQuery({ customerId: 'acme', ...overrides });
 
 describe('code-point order', () => {
   test('when strings are compared, then by code point, not by UTF-16 code unit', () => {
