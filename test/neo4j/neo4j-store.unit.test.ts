@@ -486,6 +486,15 @@ describe('Neo4j store, with a fake driver', () => {
       }
     });
 
+    test('when every pooled connection stays busy past the acquisition timeout, then store_unavailable; other local driver errors stay 500s', async () => {
+      // The message neo4j-driver-core's pool writes (internal/pool/pool.js, getAcquisitionTimeoutError), code N/A.
+      const busy = fakeStore(() => driverError('N/A', 'Connection acquisition timed out in 10000 ms. Pool status: Active conn count = 100, Idle conn count = 0.'));
+      await expect(busy.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(busy.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
+      const local = driverError('N/A', 'Some other local failure');
+      await expect(fakeStore(() => local).store.getNodeIds(member('m1'))).rejects.toBe(local);
+    });
+
     test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log)', async () => {
       const syntax = driverError('Neo.ClientError.Statement.SyntaxError', 'Invalid input');
       const fake = fakeStore(() => syntax);

@@ -23,11 +23,20 @@ export const isConstraintViolation = (e: unknown): boolean => neo4jCode(e) === C
  */
 export const isEntityNotFound = (e: unknown): boolean => neo4jCode(e) === ENTITY_NOT_FOUND;
 
+/**
+ * The driver's own pool found no free connection within connectionAcquisitionTimeout (every connection busy).
+ * The driver gives this error no code of its own (`N/A`, as for its other local errors), so it is told by its
+ * message, which neo4j-driver-core's pool has written the same way since driver 4.
+ */
+const isAcquisitionTimeout = (e: unknown, code: string): boolean =>
+  code === 'N/A' && e instanceof Error && e.message.startsWith('Connection acquisition timed out');
+
 /** Errors that mean the database cannot serve us right now, as opposed to a fault in a statement. */
 export function isUnavailable(e: unknown): boolean {
   const code = neo4jCode(e);
   if (code === undefined) return false;
   return (
+    isAcquisitionTimeout(e, code) ||
     code === 'ServiceUnavailable' ||
     code === 'SessionExpired' ||
     // Still transient after the driver's retries (deadlocks, leader switches, a database starting or stopping).
