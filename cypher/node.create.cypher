@@ -2,11 +2,20 @@
 // Creates a node of an existing schema holding `ids` (the key among them; no duplicates), creating the Id
 // vertices that do not exist yet. No row comes back when the schema does not exist. A taken key fails on the
 // idnode_key_unique constraint (node_exists), and the whole transaction, Id vertices included, is undone.
-MATCH (:Schema {customer: $customer, schemaId: $schema})
+//
+// IN_SCHEMA is what a foreign key is in SQLite: a schema cannot be deleted under a node being created. Creating
+// a relationship locks both its vertices until commit (a dense vertex, such as a schema with many nodes, only in
+// shared mode, which still "prevents the deletion of nodes": Operations Manual, "Concurrent data access", locks
+// for dense nodes). schema.lock-for-delete takes the schema's write lock before it checks for nodes, so it waits
+// for this transaction and then sees its node; a create that comes after the delete finds the schema vertex
+// deleted (EntityNotFound; the store runs it again, and then finds no schema). The relationship is created last,
+// so the schema's lock is held for as short a time as possible.
+MATCH (schemaVertex:Schema {customer: $customer, schemaId: $schema})
 CREATE (node:IdNode {customer: $customer, schema: $schema, keyType: $keyType, keyId: $keyId, revision: 1})
-WITH node
+WITH schemaVertex, node
 UNWIND $ids AS held
 MERGE (id:Id {customer: $customer, type: held.type, value: held.id})
 CREATE (node)-[:LINKED]->(id)
-WITH node, count(id) AS linked
+WITH schemaVertex, node, count(id) AS linked
+CREATE (node)-[:IN_SCHEMA]->(schemaVertex)
 RETURN elementId(node) AS node, linked

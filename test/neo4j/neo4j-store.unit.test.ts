@@ -423,6 +423,9 @@ describe('Neo4j store, with a fake driver', () => {
       const inUse = fakeStore((name) => (name === 'schema.lock-for-delete' ? [{ inUse: true }] : undefined));
       await expect(inUse.store.deleteSchema('acme', 'member')).rejects.toMatchObject({ code: 'schema_in_use' });
       expect(inUse.named('schema.delete')).toEqual([]);
+      // A node's IN_SCHEMA relationship that committed first makes Neo4j refuse the delete at commit.
+      const raced = fakeStore((name) => (name === 'schema.delete' ? driverError('Neo.ClientError.Schema.ConstraintValidationFailed') : undefined));
+      await expect(raced.store.deleteSchema('acme', 'member')).rejects.toMatchObject({ code: 'schema_in_use' });
     });
   });
 

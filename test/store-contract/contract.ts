@@ -268,6 +268,29 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().deleteSchema(c, 'member')).rejects.toMatchObject({ code: 'schema_not_found' });
       });
 
+      test('when node creates race the removal of their schema, then no node outlives its schema', async () => {
+        const c = newCustomer();
+        await store().putSchema(c, MEMBER);
+        const creates = Array.from({ length: 8 }, (_, i) => store().createNode(member(c, `m${i}`), []));
+        // Issued among the creates: which of them commit first is up to the store.
+        const removal = store().deleteSchema(c, 'member');
+        creates.push(...Array.from({ length: 8 }, (_, i) => store().createNode(member(c, `m${8 + i}`), [])));
+        const [removed, ...created] = await Promise.allSettled([removal, ...creates]);
+        const nodes = await Promise.all(created.map((_, i) => store().getNodeIds(member(c, `m${i}`))));
+        if (removed?.status === 'fulfilled') {
+          // Removed: then every create failed, and no node of the schema exists.
+          expect(await store().getSchema(c, 'member')).toBeUndefined();
+          for (const outcome of created) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'schema_not_found' } });
+          expect(nodes.filter((n) => n !== undefined)).toEqual([]);
+        } else {
+          // Kept because a node existed: then every create succeeded, and every node is there.
+          expect(removed?.reason).toMatchObject({ code: 'schema_in_use' });
+          expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
+          expect(created.map((o) => o.status)).toEqual(created.map(() => 'fulfilled'));
+          expect(nodes.every((n) => n !== undefined)).toBe(true);
+        }
+      });
+
       test('when two customers use the same schema id, then each keeps its own schema', async () => {
         const a = newCustomer();
         const b = newCustomer();

@@ -5,6 +5,7 @@
 // JS numbers (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()).
 //
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
+// (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, and :Token, :Delivery, :Sequence vertices. Every vertex
 // but :Sequence carries its customer, and LINKED never joins two customers, so a traversal stays in one customer.
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
@@ -263,13 +264,19 @@ export class Neo4jStore implements Store {
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    return this.write(async (q) => {
-      const [lock] = await q<{ inUse: boolean }>('schema.lock-for-delete', { customer: customerId, schemaId });
-      if (!lock) throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
-      if (lock.inUse) throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
-      await q('schema.delete', { customer: customerId, schemaId });
-      await q('idtype.delete-orphans', { customer: customerId });
-    });
+    const inUse = () => new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
+    return this.write(
+      async (q) => {
+        const [lock] = await q<{ inUse: boolean }>('schema.lock-for-delete', { customer: customerId, schemaId });
+        if (!lock) throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
+        if (lock.inUse) throw inUse();
+        await q('schema.delete', { customer: customerId, schemaId });
+        await q('idtype.delete-orphans', { customer: customerId });
+      },
+      // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
+      // relationship it did not delete (a constraint violation): the schema is then in use after all.
+      inUse,
+    );
   }
 
   secureTypes(customerId: string): Promise<Set<string>> {

@@ -78,7 +78,7 @@ export const SCHEMA_STATEMENT_NAMES = [
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
   labels: ['IdNode', 'Id', 'Schema', 'IdType', 'Token', 'Delivery', 'Sequence'],
-  relationshipTypes: ['LINKED', 'DECLARES'],
+  relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 
 export interface Statement {
