@@ -1,8 +1,9 @@
-// config → logger → store → app.listen, and a graceful stop on SIGTERM/SIGINT.
+// config → logger → store → serve (src/http/server.ts), and a graceful stop on SIGTERM/SIGINT.
 import type { AddressInfo } from 'node:net';
 import { resolveAdminToken } from './admin-token';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { serve } from './http/server';
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
@@ -25,7 +26,15 @@ async function main(): Promise<void> {
   const store = await openStore(config);
   let shuttingDown = false;
   const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
-  const server = app.listen(config.port, config.host, () => {
+  const server = serve(app, logger, config.port, config.host);
+  const cannotListen = (e: Error) => {
+    // The port is taken or not ours to use.
+    process.stderr.write(`failed to start: cannot listen on ${config.host}:${config.port}: ${e.message}\n`);
+    process.exit(1);
+  };
+  server.once('error', cannotListen);
+  server.once('listening', () => {
+    server.off('error', cannotListen);
     const { port } = server.address() as AddressInfo;
     logger.info('listening', { port, host: config.host, store: config.store });
   });

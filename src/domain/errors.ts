@@ -1,6 +1,7 @@
 // Domain errors are values with a stable code; the HTTP layer alone turns a code into a status.
 
 export type ErrorCode =
+  | 'malformed_request'
   | 'invalid_json'
   | 'validation_failed'
   | 'key_type_not_in_schema'
@@ -22,6 +23,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'component_too_large'
   | 'rate_limited'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'store_unavailable'
   | 'internal_error';
 

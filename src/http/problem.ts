@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import type { ErrorCode, FieldProblem } from '../domain/errors';
 
 const statuses: Record<ErrorCode, number> = {
+  malformed_request: 400,
   invalid_json: 400,
   validation_failed: 400,
   key_type_not_in_schema: 400,
@@ -24,6 +25,8 @@ const statuses: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   component_too_large: 422,
   rate_limited: 429,
+  request_timeout: 408,
+  headers_too_large: 431,
   store_unavailable: 503,
   internal_error: 500,
 };
@@ -35,6 +38,20 @@ const titleOf = (code: ErrorCode): string => {
 
 export const statusOf = (code: ErrorCode): number => statuses[code];
 
+/** The RFC 9457 body of a problem. */
+export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldProblem[]): string {
+  const status = statuses[code];
+  return JSON.stringify({
+    type: `urn:idlink:problem:${code}`,
+    title: titleOf(code),
+    status,
+    detail,
+    code,
+    request_id: requestId,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  });
+}
+
 export function sendProblem(res: Response, code: ErrorCode, detail: string, errors?: FieldProblem[]): void {
   const status = statuses[code];
   if (status === 401) {
@@ -43,15 +60,5 @@ export function sendProblem(res: Response, code: ErrorCode, detail: string, erro
   res
     .status(status)
     .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: `urn:idlink:problem:${code}`,
-        title: titleOf(code),
-        status,
-        detail,
-        code,
-        request_id: String(res.locals.requestId ?? ''),
-        ...(errors && errors.length > 0 ? { errors } : {}),
-      }),
-    );
+    .send(problemBody(code, detail, String(res.locals.requestId ?? ''), errors));
 }

@@ -7,6 +7,7 @@ import Transport from 'winston-transport';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { serve } from '../../src/http/server';
 import { createLogger } from '../../src/logger';
 import type { Store } from '../../src/store/store';
 import { contractProblems } from './contract';
@@ -43,7 +44,7 @@ export async function startApp(options: { store?: Store; env?: Record<string, st
   const memory = new MemoryTransport();
   const logger = createLogger({ level: 'debug', transports: [memory], pretty: false });
   const app = createApp({ store, config, logger, adminToken: ADMIN_TOKEN });
-  const server = app.listen(0, '127.0.0.1');
+  const server = serve(app, logger, 0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -25,6 +25,17 @@ const templates = [...operations(contract)].map(({ path, method, operation }) =>
   operation,
 }));
 
+let validateProblem: ValidateFunction | undefined;
+
+/** Whether `body` is a Problem as openapi.yaml documents it (for answers outside any operation). */
+export function isDocumentedProblem(body: unknown): boolean {
+  if (!validateProblem) {
+    const problem = contract.document.components as { schemas: Record<string, object> };
+    validateProblem = ajv.compile(detach(problem.schemas.Problem) as object);
+  }
+  return validateProblem(body);
+}
+
 /** The problems with `res` as a response to `method path`; empty when it matches the contract. */
 export function contractProblems(method: string, url: string, res: Response): string[] {
   const pathOnly = url.split('?')[0] as string;
@@ -32,9 +43,7 @@ export function contractProblems(method: string, url: string, res: Response): st
   const contentType = String(res.headers['content-type'] ?? '').split(';')[0] as string;
   if (!found) {
     // Unknown endpoints answer with a 404 problem.
-    const problem = contract.document.components as { schemas: Record<string, object> };
-    const validate = ajv.compile(detach(problem.schemas.Problem) as object);
-    return res.status === 404 && contentType === 'application/problem+json' && validate(res.body) ? [] : [`${method} ${url}: not in the contract`];
+    return res.status === 404 && contentType === 'application/problem+json' && isDocumentedProblem(res.body) ? [] : [`${method} ${url}: not in the contract`];
   }
   const documented = found.operation.responses[String(res.status)] as ResponseObject | undefined;
   if (!documented) return [`${method} ${found.path}: status ${res.status} is not documented`];

@@ -1,0 +1,58 @@
+// The HTTP server around the app, as main.ts and the tests start it. Node's HTTP parser refuses some requests
+// before Express sees them (a header section over 16 KB, broken framing, a request that takes too long to
+// arrive); Node would then answer with a bare status line. Here those answers carry a problem+json body like
+// every other error, and a log line with the reason, never the bytes received (they may hold a token).
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import type { ErrorCode } from '../domain/errors';
+import type { Logger } from '../logger';
+import { problemBody, statusOf } from './problem';
+
+/** What the client did wrong, by the parser's error code (the cases Node's own handler tells apart). */
+function classify(parserCode: string | undefined): { code: ErrorCode; reason: string; detail: string } {
+  switch (parserCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { code: 'headers_too_large', reason: 'Request Header Fields Too Large', detail: 'The request line and headers together exceed 16 KB.' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { code: 'payload_too_large', reason: 'Payload Too Large', detail: 'The chunk extensions of the body are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 'request_timeout', reason: 'Request Timeout', detail: 'The request did not arrive in time.' };
+    default:
+      return { code: 'malformed_request', reason: 'Bad Request', detail: 'The request is not well-formed HTTP/1.1.' };
+  }
+}
+
+/** Answers what Node's parser refused, as Node's own handler does (only when no response has begun on the socket). */
+export function answerClientErrors(server: http.Server, logger: Logger): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way on this connection (pipelining) cannot be followed by another; Node's own
+    // handler makes the same check on the socket's current response.
+    const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const { code, reason, detail } = classify(err.code);
+    const requestId = randomUUID();
+    const status = statusOf(code);
+    const body = problemBody(code, detail, requestId);
+    logger.info('request refused by the HTTP parser', { request_id: requestId, status, reason: err.code ?? 'unknown' });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\n` +
+        'Content-Type: application/problem+json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
+
+/** Starts serving `app` on host:port; `listening` fires when it is up. */
+export function serve(app: Express, logger: Logger, port: number, host: string): http.Server {
+  const server = http.createServer(app);
+  answerClientErrors(server, logger);
+  return server.listen(port, host);
+}
