@@ -139,12 +139,21 @@ export class DeliveryService {
 
 const notFound = (deliveryId: number) => new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
 
+const LEAP_SECOND = 'is a leap second (:60), which cannot be compared with other times here; use :59';
+
 function checkPeriods(draft: DeliveryDraft): void {
   const problems: FieldProblem[] = [];
   draft.condition.trigger.period.forEach((p, i) => {
-    if (!(Date.parse(p.start) < Date.parse(p.end))) {
-      problems.push({ path: `/body/condition/trigger/period/${i}/start`, message: 'must be before end' });
-    }
+    const at = `/body/condition/trigger/period/${i}`;
+    const start = Date.parse(p.start);
+    const end = Date.parse(p.end);
+    // The date-time format (RFC 3339) admits a leap second, which a JavaScript Date cannot hold (NaN): say so,
+    // rather than that the period is the wrong way round.
+    if (Number.isNaN(start)) problems.push({ path: `${at}/start`, message: LEAP_SECOND });
+    if (Number.isNaN(end)) problems.push({ path: `${at}/end`, message: LEAP_SECOND });
+    if (!Number.isNaN(start) && !Number.isNaN(end) && !(start < end)) problems.push({ path: `${at}/start`, message: 'must be before end' });
   });
-  if (problems.length > 0) throw new DomainError('validation_failed', 'A display period must start before it ends.', problems);
+  if (problems.length > 0) {
+    throw new DomainError('validation_failed', 'A display period must start before it ends, at times this service can compare.', problems);
+  }
 }

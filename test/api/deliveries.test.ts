@@ -369,6 +369,11 @@ describe('deliveries API', () => {
         change: (d) => (d.condition.trigger.period = [buildPeriod({ start: '2025-01-01T00:30:00Z', end: '2025-01-01T09:00:00+09:00' })]),
         path: '/body/condition/trigger/period/0/start',
       },
+      {
+        name: 'a period end is a leap second',
+        change: (d) => (d.condition.trigger.period = [buildPeriod({ start: '2016-12-31T00:00:00Z', end: '2016-12-31T23:59:60Z' })]),
+        path: '/body/condition/trigger/period/0/end',
+      },
       { name: 'the body has an unknown field', change: (d) => Object.assign(d, { colour: 'red' }), path: '/body/colour' },
     ];
 
