@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../store/store';
+import { routeLabel } from './route-label';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -42,7 +43,7 @@ export class Metrics {
     return (req, res, next) => {
       const stop = this.latency.startTimer();
       res.on('finish', () => {
-        const labels = { method: req.method, route: (req.route as { path?: string } | undefined)?.path ?? '(unmatched)', status: String(res.statusCode) };
+        const labels = { method: req.method, route: routeLabel(req, res), status: String(res.statusCode) };
         this.requests.inc(labels);
         stop(labels);
       });

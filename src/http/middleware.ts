@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { isDomainError } from '../domain/errors';
 import { type Logger, requestContext } from '../logger';
 import { sendProblem } from './problem';
+import { routeLabel } from './route-label';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -25,7 +26,7 @@ export function accessLog(logger: Logger): RequestHandler {
       logger.info('request', {
         request_id: res.locals.requestId,
         method: req.method,
-        route: (req.route as { path?: string } | undefined)?.path ?? '(unmatched)',
+        route: routeLabel(req, res),
         status: res.statusCode,
         duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
         customer: res.locals.customerId ?? null,

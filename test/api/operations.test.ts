@@ -92,6 +92,15 @@ describe('GET /metrics', () => {
     expect([...routes].some((route) => route?.includes(customer))).toBe(false);
   });
 
+  test('when Swagger UI files are served, then they are counted under one template, not as unmatched', async () => {
+    const before = valueOf((await scrape(app)).samples, 'idlink_http_requests_total', { method: 'GET', route: '/docs/:asset', status: '200' }) ?? 0;
+    expect((await request(app.baseUrl).get('/docs/swagger-ui.css')).status).toBe(200);
+    expect((await request(app.baseUrl).get('/docs/')).status).toBe(200);
+    const { samples } = await scrape(app);
+    expect(valueOf(samples, 'idlink_http_requests_total', { method: 'GET', route: '/docs/:asset', status: '200' })).toBe(before + 2);
+    expect(app.logs.some((l) => l.includes('"route":"/docs/:asset"'))).toBe(true);
+  });
+
   test('when the store has been used, then its operations are timed by name and outcome, and search traversal sizes are recorded', async () => {
     const customer = uniqueCustomer('ops');
     await putSchema(app, customer, 'member', schemaWithSecureEmail);

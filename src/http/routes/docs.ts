@@ -26,6 +26,14 @@ export function docsRoutes(contract: Contract): Router {
   router.get('/docs/swagger-initializer.js', (_req, res) => {
     res.type('application/javascript').send(INITIALIZER);
   });
-  router.use('/docs/', express.static(getAbsoluteFSPath(), { index: 'index.html', redirect: false }));
+  router.use(
+    '/docs/',
+    (_req, res, next) => {
+      // Not a route, so logs and metrics would call these requests unmatched.
+      res.locals.route = '/docs/:asset';
+      next();
+    },
+    express.static(getAbsoluteFSPath(), { index: 'index.html', redirect: false }),
+  );
   return router;
 }
