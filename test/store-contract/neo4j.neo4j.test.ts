@@ -64,4 +64,20 @@ describe('Neo4j store specifics', () => {
     await store.rekey(member(c, 'm1'), 'm9');
     expect(await idVertices()).toEqual(['device=d1', 'member_id=m9']);
   });
+
+  test('when a node is created, then it points to its schema vertex with IN_SCHEMA (what keeps the schema from going)', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(member(c, 'm2'), []);
+    const { records } = await driver.executeQuery(
+      'MATCH (n:IdNode {customer: $c})-[:IN_SCHEMA]->(s:Schema) RETURN n.keyId AS node, s.schemaId AS schema ORDER BY node',
+      { c },
+      { database: connection.database },
+    );
+    expect(records.map((r) => [r.get('node'), r.get('schema')])).toEqual([
+      ['m1', 'member'],
+      ['m2', 'member'],
+    ]);
+  });
 });
