@@ -25,7 +25,7 @@ const statements = loadStatements();
 const nameByText = new Map(STATEMENT_NAMES.map((name) => [statements.byName[name].text, name]));
 
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
-function defaultAnswer(name: StatementName): Row[] {
+function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
   switch (name) {
     case 'schema.lock':
       return [{ created: false }];
@@ -38,6 +38,9 @@ function defaultAnswer(name: StatementName): Row[] {
       return [{ node: 'n1', linked: 1 }];
     case 'node.lock':
       return [{ node: 'n1' }];
+    case 'node.find':
+      // The fake graph's one node, n1, has key member_id=m1.
+      return params.keyId === 'm1' ? [{ node: 'n1' }] : [];
     case 'node.ids':
       return [{ ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     case 'token.revoke':
@@ -83,7 +86,7 @@ function fakeStore(handler: Handler = () => undefined) {
       const name = nameByText.get(text);
       if (!name) throw new Error(`not a statement of cypher/: ${text.slice(0, 40)}`);
       calls.push({ name, params });
-      const answer = handler(name, params) ?? defaultAnswer(name);
+      const answer = handler(name, params) ?? defaultAnswer(name, params);
       if (answer instanceof Error) throw answer;
       return { records: answer.map((row) => ({ toObject: () => row })) };
     },
@@ -330,6 +333,23 @@ describe('Neo4j store, with a fake driver', () => {
       }
     });
 
+    test('when the node was rekeyed away while the write waited for its lock, then node_not_found and nothing else runs', async () => {
+      for (const write of [
+        (s: Neo4jStore) => s.insertIds(member('m1'), [id('device', 'd1')]),
+        (s: Neo4jStore) => s.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), true),
+        (s: Neo4jStore) => s.rekey(member('m1'), 'm8'),
+        (s: Neo4jStore) => s.removeId(member('m1'), id('device', 'd1')),
+        (s: Neo4jStore) => s.deleteNode(member('m1')),
+      ]) {
+        // Read again after the lock: no node has the key any more, or another node has it now.
+        for (const now of [[], [{ node: 'n2' }]]) {
+          const fake = fakeStore((name) => (name === 'node.find' ? now : undefined));
+          await expect(write(fake.store)).rejects.toMatchObject({ code: 'node_not_found' });
+          expect(fake.names()).toEqual(['node.lock', 'node.find']);
+        }
+      }
+    });
+
     test('when insertIds meets an ID the node holds, then id_exists naming the first in request order, and nothing is linked', async () => {
       const fake = fakeStore((name) => (name === 'node.held-among' ? [id('device', 'd2'), id('cookie', 'k1')] as unknown as Row[] : undefined));
       const outcome = fake.store.insertIds(member('m1'), [id('device', 'd9'), id('cookie', 'k1'), id('device', 'd2')]);
@@ -351,7 +371,7 @@ describe('Neo4j store, with a fake driver', () => {
         name === 'node.held-among' ? ([...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])] as unknown as Row[]) : undefined,
       );
       await fake.store.replaceId(member('m1'), where, set, upsert);
-      expect(fake.names().slice(2)).toEqual(expected);
+      expect(fake.names().slice(3)).toEqual(expected);
     });
 
     test('when replaceId finds both where and set held, then id_exists; with where equal to set, nothing', async () => {
@@ -359,24 +379,24 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(both.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({ code: 'id_exists' });
       const same = fakeStore((name) => (name === 'node.held-among' ? ([id('device', 'd1')] as unknown as Row[]) : undefined));
       await same.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd1'), false);
-      expect(same.names()).toEqual(['node.lock', 'node.held-among']);
+      expect(same.names()).toEqual(['node.lock', 'node.find', 'node.held-among']);
     });
 
     test('when rekey targets a key in use, then node_exists, before or at the constraint; the same id changes nothing', async () => {
-      const taken = fakeStore((name) => (name === 'node.find' ? [{ node: 'n9' }] : undefined));
+      const taken = fakeStore((name, params) => (name === 'node.find' && params.keyId === 'm9' ? [{ node: 'n9' }] : undefined));
       await expect(taken.store.rekey(member('m1'), 'm9')).rejects.toMatchObject({ code: 'node_exists' });
       expect(taken.named('node.rekey')).toEqual([]);
       const raced = fakeStore((name) => (name === 'node.rekey' ? driverError('Neo.ClientError.Schema.ConstraintValidationFailed') : undefined));
       await expect(raced.store.rekey(member('m1'), 'm9')).rejects.toMatchObject({ code: 'node_exists' });
       const same = fakeStore();
       await same.store.rekey(member('m1'), 'm1');
-      expect(same.names()).toEqual(['node.lock']);
+      expect(same.names()).toEqual(['node.lock', 'node.find']);
     });
 
     test('when rekey succeeds, then the old key ID is unlinked and the new one linked', async () => {
       const fake = fakeStore((name) => (name === 'node.held-among' ? ([id('member_id', 'm1')] as unknown as Row[]) : undefined));
       await fake.store.rekey(member('m1'), 'm9');
-      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.rekey', 'node.held-among', 'node.unlink-id', 'node.link-ids']);
+      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.rekey', 'node.held-among', 'node.unlink-id', 'node.link-ids']);
       expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
       expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
       expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')] });
@@ -482,7 +502,14 @@ describe('Neo4j store, with a fake driver', () => {
 
   describe('driver errors and lifecycle', () => {
     test('when Neo4j cannot be reached or stays transiently failing, then store_unavailable', async () => {
-      for (const code of ['ServiceUnavailable', 'SessionExpired', 'Neo.TransientError.Transaction.DeadlockDetected', 'Neo.ClientError.Security.Unauthorized']) {
+      for (const code of [
+        'ServiceUnavailable',
+        'SessionExpired',
+        'Neo.TransientError.Transaction.DeadlockDetected',
+        'Neo.ClientError.Security.Unauthorized',
+        'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration',
+        'Neo.ClientError.Transaction.LockClientStopped',
+      ]) {
         const fake = fakeStore(() => driverError(code));
         await expect(fake.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
         await expect(fake.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });

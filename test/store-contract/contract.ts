@@ -659,6 +659,36 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const linked = await store().search(buildQuery({ ...fromKey(crm), exclude: true }));
           expect(linked.results).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
         });
+
+        test('when two rekeys of one node race, then one wins, the other is node_not_found, and no old key stays held', async () => {
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          const outcomes = await Promise.allSettled([store().rekey(member(c, 'm1'), 'm8'), store().rekey(member(c, 'm1'), 'm9')]);
+          expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+          const lost = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+          expect(lost?.reason).toMatchObject({ code: 'node_not_found' });
+          const winner = outcomes[0]?.status === 'fulfilled' ? 'm8' : 'm9';
+          expect(await store().getNodeIds(member(c, winner))).toEqual([id('device', 'd1'), id('member_id', winner)]);
+          for (const gone of ['m1', 'm8', 'm9'].filter((k) => k !== winner)) expect(await store().getNodeIds(member(c, gone))).toBeUndefined();
+        });
+
+        test('when a rekey races a write to the old key, then the write either came first or finds no node', async () => {
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          const [rekeyed, inserted] = await Promise.allSettled([
+            store().rekey(member(c, 'm1'), 'm9'),
+            store().insertIds(member(c, 'm1'), [id('cookie', 'k1')]),
+          ]);
+          expect(rekeyed.status).toBe('fulfilled');
+          const held = await store().getNodeIds(member(c, 'm9'));
+          if (inserted.status === 'fulfilled') {
+            expect(held).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm9')]);
+          } else {
+            expect(inserted.reason).toMatchObject({ code: 'node_not_found' });
+            expect(held).toEqual([id('device', 'd1'), id('member_id', 'm9')]);
+          }
+          expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
+        });
       });
 
       describe('removeId and deleteNode', () => {

@@ -31,6 +31,13 @@ export const isEntityNotFound = (e: unknown): boolean => neo4jCode(e) === ENTITY
 const isAcquisitionTimeout = (e: unknown, code: string): boolean =>
   code === 'N/A' && e instanceof Error && e.message.startsWith('Connection acquisition timed out');
 
+const SERVER_STOPPED_TRANSACTION = new Set([
+  'Neo.ClientError.Transaction.LockClientStopped',
+  'Neo.ClientError.Transaction.Terminated',
+  'Neo.ClientError.Transaction.TransactionTimedOut',
+  'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration',
+]);
+
 /** Errors that mean the database cannot serve us right now, as opposed to a fault in a statement. */
 export function isUnavailable(e: unknown): boolean {
   const code = neo4jCode(e);
@@ -41,6 +48,9 @@ export function isUnavailable(e: unknown): boolean {
     code === 'SessionExpired' ||
     // Still transient after the driver's retries (deadlocks, leader switches, a database starting or stopping).
     code.startsWith('Neo.TransientError.') ||
+    // A transaction the server stopped: over its time limit, or terminated (drivers report some of these as
+    // client errors, though nothing in the request caused them).
+    SERVER_STOPPED_TRANSACTION.has(code) ||
     // Wrong or expired credentials, or a database that does not exist: the configuration, not the request.
     code.startsWith('Neo.ClientError.Security.') ||
     code === 'Neo.ClientError.Database.DatabaseNotFound'

@@ -322,6 +322,11 @@ export class Neo4jStore implements Store {
   private async lockNode(q: Query, node: NodeAddress): Promise<string> {
     const [row] = await q<{ node: string }>('node.lock', keyParams(node));
     if (!row) throw nodeNotFound(node);
+    // node.lock found the node by its key before it waited for the lock; a rekey that committed meanwhile has
+    // moved the node to another key, and SQLite (one writer at a time) would then answer node_not_found. A new
+    // statement reads what is committed now that the lock is held.
+    const [still] = await q<{ node: string }>('node.find', keyParams(node));
+    if (still?.node !== row.node) throw nodeNotFound(node);
     return row.node;
   }
 
