@@ -1,6 +1,8 @@
 // The real server as a child process (`node dist/main.js`, built by jest's globalSetup): data survives a crash,
-// the generated administrator token is kept safe, and a bad setting stops the start with the variable's name.
+// the generated administrator token is kept safe, and a bad setting (or a store or port it cannot have) stops the
+// start with a message saying which.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { freshDir, installCleanup, logEntries, send, type ServerProcess, spawnServer, startServer } from '../helpers/server-process';
 
@@ -145,5 +147,46 @@ describe('bad configuration', () => {
     expect(logEntries(server).some((l) => l.message === 'listening')).toBe(false);
     if (name === 'ADMIN_TOKEN') expect(server.stderr()).not.toContain(value);
     expect(fs.existsSync(path.join(dir, 'idlink.sqlite'))).toBe(false);
+  });
+});
+
+/** A port on 127.0.0.1 that something listens on while `use` runs (held), or that nothing listens on (free). */
+async function withPort<T>(held: boolean, use: (port: number) => Promise<T>): Promise<T> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = holder.address() as net.AddressInfo;
+  if (!held) await new Promise<void>((resolve) => holder.close(() => resolve()));
+  try {
+    return await use(port);
+  } finally {
+    if (held) await new Promise<void>((resolve) => holder.close(() => resolve()));
+  }
+}
+
+describe('what start-up cannot have', () => {
+  test('when STORE=neo4j and nothing answers at NEO4J_URI, then the process exits 1 naming the URI, never listens, and keeps the password out', async () => {
+    const password = 'neo4j-password-never-printed';
+    await withPort(false, async (boltPort) => {
+      const dir = freshDir('idlink-process-');
+      const uri = `bolt://127.0.0.1:${boltPort}`;
+      const env = { PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', STORE: 'neo4j', NEO4J_URI: uri, NEO4J_PASSWORD: password };
+      const server = spawnServer(env, dir);
+      expect((await server.exited).code).toBe(1);
+      expect(server.stderr()).toContain(`failed to start: Neo4j at ${uri} (database 'neo4j') cannot be reached`);
+      expect(logEntries(server).some((l) => l.message === 'listening')).toBe(false);
+      expect(server.stderr() + server.lines.join('\n')).not.toContain(password);
+    });
+  });
+
+  test('when PORT is already taken, then the process exits 1 saying it cannot listen there', async () => {
+    await withPort(true, async (port) => {
+      const dir = freshDir('idlink-process-');
+      const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
+      const server = spawnServer(env, dir);
+      expect((await server.exited).code).toBe(1);
+      expect(server.stderr()).toContain(`failed to start: cannot listen on 127.0.0.1:${port}`);
+      expect(server.stderr()).toContain('EADDRINUSE');
+      expect(logEntries(server).some((l) => l.message === 'listening')).toBe(false);
+    });
   });
 });
