@@ -4,8 +4,25 @@
 const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 
+/** Stops the run at once, in one line, when NEO4J_URI does not answer: otherwise every test fails on its own, slowly. */
+async function checkReachable(uri) {
+  const neo4j = require('neo4j-driver');
+  const password = process.env.NEO4J_PASSWORD;
+  const auth = password ? neo4j.auth.basic(process.env.NEO4J_USERNAME || 'neo4j', password) : undefined;
+  const driver = neo4j.driver(uri, auth, { connectionTimeout: 5000 });
+  try {
+    await driver.verifyConnectivity({ database: process.env.NEO4J_DATABASE || 'neo4j' });
+  } catch (e) {
+    process.stderr.write(`Neo4j suites cannot run: NEO4J_URI=${uri} does not answer (${e instanceof Error ? e.message.split('\n')[0] : String(e)}).\n`);
+    process.exit(1);
+  } finally {
+    await driver.close();
+  }
+}
+
 module.exports = async function globalSetup() {
   if (process.env.NEO4J_URI) {
+    await checkReachable(process.env.NEO4J_URI);
     process.stdout.write(`\nNeo4j suites: using NEO4J_URI=${process.env.NEO4J_URI} (database ${process.env.NEO4J_DATABASE || 'neo4j'}); its data is deleted before each test file.\n`);
     return;
   }

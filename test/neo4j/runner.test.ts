@@ -1,0 +1,32 @@
+// `npm run test:neo4j` itself: pointed at a NEO4J_URI where nothing answers, it stops before any test runs, with
+// one line saying why (rather than every test failing on its own). Runs the real jest with the Neo4j config.
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const JEST = require.resolve('jest/bin/jest');
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('npm run test:neo4j', () => {
+  test('when NEO4J_URI names a server that does not answer, then it exits 1 at once with one line naming the URI, and runs no test', async () => {
+    const uri = `bolt://127.0.0.1:${await freePort()}`;
+    const run = spawnSync(process.execPath, [JEST, '-c', 'jest.neo4j.config.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NEO4J_URI: uri },
+      encoding: 'utf8',
+      timeout: 25_000,
+    });
+    expect(run.status).toBe(1);
+    const reasons = run.stderr.split('\n').filter((line) => line.startsWith('Neo4j suites cannot run'));
+    expect(reasons).toEqual([expect.stringContaining(`NEO4J_URI=${uri} does not answer`)]);
+    expect(run.stdout + run.stderr).not.toMatch(/^Tests:/m);
+  });
+});
