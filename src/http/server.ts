@@ -11,16 +11,16 @@ import type { Logger } from '../logger';
 import { problemBody, statusOf } from './problem';
 
 /** What the client did wrong, by the parser's error code (the cases Node's own handler tells apart). */
-function classify(parserCode: string | undefined): { code: ErrorCode; reason: string; detail: string } {
+function classify(parserCode: string | undefined): { code: ErrorCode; detail: string } {
   switch (parserCode) {
     case 'HPE_HEADER_OVERFLOW':
-      return { code: 'headers_too_large', reason: 'Request Header Fields Too Large', detail: 'The request line and headers together exceed 16 KB.' };
+      return { code: 'headers_too_large', detail: 'The request line and headers together exceed 16 KB.' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { code: 'payload_too_large', reason: 'Payload Too Large', detail: 'The chunk extensions of the body are too large.' };
+      return { code: 'payload_too_large', detail: 'The chunk extensions of the body are too large.' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { code: 'request_timeout', reason: 'Request Timeout', detail: 'The request did not arrive in time.' };
+      return { code: 'request_timeout', detail: 'The request did not arrive in time.' };
     default:
-      return { code: 'malformed_request', reason: 'Bad Request', detail: 'The request is not well-formed HTTP/1.1.' };
+      return { code: 'malformed_request', detail: 'The request is not well-formed HTTP/1.1.' };
   }
 }
 
@@ -34,13 +34,13 @@ export function answerClientErrors(server: http.Server, logger: Logger): void {
       socket.destroy();
       return;
     }
-    const { code, reason, detail } = classify(err.code);
+    const { code, detail } = classify(err.code);
     const requestId = randomUUID();
     const status = statusOf(code);
     const body = problemBody(code, detail, requestId);
     logger.info('request refused by the HTTP parser', { request_id: requestId, status, reason: err.code ?? 'unknown' });
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\n` +
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
         'Content-Type: application/problem+json\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
