@@ -3,10 +3,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import Transport from 'winston-transport';
 import { answerClientErrors } from '../../src/http/server';
 import { createLogger } from '../../src/logger';
-import { startApp, type TestApp } from '../helpers/app';
+import { MemoryTransport, startApp, type TestApp } from '../helpers/app';
 import { isDocumentedProblem } from '../helpers/contract';
 
 const SECRET = 'parser-secret-token-7f3a9c';
@@ -79,19 +78,8 @@ describe('requests the HTTP parser refuses', () => {
 
 describe('a request that does not arrive in time', () => {
   test('when the headers are not complete within the headers timeout, then 408 request_timeout as a problem', async () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'info',
-      pretty: false,
-      transports: [
-        new (class extends Transport {
-          override log(info: Record<string | symbol, unknown>, next: () => void): void {
-            lines.push(String(info[Symbol.for('message')]));
-            next();
-          }
-        })(),
-      ],
-    });
+    const memory = new MemoryTransport();
+    const logger = createLogger({ level: 'info', pretty: false, transports: [memory] });
     // Node's defaults (60 s, checked every 30 s) shortened; the handler is the one serve() installs.
     const server = http.createServer({ headersTimeout: 200, requestTimeout: 300, connectionsCheckingInterval: 50 }, (_req, res) => res.end());
     answerClientErrors(server, logger);
@@ -99,7 +87,7 @@ describe('a request that does not arrive in time', () => {
     try {
       const answer = await sendRaw((server.address() as AddressInfo).port, 'GET / HTTP/1.1\r\nHost: x\r\n');
       expectParserProblem(answer, 408, 'request_timeout');
-      expect(lines.some((l) => l.includes('ERR_HTTP_REQUEST_TIMEOUT'))).toBe(true);
+      expect(memory.lines.some((l) => l.includes('ERR_HTTP_REQUEST_TIMEOUT'))).toBe(true);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -15,7 +15,8 @@ import { defaultTestStore } from './store';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
-class MemoryTransport extends Transport {
+/** Keeps the formatted log lines in memory, for tests that read what was logged. */
+export class MemoryTransport extends Transport {
   readonly lines: string[] = [];
   override log(info: Record<string | symbol, unknown>, next: () => void): void {
     this.lines.push(String(info[Symbol.for('message')] ?? JSON.stringify(info)));
