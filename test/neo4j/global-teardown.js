@@ -1,5 +1,5 @@
-// Global teardown of `npm run test:neo4j`: stops the container global-setup.js started (none with NEO4J_URI).
+// Global teardown of `npm run test:neo4j`: stops the container or local server global-setup.js started (none with NEO4J_URI).
 module.exports = async function globalTeardown() {
-  const container = globalThis.__IDLINK_NEO4J_CONTAINER__;
-  if (container) await container.stop();
+  const stop = globalThis.__IDLINK_NEO4J_STOP__;
+  if (stop) await stop();
 };

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// Builds (on first use) and runs the local Neo4j server of this folder with plain `java`, never `mvn exec:java`,
+// so that signals reach the JVM. `npm run neo4j:local` runs it in the foreground; test/neo4j/global-setup.js,
+// the Neo4j fault tests and the bench start it through start(). See README.md beside this file.
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const HERE = __dirname;
+const POM = path.join(HERE, 'pom.xml');
+const SOURCE = path.join(HERE, 'src', 'main', 'java', 'dev', 'idlink', 'neo4jlocal', 'LocalNeo4j.java');
+const CLASSES = path.join(HERE, 'target', 'classes');
+const BUILT_CLASS = path.join(CLASSES, 'dev', 'idlink', 'neo4jlocal', 'LocalNeo4j.class');
+const CLASSPATH_FILE = path.join(HERE, 'target', 'classpath.txt');
+const MAIN_CLASS = 'dev.idlink.neo4jlocal.LocalNeo4j';
+
+/**
+ * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
+ * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 256).
+ */
+function jvmOptions(heap) {
+  return [
+    `-Xms${heap}`,
+    `-Xmx${heap}`,
+    '-XX:+UseG1GC',
+    '-XX:-OmitStackTraceInFastThrow',
+    '-XX:+UnlockExperimentalVMOptions',
+    '-XX:+TrustFinalNonStaticFields',
+    '-XX:+DisableExplicitGC',
+    '-XX:+ExitOnOutOfMemoryError',
+    '-Djdk.nio.maxCachedBufferSize=1024',
+    '-Dio.netty.tryReflectionSetAccessible=true',
+    '-Djdk.tls.ephemeralDHKeySize=2048',
+    '-Djdk.tls.rejectClientInitiatedRenegotiation=true',
+    '-XX:FlightRecorderOptions=stackdepth=256',
+    '-XX:+UnlockDiagnosticVMOptions',
+    '-XX:+DebugNonSafepoints',
+    '--add-opens=java.base/java.nio=ALL-UNNAMED',
+    '--add-opens=java.base/java.io=ALL-UNNAMED',
+    '--add-opens=java.base/sun.nio.ch=ALL-UNNAMED',
+    '--enable-native-access=ALL-UNNAMED',
+    '-Dlog4j2.disable.jmx=true',
+  ];
+}
+
+/** Why the local server cannot run here (no java or no mvn), or undefined when it can. */
+function missingTools() {
+  const missing = ['java', 'mvn'].filter((tool) => {
+    const probe = spawnSync(tool, [tool === 'java' ? '-version' : '--version'], { stdio: 'ignore' });
+    return probe.error !== undefined || probe.status !== 0;
+  });
+  return missing.length === 0 ? undefined : `${missing.join(' and ')} not found on PATH`;
+}
+
+const mtime = (file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
+
+/** Compiles the launcher and writes its class path (jars in Maven's cache) unless both are newer than their sources. */
+function ensureBuilt(log = (line) => process.stderr.write(`${line}\n`)) {
+  const built = Math.min(mtime(BUILT_CLASS), mtime(CLASSPATH_FILE));
+  const classpathOk = built >= 0 && fs.readFileSync(CLASSPATH_FILE, 'utf8').split(path.delimiter).every((jar) => fs.existsSync(jar));
+  if (classpathOk && built >= mtime(POM) && built >= mtime(SOURCE)) return;
+  log('neo4j-local: building the launcher with Maven (the first run fetches Neo4j from Maven Central into ~/.m2)...');
+  const started = Date.now();
+  const mvn = spawnSync('mvn', ['-B', '-q', '-f', POM, 'package', '-DskipTests'], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (mvn.status !== 0) {
+    const output = `${mvn.stdout ?? ''}${mvn.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+    throw new Error(`neo4j-local: 'mvn package' failed (exit ${mvn.status ?? mvn.error?.message}):\n${output}`);
+  }
+  log(`neo4j-local: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function javaArgs({ heap = '1g', stopWhenStdinCloses = false } = {}) {
+  const classpath = [CLASSES, fs.readFileSync(CLASSPATH_FILE, 'utf8').trim()].join(path.delimiter);
+  return [...jvmOptions(heap), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
+}
+
+const READY = /ready at (bolt:\/\/\S+)/;
+
+/**
+ * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
+ * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
+ * options: port, password (auth off when undefined), data (a kept folder; a temporary one when undefined), heap.
+ */
+function start({ port, password, data, heap, timeoutMs = 300_000 } = {}) {
+  ensureBuilt();
+  const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? 7687) };
+  delete env.NEO4J_PASSWORD;
+  delete env.NEO4J_LOCAL_DATA;
+  if (password !== undefined) env.NEO4J_PASSWORD = password;
+  if (data !== undefined) env.NEO4J_LOCAL_DATA = data;
+  const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const stop = async (graceMs = 60_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop(5_000);
+      reject(new Error(`neo4j-local: not ready within ${timeoutMs / 1000} s:\n${output.slice(-2000)}`));
+    }, timeoutMs);
+    const onData = (chunk) => {
+      output += chunk;
+      const ready = READY.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        // Keep draining, so the server never blocks on a full pipe.
+        child.stdout.resume();
+        child.stderr.resume();
+        const line = output.split('\n').find((l) => l.includes('ready at')) ?? '';
+        resolve({ uri: ready[1], line: line.trim(), child, stop, exited });
+      }
+    };
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`neo4j-local: java could not be started: ${e.message}`));
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`neo4j-local: the server exited before it was ready (${signal ?? `exit ${code}`}):\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+/** `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA. */
+function main() {
+  const missing = missingTools();
+  if (missing) {
+    process.stderr.write(`neo4j-local cannot run: ${missing} (it needs java 17 or 21 and mvn).\n`);
+    process.exit(1);
+  }
+  try {
+    ensureBuilt();
+  } catch (e) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
+  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g' }), { stdio: 'inherit' });
+  // npm (and a terminal's Ctrl-C) signal this process; the JVM shuts the database down on the same signal.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (child.exitCode === null) child.kill(signal);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    // A JVM stopped by SIGTERM/SIGINT exits 143/130 after a clean shutdown: that is the normal way to stop it.
+    process.exit(signal || code === 143 || code === 130 ? 0 : (code ?? 1));
+  });
+}
+
+if (require.main === module) main();
+
+module.exports = { start, ensureBuilt, missingTools, javaArgs, jvmOptions };

@@ -1,0 +1,181 @@
+package dev.idlink.neo4jlocal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.helpers.SocketAddress;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.io.ByteUnit;
+
+/**
+ * A real Neo4j Community server in one process: the kernel, the Cypher planner and the Bolt server of Neo4j's own
+ * artifacts, with Bolt on 127.0.0.1 only. What `npm run neo4j:local` and `npm run test:neo4j` start (see README.md
+ * beside the pom).
+ *
+ * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (auth on with user neo4j when set, off
+ * otherwise), NEO4J_LOCAL_DATA (a folder that is kept; when unset, a fresh temporary folder deleted at stop),
+ * NEO4J_LOCAL_PAGECACHE_MB (default 256). The argument --stop-when-stdin-closes makes it stop when its parent goes
+ * away (the test runner gives it a pipe), so no server outlives the run that started it.
+ *
+ * <p>Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections; SIGTERM or SIGINT
+ * shut the database down cleanly (a JVM shutdown hook) and exit.
+ */
+public final class LocalNeo4j {
+  private static final String USER = "neo4j";
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
+
+  private LocalNeo4j() {}
+
+  public static void main(String[] args) throws Exception {
+    long startedAt = System.nanoTime();
+    boolean stopWhenStdinCloses = java.util.Arrays.asList(args).contains("--stop-when-stdin-closes");
+    int port = intFromEnv("NEO4J_LOCAL_PORT", 7687);
+    long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 256);
+    String password = emptyToNull(System.getenv("NEO4J_PASSWORD"));
+    String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
+
+    Path home = keptData != null ? Path.of(keptData).toAbsolutePath() : Files.createTempDirectory("neo4j-local-");
+    Files.createDirectories(home);
+    boolean deleteAtStop = keptData == null;
+
+    DatabaseManagementService dbms =
+        new DatabaseManagementServiceBuilder(home)
+            .setConfig(BoltConnector.enabled, true)
+            .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
+            .setConfig(GraphDatabaseSettings.auth_enabled, password != null)
+            // Any password the caller chose; this server listens on loopback only.
+            .setConfig(GraphDatabaseSettings.auth_minimum_password_length, 1)
+            .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
+            .build();
+
+    Thread stopper =
+        new Thread(
+            () -> {
+              dbms.shutdown();
+              if (deleteAtStop) deleteRecursively(home);
+              System.out.println("neo4j-local: stopped");
+              System.out.flush();
+            },
+            "neo4j-local-stop");
+    Runtime.getRuntime().addShutdownHook(stopper);
+
+    GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+    if (!db.isAvailable(START_TIMEOUT.toMillis())) {
+      System.err.println("neo4j-local: the database did not become available within " + START_TIMEOUT);
+      System.exit(1);
+    }
+    if (password != null) {
+      // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
+      // gets the password of this run. Runs in-process, before Bolt is announced.
+      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
+          .executeTransactionally(
+              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+              Map.of("password", password));
+    }
+    waitForBolt(port);
+
+    String version =
+        db.executeTransactionally(
+            "CALL dbms.components() YIELD name, versions, edition RETURN versions[0] + ' ' + edition AS v",
+            Map.of(),
+            result -> (String) result.next().get("v"));
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
+    System.out.println(
+        "neo4j-local: Neo4j "
+            + version
+            + " ready at bolt://127.0.0.1:"
+            + port
+            + " ("
+            + (password != null ? "auth on, user " + USER : "auth off")
+            + "; data "
+            + home
+            + (deleteAtStop ? ", deleted at stop" : ", kept")
+            + "; started in "
+            + millis
+            + " ms)");
+    System.out.flush();
+
+    if (stopWhenStdinCloses) {
+      drain(System.in);
+      System.exit(0);
+    }
+    Thread.currentThread().join();
+  }
+
+  /** Bolt is announced only once a TCP connection to it succeeds. */
+  private static void waitForBolt(int port) throws InterruptedException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+        return;
+      } catch (IOException notYet) {
+        Thread.sleep(50);
+      }
+    }
+    System.err.println("neo4j-local: Bolt did not accept connections on 127.0.0.1:" + port);
+    System.exit(1);
+  }
+
+  private static void drain(InputStream in) {
+    byte[] buffer = new byte[256];
+    try {
+      while (in.read(buffer) >= 0) {
+        // Only the end of the stream matters.
+      }
+    } catch (IOException closed) {
+      // The parent is gone either way.
+    }
+  }
+
+  private static int intFromEnv(String name, int fallback) {
+    String value = emptyToNull(System.getenv(name));
+    if (value == null) return fallback;
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      System.err.println("neo4j-local: " + name + " must be a whole number, got '" + value + "'");
+      System.exit(2);
+      return fallback;
+    }
+  }
+
+  private static String emptyToNull(String value) {
+    return value == null || value.isEmpty() ? null : value;
+  }
+
+  private static void deleteRecursively(Path root) {
+    try {
+      Files.walkFileTree(
+          root,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+              Files.delete(file);
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+              Files.delete(dir);
+              return FileVisitResult.CONTINUE;
+            }
+          });
+    } catch (IOException e) {
+      System.err.println("neo4j-local: could not delete " + root + ": " + e.getMessage());
+    }
+  }
+}
