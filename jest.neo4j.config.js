@@ -1,13 +1,14 @@
 /**
- * `npm run test:neo4j`: the store contract (test/store-contract/*.neo4j.test.ts) and the API suites (test/api/)
- * against a real Neo4j: a container started by test/neo4j/global-setup.js when Docker is there, or the database
- * NEO4J_URI names. The database is emptied before each test file. Run in band: the files share one database.
+ * `npm run test:neo4j`: the store contract (test/store-contract/*.neo4j.test.ts), the Neo4j-only suites
+ * (test/neo4j/*.neo4j.test.ts) and the API suites (test/api/) against a real Neo4j, chosen by
+ * test/neo4j/global-setup.js: NEO4J_URI, else a container when Docker is there, else the local server of
+ * neo4j-local/. The database is emptied before each test file. Run in band: the files share one database.
  */
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   roots: ['<rootDir>/test'],
-  testMatch: ['<rootDir>/test/store-contract/**/*.neo4j.test.ts', '<rootDir>/test/api/**/*.test.ts'],
+  testMatch: ['<rootDir>/test/store-contract/**/*.neo4j.test.ts', '<rootDir>/test/neo4j/**/*.neo4j.test.ts', '<rootDir>/test/api/**/*.test.ts'],
   globalSetup: '<rootDir>/test/neo4j/global-setup.js',
   globalTeardown: '<rootDir>/test/neo4j/global-teardown.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],

@@ -77,7 +77,15 @@ async function startLocalServer() {
   return `the local server of neo4j-local/ (${server.line})`;
 }
 
+/** dist/ as `npm start` builds it: the multi-process and fault suites start the real server. */
+function buildDist() {
+  const { execFileSync } = require('node:child_process');
+  const path = require('node:path');
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: path.resolve(__dirname, '..', '..'), stdio: 'inherit' });
+}
+
 module.exports = async function globalSetup() {
+  buildDist();
   process.env.NEO4J_DATABASE = process.env.NEO4J_DATABASE || 'neo4j';
   let which;
   if (process.env.NEO4J_URI) {
