@@ -1,5 +1,6 @@
 // npm run bench [-- --quick]: load a synthetic identity graph through _bulk into a fresh store, then measure each
-// scenario and the two floors with the same autocannon settings; print a table, write results/latest.json.
+// scenario and the two floors with the same autocannon settings; print a table, write results/latest.json
+// (SQLite) or results/neo4j.json (STORE=neo4j: NEO4J_URI's empty database, or else a local server it starts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -128,8 +129,36 @@ async function loadGraph(base: string, lines: string[]): Promise<number> {
   return seconds;
 }
 
+/** neo4j-local/neo4j-local.js (plain JavaScript, beside the pom that builds the server). */
+interface LocalNeo4j {
+  start(options: { port?: number; password?: string; heap?: string; pageCacheMb?: number }): Promise<{ uri: string; line: string; stop(): Promise<void>; child: ChildProcess }>;
+  missingTools(): string | undefined;
+}
+
+/** The Neo4j the bench measures: NEO4J_URI (an empty database) as given, or a fresh local server started here. */
+async function neo4jForBench(): Promise<{ env: Record<string, string>; describe: string; stop: () => Promise<void>; pid?: number }> {
+  const env: Record<string, string> = {};
+  for (const name of ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE']) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  if (env.NEO4J_URI) return { env, describe: `NEO4J_URI=${env.NEO4J_URI}`, stop: async () => undefined };
+  const local = require(path.join(ROOT, 'neo4j-local', 'neo4j-local.js')) as LocalNeo4j;
+  const missing = local.missingTools();
+  if (missing) throw new Error(`STORE=neo4j without NEO4J_URI starts the local Neo4j, which cannot run here: ${missing}`);
+  const password = 'bench-neo4j-password';
+  const server = await local.start({ password, heap: '2g', pageCacheMb: 1024 });
+  return {
+    env: { NEO4J_URI: server.uri, NEO4J_USERNAME: 'neo4j', NEO4J_PASSWORD: password },
+    describe: server.line,
+    stop: () => server.stop(),
+    pid: server.child.pid,
+  };
+}
+
 async function main(): Promise<void> {
   const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
+  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-'));
   const serviceEnv: Record<string, string> = {
     PORT: '0',
@@ -139,12 +168,10 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     STORE: store,
   };
-  for (const name of ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE']) {
-    const value = process.env[name];
-    if (value) serviceEnv[name] = value;
-  }
+  Object.assign(serviceEnv, neo4jServer?.env ?? {});
 
   console.log(`bench: ${quick ? 'quick' : 'full'} run, store=${store}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown cpu'}`);
+  if (neo4jServer) console.log(`neo4j: ${neo4jServer.describe}`);
   const graph = generateGraph({ targetIds: MODE.targetIds, bigComponents: MODE.bigComponents, seed: 20261121 });
   console.log(`graph: ${graph.nodes} nodes, ${graph.heldIds} held IDs, largest component ${graph.largestComponent} nodes`);
 
@@ -242,7 +269,9 @@ async function main(): Promise<void> {
     console.log(`${name}: ${m.rps} req/s`);
   }
   const memory = memoryMb(service.child.pid as number);
+  const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
   await stop(service);
+  await neo4jServer?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 
   const table = [
@@ -254,6 +283,7 @@ async function main(): Promise<void> {
   console.log('');
   for (const row of table) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
   console.log(`\nload: ${load.ids_per_s} IDs/s   service RSS: ${memory.rss} MB now, ${memory.peak} MB peak`);
+  if (neo4jMemory) console.log(`local Neo4j server RSS: ${neo4jMemory.rss} MB now, ${neo4jMemory.peak} MB peak`);
 
   const report = {
     mode: quick ? 'quick' : 'full',
@@ -264,10 +294,13 @@ async function main(): Promise<void> {
     scenarios: results,
     load,
     rss_mb: memory.peak,
+    ...(neo4jServer ? { neo4j: { server: neo4jServer.describe, ...(neo4jMemory ? { rss_mb: neo4jMemory.peak } : {}) } } : {}),
     measured_at: new Date().toISOString(),
   };
   fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const resultFile = path.join(ROOT, 'bench', 'results', store === 'neo4j' ? 'neo4j.json' : 'latest.json');
+  fs.writeFileSync(resultFile, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written: ${path.relative(ROOT, resultFile)}`);
   const failed = results.filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
     console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);

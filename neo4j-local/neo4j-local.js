@@ -5,6 +5,7 @@
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 
 const HERE = __dirname;
@@ -77,14 +78,26 @@ function javaArgs({ heap = '1g', stopWhenStdinCloses = false } = {}) {
 
 const READY = /ready at (bolt:\/\/\S+)/;
 
+/** A port nothing listens on right now, on loopback. */
+async function freePort() {
+  const probe = net.createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /**
  * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
- * options: port, password (auth off when undefined), data (a kept folder; a temporary one when undefined), heap.
+ * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
+ * one when undefined), heap (default 1g), pageCacheMb (default 256).
  */
-function start({ port, password, data, heap, timeoutMs = 300_000 } = {}) {
+async function start({ port, password, data, heap, pageCacheMb, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
-  const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? 7687) };
+  const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
+  delete env.NEO4J_LOCAL_PAGECACHE_MB;
+  if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
   delete env.NEO4J_PASSWORD;
   delete env.NEO4J_LOCAL_DATA;
   if (password !== undefined) env.NEO4J_PASSWORD = password;
@@ -164,4 +177,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { start, ensureBuilt, missingTools, javaArgs, jvmOptions };
+module.exports = { start, ensureBuilt, missingTools, javaArgs, jvmOptions, freePort };

@@ -5,5 +5,5 @@ const path = require('node:path');
 module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '..');
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  process.stdout.write('\nNeo4j suites not run: npm run test:neo4j (Docker, or NEO4J_URI=bolt://… NEO4J_PASSWORD=…)\n');
+  process.stdout.write('\nNeo4j suites not run here: npm run test:neo4j (a local Neo4j from Maven Central, Docker, or NEO4J_URI=bolt://… NEO4J_PASSWORD=…)\n');
 };

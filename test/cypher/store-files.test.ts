@@ -107,9 +107,12 @@ describe('Cypher in code', () => {
 });
 
 describe('the Neo4j image', () => {
-  test('when docker-compose.yml and the test container name the Neo4j image, then it is the same pinned 5.26 community patch', () => {
+  test('when docker-compose.yml, the test container and the local server name Neo4j, then it is the same pinned 5.26 community patch', () => {
     expect(NEO4J_TEST_IMAGE).toMatch(/^neo4j:5\.26\.\d+-community$/);
     const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
     expect(compose).toContain(`image: ${NEO4J_TEST_IMAGE}`);
+    const pom = fs.readFileSync(path.join(ROOT, 'neo4j-local', 'pom.xml'), 'utf8');
+    const version = /<neo4j\.version>([^<]+)<\/neo4j\.version>/.exec(pom)?.[1];
+    expect(`neo4j:${version}-community`).toBe(NEO4J_TEST_IMAGE);
   });
 });

@@ -1,10 +1,9 @@
 // Global setup of `npm run test:neo4j`: picks the Neo4j the suites run against (extensions.md §1) and passes it to
 // them in NEO4J_*. In this order: NEO4J_URI (that database; it is emptied before each test file); a container of
 // NEO4J_TEST_IMAGE when Docker is there; the local server of neo4j-local/ when java and mvn are there. None of
-// them: stop at once, in one line saying why. It prints which one it used and the server's version, and
-// global-teardown.js stops whatever it started.
+// them: stop at once, in one line saying why. NEO4J_TEST_SERVER=local goes straight to the local server. It prints
+// which one it used and the server's version, and global-teardown.js stops whatever it started.
 const { randomBytes } = require('node:crypto');
-const net = require('node:net');
 const { NEO4J_TEST_IMAGE } = require('./image');
 
 const cannotRun = (reason) => {
@@ -40,14 +39,6 @@ async function hasContainerRuntime() {
   }
 }
 
-async function freePort() {
-  const probe = net.createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 async function startContainer() {
   const { Neo4jContainer } = require('@testcontainers/neo4j');
   const password = randomBytes(12).toString('hex');
@@ -66,7 +57,7 @@ async function startLocalServer() {
   process.stdout.write('\nNeo4j suites: starting the local Neo4j server (neo4j-local/)...\n');
   let server;
   try {
-    server = await local.start({ port: await freePort(), password });
+    server = await local.start({ password });
   } catch (e) {
     return cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -87,10 +78,12 @@ function buildDist() {
 module.exports = async function globalSetup() {
   buildDist();
   process.env.NEO4J_DATABASE = process.env.NEO4J_DATABASE || 'neo4j';
+  // NEO4J_TEST_SERVER=local skips the container (CI: the issue is to prove the local server on every landing).
+  const forceLocal = process.env.NEO4J_TEST_SERVER === 'local';
   let which;
-  if (process.env.NEO4J_URI) {
+  if (process.env.NEO4J_URI && !forceLocal) {
     which = `NEO4J_URI=${process.env.NEO4J_URI} (its data is deleted before each test file)`;
-  } else if (await hasContainerRuntime()) {
+  } else if (!forceLocal && (await hasContainerRuntime())) {
     which = await startContainer();
   } else {
     const missing = require('../../neo4j-local/neo4j-local').missingTools();
