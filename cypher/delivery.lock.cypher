@@ -1,6 +1,6 @@
-// params: customer, deliveryId
+// params: customer, deliveryId, write
 // Locks a delivery about to be replaced (direct dependency: the lock is taken before reading) and returns its
-// document as committed; no row when the customer has no such delivery.
+// document as committed; no row when the customer has no such delivery. `lastWrite` names the store call.
 MATCH (delivery:Delivery {customer: $customer, deliveryId: $deliveryId})
-SET delivery.revision = coalesce(delivery.revision, 0) + 1
+SET delivery.revision = coalesce(delivery.revision, 0) + 1, delivery.lastWrite = $write
 RETURN delivery.document AS document

@@ -68,6 +68,10 @@ function ensureBuilt(log = (line) => process.stderr.write(`${line}\n`)) {
     const output = `${mvn.stdout ?? ''}${mvn.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
     throw new Error(`neo4j-local: 'mvn package' failed (exit ${mvn.status ?? mvn.error?.message}):\n${output}`);
   }
+  // Maven leaves an unchanged classpath.txt (and an up-to-date class) untouched; mark both as built now, or the
+  // check above would rebuild on every start after an edit of the pom or the source.
+  const now = new Date();
+  for (const file of [BUILT_CLASS, CLASSPATH_FILE]) fs.utimesSync(file, now, now);
   log(`neo4j-local: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

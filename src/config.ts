@@ -19,6 +19,20 @@ const envSchema = {
     NEO4J_USERNAME: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j user.' },
     NEO4J_PASSWORD: { type: 'string', description: 'Neo4j password.' },
     NEO4J_DATABASE: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j database every query names.' },
+    NEO4J_MAX_CONNECTION_POOL_SIZE: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+      default: 100,
+      description: 'Most connections the Neo4j driver keeps open; a request waiting on Neo4j holds one until it is answered.',
+    },
+    NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 600000,
+      default: 10000,
+      description: 'How long a request waits for a free pooled Neo4j connection before it fails with 503 store_unavailable.',
+    },
     ADMIN_TOKEN: {
       type: 'string',
       pattern: '^[A-Za-z0-9_-]{22,256}$',
@@ -49,7 +63,14 @@ export interface Config {
   store: 'sqlite' | 'neo4j';
   sqlitePath: string;
   sqliteSynchronous: 'NORMAL' | 'FULL';
-  neo4j: { uri: string | undefined; username: string; password: string | undefined; database: string };
+  neo4j: {
+    uri: string | undefined;
+    username: string;
+    password: string | undefined;
+    database: string;
+    maxConnectionPoolSize: number;
+    connectionAcquisitionTimeoutMs: number;
+  };
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
   logLevel: string;
@@ -74,6 +95,8 @@ interface ValidatedEnv {
   NEO4J_USERNAME: string;
   NEO4J_PASSWORD?: string;
   NEO4J_DATABASE: string;
+  NEO4J_MAX_CONNECTION_POOL_SIZE: number;
+  NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: number;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
@@ -112,7 +135,14 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     store: v.STORE,
     sqlitePath: v.SQLITE_PATH,
     sqliteSynchronous: v.SQLITE_SYNCHRONOUS,
-    neo4j: { uri: v.NEO4J_URI, username: v.NEO4J_USERNAME, password: v.NEO4J_PASSWORD, database: v.NEO4J_DATABASE },
+    neo4j: {
+      uri: v.NEO4J_URI,
+      username: v.NEO4J_USERNAME,
+      password: v.NEO4J_PASSWORD,
+      database: v.NEO4J_DATABASE,
+      maxConnectionPoolSize: v.NEO4J_MAX_CONNECTION_POOL_SIZE,
+      connectionAcquisitionTimeoutMs: v.NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS,
+    },
     adminToken: v.ADMIN_TOKEN,
     publicBaseUrl: v.PUBLIC_BASE_URL,
     logLevel: v.LOG_LEVEL,

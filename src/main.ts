@@ -23,8 +23,12 @@ async function main(): Promise<void> {
   if (admin.file) {
     logger.info(admin.generated ? 'generated the administrator token' : 'using the administrator token from its file', { file: admin.file });
   }
-  const store = await openStore(config);
+  // With STORE=neo4j the store connects in the background: the service listens (readyz 503) until Neo4j answers.
+  const { store, started } = openStore(config, logger);
   let shuttingDown = false;
+  void started.then(() => {
+    if (!shuttingDown) logger.info('store ready', { store: config.store });
+  });
   const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
   const server = serve(app, logger, config.port, config.host);
   const cannotListen = (e: Error) => {

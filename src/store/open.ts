@@ -1,19 +1,27 @@
 // Chooses and opens the configured store.
 import type { Config } from '../config';
+import type { Logger } from '../logger';
 import type { Store } from './store';
-import { Neo4jStore } from './neo4j/neo4j-store';
+import { ConnectingStore } from './neo4j/neo4j-startup';
 import { SqliteStore } from './sqlite/sqlite-store';
 
-export async function openStore(config: Config): Promise<Store> {
+export interface OpenedStore {
+  store: Store;
+  /** Resolves once the store serves requests (at once for SQLite; for Neo4j once connected). */
+  started: Promise<void>;
+}
+
+export function openStore(config: Config, logger: Logger): OpenedStore {
   switch (config.store) {
     case 'sqlite':
-      return new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous });
+      return { store: new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous }), started: Promise.resolve() };
     case 'neo4j': {
       // The configuration schema requires NEO4J_URI when STORE=neo4j.
-      const { uri, username, password, database } = config.neo4j;
+      const { uri, ...connection } = config.neo4j;
       if (uri === undefined) throw new Error('STORE=neo4j needs NEO4J_URI.');
-      // Connects, verifies connectivity and applies cypher/schema/; rejects with a message naming what failed.
-      return Neo4jStore.connect({ uri, username, password, database });
+      // Serves at once: store_unavailable until connected with cypher/schema/ applied, retried in the background.
+      const store = new ConnectingStore({ ...connection, uri }, logger);
+      return { store, started: store.started };
     }
   }
 }

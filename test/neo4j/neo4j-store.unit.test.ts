@@ -76,7 +76,8 @@ const storedDelivery: Delivery = {
 storedDelivery.condition = { ...storedDelivery.condition, condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 };
 storedDelivery.message = storedDelivery.message.map((m, i) => ({ ...m, message_id: 700 + i }));
 
-function fakeStore(handler: Handler = () => undefined) {
+/** `loseCommitReplies`: every write transaction runs twice, as the driver runs it again when a commit's reply is lost. */
+function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean } = {}) {
   const calls: Call[] = [];
   const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
   let executeWrites = 0;
@@ -98,8 +99,9 @@ function fakeStore(handler: Handler = () => undefined) {
       sessions.configs.push(config);
       return {
         executeRead: (work: (t: typeof tx) => Promise<unknown>) => work(tx),
-        executeWrite: (work: (t: typeof tx) => Promise<unknown>) => {
+        executeWrite: async (work: (t: typeof tx) => Promise<unknown>) => {
           executeWrites += 1;
+          if (options.loseCommitReplies) await work(tx);
           return work(tx);
         },
         run: async () => {
@@ -148,9 +150,8 @@ describe('code-point order', () => {
 });
 
 describe('Neo4j store, with a fake driver', () => {
-  test('when every store method runs, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
-    const fake = fakeStore();
-    const { store } = fake;
+  /** Calls every method of the store once. */
+  async function callEveryMethod(store: Neo4jStore): Promise<void> {
     await store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] });
     await store.getSchema('acme', 'member');
     await store.listSchemas('acme');
@@ -176,8 +177,16 @@ describe('Neo4j store, with a fake driver', () => {
     await store.replaceDelivery('acme', 7, buildDelivery() as never);
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
+  }
+
+  test('when every store method runs, also after lost commit replies, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
+    const fake = fakeStore();
+    await callEveryMethod(fake.store);
+    // The statements that tell whether an earlier attempt committed run only after a lost commit reply.
+    const retried = fakeStore(undefined, { loseCommitReplies: true });
+    await callEveryMethod(retried.store);
     // Only start-up runs store.await-indexes; ping runs store.ping outside a managed transaction.
-    const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name));
+    const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
     expect(unused).toEqual(['store.ping', 'store.await-indexes']);
   });
 
@@ -309,6 +318,7 @@ describe('Neo4j store, with a fake driver', () => {
         keyType: 'member_id',
         keyId: 'm1',
         ids: [id('cookie', '😀'), id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')],
+        write: expect.any(String),
       });
     });
 
@@ -539,6 +549,63 @@ describe('Neo4j store, with a fake driver', () => {
       const broken = fakeStore((name) => (name === 'node.lock' ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
       await expect(broken.store.removeId(member('m1'), id('device', 'd1'))).rejects.toMatchObject({ code: 'Neo.ClientError.Statement.EntityNotFound' });
       expect(broken.writes()).toBe(3);
+    });
+
+    test('when a commit reply is lost and the node carries this call\'s write id, then the retry answers without writing again', async () => {
+      const writeIds: unknown[] = [];
+      const fake = fakeStore(
+        (name, params) => {
+          if (name === 'node.create' || name === 'node.lock') writeIds.push(params.write);
+          return name === 'node.last-write' ? [{ lastWrite: writeIds[writeIds.length - 1] }] : undefined;
+        },
+        { loseCommitReplies: true },
+      );
+      await expect(fake.store.createNode(member('m1'), [])).resolves.toBeUndefined();
+      await expect(fake.store.insertIds(member('m1'), [id('cookie', 'k1')])).resolves.toBeUndefined();
+      expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.lock', 'node.find', 'node.held-among', 'node.link-ids', 'node.last-write']);
+      // One write id per call, a new one for each call.
+      expect(new Set(writeIds).size).toBe(2);
+      expect(fake.named('node.last-write')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1' });
+    });
+
+    test('when a commit reply is lost and nothing carries this call\'s write id, then the write runs again with the same write id', async () => {
+      const fake = fakeStore((name) => (name === 'node.last-write' ? [{ lastWrite: 'another-call' }] : undefined), { loseCommitReplies: true });
+      await fake.store.createNode(member('m1'), []);
+      expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.create']);
+      const [first, second] = fake.named('node.create');
+      expect(first?.params.write).toEqual(second?.params.write);
+    });
+
+    test('when a commit reply is lost, then each kind of write answers what the committed attempt did', async () => {
+      const stored = { ...storedDelivery, delivery_id: 8 };
+      let lastWrite: unknown;
+      const fake = fakeStore(
+        (name, params) => {
+          if ('write' in params) lastWrite = params.write;
+          if (name === 'schema.last-write') return [{ lastWrite, created: true }];
+          if (name === 'token.last-write') return [{ lastWrite }];
+          if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: JSON.stringify(stored) }] : [];
+          return undefined;
+        },
+        { loseCommitReplies: true },
+      );
+      await expect(fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] })).resolves.toEqual({ created: true });
+      await expect(fake.store.revokeToken('acme', 't1')).resolves.toBe(true);
+      await expect(fake.store.createDelivery('acme', buildDelivery() as never)).resolves.toEqual(stored);
+      await expect(fake.store.replaceDelivery('acme', 8, buildDelivery() as never)).resolves.toEqual(stored);
+      expect(fake.named('schema.declare')).toHaveLength(1);
+      expect(fake.named('token.revoke')).toHaveLength(1);
+      expect(fake.named('delivery.create')).toHaveLength(1);
+      expect(fake.named('delivery.update')).toHaveLength(1);
+
+      // A delete leaves no mark: what it deleted being gone after an attempt that reached its commit is the sign.
+      const gone = fakeStore((name) => (['schema.last-write', 'node.last-write', 'delivery.get'].includes(name) ? [] : undefined), { loseCommitReplies: true });
+      await expect(gone.store.deleteSchema('acme', 'member')).resolves.toBeUndefined();
+      await expect(gone.store.deleteDelivery('acme', 8)).resolves.toBe(true);
+      await expect(gone.store.deleteNode(member('m1'))).resolves.toBeUndefined();
+      expect(gone.named('schema.delete')).toHaveLength(1);
+      expect(gone.named('delivery.delete')).toHaveLength(1);
+      expect(gone.named('node.delete')).toHaveLength(1);
     });
 
     test('when ping fails, then store_unavailable; when it answers, then it resolves', async () => {

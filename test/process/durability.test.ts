@@ -1,10 +1,10 @@
 // The real server as a child process (`node dist/main.js`, built by jest's globalSetup): data survives a crash,
-// the generated administrator token is kept safe, and a bad setting (or a store or port it cannot have) stops the
-// start with a message saying which.
+// the generated administrator token is kept safe, a bad setting (or a port it cannot have) stops the start with a
+// message saying which, and with STORE=neo4j it serves 503s while Neo4j does not answer.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { freshDir, installCleanup, logEntries, send, type ServerProcess, spawnServer, startServer } from '../helpers/server-process';
+import { freshDir, installCleanup, logEntries, logged, send, type ServerProcess, spawnServer, startServer } from '../helpers/server-process';
 
 const ADMIN = 'process-admin-token-0123456789abcdef';
 
@@ -163,21 +163,70 @@ async function withPort<T>(held: boolean, use: (port: number) => Promise<T>): Pr
   }
 }
 
-describe('what start-up cannot have', () => {
-  test('when STORE=neo4j and nothing answers at NEO4J_URI, then the process exits 1 naming the URI, never listens, and keeps the password out', async () => {
+/** Listens on 127.0.0.1:`port` and hangs up on every connection; resolves once `count` connections came (or rejects after `withinMs`). */
+async function hangUpOn(port: number, count: number, withinMs: number): Promise<void> {
+  let seen = 0;
+  const listener = net.createServer((socket) => {
+    seen += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', () => resolve()));
+  try {
+    const deadline = Date.now() + withinMs;
+    while (seen < count) {
+      if (Date.now() > deadline) throw new Error(`${seen} connection attempts to port ${port} within ${withinMs} ms, expected ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+  }
+}
+
+describe('STORE=neo4j while Neo4j does not answer', () => {
+  test('when nothing answers at NEO4J_URI, then the service listens anyway, answers 503 store_unavailable on /readyz and on store-backed requests, keeps trying in the background, logs why without the password, and stops at once on SIGTERM', async () => {
     const password = 'neo4j-password-never-printed';
     await withPort(false, async (boltPort) => {
       const dir = freshDir('idlink-process-');
       const uri = `bolt://127.0.0.1:${boltPort}`;
       const env = { PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', STORE: 'neo4j', NEO4J_URI: uri, NEO4J_PASSWORD: password };
-      const server = spawnServer(env, dir);
-      expect((await server.exited).code).toBe(1);
-      expect(server.stderr()).toContain(`failed to start: Neo4j at ${uri} (database 'neo4j') cannot be reached`);
-      expect(logEntries(server).some((l) => l.message === 'listening')).toBe(false);
+      const { server, base } = await startServer(env, dir);
+
+      expect((await send(base, 'GET', '/healthz')).status).toBe(200);
+      const answers = [
+        await fetch(`${base}/readyz`),
+        await fetch(`${base}/v1/acme/_search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(search) }),
+        await fetch(`${base}/v1/acme/schema/member`, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN}` },
+          body: JSON.stringify(schema),
+        }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(await answer.json()).toMatchObject({ status: 503, code: 'store_unavailable' });
+      }
+      const retrying = await logged(server, 'cannot connect to Neo4j yet; retrying in the background');
+      expect(retrying.level).toBe('warn');
+      expect(String(retrying.error)).toContain(`Neo4j at ${uri} (database 'neo4j') cannot be reached`);
+
+      // Something listens at NEO4J_URI now (and hangs up at once): the attempts go on, at most RETRY_MAX_MS (5 s) apart.
+      await hangUpOn(boltPort, 2, 12_000);
+      expect(server.child.exitCode).toBeNull();
+      expect((await fetch(`${base}/readyz`)).status).toBe(503);
+
+      const stopping = Date.now();
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - stopping).toBeLessThan(3000);
+      expect(logEntries(server).map((l) => l.message)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
+      expect(logEntries(server).some((l) => l.message === 'store ready')).toBe(false);
       expect(server.stderr() + server.lines.join('\n')).not.toContain(password);
     });
   });
+});
 
+describe('what start-up cannot have', () => {
   test('when PORT is already taken, then the process exits 1 saying it cannot listen there', async () => {
     await withPort(true, async (port) => {
       const dir = freshDir('idlink-process-');

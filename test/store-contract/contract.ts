@@ -291,6 +291,18 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         }
       });
 
+      test('when first puts of one schema race, then exactly one says created, and the schema is one of those put', async () => {
+        const c = newCustomer();
+        const versions: SchemaRecord[] = Array.from({ length: 10 }, (_, i) => ({
+          schemaId: 'member',
+          idTypes: [...MEMBER.idTypes, { type: `extra${i}`, secure: false }],
+        }));
+        const outcomes = await Promise.all(versions.map((version) => store().putSchema(c, version)));
+        expect(outcomes.filter((o) => o.created)).toHaveLength(1);
+        expect(versions).toContainEqual(await store().getSchema(c, 'member'));
+        expect(await store().listSchemas(c)).toHaveLength(1);
+      });
+
       test('when two customers use the same schema id, then each keeps its own schema', async () => {
         const a = newCustomer();
         const b = newCustomer();
@@ -740,6 +752,63 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await expect(store().deleteNode(member(c, 'ghost'))).rejects.toMatchObject({ code: 'node_not_found' });
           await store().deleteNode(member(c, 'm1'));
           await expect(store().deleteNode(member(c, 'm1'))).rejects.toMatchObject({ code: 'node_not_found' });
+        });
+      });
+
+      describe('writers of every kind on one node', () => {
+        test('when 50 writers of mixed kinds race on one node, then it ends as any serial order leaves it: every write applied once, nothing lost or doubled', async () => {
+          const c = await customerWithSchemas();
+          const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+          const replaced = range(10, 'r');
+          const removed = range(10, 'x');
+          const inserted = range(18, 'i');
+          const upserted = range(8, 'u');
+          await store().createNode(member(c, 'm1'), [...replaced.map((r) => id('device', r)), ...removed.map((x) => id('cookie', x))]);
+          // Another node shares a replaced, a removed and an inserted ID: those Id vertices must stay, and link the two.
+          await store().createNode(member(c, 'm2'), [id('device', 'r0'), id('cookie', 'x0'), id('cookie', 'i0')]);
+
+          const m1 = member(c, 'm1');
+          const writers: Array<() => Promise<void>> = [
+            ...inserted.map((i) => () => store().insertIds(m1, [id('cookie', i)])),
+            // Two inserts of one ID: whichever comes second finds it held.
+            () => store().insertIds(m1, [id('cookie', 'twice')]),
+            () => store().insertIds(m1, [id('cookie', 'twice')]),
+            ...upserted.map((u) => () => store().replaceId(m1, id('device', `absent-${u}`), id('device', u), true)),
+            // Two upserts of one ID: the second finds it held and changes nothing.
+            () => store().replaceId(m1, id('device', 'absent-a'), id('device', 'upserted-twice'), true),
+            () => store().replaceId(m1, id('device', 'absent-b'), id('device', 'upserted-twice'), true),
+            ...replaced.map((r) => () => store().replaceId(m1, id('device', r), id('device', `s${r.slice(1)}`), false)),
+            ...removed.map((x) => () => store().removeId(m1, id('cookie', x))),
+          ];
+          expect(writers).toHaveLength(50);
+          // Issued interleaved, every kind among the others.
+          const order = writers.map((_, i) => (i * 7) % writers.length);
+          expect(new Set(order).size).toBe(50);
+          const settled = await Promise.allSettled(order.map((i) => (writers[i] as () => Promise<void>)()));
+
+          const byWriter = new Map(order.map((writer, issued) => [writer, settled[issued] as PromiseSettledResult<void>]));
+          const twiceInserts = [inserted.length, inserted.length + 1].map((w) => byWriter.get(w));
+          expect(twiceInserts.map((o) => o?.status).sort()).toEqual(['fulfilled', 'rejected']);
+          expect(twiceInserts.find((o): o is PromiseRejectedResult => o?.status === 'rejected')?.reason).toMatchObject({ code: 'id_exists' });
+          const others = [...byWriter.entries()].filter(([w]) => w !== inserted.length && w !== inserted.length + 1).map(([, o]) => o);
+          expect(others.filter((o) => o.status === 'rejected')).toEqual([]);
+
+          const byTypeThenValue = (a: IdPair, b: IdPair) => (a.type === b.type ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.type < b.type ? -1 : 1);
+          const expected = [
+            id('member_id', 'm1'),
+            ...inserted.map((i) => id('cookie', i)),
+            id('cookie', 'twice'),
+            ...upserted.map((u) => id('device', u)),
+            id('device', 'upserted-twice'),
+            ...replaced.map((r) => id('device', `s${r.slice(1)}`)),
+          ].sort(byTypeThenValue);
+          expect(await store().getNodeIds(m1)).toEqual(expected);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'i0'), id('cookie', 'x0'), id('device', 'r0'), id('member_id', 'm2')]);
+          expect(await linkedMembers(m1)).toEqual(['m1', 'm2']);
+          // IDs no node holds any more are gone.
+          for (const gone of [...replaced.slice(1).map((r) => id('device', r)), ...removed.slice(1).map((x) => id('cookie', x))]) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: gone } }))).total).toBe(0);
+          }
         });
       });
 

@@ -51,8 +51,17 @@ export class Neo4jDeliveries {
     return row ? parse(row.document) : undefined;
   }
 
-  /** Call inside a write transaction. Sequences are always taken in the order condition, message, delivery. */
-  async create(q: Query, customerId: string, draft: DeliveryDraft): Promise<Delivery> {
+  /** The delivery the store call `writeId` created or replaced last, as stored; undefined when there is none. */
+  async writtenBy(q: Query, customerId: string, writeId: string): Promise<Delivery | undefined> {
+    const [row] = await q<{ document: string }>('delivery.written-by', { customer: customerId, write: writeId });
+    return row ? parse(row.document) : undefined;
+  }
+
+  /**
+   * Call inside a write transaction of the store call `writeId`, which the delivery then carries (see
+   * Neo4jStore.write). Sequences are always taken in the order condition, message, delivery.
+   */
+  async create(q: Query, customerId: string, draft: DeliveryDraft, writeId: string): Promise<Delivery> {
     const [conditionId] = await this.next(q, 'condition', 1);
     const messageIds = await this.next(q, 'message', draft.message.length);
     const [deliveryId] = await this.next(q, 'delivery', 1);
@@ -67,13 +76,17 @@ export class Neo4jDeliveries {
       deliveryId: int(delivery.delivery_id),
       conditionId: int(delivery.condition.condition_id),
       ...this.properties(delivery),
+      write: writeId,
     });
     return delivery;
   }
 
-  /** Call inside a write transaction. Keeps ids and counts, and the message ids sent back that belong to this delivery. */
-  async replace(q: Query, customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
-    const [row] = await q<{ document: string }>('delivery.lock', { customer: customerId, deliveryId: int(deliveryId) });
+  /**
+   * Call inside a write transaction of the store call `writeId`. Keeps ids and counts, and the message ids sent
+   * back that belong to this delivery.
+   */
+  async replace(q: Query, customerId: string, deliveryId: number, draft: DeliveryDraft, writeId: string): Promise<Delivery | undefined> {
+    const [row] = await q<{ document: string }>('delivery.lock', { customer: customerId, deliveryId: int(deliveryId), write: writeId });
     if (!row) return undefined;
     const existing = parse(row.document);
     const kept = keptMessageIds(existing, draft);

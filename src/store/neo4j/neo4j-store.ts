@@ -1,13 +1,15 @@
 // The Neo4j store. One driver per store (one store per process), checked with verifyConnectivity and closed by
 // close(); every statement is a file under cypher/ (./statements.ts); reads run in session.executeRead, each write
 // in one session.executeWrite transaction whose function has no effect outside the transaction, so the driver
-// may retry it; sessions are closed in `finally`; every session names the database. Neo4j integers come back as
+// may retry it (and a retry after a lost commit reply answers what the committed attempt did: see write());
+// sessions are closed in `finally`; every session names the database. Neo4j integers come back as
 // JS numbers (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()).
 //
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, and :Token, :Delivery, :Sequence vertices. Every vertex
 // but :Sequence carries its customer, and LINKED never joins two customers, so a traversal stays in one customer.
+import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
@@ -27,11 +29,18 @@ export interface Neo4jConnection {
   /** Undefined: connect without authentication (a server with NEO4J_AUTH=none). */
   password: string | undefined;
   database: string;
+  /** Most pooled connections (NEO4J_MAX_CONNECTION_POOL_SIZE); undefined: DRIVER_CONFIG's. */
+  maxConnectionPoolSize?: number;
+  /** How long a call waits for a free pooled connection (NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS); undefined: DRIVER_CONFIG's. */
+  connectionAcquisitionTimeoutMs?: number;
 }
 
 const DRIVER_CONFIG = {
   disableLosslessIntegers: true,
   userAgent: 'idlink-service',
+  // A call that waits on Neo4j (a lock, a slow query) holds its connection; when all are busy, the next call waits
+  // connectionAcquisitionTimeout for one and then fails (store_unavailable, a 503) rather than queueing without end.
+  maxConnectionPoolSize: 100,
   // Fail a request within seconds when Neo4j is unreachable, instead of the driver's defaults (30 s, 60 s, 30 s).
   connectionTimeout: 5_000,
   connectionAcquisitionTimeout: 10_000,
@@ -39,11 +48,47 @@ const DRIVER_CONFIG = {
   maxTransactionRetryTime: 10_000,
 };
 
+/** DRIVER_CONFIG with the pool settings the connection gives. */
+const driverConfig = (connection: Neo4jConnection) => ({
+  ...DRIVER_CONFIG,
+  maxConnectionPoolSize: connection.maxConnectionPoolSize ?? DRIVER_CONFIG.maxConnectionPoolSize,
+  connectionAcquisitionTimeout: connection.connectionAcquisitionTimeoutMs ?? DRIVER_CONFIG.connectionAcquisitionTimeout,
+});
+
+export interface ConnectOptions {
+  /** The statements of cypher/ (loadStatements()); read from there when not given. */
+  statements?: Statements;
+  /** Aborting it gives up the attempt: the driver is closed and connect rejects. */
+  signal?: AbortSignal;
+}
+
+/** Where the store connects, for messages: the URI without any user or password written into it, and the database. */
+export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
+  `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
+
+/** How long /readyz waits for Neo4j to answer its ping before it says 503. */
+const PING_TIMEOUT_MS = 3_000;
+
 /** How long start-up waits for the constraints and indexes to come online. */
 const AWAIT_INDEXES_SECONDS = 300;
 
 /** Attempts of a write that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
 const WRITE_ATTEMPTS = 3;
+
+/**
+ * Asked by a write whose earlier attempt got as far as its commit: `{ result }`, what that attempt answered, when
+ * its commit went through; undefined when it did not (the write then runs again as usual). See Neo4jStore.write.
+ */
+type IfCommitted<T> = (q: Query, writeId: string) => Promise<{ result: T } | undefined>;
+
+/** What ifCommitted answers for a write that committed and returns nothing. */
+const COMMITTED = { result: undefined };
+
+interface WriteOptions<T> {
+  /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use). */
+  onConstraintViolation?: () => DomainError;
+  ifCommitted?: IfCommitted<T>;
+}
 
 const nodeNotFound = (node: NodeAddress) =>
   new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
@@ -98,29 +143,40 @@ export class Neo4jStore implements Store {
   private readonly deliveries = new Neo4jDeliveries();
 
   /**
-   * Connects, checks that the database answers, and applies cypher/schema/ (constraints and indexes). The
-   * statement files are read first, so a missing one stops start-up before any connection is made.
+   * Connects, checks that the database answers, and applies cypher/schema/ (constraints and indexes): one attempt,
+   * which rejects with a message naming what failed and the driver's error as its `cause`. The statement files are
+   * read first, so a missing one stops start-up before any connection is made. A service keeps trying through
+   * ConnectingStore (./neo4j-startup.ts).
    */
-  static async connect(connection: Neo4jConnection, cypherDir?: string): Promise<Neo4jStore> {
-    const statements = loadStatements(cypherDir);
+  static async connect(connection: Neo4jConnection, options: ConnectOptions = {}): Promise<Neo4jStore> {
+    const statements = options.statements ?? loadStatements();
     // No password: no auth token, which the driver sends as scheme 'none'.
     const auth = connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password);
-    const driver = neo4j.driver(connection.uri, auth, DRIVER_CONFIG);
-    const where = `Neo4j at ${connection.uri} (database '${connection.database}')`;
+    const driver = neo4j.driver(connection.uri, auth, driverConfig(connection));
+    const where = describeConnection(connection);
+    // Closing the driver ends a connection attempt under way, so a service stopping while it connects stops at once.
+    const abandon = () => void driver.close();
+    options.signal?.addEventListener('abort', abandon, { once: true });
     try {
-      await driver.verifyConnectivity({ database: connection.database });
-    } catch (e) {
-      await driver.close();
-      throw new Error(`${where} cannot be reached: ${e instanceof Error ? e.message : String(e)}`);
+      try {
+        await driver.verifyConnectivity({ database: connection.database });
+      } catch (e) {
+        await driver.close();
+        throw new Error(`${where} cannot be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      const store = new Neo4jStore(driver, connection.database, statements);
+      try {
+        await store.applySchema();
+      } catch (e) {
+        await store.close();
+        throw new Error(`${where}: applying the constraints and indexes of cypher/schema/ failed: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+        });
+      }
+      return store;
+    } finally {
+      options.signal?.removeEventListener('abort', abandon);
     }
-    const store = new Neo4jStore(driver, connection.database, statements);
-    try {
-      await store.applySchema();
-    } catch (e) {
-      await store.close();
-      throw new Error(`${where}: applying the constraints and indexes of cypher/schema/ failed: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    return store;
   }
 
   /** Use connect(); this constructor takes a driver that is already checked (tests pass their own). */
@@ -168,16 +224,37 @@ export class Neo4jStore implements Store {
    * Runs `work` as one write transaction. The driver retries transient failures; a write that ran into a vertex
    * a concurrent transaction deleted is run again here (nothing of it was committed). DomainErrors thrown by
    * `work` roll the transaction back and come out unchanged; a uniqueness violation becomes `onConstraintViolation()`.
+   *
+   * Neo4j can commit a transaction whose reply then never reaches us (the connection breaks), and the driver runs
+   * it again. Run blindly, the write would trip over its own effect (node_exists, id_exists) or happen twice (a
+   * second delivery). So each call has one write id, made here, outside the driver's retries; `work` stores it, in
+   * the same transaction, on what it writes (`lastWrite`), where it is committed with the write or not at all.
+   * An attempt that starts after an earlier one got as far as its commit first asks `ifCommitted` whether that
+   * commit went through, and then answers what it answered, without writing again. The driver retries a second or
+   * more later, when a commit Neo4j received has long been applied; should another call write the same vertex in
+   * that time, the mark is overwritten and the write runs again as it would have without it.
    */
-  private async write<T>(work: (q: Query) => Promise<T>, onConstraintViolation?: () => DomainError): Promise<T> {
+  private async write<T>(work: (q: Query, writeId: string) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
+    const writeId = randomUUID();
+    let reachedCommit = false;
     const session = this.session('WRITE');
     try {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await session.executeWrite((tx) => work(this.query(tx)));
+          return await session.executeWrite(async (tx) => {
+            const q = this.query(tx);
+            if (reachedCommit && options.ifCommitted) {
+              const earlier = await options.ifCommitted(q, writeId);
+              if (earlier) return earlier.result;
+            }
+            const result = await work(q, writeId);
+            // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
+            reachedCommit = true;
+            return result;
+          });
         } catch (e) {
           if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
-          throw toStoreError(e, onConstraintViolation);
+          throw toStoreError(e, options.onConstraintViolation);
         }
       }
     } finally {
@@ -200,14 +277,25 @@ export class Neo4jStore implements Store {
 
   async ping(): Promise<void> {
     // An auto-commit query rather than executeRead: executeRead would retry an unreachable server for
-    // maxTransactionRetryTime, and /readyz should answer at once.
+    // maxTransactionRetryTime, and /readyz should answer at once. A server that stopped answering without closing
+    // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
     const session = this.session('READ');
+    let settled = false;
+    const answered = session
+      .run(this.statements.byName['store.ping'].text)
+      .then(() => 'answered' as const)
+      .finally(() => (settled = true));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), PING_TIMEOUT_MS)));
     try {
-      await session.run(this.statements.byName['store.ping'].text);
+      if ((await Promise.race([answered, late])) === 'late') throw storeUnavailable();
     } catch {
       throw storeUnavailable();
     } finally {
-      await session.close().catch(() => undefined);
+      clearTimeout(timer);
+      // Closing a session waits for its query: one that has not answered is closed once it does, not waited for.
+      if (settled) await session.close().catch(() => undefined);
+      else void answered.then(() => session.close(), () => session.close()).catch(() => undefined);
     }
   }
 
@@ -223,12 +311,17 @@ export class Neo4jStore implements Store {
     const customer = customerId;
     const schemaId = schema.schemaId;
     const idTypes = schema.idTypes.map((t) => ({ type: t.type, secure: t.secure }));
-    return this.write(async (q) => {
-      const [lock] = await q<{ created: boolean }>('schema.lock', { customer, schemaId });
+    const ifCommitted: IfCommitted<PutSchemaOutcome> = async (q, writeId) => {
+      const [row] = await q<{ lastWrite: string | null; created: boolean | null }>('schema.last-write', { customer, schemaId });
+      return row?.lastWrite === writeId ? { result: { created: row.created === true } } : undefined;
+    };
+    return this.write(async (q, writeId) => {
+      // null for a schema stored before createdBy existed: not created now.
+      const [lock] = await q<{ created: boolean | null }>('schema.lock', { customer, schemaId, write: writeId });
       const created = lock?.created === true;
       // Lock the declared types in name order before reading their flags (see idtype.lock.cypher).
       const byName = [...idTypes].sort((a, b) => compareCodePoints(a.type, b.type));
-      await q('idtype.lock', { customer, idTypes: byName });
+      await q('idtype.lock', { customer, idTypes: byName, write: writeId });
       const [conflict] = await q<{ type: string; otherSchema: string }>('schema.secure-conflicts', { customer, schemaId, idTypes });
       if (conflict) {
         const declared = idTypes.find((t) => t.type === conflict.type);
@@ -246,7 +339,7 @@ export class Neo4jStore implements Store {
       await q('schema.declare', { customer, schemaId, idTypes });
       await q('idtype.delete-orphans', { customer });
       return { created };
-    });
+    }, { ifCommitted });
   }
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
@@ -273,9 +366,14 @@ export class Neo4jStore implements Store {
         await q('schema.delete', { customer: customerId, schemaId });
         await q('idtype.delete-orphans', { customer: customerId });
       },
-      // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
-      // relationship it did not delete (a constraint violation): the schema is then in use after all.
-      inUse,
+      {
+        // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
+        // relationship it did not delete (a constraint violation): the schema is then in use after all.
+        onConstraintViolation: inUse,
+        // A delete leaves nothing to carry its mark; the schema being gone after an attempt that reached its commit
+        // means that commit went through (or another delete of it did meanwhile: either way it is deleted).
+        ifCommitted: async (q) => ((await q('schema.last-write', { customer: customerId, schemaId })).length === 0 ? COMMITTED : undefined),
+      },
     );
   }
 
@@ -286,16 +384,20 @@ export class Neo4jStore implements Store {
   // ---- tokens
 
   createToken(token: StoredToken): Promise<void> {
-    return this.write(async (q) => {
-      await q('token.create', {
-        tokenId: token.tokenId,
-        customer: token.customerId,
-        kind: token.kind,
-        label: token.label,
-        tokenHash: token.tokenHash,
-        createdAt: token.createdAt,
-      });
-    });
+    return this.write(
+      async (q, writeId) => {
+        await q('token.create', {
+          tokenId: token.tokenId,
+          customer: token.customerId,
+          kind: token.kind,
+          label: token.label,
+          tokenHash: token.tokenHash,
+          createdAt: token.createdAt,
+          write: writeId,
+        });
+      },
+      { ifCommitted: this.tokenWritten(token.customerId, token.tokenId, undefined) },
+    );
   }
 
   listTokens(customerId: string): Promise<TokenRecord[]> {
@@ -303,10 +405,22 @@ export class Neo4jStore implements Store {
   }
 
   revokeToken(customerId: string, tokenId: string): Promise<boolean> {
-    return this.write(async (q) => {
-      const [row] = await q<{ revoked: number }>('token.revoke', { customer: customerId, tokenId, now: new Date().toISOString() });
-      return (row?.revoked ?? 0) > 0;
-    });
+    return this.write(
+      async (q, writeId) => {
+        const [row] = await q<{ revoked: number }>('token.revoke', { customer: customerId, tokenId, now: new Date().toISOString(), write: writeId });
+        return (row?.revoked ?? 0) > 0;
+      },
+      // Only a revoke that revoked marks the token; one that found it revoked already answers false again.
+      { ifCommitted: this.tokenWritten(customerId, tokenId, true) },
+    );
+  }
+
+  /** ifCommitted of a token write: the token carries the write id. */
+  private tokenWritten<T>(customerId: string, tokenId: string, result: T): IfCommitted<T> {
+    return async (q, writeId) => {
+      const [row] = await q<{ lastWrite: string | null }>('token.last-write', { customer: customerId, tokenId });
+      return row?.lastWrite === writeId ? { result } : undefined;
+    };
   }
 
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
@@ -318,9 +432,12 @@ export class Neo4jStore implements Store {
 
   // ---- nodes
 
-  /** Locks the node for the rest of the transaction (node.lock.cypher) and returns its element id; node_not_found when absent. */
-  private async lockNode(q: Query, node: NodeAddress): Promise<string> {
-    const [row] = await q<{ node: string }>('node.lock', keyParams(node));
+  /**
+   * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
+   * element id; node_not_found when absent.
+   */
+  private async lockNode(q: Query, node: NodeAddress, writeId: string): Promise<string> {
+    const [row] = await q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
     if (!row) throw nodeNotFound(node);
     // node.lock found the node by its key before it waited for the lock; a rekey that committed meanwhile has
     // moved the node to another key, and SQLite (one writer at a time) would then answer node_not_found. A new
@@ -344,30 +461,41 @@ export class Neo4jStore implements Store {
     await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
   }
 
+  /** ifCommitted of a node write: the node now at `address` carries the write id. */
+  private nodeWritten(address: NodeAddress): IfCommitted<void> {
+    return async (q, writeId) => {
+      const [row] = await q<{ lastWrite: string | null }>('node.last-write', keyParams(address));
+      return row?.lastWrite === writeId ? COMMITTED : undefined;
+    };
+  }
+
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
     return this.write(
-      async (q) => {
-        const [made] = await q('node.create', { ...keyParams(node), ids: canonicalIds([node.key, ...ids]) });
+      async (q, writeId) => {
+        const [made] = await q('node.create', { ...keyParams(node), ids: canonicalIds([node.key, ...ids]), write: writeId });
         // The domain checked the schema, but a concurrent removal may have happened since.
         if (!made) throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
       },
-      () => nodeExists(node.schemaId, node.key),
+      { onConstraintViolation: () => nodeExists(node.schemaId, node.key), ifCommitted: this.nodeWritten(node) },
     );
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.write(async (q) => {
-      const target = await this.lockNode(q, node);
-      const holds = await this.heldAmong(q, target, ids);
-      const alreadyHeld = ids.find(holds);
-      if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
-      await this.link(q, target, ids);
-    });
+    return this.write(
+      async (q, writeId) => {
+        const target = await this.lockNode(q, node, writeId);
+        const holds = await this.heldAmong(q, target, ids);
+        const alreadyHeld = ids.find(holds);
+        if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
+        await this.link(q, target, ids);
+      },
+      { ifCommitted: this.nodeWritten(node) },
+    );
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.write(async (q) => {
-      const target = await this.lockNode(q, node);
+    return this.write(async (q, writeId) => {
+      const target = await this.lockNode(q, node, writeId);
       const holds = await this.heldAmong(q, target, [where, set]);
       if (!holds(where)) {
         if (upsert && !holds(set)) await this.link(q, target, [set]);
@@ -377,14 +505,14 @@ export class Neo4jStore implements Store {
       if (holds(set)) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
       await this.unlink(q, target, where);
       await this.link(q, target, [set]);
-    });
+    }, { ifCommitted: this.nodeWritten(node) });
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
     const newKey: IdPair = { type: node.key.type, id: newId };
     return this.write(
-      async (q) => {
-        const target = await this.lockNode(q, node);
+      async (q, writeId) => {
+        const target = await this.lockNode(q, node, writeId);
         if (newId === node.key.id) return;
         const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
         if (taken) throw nodeExists(node.schemaId, newKey);
@@ -394,22 +522,31 @@ export class Neo4jStore implements Store {
         if (holds(node.key)) await this.unlink(q, target, node.key);
         if (!holds(newKey)) await this.link(q, target, [newKey]);
       },
-      () => nodeExists(node.schemaId, newKey),
+      // The node carries the mark under its new key.
+      { onConstraintViolation: () => nodeExists(node.schemaId, newKey), ifCommitted: this.nodeWritten({ ...node, key: newKey }) },
     );
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.write(async (q) => {
-      const target = await this.lockNode(q, node);
-      await this.unlink(q, target, id);
-    });
+    return this.write(
+      async (q, writeId) => {
+        const target = await this.lockNode(q, node, writeId);
+        await this.unlink(q, target, id);
+      },
+      { ifCommitted: this.nodeWritten(node) },
+    );
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
-    return this.write(async (q) => {
-      const target = await this.lockNode(q, node);
-      await q('node.delete', { node: target });
-    });
+    return this.write(
+      async (q, writeId) => {
+        const target = await this.lockNode(q, node, writeId);
+        await q('node.delete', { node: target });
+      },
+      // A delete leaves nothing to carry its mark; the node being gone after an attempt that reached its commit
+      // means that commit went through (or another delete of it did meanwhile: either way it is deleted).
+      { ifCommitted: async (q) => ((await q('node.last-write', keyParams(node))).length === 0 ? COMMITTED : undefined) },
+    );
   }
 
   /** One transaction per write: a refused write must change nothing, and Neo4j has no savepoints to undo it alone. */
@@ -440,15 +577,28 @@ export class Neo4jStore implements Store {
     return this.read((q) => this.deliveries.get(q, customerId, deliveryId));
   }
 
+  /** ifCommitted of a delivery create or replacement: the delivery that carries the write id, as it was stored. */
+  private deliveryWritten(customerId: string): IfCommitted<Delivery> {
+    return async (q, writeId) => {
+      const delivery = await this.deliveries.writtenBy(q, customerId, writeId);
+      return delivery ? { result: delivery } : undefined;
+    };
+  }
+
   createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
-    return this.write((q) => this.deliveries.create(q, customerId, draft));
+    return this.write((q, writeId) => this.deliveries.create(q, customerId, draft, writeId), { ifCommitted: this.deliveryWritten(customerId) });
   }
 
   replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
-    return this.write((q) => this.deliveries.replace(q, customerId, deliveryId, draft));
+    return this.write((q, writeId) => this.deliveries.replace(q, customerId, deliveryId, draft, writeId), {
+      ifCommitted: this.deliveryWritten(customerId),
+    });
   }
 
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
-    return this.write((q) => this.deliveries.delete(q, customerId, deliveryId));
+    return this.write((q) => this.deliveries.delete(q, customerId, deliveryId), {
+      // As for deleteNode: gone after an attempt that reached its commit means deleted.
+      ifCommitted: async (q) => ((await this.deliveries.get(q, customerId, deliveryId)) === undefined ? { result: true } : undefined),
+    });
   }
 }

@@ -13,6 +13,7 @@ export const STATEMENT_NAMES = [
   'store.await-indexes',
 
   'schema.lock',
+  'schema.last-write',
   'schema.secure-conflicts',
   'schema.held-dropped-types',
   'schema.declare',
@@ -28,6 +29,7 @@ export const STATEMENT_NAMES = [
   'token.list',
   'token.revoke',
   'token.find-active',
+  'token.last-write',
 
   'node.create',
   'node.lock',
@@ -38,6 +40,7 @@ export const STATEMENT_NAMES = [
   'node.rekey',
   'node.delete',
   'node.ids',
+  'node.last-write',
 
   'search.start-by-key',
   'search.start-by-where',
@@ -53,6 +56,7 @@ export const STATEMENT_NAMES = [
   'delivery.lock',
   'delivery.update',
   'delivery.delete',
+  'delivery.written-by',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];

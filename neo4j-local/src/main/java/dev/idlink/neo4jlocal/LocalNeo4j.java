@@ -18,6 +18,7 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.io.ByteUnit;
 
 /**
@@ -39,7 +40,19 @@ public final class LocalNeo4j {
 
   private LocalNeo4j() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable failure) {
+      // Neo4j's own threads would keep the JVM alive after main died, and the caller would wait for a ready line
+      // that never comes: exit instead (the shutdown hook stops the database).
+      failure.printStackTrace();
+      System.err.println("neo4j-local: failed to start: " + failure);
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     long startedAt = System.nanoTime();
     boolean stopWhenStdinCloses = java.util.Arrays.asList(args).contains("--stop-when-stdin-closes");
     int port = intFromEnv("NEO4J_LOCAL_PORT", 7687);
@@ -80,10 +93,7 @@ public final class LocalNeo4j {
     if (password != null) {
       // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
       // gets the password of this run. Runs in-process, before Bolt is announced.
-      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
-          .executeTransactionally(
-              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
-              Map.of("password", password));
+      setPassword(dbms, password);
     }
     waitForBolt(port);
 
@@ -113,6 +123,21 @@ public final class LocalNeo4j {
       System.exit(0);
     }
     Thread.currentThread().join();
+  }
+
+  /**
+   * Sets the password of user neo4j. On a kept store restarted with the same password Neo4j refuses the change
+   * ("Old password and new password cannot be the same"); the password is then already the one wanted.
+   */
+  private static void setPassword(DatabaseManagementService dbms, String password) {
+    try {
+      dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
+          .executeTransactionally(
+              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
+    } catch (QueryExecutionException refused) {
+      String message = String.valueOf(refused.getMessage());
+      if (!message.contains("Old password and new password cannot be the same")) throw refused;
+    }
   }
 
   /** Bolt is announced only once a TCP connection to it succeeds. */

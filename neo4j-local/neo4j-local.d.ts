@@ -1,0 +1,29 @@
+// Types of neo4j-local.js, for the TypeScript tests that start their own local Neo4j (test/neo4j/faults.neo4j.test.ts).
+import type { ChildProcess } from 'node:child_process';
+
+export interface LocalNeo4j {
+  /** bolt://127.0.0.1:<port> */
+  uri: string;
+  /** The server's ready line (version, port, data folder, start time). */
+  line: string;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 60 s); resolves once the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface StartOptions {
+  port?: number;
+  /** Auth on with user neo4j and this password; off when undefined. */
+  password?: string;
+  /** A folder whose database is kept across stops; a temporary one, deleted at stop, when undefined. */
+  data?: string;
+  /** JVM heap, e.g. '512m' (default 1g). */
+  heap?: string;
+  timeoutMs?: number;
+}
+
+export function start(options?: StartOptions): Promise<LocalNeo4j>;
+/** Why the local server cannot run here (no java or no mvn), or undefined when it can. */
+export function missingTools(): string | undefined;
+export function ensureBuilt(log?: (line: string) => void): void;

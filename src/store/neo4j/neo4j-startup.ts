@@ -1,0 +1,186 @@
+// The Neo4j store as the service runs it, so that the service starts, listens and stops whether or not Neo4j
+// answers. It is a Store at once; until Neo4jStore.connect has succeeded (Neo4j answers and the constraints and
+// indexes of cypher/schema/ are in place) every call fails with store_unavailable, and connect is tried again in
+// the background after a back-off that doubles from RETRY_FIRST_MS up to RETRY_MAX_MS. Once connected, every call
+// goes to the connected store, whose driver reconnects by itself after later outages.
+//
+// A refusal of the settings (user or password, database name) is tried again too, logged at error level with the
+// variable to check, and with a longer back-off (up to REFUSED_RETRY_MAX_MS). Neo4j can refuse good credentials for
+// a moment while it starts (a server that opens Bolt before its users are set up), and a password or database fixed
+// on Neo4j's side then takes effect without a restart of the service; the longer wait keeps a misconfigured instance
+// from setting off Neo4j's lock after repeated failed logins (3, then 5 s) for the instances sharing its user.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
+import { DomainError } from '../../domain/errors';
+import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
+import type { Logger } from '../../logger';
+import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
+import { isUnavailable, neo4jCode } from './driver-errors';
+import { describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
+import { loadStatements, type Statements } from './statements';
+
+/** The first retry waits this long; each next one twice as long as the one before, up to RETRY_MAX_MS. */
+export const RETRY_FIRST_MS = 500;
+export const RETRY_MAX_MS = 5_000;
+/** The longest wait after Neo4j refused the settings (credentials, database). */
+export const REFUSED_RETRY_MAX_MS = 60_000;
+
+/** The same failure, again and again, is logged once and then at most this often. */
+const REPEAT_LOG_MS = 60_000;
+
+/**
+ * What Neo4j said when it refused these settings, with the variables to check, or undefined when it did not refuse
+ * them (it is away, starting, or busy): the user or password (Unauthorized), an expired password, a user without the
+ * rights to create constraints, the lock after repeated failed logins, or a database name it does not have.
+ */
+function settingsRefusal(e: unknown, connection: Neo4jConnection): string | undefined {
+  const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
+  const code = neo4jCode(cause) ?? '';
+  const said = `${cause instanceof Error ? cause.message : String(cause)} (${code})`;
+  const where = describeConnection(connection);
+  if (code === 'Neo.ClientError.Database.DatabaseNotFound') return `${where} has no such database: ${said}. Check NEO4J_DATABASE.`;
+  if (code.startsWith('Neo.ClientError.Security.')) return `${where} refused user '${connection.username}': ${said}. Check NEO4J_USERNAME and NEO4J_PASSWORD.`;
+  return undefined;
+}
+
+const stillConnecting = () => new DomainError('store_unavailable', 'The service is still connecting to Neo4j.');
+
+type StartupLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+
+export class ConnectingStore implements Store {
+  /** Resolves once connected (or once closed before that); it never rejects. */
+  readonly started: Promise<void>;
+  private connected: Neo4jStore | undefined;
+  private readonly stopping = new AbortController();
+  private readonly statements: Statements;
+
+  constructor(
+    private readonly connection: Neo4jConnection,
+    private readonly logger: StartupLogger,
+  ) {
+    // Read before anything else: a missing statement file stops the start before the service listens.
+    this.statements = loadStatements();
+    this.started = this.keepConnecting();
+  }
+
+  private async keepConnecting(): Promise<void> {
+    const { signal } = this.stopping;
+    const where = describeConnection(this.connection);
+    const since = Date.now();
+    let wait = RETRY_FIRST_MS;
+    let logged: { reason: string; at: number } | undefined;
+    for (let attempt = 1; !signal.aborted; attempt += 1) {
+      try {
+        const store = await Neo4jStore.connect(this.connection, { statements: this.statements, signal });
+        if (signal.aborted) {
+          await store.close();
+          return;
+        }
+        this.connected = store;
+        this.logger.info('connected to Neo4j', { neo4j: where, attempts: attempt, waited_ms: Date.now() - since });
+        return;
+      } catch (e) {
+        if (signal.aborted) return;
+        const refusal = settingsRefusal(e, this.connection);
+        const reason = refusal ?? (e instanceof Error ? e.message : String(e));
+        wait = Math.min(wait, refusal ? REFUSED_RETRY_MAX_MS : RETRY_MAX_MS);
+        const now = Date.now();
+        if (logged?.reason !== reason || now - logged.at >= REPEAT_LOG_MS) {
+          const details = { error: reason, attempts: attempt, retry_in_ms: wait };
+          // Neo4j away or still starting is expected (warn); a refusal or anything else (a statement it refuses) is not.
+          const expected = !refusal && isUnavailable(e instanceof Error ? e.cause : undefined);
+          const message = refusal ? 'Neo4j refused the connection settings; retrying in the background' : 'cannot connect to Neo4j yet; retrying in the background';
+          this.logger[expected ? 'warn' : 'error'](message, details);
+          logged = { reason, at: now };
+        }
+        await delay(wait, undefined, { signal }).catch(() => undefined);
+        wait *= 2;
+      }
+    }
+  }
+
+  private use<T>(call: (store: Neo4jStore) => Promise<T>): Promise<T> {
+    return this.connected ? call(this.connected) : Promise.reject(stillConnecting());
+  }
+
+  ping(): Promise<void> {
+    return this.use((s) => s.ping());
+  }
+
+  /** Stops the attempts (one under way is abandoned at once) and closes the connected store, if any. */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await this.started.catch(() => undefined);
+    await this.connected?.close();
+  }
+
+  putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
+    return this.use((s) => s.putSchema(customerId, schema));
+  }
+  getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
+    return this.use((s) => s.getSchema(customerId, schemaId));
+  }
+  listSchemas(customerId: string): Promise<SchemaRecord[]> {
+    return this.use((s) => s.listSchemas(customerId));
+  }
+  deleteSchema(customerId: string, schemaId: string): Promise<void> {
+    return this.use((s) => s.deleteSchema(customerId, schemaId));
+  }
+  secureTypes(customerId: string): Promise<Set<string>> {
+    return this.use((s) => s.secureTypes(customerId));
+  }
+  createToken(token: StoredToken): Promise<void> {
+    return this.use((s) => s.createToken(token));
+  }
+  listTokens(customerId: string): Promise<TokenRecord[]> {
+    return this.use((s) => s.listTokens(customerId));
+  }
+  revokeToken(customerId: string, tokenId: string): Promise<boolean> {
+    return this.use((s) => s.revokeToken(customerId, tokenId));
+  }
+  findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
+    return this.use((s) => s.findActiveToken(tokenHash));
+  }
+  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
+    return this.use((s) => s.createNode(node, ids));
+  }
+  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
+    return this.use((s) => s.insertIds(node, ids));
+  }
+  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+    return this.use((s) => s.replaceId(node, where, set, upsert));
+  }
+  rekey(node: NodeAddress, newId: string): Promise<void> {
+    return this.use((s) => s.rekey(node, newId));
+  }
+  removeId(node: NodeAddress, id: IdPair): Promise<void> {
+    return this.use((s) => s.removeId(node, id));
+  }
+  deleteNode(node: NodeAddress): Promise<void> {
+    return this.use((s) => s.deleteNode(node));
+  }
+  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
+    return this.use((s) => s.applyNodeWrites(writes));
+  }
+  getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
+    return this.use((s) => s.getNodeIds(node));
+  }
+  search(query: SearchQuery): Promise<SearchResult> {
+    return this.use((s) => s.search(query));
+  }
+  listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
+    return this.use((s) => s.listDeliveries(customerId, offset, limit));
+  }
+  getDelivery(customerId: string, deliveryId: number): Promise<Delivery | undefined> {
+    return this.use((s) => s.getDelivery(customerId, deliveryId));
+  }
+  createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
+    return this.use((s) => s.createDelivery(customerId, draft));
+  }
+  replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
+    return this.use((s) => s.replaceDelivery(customerId, deliveryId, draft));
+  }
+  deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
+    return this.use((s) => s.deleteDelivery(customerId, deliveryId));
+  }
+}

@@ -1,0 +1,164 @@
+// A TCP proxy between a Neo4j driver and Neo4j that can lose the reply to one commit: the commit happens on the
+// server, but the driver's connection breaks before it hears so (what a network failure or a restarting load
+// balancer does at the worst moment). It reads the client's side of the Bolt protocol just enough to find COMMIT.
+import net from 'node:net';
+
+/** COMMIT: a structure with no fields (marker B0) and signature 0x12. */
+const COMMIT = [0xb0, 0x12];
+const HANDSHAKE_BYTES = 20;
+/** The server's answer to the handshake that announces the manifest negotiation (Bolt 5.7+ drivers offer it). */
+const MANIFEST = Buffer.from([0x00, 0x00, 0x01, 0xff]);
+
+export interface BoltFaultProxy {
+  /** bolt://127.0.0.1:<port>: give this to the driver instead of Neo4j's own address. */
+  uri: string;
+  /**
+   * Arms the fault for the next COMMIT on any connection: the proxy passes it to Neo4j, waits for Neo4j's reply,
+   * then closes the driver's connection without passing the reply on. One commit only; then it disarms.
+   */
+  loseNextCommitReply(): void;
+  /** How many commit replies were lost so far. */
+  readonly lostCommitReplies: number;
+  close(): Promise<void>;
+}
+
+/** Reads the client's byte stream as Bolt: the handshake, then chunked messages (2-byte size, data; size 0 ends a message). */
+class ClientStream {
+  private phase: 'handshake' | 'awaitServerVersion' | 'versionSelection' | 'messages' = 'handshake';
+  private handshakeLeft = HANDSHAKE_BYTES;
+  private selectionFixedLeft = 4;
+  private header: number[] = [];
+  private chunkLeft = 0;
+  /** The first bytes of the message being read (enough to tell its signature). */
+  private messageStart: number[] = [];
+
+  /** Called with the server's first four bytes; the manifest negotiation adds a selection message of the client's. */
+  serverVersion(bytes: Buffer): void {
+    this.phase = bytes.equals(MANIFEST) ? 'versionSelection' : 'messages';
+  }
+
+  /** Reads all of `data`; returns the offset just after the first COMMIT message that ends in it, or -1. */
+  findCommitEnd(data: Buffer): number {
+    let commitEnd = -1;
+    for (let i = 0; i < data.length; i += 1) {
+      const byte = data[i] as number;
+      switch (this.phase) {
+        case 'handshake':
+          this.handshakeLeft -= 1;
+          if (this.handshakeLeft === 0) this.phase = 'awaitServerVersion';
+          break;
+        case 'awaitServerVersion':
+          // The client sends nothing more before the server answered; treat anything as messages.
+          this.phase = 'messages';
+          i -= 1;
+          break;
+        case 'versionSelection':
+          // Four bytes of version, then a variable-length integer of capabilities (high bit set: more bytes follow).
+          if (this.selectionFixedLeft > 0) this.selectionFixedLeft -= 1;
+          else if ((byte & 0x80) === 0) this.phase = 'messages';
+          break;
+        case 'messages':
+          if (this.chunkLeft > 0) {
+            if (this.messageStart.length < 2) this.messageStart.push(byte);
+            this.chunkLeft -= 1;
+            break;
+          }
+          this.header.push(byte);
+          if (this.header.length < 2) break;
+          this.chunkLeft = ((this.header[0] as number) << 8) | (this.header[1] as number);
+          this.header = [];
+          if (this.chunkLeft === 0) {
+            const isCommit = this.messageStart[0] === COMMIT[0] && this.messageStart[1] === COMMIT[1];
+            this.messageStart = [];
+            if (isCommit && commitEnd < 0) commitEnd = i + 1;
+          }
+          break;
+      }
+    }
+    return commitEnd;
+  }
+}
+
+export async function startBoltFaultProxy(target: { host: string; port: number }): Promise<BoltFaultProxy> {
+  let armed = false;
+  let lost = 0;
+  const sockets = new Set<net.Socket>();
+
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    sockets.add(client);
+    sockets.add(upstream);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    const stream = new ClientStream();
+    let serverBytes = Buffer.alloc(0);
+    let versionSeen = false;
+    let awaitingCommitReply = false;
+
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', () => {
+      sockets.delete(client);
+      upstream.destroy();
+    });
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      client.destroy();
+    });
+    client.on('error', closeBoth);
+    upstream.on('error', closeBoth);
+
+    client.on('data', (data: Buffer) => {
+      if (awaitingCommitReply) return;
+      const commitEnd = stream.findCommitEnd(data);
+      if (!armed || commitEnd < 0) {
+        upstream.write(data);
+        return;
+      }
+      armed = false;
+      awaitingCommitReply = true;
+      upstream.write(data.subarray(0, commitEnd));
+    });
+
+    upstream.on('data', (data: Buffer) => {
+      if (!versionSeen) {
+        serverBytes = Buffer.concat([serverBytes, data]);
+        if (serverBytes.length >= 4) {
+          versionSeen = true;
+          stream.serverVersion(serverBytes.subarray(0, 4));
+        }
+      }
+      if (awaitingCommitReply) {
+        // Neo4j has answered the commit, so it is done; the driver never hears it.
+        lost += 1;
+        closeBoth();
+        return;
+      }
+      client.write(data);
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    uri: `bolt://127.0.0.1:${port}`,
+    loseNextCommitReply: () => {
+      armed = true;
+    },
+    get lostCommitReplies() {
+      return lost;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Host and port of a bolt:// or neo4j:// URI. */
+export function boltAddress(uri: string): { host: string; port: number } {
+  const url = new URL(uri);
+  return { host: url.hostname, port: Number(url.port || 7687) };
+}

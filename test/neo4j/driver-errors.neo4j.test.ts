@@ -1,0 +1,179 @@
+// The Neo4j error codes the store's predicates (src/store/neo4j/driver-errors.ts) rely on, produced by a real
+// server: two transactions of the store's own statements, interleaved by hand, so that one of them writes to a
+// vertex the other deleted, or creates a key the other has just created. The test waits until Neo4j reports the
+// second transaction blocked on the first's lock before it lets the first commit.
+
+import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver';
+import { DomainError } from '../../src/domain/errors';
+import { isConstraintViolation, isEntityNotFound, neo4jCode, toStoreError } from '../../src/store/neo4j/driver-errors';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+
+// Test-only housekeeping, not a statement of the store: how many transactions wait for a lock right now.
+const BLOCKED_TRANSACTIONS = "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked";
+
+describe('Neo4j error codes, from a real server', () => {
+  const connection = neo4jConnectionFromEnv();
+  let driver: Driver;
+  let store: Neo4jStore;
+  const sessions: Session[] = [];
+
+  beforeAll(async () => {
+    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    store = await Neo4jStore.connect(connection);
+  });
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((s) => s.close()));
+  });
+  afterAll(async () => {
+    await store.close();
+    await driver.close();
+  });
+
+  async function begin(): Promise<Transaction> {
+    const session = driver.session({ database: connection.database });
+    sessions.push(session);
+    return session.beginTransaction();
+  }
+
+  /** Runs a statement of cypher/ in `tx` with exactly the parameters its file declares. */
+  async function run(tx: Transaction, name: string, params: Record<string, unknown>) {
+    const statement = loadStatement(name);
+    checkParams(statement, params);
+    return (await tx.run(statement.text, params)).records.map((r) => r.toObject());
+  }
+
+  /** Resolves once Neo4j shows a transaction waiting for a lock (a statement of ours that has to wait). */
+  async function untilOneIsBlocked(): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const { records } = await driver.executeQuery(BLOCKED_TRANSACTIONS, {}, { database: connection.database });
+      if (Number(records[0]?.get('blocked')) > 0) return;
+      if (Date.now() > deadline) throw new Error('no transaction became blocked');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** What a promise rejected with (it must reject). */
+  async function rejection(promise: Promise<unknown>): Promise<unknown> {
+    try {
+      await promise;
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected a rejection');
+  }
+
+  const key = (customer: string, memberId: string) => ({ customer, schema: 'member', keyType: 'member_id', keyId: memberId });
+  const createParams = (customer: string, memberId: string, device: string) => ({
+    ...key(customer, memberId),
+    ids: [id('device', device), id('member_id', memberId)],
+    write: `test-${memberId}`,
+  });
+
+  /** Locks a node as every store write to it starts (node.lock) and returns its element id. */
+  async function lockNode(tx: Transaction, customer: string, memberId: string): Promise<string> {
+    const [row] = await run(tx, 'node.lock', { ...key(customer, memberId), write: `test-${memberId}` });
+    return row?.node as string;
+  }
+
+  test('when a transaction links an Id vertex that another one deletes as an orphan meanwhile, then EntityNotFound, which isEntityNotFound recognises', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(member(c, 'm2'), []);
+    // m1 lets go of d1, its only holder, so the Id vertex d1 is locked and deleted (node.unlink-id), not yet committed.
+    const removing = await begin();
+    await run(removing, 'node.unlink-id', { node: await lockNode(removing, c, 'm1'), type: 'device', value: 'd1' });
+    // m2 links d1: node.link-ids finds the vertex as committed, waits for its lock, then writes to a deleted vertex.
+    const linking = await begin();
+    const m2 = await lockNode(linking, c, 'm2');
+    const linked = rejection(run(linking, 'node.link-ids', { node: m2, ids: [id('device', 'd1')] }));
+    await untilOneIsBlocked();
+    await removing.commit();
+
+    const error = await linked;
+    expect(neo4jCode(error)).toBe('Neo.ClientError.Statement.EntityNotFound');
+    expect(isEntityNotFound(error)).toBe(true);
+    expect(isConstraintViolation(error)).toBe(false);
+    // Nothing of it was committed, and run again (as the store does) it creates the Id vertex anew.
+    await linking.rollback();
+    await store.insertIds(member(c, 'm2'), [id('device', 'd1')]);
+    expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
+    expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
+  });
+
+  test('when a node is locked while another transaction deletes it, then there is no error: the lock step returns it, and only a new read shows it gone', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    const deleting = await begin();
+    await run(deleting, 'node.delete', { node: await lockNode(deleting, c, 'm1') });
+    const writing = await begin();
+    const locked = run(writing, 'node.lock', { ...key(c, 'm1'), write: 'test-writer' });
+    await untilOneIsBlocked();
+    await deleting.commit();
+
+    // Which is why Neo4jStore.lockNode reads the node again (node.find) once it holds the lock.
+    expect(await locked).toHaveLength(1);
+    expect(await run(writing, 'node.find', key(c, 'm1'))).toEqual([]);
+    await writing.commit();
+    expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+  });
+
+  test('when a node is created in a schema that another transaction has deleted meanwhile, then EntityNotFound, which isEntityNotFound recognises', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    const deleting = await begin();
+    expect(await run(deleting, 'schema.lock-for-delete', { customer: c, schemaId: 'member' })).toEqual([{ inUse: false }]);
+    await run(deleting, 'schema.delete', { customer: c, schemaId: 'member' });
+    await run(deleting, 'idtype.delete-orphans', { customer: c });
+    // node.create finds the schema vertex as committed and waits for it, then links its node to a deleted vertex.
+    const creating = await begin();
+    const created = rejection(run(creating, 'node.create', createParams(c, 'm1', 'd1')));
+    await untilOneIsBlocked();
+    await deleting.commit();
+
+    const error = await created;
+    expect(neo4jCode(error)).toBe('Neo.ClientError.Statement.EntityNotFound');
+    expect(isEntityNotFound(error)).toBe(true);
+    // The store runs such a write again, and then finds no schema.
+    await creating.rollback();
+    await expect(store.createNode(member(c, 'm1'), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_not_found' });
+    expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+  });
+
+  test('when a schema vertex is deleted while a node still points to it, then the commit fails with ConstraintValidationFailed (the store says schema_in_use)', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), []);
+    const deleting = await begin();
+    // schema.lock-for-delete says inUse, and the store stops there; this shows what Neo4j does should it go on.
+    expect(await run(deleting, 'schema.lock-for-delete', { customer: c, schemaId: 'member' })).toEqual([{ inUse: true }]);
+    const error = await rejection(run(deleting, 'schema.delete', { customer: c, schemaId: 'member' }).then(() => deleting.commit()));
+    expect(neo4jCode(error)).toBe('Neo.ClientError.Schema.ConstraintValidationFailed');
+    expect(isConstraintViolation(error)).toBe(true);
+    expect(await store.getSchema(c, 'member')).toEqual(MEMBER);
+  });
+
+  test('when two transactions create the same node key, then the second waits for the first and fails with ConstraintValidationFailed, which isConstraintViolation recognises', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    const first = await begin();
+    expect(await run(first, 'node.create', createParams(c, 'm1', 'd1'))).toHaveLength(1);
+    const second = await begin();
+    // Whether Neo4j refuses the statement or, later, its commit: the refusal is what counts.
+    const refused = rejection(run(second, 'node.create', createParams(c, 'm1', 'd2')).then(() => second.commit()));
+    await untilOneIsBlocked();
+    await first.commit();
+
+    const error = await refused;
+    expect(neo4jCode(error)).toBe('Neo.ClientError.Schema.ConstraintValidationFailed');
+    expect(isConstraintViolation(error)).toBe(true);
+    expect(isEntityNotFound(error)).toBe(false);
+    expect(toStoreError(error, () => new DomainError('node_exists', 'taken'))).toMatchObject({ code: 'node_exists' });
+    expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+  });
+});

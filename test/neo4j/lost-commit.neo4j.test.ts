@@ -1,0 +1,149 @@
+// What a store write answers when Neo4j commits it but the reply never reaches the driver: the driver's managed
+// transaction runs the write again, and the store must then answer what the committed write did, exactly once,
+// instead of tripping over its own effect (node_exists, id_exists, a second delivery, a token "not found").
+// A proxy (test/helpers/bolt-fault-proxy.ts) between the store and Neo4j loses one commit reply on demand.
+import type { Delivery } from '../../src/domain/deliveries';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import type { StoredToken } from '../../src/store/store';
+import { boltAddress, type BoltFaultProxy, startBoltFaultProxy } from '../helpers/bolt-fault-proxy';
+import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+
+describe('Neo4j store, when the reply to a commit is lost', () => {
+  let proxy: BoltFaultProxy;
+  let store: Neo4jStore;
+
+  beforeAll(async () => {
+    const connection = neo4jConnectionFromEnv();
+    proxy = await startBoltFaultProxy(boltAddress(connection.uri));
+    store = await Neo4jStore.connect({ ...connection, uri: proxy.uri });
+  });
+  afterAll(async () => {
+    await store.close();
+    await proxy.close();
+  });
+
+  /** Runs `write` with the reply to its commit lost, and checks that the fault did happen (else the test proves nothing). */
+  async function withLostCommitReply<T>(write: () => Promise<T>): Promise<T> {
+    const before = proxy.lostCommitReplies;
+    proxy.loseNextCommitReply();
+    try {
+      return await write();
+    } finally {
+      expect(proxy.lostCommitReplies).toBe(before + 1);
+    }
+  }
+
+  const buildToken = (customerId: string, tokenId: string): StoredToken => ({
+    tokenId,
+    customerId,
+    kind: 'bearer',
+    label: 'lost-commit',
+    createdAt: new Date().toISOString(),
+    tokenHash: `hash-${tokenId}`,
+  });
+
+  async function customerWithSchema(): Promise<string> {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    return c;
+  }
+
+  describe('nodes', () => {
+    test('when a node create loses its commit reply, then it resolves (not node_exists) and the node is stored once', async () => {
+      const c = await customerWithSchema();
+      await expect(withLostCommitReply(() => store.createNode(member(c, 'm1'), [id('device', 'd1')]))).resolves.toBeUndefined();
+      expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+    });
+
+    test('when an insert loses its commit reply, then it resolves (not id_exists) and the IDs are held', async () => {
+      const c = await customerWithSchema();
+      await store.createNode(member(c, 'm1'), []);
+      await expect(withLostCommitReply(() => store.insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]))).resolves.toBeUndefined();
+      expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
+    });
+
+    test('when a rekey loses its commit reply, then it resolves (not node_not_found) and the node has the new key', async () => {
+      const c = await customerWithSchema();
+      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+      await expect(withLostCommitReply(() => store.rekey(member(c, 'm1'), 'm2'))).resolves.toBeUndefined();
+      expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
+      expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+    });
+
+    test('when a node delete loses its commit reply, then it resolves (not node_not_found) and the node is gone', async () => {
+      const c = await customerWithSchema();
+      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+      await expect(withLostCommitReply(() => store.deleteNode(member(c, 'm1')))).resolves.toBeUndefined();
+      expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+    });
+  });
+
+  describe('schemas', () => {
+    test('when a schema put loses its commit reply, then it still says created (a 201) for a new schema, and replaced for an existing one', async () => {
+      const c = newCustomer();
+      await expect(withLostCommitReply(() => store.putSchema(c, MEMBER))).resolves.toEqual({ created: true });
+      expect(await store.getSchema(c, 'member')).toEqual(MEMBER);
+      const replacement = { schemaId: 'member', idTypes: [...MEMBER.idTypes, { type: 'phone', secure: false }] };
+      await expect(withLostCommitReply(() => store.putSchema(c, replacement))).resolves.toEqual({ created: false });
+      expect(await store.getSchema(c, 'member')).toEqual(replacement);
+    });
+
+    test('when a schema delete loses its commit reply, then it resolves (not schema_not_found)', async () => {
+      const c = newCustomer();
+      await store.putSchema(c, MEMBER);
+      await expect(withLostCommitReply(() => store.deleteSchema(c, 'member'))).resolves.toBeUndefined();
+      expect(await store.getSchema(c, 'member')).toBeUndefined();
+    });
+  });
+
+  describe('tokens', () => {
+    test('when a token create loses its commit reply, then it resolves and the token is stored once', async () => {
+      const c = newCustomer();
+      const token = buildToken(c, `tok-${c}`);
+      await expect(withLostCommitReply(() => store.createToken(token))).resolves.toBeUndefined();
+      expect(await store.listTokens(c)).toEqual([{ tokenId: token.tokenId, customerId: c, kind: 'bearer', label: 'lost-commit', createdAt: token.createdAt }]);
+      expect(await store.findActiveToken(token.tokenHash)).toEqual(token);
+    });
+
+    test('when a token revoke loses its commit reply, then it answers true (not false, a 404) and the token is revoked', async () => {
+      const c = newCustomer();
+      const token = buildToken(c, `tok-${c}`);
+      await store.createToken(token);
+      await expect(withLostCommitReply(() => store.revokeToken(c, token.tokenId))).resolves.toBe(true);
+      expect(await store.findActiveToken(token.tokenHash)).toBeUndefined();
+      // A revoke that really finds nothing still says so.
+      await expect(store.revokeToken(c, token.tokenId)).resolves.toBe(false);
+    });
+  });
+
+  describe('deliveries', () => {
+    test('when a delivery create loses its commit reply, then it answers the stored delivery and there is one, not two', async () => {
+      const c = newCustomer();
+      const created = await withLostCommitReply(() => store.createDelivery(c, buildDelivery({ message: [buildMessage(), buildMessage({ title: 'two' })] })));
+      const page = await store.listDeliveries(c, 0, 10);
+      expect(page.total).toBe(1);
+      expect(page.items).toEqual([created]);
+    });
+
+    test('when a delivery replacement loses its commit reply, then it was applied once: its new message took the next message id, not a second one', async () => {
+      const c = newCustomer();
+      const original = await store.createDelivery(c, buildDelivery({ message: [buildMessage({ title: 'kept' })] }));
+      const keptId = original.message[0]?.message_id as number;
+      const replaced = await withLostCommitReply(() =>
+        store.replaceDelivery(c, original.delivery_id, buildDelivery({ message: [buildMessage({ title: 'kept', message_id: keptId }), buildMessage({ title: 'new' })] })),
+      );
+      // Message ids come from one sequence, and nothing else in this file takes any meanwhile.
+      expect((replaced as Delivery).message.map((m) => m.message_id)).toEqual([keptId, keptId + 1]);
+      expect(await store.getDelivery(c, original.delivery_id)).toEqual(replaced);
+    });
+
+    test('when a delivery delete loses its commit reply, then it answers true (not false, a 404)', async () => {
+      const c = newCustomer();
+      const original = await store.createDelivery(c, buildDelivery());
+      await expect(withLostCommitReply(() => store.deleteDelivery(c, original.delivery_id))).resolves.toBe(true);
+      expect(await store.getDelivery(c, original.delivery_id)).toBeUndefined();
+    });
+  });
+});

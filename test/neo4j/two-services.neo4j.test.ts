@@ -1,0 +1,149 @@
+// Two service processes (`node dist/main.js`) on one Neo4j, as several instances behind a load balancer run: the
+// contract holds between them. A create race spread over both has one winner; a schema change or a token
+// revocation made through one holds on the other's very next request; a write answered by one is seen by a search
+// on the other at once. Each process keeps nothing of its own that could go stale (the Neo4j store caches nothing).
+import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+
+interface SearchAnswer {
+  results: Array<{ type: string; id: string }>;
+  total: number;
+}
+
+const byKey = (schema: string, memberId: string, extra: Record<string, unknown> = {}) => ({
+  match: { from: { schema, key: { type: 'member_id', id: memberId } }, step: 'ONE', ...extra },
+});
+
+describe('two service processes on one Neo4j', () => {
+  let one: Service;
+  let two: Service;
+
+  beforeAll(async () => {
+    const env = serviceEnv(neo4jConnectionFromEnv());
+    [one, two] = await Promise.all([startService(env), startService(env)]);
+    await Promise.all([untilReady(one, 30_000), untilReady(two, 30_000)]);
+  });
+
+  afterEach(() => {
+    // A 5xx other than 503 is a fault of ours, whatever the test checked.
+    expect([...serverFaults(one), ...serverFaults(two)]).toEqual([]);
+  });
+
+  afterAll(async () => {
+    const stopped = await Promise.all([one, two].filter(Boolean).map(stopService));
+    expect(stopped).toEqual(stopped.map(() => ({ code: 0, signal: null })));
+  });
+
+  test('when 25 creates of one key go to each process at once, then exactly one is 201, the other 49 are 409 node_exists, and the node holds exactly what the winner sent', async () => {
+    const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+    expect((await call(one.base, 'PUT', '/v1/race/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+
+    const attempts = Array.from({ length: 50 }, (_, i) => ({
+      service: i % 2 === 0 ? one : two,
+      body: { schema: 'member', key: { type: 'member_id', id: 'contested' }, ids: [{ type: 'device', id: `phone-${i}` }, { type: 'device', id: `tablet-${i}` }] },
+    }));
+    const answers = await Promise.all(attempts.map((a) => call(a.service.base, 'POST', '/v1/race/node/_create', { body: a.body })));
+
+    const winners = answers.flatMap((answer, i) => (answer.status === 201 ? [i] : []));
+    expect(winners).toHaveLength(1);
+    const losers = answers.filter((answer) => answer.status !== 201);
+    expect(losers.map((l) => [l.status, (l.json as { code?: string }).code])).toEqual(losers.map(() => [409, 'node_exists']));
+
+    const winner = winners[0] as number;
+    const whole = {
+      results: [
+        { type: 'device', id: `phone-${winner}` },
+        { type: 'device', id: `tablet-${winner}` },
+        { type: 'member_id', id: 'contested' },
+      ],
+      total: 3,
+    };
+    for (const service of [one, two]) {
+      expect(await call(service.base, 'POST', '/v1/race/_search', { body: byKey('member', 'contested') })).toMatchObject({ status: 200, json: whole });
+    }
+  });
+
+  test('when one process revokes a bearer token, then the very next request with it on the other is 401 invalid_token', async () => {
+    const schema = { id_types: [{ type: 'member_id' }, { type: 'email', secure: true }] };
+    expect((await call(one.base, 'PUT', '/v1/tokens/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+    // A search that starts from a secure type needs a token.
+    const bySecureId = { match: { from: { where: { type: 'email', id: 'ann@example.com' } } } };
+
+    for (const [issuer, revoker, user] of [
+      [one, one, two],
+      [two, one, two],
+      [one, two, one],
+    ] as const) {
+      const issued = await call(issuer.base, 'POST', '/v1/tokens/token', { token: ADMIN_TOKEN, body: { kind: 'bearer' } });
+      expect(issued.status).toBe(201);
+      const { token, token_id: tokenId } = issued.json as { token: string; token_id: string };
+      expect((await call(user.base, 'POST', '/v1/tokens/_search', { token, body: bySecureId })).status).toBe(200);
+
+      expect((await call(revoker.base, 'DELETE', `/v1/tokens/token/${tokenId}`, { token: ADMIN_TOKEN })).status).toBe(204);
+      const refused = await call(user.base, 'POST', '/v1/tokens/_search', { token, body: bySecureId });
+      expect(refused).toMatchObject({ status: 401, json: { code: 'invalid_token' } });
+    }
+  });
+
+  test('when one process drops a type from a schema, then the other refuses that type on its next request', async () => {
+    const declared = { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'legacy' }] };
+    expect((await call(one.base, 'PUT', '/v1/drop/schema/member', { token: ADMIN_TOKEN, body: declared })).status).toBe(201);
+    expect((await call(two.base, 'POST', '/v1/drop/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } })).status).toBe(201);
+    const removeLegacy = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, where: { type: 'legacy', id: 'old-1' } };
+    // Accepted while declared (nothing held, nothing changes).
+    expect((await call(two.base, 'POST', '/v1/drop/node/_delete', { body: removeLegacy })).status).toBe(204);
+
+    const dropped = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+    expect((await call(one.base, 'PUT', '/v1/drop/schema/member', { token: ADMIN_TOKEN, body: dropped })).status).toBe(200);
+    expect(await call(two.base, 'POST', '/v1/drop/node/_delete', { body: removeLegacy })).toMatchObject({ status: 400, json: { code: 'id_type_not_in_schema' } });
+    const insertLegacy = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'legacy', id: 'old-2' }] };
+    expect(await call(two.base, 'POST', '/v1/drop/node/_insert', { body: insertLegacy })).toMatchObject({ status: 400, json: { code: 'id_type_not_in_schema' } });
+    expect(await call(two.base, 'GET', '/v1/drop/schema/member', { token: ADMIN_TOKEN })).toMatchObject({ status: 200, json: { id_types: dropped.id_types.map((t) => ({ ...t, secure: false })) } });
+  });
+
+  test('when one process turns a type secure, then the other hides it from anonymous searches and wants a token to start from it, on its next request', async () => {
+    const open = { id_types: [{ type: 'member_id' }, { type: 'email' }] };
+    expect((await call(one.base, 'PUT', '/v1/secure/schema/member', { token: ADMIN_TOKEN, body: open })).status).toBe(201);
+    const node = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'email', id: 'ann@example.com' }] };
+    expect((await call(two.base, 'POST', '/v1/secure/node/_create', { body: node })).status).toBe(201);
+    const fromEmail = { match: { from: { where: { type: 'email', id: 'ann@example.com' } } } };
+    expect((await call(two.base, 'POST', '/v1/secure/_search', { body: byKey('member', 'm-1') })).json).toEqual({
+      results: [
+        { type: 'email', id: 'ann@example.com' },
+        { type: 'member_id', id: 'm-1' },
+      ],
+      total: 2,
+    });
+    expect((await call(two.base, 'POST', '/v1/secure/_search', { body: fromEmail })).status).toBe(200);
+
+    const secured = { id_types: [{ type: 'member_id' }, { type: 'email', secure: true }] };
+    expect((await call(one.base, 'PUT', '/v1/secure/schema/member', { token: ADMIN_TOKEN, body: secured })).status).toBe(200);
+    expect((await call(two.base, 'POST', '/v1/secure/_search', { body: byKey('member', 'm-1') })).json).toEqual({
+      results: [{ type: 'member_id', id: 'm-1' }],
+      total: 1,
+    });
+    expect(await call(two.base, 'POST', '/v1/secure/_search', { body: fromEmail })).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
+    expect((await call(two.base, 'POST', '/v1/secure/_search', { token: ADMIN_TOKEN, body: byKey('member', 'm-1') })).json).toMatchObject({ total: 2 });
+  });
+
+  test('when a write is answered 2xx by one process, then a search on the other sees it at once', async () => {
+    const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+    expect((await call(one.base, 'PUT', '/v1/reads/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+    const seenBy = async (service: Service, memberId: string) =>
+      ((await call(service.base, 'POST', '/v1/reads/_search', { body: byKey('member', memberId) })).json as SearchAnswer).results.map((r) => r.id);
+
+    for (let i = 0; i < 15; i += 1) {
+      const [writer, reader] = i % 2 === 0 ? [one, two] : [two, one];
+      const key = { type: 'member_id', id: `m-${i}` };
+      expect((await call(writer.base, 'POST', '/v1/reads/node/_create', { body: { schema: 'member', key } })).status).toBe(201);
+      expect(await seenBy(reader, key.id)).toEqual([key.id]);
+
+      const inserted = { schema: 'member', key, ids: [{ type: 'device', id: `d-${i}` }] };
+      expect((await call(reader.base, 'POST', '/v1/reads/node/_insert', { body: inserted })).status).toBe(201);
+      expect(await seenBy(writer, key.id)).toEqual([`d-${i}`, key.id]);
+
+      expect((await call(writer.base, 'POST', '/v1/reads/node/_delete', { body: { schema: 'member', key } })).status).toBe(204);
+      expect(await seenBy(reader, key.id)).toEqual([]);
+    }
+  });
+});
