@@ -78,6 +78,34 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       await expect(withLostCommitReply(() => store.deleteNode(member(c, 'm1')))).resolves.toBeUndefined();
       expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
     });
+
+    test('when a bulk batch loses its commit reply, then every line is applied once (no node_exists, no id_exists)', async () => {
+      const c = await customerWithSchema();
+      const outcomes = await withLostCommitReply(() =>
+        store.applyNodeWrites([
+          { kind: 'create', node: member(c, 'm1'), ids: [] },
+          { kind: 'create', node: member(c, 'm2'), ids: [id('device', 'd2')] },
+          { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
+        ]),
+      );
+      expect(outcomes).toEqual([undefined, undefined, undefined]);
+      expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
+      expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
+    });
+
+    test('when a bulk batch that ends with a node delete loses its commit reply, then it resolves (not node_not_found) and the node is gone', async () => {
+      const c = await customerWithSchema();
+      await store.createNode(member(c, 'm1'), []);
+      const outcomes = await withLostCommitReply(() =>
+        store.applyNodeWrites([
+          { kind: 'create', node: member(c, 'm2'), ids: [] },
+          { kind: 'deleteNode', node: member(c, 'm1') },
+        ]),
+      );
+      expect(outcomes).toEqual([undefined, undefined]);
+      expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+      expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('member_id', 'm2')]);
+    });
   });
 
   describe('schemas', () => {

@@ -6,7 +6,7 @@
 // Every assertion reads back what is stored (getNodeIds, search, getSchema, ...), not merely that a call resolved.
 import { randomUUID } from 'node:crypto';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { Store, StoredToken } from '../../src/store/store';
+import type { NodeWrite, Store, StoredToken } from '../../src/store/store';
 
 // ---- unique names
 
@@ -844,6 +844,24 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ]);
           expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
+        });
+
+        test('when bulk batches race on the same keys and IDs, then every key is created once, by exactly one line, and holds what that line gave it', async () => {
+          const c = await customerWithSchemas();
+          const keys = Array.from({ length: 150 }, (_, i) => `m${i}`);
+          // Eight batches over the same 150 keys, each in its own order, with IDs shared between batches.
+          const batches = Array.from({ length: 8 }, (_, b) => {
+            const order = b % 2 === 0 ? keys : [...keys].reverse();
+            return order.map((k): NodeWrite => ({ kind: 'create', node: member(c, k), ids: [id('device', `${k}-b${b}`), id('cookie', `shared-${k}`)] }));
+          });
+          const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
+          for (const k of keys) {
+            const winners = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k && outcomes[b]?.[i] === undefined ? [b] : [])));
+            expect(winners).toHaveLength(1);
+            const losers = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k && b !== winners[0] ? [outcomes[b]?.[i]?.code] : [])));
+            expect(new Set(losers)).toEqual(new Set(['node_exists']));
+            expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', `shared-${k}`), id('device', `${k}-b${winners[0]}`), id('member_id', k)]);
+          }
         });
 
         test('when the batch is empty, then it resolves to no outcomes', async () => {

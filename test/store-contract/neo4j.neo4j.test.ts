@@ -48,6 +48,19 @@ describe('Neo4j store specifics', () => {
     expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
   });
 
+  // A search of a 1,000+ node component hands 1,000+ element ids to the next statement. Given as
+  // `elementId(n) IN $list`, Neo4j 5.26 planned such a list as a scan of every IdNode, whose cost grows with the
+  // database, not with the component.
+  const manyElementIds = Array.from({ length: 2_000 }, (_, i) => `4:00000000-0000-0000-0000-000000000000:${i}`);
+  test.each([
+    ['search.results', { targets: manyElementIds, havingType: null, hiddenTypes: [] }],
+    ['search.traverse-one', { starts: manyElementIds, cap: neo4j.int(10) }],
+  ])('when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes', async (name, params) => {
+    const plan = await operators(name, params);
+    expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);
+    expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
+  });
+
   test('when no node holds an ID any more, then its Id vertex is gone, in the same transaction', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);

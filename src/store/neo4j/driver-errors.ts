@@ -60,7 +60,7 @@ export function isUnavailable(e: unknown): boolean {
 export const storeUnavailable = (): DomainError => new DomainError('store_unavailable', 'The Neo4j store cannot be reached right now.');
 
 /** The error to throw for `e`: domain errors unchanged, unavailability as store_unavailable, the rest as they are. */
-export function toStoreError(e: unknown, onConstraintViolation?: () => DomainError): unknown {
+export function toStoreError(e: unknown, onConstraintViolation?: () => Error): unknown {
   if (isDomainError(e)) return e;
   if (onConstraintViolation && isConstraintViolation(e)) return onConstraintViolation();
   if (isUnavailable(e)) return storeUnavailable();

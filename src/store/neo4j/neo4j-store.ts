@@ -12,12 +12,12 @@
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
-import { DomainError } from '../../domain/errors';
+import { DomainError, isDomainError } from '../../domain/errors';
 import { type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, sameId, type TokenRecord } from '../../domain/model';
-import { applyOneByOne } from '../one-by-one';
 import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
 import { byTypeThenId, compareCodePoints } from './code-point-order';
-import { isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
+import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
+import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { searchGraph } from './neo4j-search';
 import { int, type Query, type Row } from './query';
@@ -85,9 +85,23 @@ type IfCommitted<T> = (q: Query, writeId: string) => Promise<{ result: T } | und
 const COMMITTED = { result: undefined };
 
 interface WriteOptions<T> {
-  /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use). */
-  onConstraintViolation?: () => DomainError;
+  /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use), or a bulk line's LineRefused. */
+  onConstraintViolation?: () => Error;
   ifCommitted?: IfCommitted<T>;
+}
+
+/**
+ * Lines of a bulk request per transaction. A batch holds the locks of all its nodes until it commits, so single
+ * writes to those nodes wait that long; 100 lines took the bulk load from one transaction per line to one per 100
+ * (bench/README.md, Neo4j), and larger batches gained little more.
+ */
+const BULK_BATCH_LINES = 100;
+
+/** Thrown inside a bulk batch's transaction to roll it back, carrying what refused it (see writeNodeBatch). */
+class LineRefused extends Error {
+  constructor(readonly refusal: Refusal | 'unattributed') {
+    super('A bulk line was refused.');
+  }
 }
 
 const nodeNotFound = (node: NodeAddress) =>
@@ -461,51 +475,99 @@ export class Neo4jStore implements Store {
     await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
   }
 
-  /** ifCommitted of a node write: the node now at `address` carries the write id. */
-  private nodeWritten(address: NodeAddress): IfCommitted<void> {
+  /**
+   * ifCommitted of node writes that end with `last` (a single write, or a bulk batch, which commits only when all
+   * its lines were applied): every node write marks its node with the write id, so the node `last` leaves at its
+   * address carries it; a delete leaves nothing to carry the mark, and the node being gone after an attempt that
+   * reached its commit means that commit went through (or another delete of it did meanwhile: either way it is
+   * deleted).
+   */
+  private nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddress }): IfCommitted<void> {
     return async (q, writeId) => {
-      const [row] = await q<{ lastWrite: string | null }>('node.last-write', keyParams(address));
+      const [row] = await q<{ lastWrite: string | null }>('node.last-write', keyParams(last.node));
+      if (last.kind === 'deleteNode') return row === undefined ? COMMITTED : undefined;
       return row?.lastWrite === writeId ? COMMITTED : undefined;
     };
   }
 
+  /** What a node write does in its transaction, and the conflict a uniqueness violation means for it. */
+  private nodeWork(w: NodeWrite): { work: (q: Query, writeId: string) => Promise<void>; onConstraintViolation?: () => DomainError } {
+    switch (w.kind) {
+      case 'create':
+        return {
+          work: async (q, writeId) => {
+            const [made] = await q('node.create', { ...keyParams(w.node), ids: canonicalIds([w.node.key, ...w.ids]), write: writeId });
+            // The domain checked the schema, but a concurrent removal may have happened since.
+            if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
+          },
+          onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
+        };
+      case 'insert':
+        return {
+          work: async (q, writeId) => {
+            const target = await this.lockNode(q, w.node, writeId);
+            const holds = await this.heldAmong(q, target, w.ids);
+            const alreadyHeld = w.ids.find(holds);
+            if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
+            await this.link(q, target, w.ids);
+          },
+        };
+      case 'replace':
+        return {
+          work: async (q, writeId) => {
+            const target = await this.lockNode(q, w.node, writeId);
+            const holds = await this.heldAmong(q, target, [w.where, w.set]);
+            if (!holds(w.where)) {
+              if (w.upsert && !holds(w.set)) await this.link(q, target, [w.set]);
+              return;
+            }
+            if (sameId(w.where, w.set)) return;
+            if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
+            await this.unlink(q, target, w.where);
+            await this.link(q, target, [w.set]);
+          },
+        };
+      case 'removeId':
+        return {
+          work: async (q, writeId) => {
+            const target = await this.lockNode(q, w.node, writeId);
+            await this.unlink(q, target, w.id);
+          },
+        };
+      case 'deleteNode':
+        return {
+          work: async (q, writeId) => {
+            const target = await this.lockNode(q, w.node, writeId);
+            await q('node.delete', { node: target });
+          },
+        };
+    }
+  }
+
+  /** One node write as its own transaction. */
+  private writeNode(w: NodeWrite): Promise<void> {
+    const { work, onConstraintViolation } = this.nodeWork(w);
+    return this.write(work, { onConstraintViolation, ifCommitted: this.nodeWritten(w) });
+  }
+
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.write(
-      async (q, writeId) => {
-        const [made] = await q('node.create', { ...keyParams(node), ids: canonicalIds([node.key, ...ids]), write: writeId });
-        // The domain checked the schema, but a concurrent removal may have happened since.
-        if (!made) throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
-      },
-      { onConstraintViolation: () => nodeExists(node.schemaId, node.key), ifCommitted: this.nodeWritten(node) },
-    );
+    return this.writeNode({ kind: 'create', node, ids });
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.write(
-      async (q, writeId) => {
-        const target = await this.lockNode(q, node, writeId);
-        const holds = await this.heldAmong(q, target, ids);
-        const alreadyHeld = ids.find(holds);
-        if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
-        await this.link(q, target, ids);
-      },
-      { ifCommitted: this.nodeWritten(node) },
-    );
+    return this.writeNode({ kind: 'insert', node, ids });
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.write(async (q, writeId) => {
-      const target = await this.lockNode(q, node, writeId);
-      const holds = await this.heldAmong(q, target, [where, set]);
-      if (!holds(where)) {
-        if (upsert && !holds(set)) await this.link(q, target, [set]);
-        return;
-      }
-      if (sameId(where, set)) return;
-      if (holds(set)) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
-      await this.unlink(q, target, where);
-      await this.link(q, target, [set]);
-    }, { ifCommitted: this.nodeWritten(node) });
+    return this.writeNode({ kind: 'replace', node, where, set, upsert });
+  }
+
+  removeId(node: NodeAddress, id: IdPair): Promise<void> {
+    return this.writeNode({ kind: 'removeId', node, id });
+  }
+
+  deleteNode(node: NodeAddress): Promise<void> {
+    return this.writeNode({ kind: 'deleteNode', node });
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
@@ -523,35 +585,51 @@ export class Neo4jStore implements Store {
         if (!holds(newKey)) await this.link(q, target, [newKey]);
       },
       // The node carries the mark under its new key.
-      { onConstraintViolation: () => nodeExists(node.schemaId, newKey), ifCommitted: this.nodeWritten({ ...node, key: newKey }) },
+      { onConstraintViolation: () => nodeExists(node.schemaId, newKey), ifCommitted: this.nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }) },
     );
   }
 
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.write(
-      async (q, writeId) => {
-        const target = await this.lockNode(q, node, writeId);
-        await this.unlink(q, target, id);
-      },
-      { ifCommitted: this.nodeWritten(node) },
-    );
-  }
-
-  deleteNode(node: NodeAddress): Promise<void> {
-    return this.write(
-      async (q, writeId) => {
-        const target = await this.lockNode(q, node, writeId);
-        await q('node.delete', { node: target });
-      },
-      // A delete leaves nothing to carry its mark; the node being gone after an attempt that reached its commit
-      // means that commit went through (or another delete of it did meanwhile: either way it is deleted).
-      { ifCommitted: async (q) => ((await q('node.last-write', keyParams(node))).length === 0 ? COMMITTED : undefined) },
-    );
-  }
-
-  /** One transaction per write: a refused write must change nothing, and Neo4j has no savepoints to undo it alone. */
+  /** Batches of BULK_BATCH_LINES lines, each one transaction, with refused lines undone alone (./neo4j-bulk.ts). */
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return applyOneByOne(this, writes);
+    return applyInBatches(writes, BULK_BATCH_LINES, (lines) => this.writeNodeBatch(lines));
+  }
+
+  /**
+   * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
+   * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
+   * as a Refusal.
+   */
+  private async writeNodeBatch(lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
+    const steps = lines.map((w) => this.nodeWork(w));
+    const alone = steps.length === 1 ? steps[0] : undefined;
+    try {
+      await this.write(
+        async (q, writeId) => {
+          for (const [at, step] of steps.entries()) {
+            try {
+              await step.work(q, writeId);
+            } catch (e) {
+              const error = isDomainError(e) ? e : step.onConstraintViolation && isConstraintViolation(e) ? step.onConstraintViolation() : undefined;
+              // Anything else (a deadlock the driver retries, a vertex deleted meanwhile, the store gone) is not the line's.
+              if (error === undefined) throw e;
+              throw new LineRefused({ at, error });
+            }
+          }
+        },
+        {
+          // A uniqueness violation found only at commit is the line's when it is alone, and names no line otherwise.
+          onConstraintViolation: () => {
+            const error = alone?.onConstraintViolation?.();
+            return new LineRefused(error ? { at: 0, error } : 'unattributed');
+          },
+          ifCommitted: this.nodeWritten(lines[lines.length - 1] as NodeWrite),
+        },
+      );
+      return undefined;
+    } catch (e) {
+      if (e instanceof LineRefused) return e.refusal;
+      throw e;
+    }
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {

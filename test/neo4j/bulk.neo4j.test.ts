@@ -1,0 +1,53 @@
+// The Neo4j store's bulk batches on a real Neo4j: lines share transactions, yet a refused line changes nothing.
+// Every node write marks its node with the id of its store transaction (lastWrite), so the distinct marks of a
+// bulk's nodes count the transactions that committed them. (Outcomes and races of bulk writes are checked on
+// both stores by the store contract; the batching logic against a model by neo4j-bulk.unit.test.ts.)
+import neo4j, { type Driver } from 'neo4j-driver';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import type { NodeWrite } from '../../src/store/store';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+
+describe('Neo4j store, bulk node writes', () => {
+  const connection = neo4jConnectionFromEnv();
+  let driver: Driver;
+  let store: Neo4jStore;
+
+  beforeAll(async () => {
+    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    store = await Neo4jStore.connect(connection);
+  });
+  afterAll(async () => {
+    await store.close();
+    await driver.close();
+  });
+
+  /** How many transactions committed the customer's nodes: their distinct lastWrite marks. */
+  async function committingTransactions(customer: string): Promise<number> {
+    const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $customer}) RETURN count(DISTINCT n.lastWrite) AS marks', { customer }, { database: connection.database });
+    return neo4j.integer.toNumber(records[0]?.get('marks'));
+  }
+
+  const creates = (c: string, count: number): NodeWrite[] =>
+    Array.from({ length: count }, (_, i) => ({ kind: 'create', node: member(c, `m${i}`), ids: [id('device', `d${i}`)] }));
+
+  test('when 250 lines are all applied, then they commit in three transactions (100 lines each), not 250', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    const outcomes = await store.applyNodeWrites(creates(c, 250));
+    expect(outcomes.every((o) => o === undefined)).toBe(true);
+    expect(await committingTransactions(c)).toBe(3);
+  });
+
+  test('when line 50 of 100 is refused, then it changes nothing, and the others commit in two transactions around it', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    const writes = creates(c, 100);
+    writes[50] = { kind: 'insert', node: member(c, 'ghost'), ids: [id('device', 'never')] };
+    const outcomes = await store.applyNodeWrites(writes);
+    expect(outcomes.map((o, i) => [i, o?.code]).filter(([, code]) => code !== undefined)).toEqual([[50, 'node_not_found']]);
+    expect(await committingTransactions(c)).toBe(2);
+    expect(await store.getNodeIds(member(c, 'ghost'))).toBeUndefined();
+    expect(await store.getNodeIds(member(c, 'm99'))).toEqual([id('device', 'd99'), id('member_id', 'm99')]);
+  });
+});
