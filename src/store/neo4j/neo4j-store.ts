@@ -92,8 +92,8 @@ interface WriteOptions<T> {
 
 /**
  * Lines of a bulk request per transaction. A batch holds the locks of all its nodes until it commits, so single
- * writes to those nodes wait that long; 100 lines took the bulk load from one transaction per line to one per 100
- * (bench/README.md, Neo4j), and larger batches gained little more.
+ * writes to those nodes wait that long. Loading the quick bench graph (100,020 IDs, 20,004 create lines) into a
+ * local Neo4j 5.26: 1 line a transaction 1,271 IDs/s, 20 lines 2,068, 100 lines 2,928, 500 lines 3,044.
  */
 const BULK_BATCH_LINES = 100;
 
