@@ -52,9 +52,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'search.traverse-all':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
-      return [{ node: 'n1' }, { node: 'n2' }];
-    case 'search.results':
-      return [{ type: 'member_id', id: 'm1' }];
+      return [{ visited: 2, ids: [{ type: 'member_id', id: 'm1' }] }];
     case 'sequence.next':
       return [{ last: 100 }];
     case 'delivery.lock':
@@ -207,13 +205,13 @@ describe('Neo4j store, with a fake driver', () => {
   describe('search', () => {
     test('when starting from a key with step ALL, then one traversal from the keyed node, capped at maxNodes + 1 (a Neo4j integer)', async () => {
       const fake = fakeStore((name) => {
-        if (name === 'search.results') {
-          return [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] as unknown as Row[];
+        if (name === 'search.traverse-all') {
+          return [{ visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] }];
         }
         return undefined;
       });
       const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50 }));
-      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all', 'search.results']);
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all']);
       expect(fake.named('search.start-by-key')[0]?.params).toEqual({
         customer: 'acme',
         schema: 'member',
@@ -223,10 +221,9 @@ describe('Neo4j store, with a fake driver', () => {
         whereValue: null,
       });
       const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; cap: unknown };
-      expect(traversal.source).toBe('n1');
+      expect(traversal).toMatchObject({ source: 'n1', excluded: [], havingType: null, hiddenTypes: [] });
       expect(neo4j.isInt(traversal.cap)).toBe(true);
       expect(String(traversal.cap)).toBe('51');
-      expect(fake.named('search.results')[0]?.params).toEqual({ targets: ['n1', 'n2'], havingType: null, hiddenTypes: [] });
       expect(result).toEqual({
         results: [id('Zone', 'z'), id('cookie', 'a'), id('cookie', '\uFFFD'), id('cookie', '😀')],
         total: 6,
@@ -243,14 +240,14 @@ describe('Neo4j store, with a fake driver', () => {
     test('when step is ONE from a key, then the two-hop traversal from the start node', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
-      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one', 'search.results']);
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one']);
       expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1'] });
     });
 
     test('when step is ONE from where without a schema, then one traversal from the Id vertex', async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n2'] }] : undefined));
       await fake.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
-      expect(fake.names()).toEqual(['search.start-by-where', 'search.traverse-one-from-id', 'search.results']);
+      expect(fake.names()).toEqual(['search.start-by-where', 'search.traverse-one-from-id']);
       expect(fake.named('search.start-by-where')[0]?.params).toMatchObject({ customer: 'acme', type: 'device', value: 'd1', schema: null });
       expect(fake.named('search.traverse-one-from-id')[0]?.params).toMatchObject({ source: 'i1' });
     });
@@ -268,15 +265,19 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1' });
     });
 
-    test('when exclude is true, then the start nodes are not targets; with nothing else reached the result is empty without a query', async () => {
+    test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }));
-      expect(fake.named('search.results')[0]?.params).toEqual({ targets: ['n2'], havingType: 'device', hiddenTypes: ['email'] });
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ excluded: ['n1'], havingType: 'device', hiddenTypes: ['email'] });
 
-      const alone = fakeStore((name) => (name === 'search.traverse-all' ? [{ node: 'n1' }] : undefined));
-      const result = await alone.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true }));
-      expect(result).toEqual({ results: [], total: 0, visitedNodes: 1 });
-      expect(alone.named('search.results')).toEqual([]);
+      const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await byWhere.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', exclude: true }));
+      expect(byWhere.named('search.traverse-one-from-id')[0]?.params).toMatchObject({ excluded: ['n1', 'n3'] });
+    });
+
+    test('when the traversal answers no row (its source deleted meanwhile), then the result is empty', async () => {
+      const none = fakeStore((name) => (name === 'search.traverse-all' ? [] : undefined));
+      expect(await none.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
     });
 
     test('when there is no start node, then the result is empty and nothing is traversed', async () => {
@@ -297,11 +298,10 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
-      const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ node: 'n1' }, { node: 'n2' }, { node: 'n3' }] : undefined));
+      const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 3, ids: [] }] : undefined));
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
-      expect(three.named('search.results')).toEqual([]);
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
         visitedNodes: 3,
       });

@@ -1,11 +1,17 @@
 // The ID search on Neo4j, with the SQLite store's semantics: the start nodes; then the nodes ONE or ALL reaches
 // through shared IDs, as a Cypher path query that the planner runs as a pruning breadth-first expand
-// (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them; then the distinct IDs
-// of the targets, filtered in Cypher, and sorted in code-point order, counted and cut here.
+// (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them, and in the same
+// statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order, counted and cut here.
 import { DomainError } from '../../domain/errors';
 import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
 import { byTypeThenId } from './code-point-order';
 import { int, type Query } from './query';
+
+/** What a traversal statement answers: how many nodes it reached (at most cap), and the IDs they hold. */
+interface Reached {
+  visited: number;
+  ids: IdPair[];
+}
 
 interface StartNodes {
   /** Element ids of the start nodes (at most maxNodes + 1 of them). */
@@ -26,24 +32,27 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
   if (start.nodes.length > query.maxNodes) throw tooLarge();
 
-  let reached: Array<{ node: string }>;
+  // The traversal gathers the IDs too (cypher/search.traverse-*.cypher): one statement, one round trip.
+  const reach = {
+    cap,
+    excluded: query.exclude ? start.nodes : [],
+    havingType: query.havingType ?? null,
+    hiddenTypes: query.hiddenTypes,
+  };
+  let rows: Reached[];
   if (query.step === 'ALL') {
     // Every start node lies in the component of the source, so one traversal from it reaches them all.
-    reached = await q('search.traverse-all', { source: start.source, cap });
+    rows = await q<Reached>('search.traverse-all', { source: start.source, ...reach });
   } else if (start.fromId && query.where?.schemaId === undefined) {
     // The start nodes are all the holders of the ID: one traversal from its Id vertex.
-    reached = await q('search.traverse-one-from-id', { source: start.source, cap });
+    rows = await q<Reached>('search.traverse-one-from-id', { source: start.source, ...reach });
   } else {
-    reached = await q('search.traverse-one', { starts: start.nodes, cap });
+    rows = await q<Reached>('search.traverse-one', { starts: start.nodes, ...reach });
   }
-  if (reached.length > query.maxNodes) throw tooLarge();
-
-  const startSet = new Set(start.nodes);
-  const targets = reached.map((r) => r.node).filter((n) => !(query.exclude && startSet.has(n)));
-  if (targets.length === 0) return { results: [], total: 0, visitedNodes: reached.length };
-  const ids = await q<IdPair>('search.results', { targets, havingType: query.havingType ?? null, hiddenTypes: query.hiddenTypes });
-  const sorted = ids.map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
-  return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: reached.length };
+  const visited = rows[0]?.visited ?? 0;
+  if (visited > query.maxNodes) throw tooLarge();
+  const sorted = (rows[0]?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
+  return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
 }
 
 async function startNodes(q: Query, query: SearchQuery, cap: unknown): Promise<StartNodes> {

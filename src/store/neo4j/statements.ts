@@ -47,7 +47,6 @@ export const STATEMENT_NAMES = [
   'search.traverse-one',
   'search.traverse-one-from-id',
   'search.traverse-all',
-  'search.results',
 
   'sequence.next',
   'delivery.create',
