@@ -167,6 +167,71 @@ describe('bulk node operations', () => {
     expect(search.body.total).toBe(1 + Math.ceil((1203 - 3) / 7));
   });
 
+  test('when a line names an op every JavaScript object inherits, then that line is 400 and every other line runs, also past one batch', async () => {
+    const customer = uniqueCustomer('bulk');
+    await putSchema(app, customer);
+    const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+    const lines = [
+      ...inherited.map((op) => line(op, { schema: 'member', key: key('never') })),
+      ...Array.from({ length: 600 }, (_, i) => line('create', { schema: 'member', key: key(`n${i}`) })),
+    ];
+    const { res, results } = await bulk(customer, lines);
+    expect(res.status).toBe(200);
+    expect(results).toHaveLength(606);
+    expect(results.slice(0, 6)).toEqual(inherited.map((_, i) => expect.objectContaining({ line: i + 1, status: 400, code: 'validation_failed' })));
+    expect(results.slice(6).every((r) => r.status === 201)).toBe(true);
+    expect(await stored(customer, 'never')).toBeUndefined();
+    expect(await stored(customer, 'n599')).toEqual([key('n599')]);
+  });
+
+  test('when the request fails on our side after results have started, then a last problem line says where it stopped, the stream closes, and the log says why with the request id', async () => {
+    // A store whose second bulk batch fails with an error that is no DomainError: a fault of ours.
+    const broken = await startApp();
+    const apply = broken.store.applyNodeWrites.bind(broken.store);
+    let calls = 0;
+    broken.store.applyNodeWrites = (writes) => {
+      calls += 1;
+      return calls === 2 ? Promise.reject(new Error('store fault with SELECT secret FROM internals')) : apply(writes);
+    };
+    try {
+      const customer = uniqueCustomer('bulk');
+      await putSchema(broken, customer);
+      const lines = Array.from({ length: 700 }, (_, i) => line('create', { schema: 'member', key: key(`n${i}`) }));
+      const res = await request(broken.baseUrl)
+        .post(`/v1/${customer}/node/_bulk`)
+        .set('Content-Type', 'application/x-ndjson')
+        .buffer(true)
+        .parse((response, done) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => done(null, text));
+        })
+        .send(lines.join('\n'));
+      const answered = (res.body as string).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(answered).toHaveLength(501);
+      expect(answered.slice(0, 500).every((r) => r.status === 201)).toBe(true);
+      const requestId = String(res.headers['x-request-id']);
+      expect(answered[500]).toEqual({
+        type: 'urn:idlink:problem:internal_error',
+        title: expect.any(String),
+        status: 500,
+        code: 'internal_error',
+        detail: expect.stringContaining('stopped after line 500'),
+        request_id: requestId,
+      });
+      expect(JSON.stringify(answered[500])).not.toContain('SELECT');
+      expect(await broken.store.getNodeIds({ customerId: customer, schemaId: 'member', key: key('n600') })).toBeUndefined();
+      const logged = broken.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.message === 'bulk request failed');
+      expect(logged).toEqual([expect.objectContaining({ level: 'error', request_id: requestId, answered_through_line: 500, error: 'Error' })]);
+      expect(broken.logs.some((l) => l.includes('secret'))).toBe(false);
+      // The service still answers.
+      expect((await broken.call('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await broken.close();
+    }
+  });
+
   test('when the body is not NDJSON, then 415 and nothing runs', async () => {
     const customer = uniqueCustomer('bulk');
     await putSchema(app, customer);

@@ -8,7 +8,7 @@ import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
 import type { RequestValidator } from '../openapi';
 import { operation, type Validators } from '../operation';
-import { sendProblem, statusOf } from '../problem';
+import { problemBody, sendProblem, statusOf } from '../problem';
 import { actorOf } from './node';
 
 const BULK_OPERATIONS: Record<BulkItem['op'], { operationId: string; status: number }> = {
@@ -81,7 +81,8 @@ function parseLine(text: string): { op: BulkOp; body: unknown } {
     problems.push({ path: '/line', message: 'must be an object {"op", "body"}' });
   } else {
     const { op, body, ...rest } = parsed as Record<string, unknown>;
-    if (typeof op !== 'string' || !(op in BULK_OPERATIONS)) problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
+    // Own keys only: `in` would also accept what every object inherits (constructor, toString, __proto__...).
+    if (typeof op !== 'string' || !Object.hasOwn(BULK_OPERATIONS, op)) problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
     if (body === undefined) problems.push({ path: '/line/body', message: 'is required' });
     for (const extra of Object.keys(rest)) problems.push({ path: `/line/${extra}`, message: 'is not an allowed field' });
     if (problems.length === 0) return { op: op as BulkOp, body };
@@ -114,7 +115,10 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     ...(error.errors ? { errors: error.errors } : {}),
   });
 
-  /** Runs one batch and writes its results in input order. */
+  /**
+   * Runs one batch and writes its results in input order. A DomainError for the whole batch (the store
+   * unavailable) is every line's answer; anything else is a fault of ours and stops the request (see the route).
+   */
   const flush = async (res: Response, actor: Actor, batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }>) => {
     const runnable = batch.filter((b) => b.item !== undefined);
     let outcomes: Array<DomainError | undefined>;
@@ -124,9 +128,8 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         runnable.map((b) => b.item as BulkItem),
       );
     } catch (e) {
-      if (!isDomainError(e)) logger.error('bulk batch failed', { error: e instanceof Error ? e.message : String(e) });
-      const error = isDomainError(e) ? e : new DomainError('internal_error', 'Something went wrong on our side with this line.');
-      outcomes = runnable.map(() => error);
+      if (!isDomainError(e)) throw e;
+      outcomes = runnable.map(() => e);
     }
     runnable.forEach((b, i) => {
       const outcome = outcomes[i];
@@ -146,23 +149,40 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       const actor = actorOf(res, (params as { customer_id: string }).customer_id);
       res.status(200).type(NDJSON);
       let batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }> = [];
-      for await (const line of ndjsonLines(req, maxLineBytes)) {
-        if ('tooLarge' in line) {
-          batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
-        } else {
-          try {
-            batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
-          } catch (e) {
-            if (!isDomainError(e)) throw e;
-            batch.push({ line: line.number, result: refused(line.number, e) });
+      // The last line whose result was written: a failure after it says where the answers stop.
+      let answeredThrough = 0;
+      try {
+        for await (const line of ndjsonLines(req, maxLineBytes)) {
+          if ('tooLarge' in line) {
+            batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
+          } else {
+            try {
+              batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
+            } catch (e) {
+              if (!isDomainError(e)) throw e;
+              batch.push({ line: line.number, result: refused(line.number, e) });
+            }
+          }
+          if (batch.length >= BATCH_LINES) {
+            await flush(res, actor, batch);
+            answeredThrough = batch[batch.length - 1]?.line ?? answeredThrough;
+            batch = [];
           }
         }
-        if (batch.length >= BATCH_LINES) {
-          await flush(res, actor, batch);
-          batch = [];
+        await flush(res, actor, batch);
+      } catch (e) {
+        // The status line is sent already: the failure becomes the last line of the body, and the stream ends.
+        // The error's kind and code, not its message: a store's message may quote the ID values of the lines.
+        logger.error('bulk request failed', {
+          request_id: res.locals.requestId,
+          answered_through_line: answeredThrough,
+          error: e instanceof Error ? e.name : typeof e,
+          ...(typeof (e as { code?: unknown }).code === 'string' ? { error_code: (e as { code: string }).code } : {}),
+        });
+        if (!res.writableEnded && !res.destroyed) {
+          res.write(`${problemBody('internal_error', `The request stopped after line ${answeredThrough}. Later lines got no result; up to ${BATCH_LINES} of them (the batch that was running) may have been applied, the rest were not.`, String(res.locals.requestId ?? ''))}\n`);
         }
       }
-      await flush(res, actor, batch);
       res.end();
     }),
   );
