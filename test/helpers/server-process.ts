@@ -19,8 +19,20 @@ export interface ServerProcess {
 const running: ServerProcess[] = [];
 const dirs: string[] = [];
 
-export function spawnServer(env: Record<string, string>, cwd: string): ServerProcess {
-  const child = spawn(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** How to start the server: `node dist/main.js` unless a test says otherwise (`npm start`, in its own process group). */
+export interface ServerCommand {
+  file: string;
+  args: string[];
+  detached?: boolean;
+}
+
+export function spawnServer(env: Record<string, string>, cwd: string, command: ServerCommand = { file: process.execPath, args: [MAIN] }): ServerProcess {
+  const child = spawn(command.file, command.args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: command.detached ?? false,
+  });
   const lines: string[] = [];
   let stderr = '';
   readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
@@ -58,8 +70,8 @@ export async function logged(server: ServerProcess, message: string, timeoutMs =
   }
 }
 
-export async function startServer(env: Record<string, string>, cwd: string): Promise<{ server: ServerProcess; port: number; base: string }> {
-  const server = spawnServer(env, cwd);
+export async function startServer(env: Record<string, string>, cwd: string, command?: ServerCommand): Promise<{ server: ServerProcess; port: number; base: string }> {
+  const server = spawnServer(env, cwd, command);
   const port = (await logged(server, 'listening')).port as number;
   return { server, port, base: `http://127.0.0.1:${port}` };
 }

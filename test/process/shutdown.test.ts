@@ -163,3 +163,29 @@ describe('readiness during shutdown', () => {
     }
   });
 });
+
+describe('npm start', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+
+  test('when the npm process of `npm start` gets a plain SIGTERM, then the service stops gracefully and frees its port (no orphan)', async () => {
+    const { env, dir } = freshEnv();
+    // npm reads its configuration and cache under HOME.
+    env.HOME = process.env.HOME ?? dir;
+    // --ignore-scripts skips prestart (the build: jest's globalSetup built dist/ already), not start itself. In its
+    // own process group, so that the cleanup below can reach an orphan should the signal not pass.
+    const npm = await startServer(env, ROOT, { file: 'npm', args: ['run', 'start', '--ignore-scripts', '--silent'], detached: true });
+    try {
+      expect((await send(npm.base, 'GET', '/healthz')).status).toBe(200);
+      npm.server.child.kill('SIGTERM');
+      await logged(npm.server, 'stopped', 10_000);
+      await npm.server.exited;
+      await expect(fetch(`${npm.base}/healthz`)).rejects.toThrow();
+    } finally {
+      try {
+        process.kill(-(npm.server.child.pid as number), 'SIGKILL');
+      } catch {
+        // the group is gone: nothing was left behind
+      }
+    }
+  });
+});
