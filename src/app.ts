@@ -39,6 +39,7 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', true);
   app.use(requestId());
   app.use(accessLog(options.logger));
   app.use(options.metrics.middleware());

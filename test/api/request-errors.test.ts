@@ -4,7 +4,7 @@ import request from 'supertest';
 import { startApp, type TestApp } from '../helpers/app';
 import { buildDelete, buildInsert, buildRekey, buildSearch, buildUpdate, errorPaths, expectProblem, id, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { contractProblems } from '../helpers/contract';
-import { buildNode, createNode, putSchema } from '../helpers/factories';
+import { buildNode, createNode, issueToken, putSchema } from '../helpers/factories';
 
 const KEY = id('member_id', 'm-1');
 
@@ -398,6 +398,25 @@ describe('request-level errors', () => {
       expect(a.headers['x-request-id']).toBeTruthy();
       expect(a.body.request_id).toBe(a.headers['x-request-id']);
       expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
+    });
+  });
+
+  describe('paths are case-sensitive', () => {
+    test('when a path differs from the interface only in case, then 404 not_found, and nothing runs', async () => {
+      const customer = uniqueCustomer('case');
+      await putSchema(app, customer);
+      const { token } = await issueToken(app, customer, 'mapi');
+      // The right spelling works, so the refusals below are about case alone.
+      expect((await app.call('GET', '/v1/delivery?count=20&page=1', { headers: { 'X-SERVICE-MAPI-TOKEN': token } })).status).toBe(200);
+      for (const url of ['/v1/Delivery?count=20&page=1', '/v1/DELIVERY/1', '/V1/delivery?count=20&page=1']) {
+        const res = await app.call('GET', url, { headers: { 'X-SERVICE-MAPI-TOKEN': token } });
+        expect([url, res.status, res.body.code]).toEqual([url, 404, 'not_found']);
+      }
+      const created = await app.call('POST', `/v1/${customer}/Node/_create`, { body: buildNode() });
+      expect([created.status, created.body.code]).toEqual([404, 'not_found']);
+      expect(await storedIds(app, customer, KEY)).toBeUndefined();
+      const searched = await app.call('POST', `/v1/${customer}/_Search`, { body: buildSearch() });
+      expect(searched.status).toBe(404);
     });
   });
 });

@@ -1,10 +1,11 @@
 // Administrator endpoints: schemas (which ID types nodes may hold) and customer tokens.
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Router } from 'express';
 import type { SchemaRecord, TokenKind, TokenRecord } from '../../domain/model';
 import type { SchemaService } from '../../domain/schemas';
 import { type TokenService, requireAdmin } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
+import { caseSensitiveRouter } from '../router';
 
 const schemaBody = (s: SchemaRecord) => ({ schema_id: s.schemaId, id_types: s.idTypes.map((t) => ({ type: t.type, secure: t.secure })) });
 const tokenBody = (t: TokenRecord) => ({ token_id: t.tokenId, kind: t.kind, label: t.label, created_at: t.createdAt });
@@ -16,7 +17,7 @@ interface Params {
 }
 
 export function adminRoutes(validators: Validators, bearer: RequestHandler, schemas: SchemaService, tokens: TokenService): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const admin = (id: string, handler: Parameters<typeof operation>[2]) =>
     operation(validators, id, async (input, req, res) => {
       requireAdmin(callerOf(res));

@@ -2,7 +2,7 @@
 // with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
 // bad line never stops or changes the others.
 import type { Readable } from 'node:stream';
-import { type RequestHandler, type Response, Router } from 'express';
+import { type RequestHandler, type Response, type Router } from 'express';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
@@ -10,6 +10,7 @@ import type { RequestValidator } from '../openapi';
 import { operation, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
 import { actorOf } from './node';
+import { caseSensitiveRouter } from '../router';
 
 const BULK_OPERATIONS: Record<BulkItem['op'], { operationId: string; status: number }> = {
   create: { operationId: 'createNode', status: 201 },
@@ -98,7 +99,7 @@ async function writeLine(res: Response, result: BulkResult): Promise<void> {
 const BATCH_LINES = 500;
 
 export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, maxLineBytes: number): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
 
   /** Parses and validates one line exactly like the single endpoint's body. */
   const checkLine = (customerId: string, text: string): BulkItem => {

@@ -1,7 +1,8 @@
 // GET/POST /v1/delivery and GET/PUT/DELETE /v1/delivery/{delivery_id}, for the customer the mapi token names.
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
 import { operation, type Validators } from '../operation';
+import { caseSensitiveRouter } from '../router';
 
 interface Paging {
   count: number;
@@ -11,7 +12,7 @@ interface Paging {
 const customerOf = (res: Response): string => res.locals.customerId as string;
 
 export function deliveryRoutes(validators: Validators, mapi: RequestHandler, deliveries: DeliveryService, publicBaseUrl: string | undefined): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const baseOf = (req: Request) => publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
 
   router.get(

@@ -1,5 +1,6 @@
 // The contract for humans: GET /openapi.yaml, and Swagger UI at /docs served from the installed package.
-import express, { Router } from 'express';
+import express, { type Router } from 'express';
+import { caseSensitiveRouter } from '../router';
 // The package's main module loads the whole UI bundle into the server; only its folder is needed here.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import type { Contract } from '../openapi';
@@ -18,7 +19,7 @@ const INITIALIZER = `window.onload = function () {
 
 export function docsRoutes(contract: Contract): Router {
   // Strict, so that '/docs' (redirected) and '/docs/' (the page) are different routes.
-  const router = Router({ strict: true });
+  const router = caseSensitiveRouter({ strict: true });
   router.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(contract.text);
   });

@@ -1,10 +1,11 @@
 // Liveness and readiness. They take no input and ignore any query string (load balancers add cache-busters).
-import { Router } from 'express';
+import type { Router } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { Store } from '../../store/store';
+import { caseSensitiveRouter } from '../router';
 
 export function healthRoutes(store: Store, isShuttingDown: () => boolean): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -1,10 +1,11 @@
 // The six node operations of the interface: POST /v1/{customer_id}/node/_<operation>.
-import { type RequestHandler, type Response, Router } from 'express';
+import { type RequestHandler, type Response, type Router } from 'express';
 import type { IdPair } from '../../domain/model';
 import type { Actor, NodeService } from '../../domain/nodes';
 import { authenticatedFor } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
+import { caseSensitiveRouter } from '../router';
 
 interface NodeBody {
   schema: string;
@@ -19,7 +20,7 @@ export function actorOf(res: Response, customerId: string): Actor {
 }
 
 export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
   const customer = (params: unknown) => (params as { customer_id: string }).customer_id;
 
   router.post(

@@ -1,11 +1,12 @@
 // POST /v1/{customer_id}/_search
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Router } from 'express';
 import type { SearchBody, SearchService } from '../../domain/search';
 import { operation, type Validators } from '../operation';
 import { actorOf } from './node';
+import { caseSensitiveRouter } from '../router';
 
 export function searchRoutes(validators: Validators, bearer: RequestHandler, searches: SearchService): Router {
-  const router = Router();
+  const router = caseSensitiveRouter();
   router.post(
     '/v1/:customer_id/_search',
     bearer,
