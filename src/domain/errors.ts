@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'component_too_large'
   | 'rate_limited'
   | 'request_timeout'
+  | 'expectation_failed'
   | 'headers_too_large'
   | 'store_unavailable'
   | 'internal_error';

@@ -26,6 +26,7 @@ const statuses: Record<ErrorCode, number> = {
   component_too_large: 422,
   rate_limited: 429,
   request_timeout: 408,
+  expectation_failed: 417,
   headers_too_large: 431,
   store_unavailable: 503,
   internal_error: 500,

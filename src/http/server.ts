@@ -50,9 +50,30 @@ export function answerClientErrors(server: http.Server, logger: Logger): void {
   });
 }
 
+/**
+ * Answers a request whose `Expect` header is not `100-continue`: Node would send a bare 417 without a body, and
+ * never passes the request to the app.
+ */
+export function answerFailedExpectations(server: http.Server, logger: Logger): void {
+  server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    const requestId = randomUUID();
+    const code = 'expectation_failed';
+    const body = problemBody(code, 'The only expectation this server meets is Expect: 100-continue.', requestId);
+    logger.info('request refused: unsupported Expect header', { request_id: requestId, status: statusOf(code) });
+    res.writeHead(statusOf(code), {
+      'Content-Type': 'application/problem+json',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestId,
+      Connection: 'close',
+    });
+    res.end(body);
+  });
+}
+
 /** Starts serving `app` on host:port; `listening` fires when it is up. */
 export function serve(app: Express, logger: Logger, port: number, host: string): http.Server {
   const server = http.createServer(app);
   answerClientErrors(server, logger);
+  answerFailedExpectations(server, logger);
   return server.listen(port, host);
 }

@@ -69,6 +69,17 @@ describe('requests the HTTP parser refuses', () => {
     expectParserProblem(await sendRaw(port, 'POST /v1/acme/_search HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'), 400, 'malformed_request');
   });
 
+  test('when the Expect header is not 100-continue, then 417 expectation_failed as a problem, nothing runs, and the server goes on', async () => {
+    const body = JSON.stringify({ schema: 'member', key: { type: 'member_id', id: 'm-expect' } });
+    const answer = await sendRaw(
+      port,
+      `POST /v1/acme-expect/node/_create HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expectParserProblem(answer, 417, 'expectation_failed');
+    expect(await app.store.getNodeIds({ customerId: 'acme-expect', schemaId: 'member', key: { type: 'member_id', id: 'm-expect' } })).toBeUndefined();
+    expect((await fetch(`${app.baseUrl}/healthz`)).status).toBe(200);
+  });
+
   test('when such a request has been refused, then the server goes on answering', async () => {
     await sendRaw(port, 'HELLO THERE\r\n\r\n');
     const res = await app.call('GET', '/healthz');
