@@ -83,6 +83,8 @@ function toProblems(location: string, errors: ErrorObject[] | null | undefined):
       return { path: `${at}/${(e.params as { additionalProperty: string }).additionalProperty}`, message: 'is not an allowed field' };
     }
     if (e.keyword === 'required') return { path: `${at}/${(e.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    // The contract uses `not` for reserved values only (the customer id `delivery`, which names /v1/delivery).
+    if (e.keyword === 'not') return { path: at, message: 'is a reserved name; choose another' };
     return { path: at, message: e.message ?? 'is invalid' };
   });
 }

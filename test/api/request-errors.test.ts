@@ -419,4 +419,19 @@ describe('request-level errors', () => {
       expect(searched.status).toBe(404);
     });
   });
+
+  test('when the customer id is the reserved name delivery, then 400 says it is reserved, not a bare "must NOT be valid"', async () => {
+    for (const [method, url, body] of [
+      ['POST', '/v1/delivery/node/_create', buildNode()],
+      ['POST', '/v1/delivery/_search', buildSearch()],
+    ] as const) {
+      const res = await app.call(method, url, { body });
+      expect([url, res.status, res.body.code, res.body.errors]).toEqual([
+        url,
+        400,
+        'validation_failed',
+        [{ path: '/path/customer_id', message: 'is a reserved name; choose another' }],
+      ]);
+    }
+  });
 });
