@@ -27,3 +27,5 @@ export function start(options?: StartOptions): Promise<LocalNeo4j>;
 /** Why the local server cannot run here (no java or no mvn), or undefined when it can. */
 export function missingTools(): string | undefined;
 export function ensureBuilt(log?: (line: string) => void): void;
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number>;

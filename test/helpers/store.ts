@@ -1,5 +1,6 @@
 // The store a test app gets when the test passes none: a fresh in-memory SQLite store, or, under
 // `npm run test:neo4j` (test/neo4j/setup-file.ts sets IDLINK_TEST_STORE=neo4j), a connected Neo4j store.
+import neo4j, { type Driver } from 'neo4j-driver';
 import type { Store } from '../../src/store/store';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
@@ -20,4 +21,22 @@ export const usesNeo4j = (): boolean => process.env.IDLINK_TEST_STORE === 'neo4j
 
 export async function defaultTestStore(): Promise<Store> {
   return usesNeo4j() ? Neo4jStore.connect(neo4jConnectionFromEnv()) : new SqliteStore({ path: ':memory:' });
+}
+
+/** A driver of the test's own, beside the store's, for queries the store has no statement for. */
+export const neo4jDriver = (connection: Neo4jConnection): Driver =>
+  neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+
+/**
+ * Resolves once Neo4j shows a transaction waiting for a lock (a statement that has to wait); fails after 20 s.
+ * Test-only housekeeping, not a statement of the store, so it is not a file of cypher/.
+ */
+export async function untilOneIsBlocked(driver: Driver, database: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { records } = await driver.executeQuery("SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked", {}, { database });
+    if (Number(records[0]?.get('blocked')) > 0) return;
+    if (Date.now() > deadline) throw new Error('no transaction became blocked');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

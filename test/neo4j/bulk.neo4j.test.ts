@@ -5,7 +5,7 @@
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { NodeWrite } from '../../src/store/store';
-import { neo4jConnectionFromEnv } from '../helpers/store';
+import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
 describe('Neo4j store, bulk node writes', () => {
@@ -14,7 +14,7 @@ describe('Neo4j store, bulk node writes', () => {
   let store: Neo4jStore;
 
   beforeAll(async () => {
-    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    driver = neo4jDriver(connection);
     store = await Neo4jStore.connect(connection);
   });
   afterAll(async () => {

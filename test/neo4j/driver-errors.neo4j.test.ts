@@ -3,16 +3,13 @@
 // vertex the other deleted, or creates a key the other has just created. The test waits until Neo4j reports the
 // second transaction blocked on the first's lock before it lets the first commit.
 
-import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver';
+import type { Driver, Session, Transaction } from 'neo4j-driver';
 import { DomainError } from '../../src/domain/errors';
 import { isConstraintViolation, isEntityNotFound, neo4jCode, toStoreError } from '../../src/store/neo4j/driver-errors';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
-import { neo4jConnectionFromEnv } from '../helpers/store';
+import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
-
-// Test-only housekeeping, not a statement of the store: how many transactions wait for a lock right now.
-const BLOCKED_TRANSACTIONS = "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked";
 
 describe('Neo4j error codes, from a real server', () => {
   const connection = neo4jConnectionFromEnv();
@@ -21,7 +18,7 @@ describe('Neo4j error codes, from a real server', () => {
   const sessions: Session[] = [];
 
   beforeAll(async () => {
-    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    driver = neo4jDriver(connection);
     store = await Neo4jStore.connect(connection);
   });
   afterEach(async () => {
@@ -43,17 +40,6 @@ describe('Neo4j error codes, from a real server', () => {
     const statement = loadStatement(name);
     checkParams(statement, params);
     return (await tx.run(statement.text, params)).records.map((r) => r.toObject());
-  }
-
-  /** Resolves once Neo4j shows a transaction waiting for a lock (a statement of ours that has to wait). */
-  async function untilOneIsBlocked(): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const { records } = await driver.executeQuery(BLOCKED_TRANSACTIONS, {}, { database: connection.database });
-      if (Number(records[0]?.get('blocked')) > 0) return;
-      if (Date.now() > deadline) throw new Error('no transaction became blocked');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
   }
 
   /** What a promise rejected with (it must reject). */
@@ -91,7 +77,7 @@ describe('Neo4j error codes, from a real server', () => {
     const linking = await begin();
     const m2 = await lockNode(linking, c, 'm2');
     const linked = rejection(run(linking, 'node.link-ids', { node: m2, ids: [id('device', 'd1')] }));
-    await untilOneIsBlocked();
+    await untilOneIsBlocked(driver, connection.database);
     await removing.commit();
 
     const error = await linked;
@@ -113,7 +99,7 @@ describe('Neo4j error codes, from a real server', () => {
     await run(deleting, 'node.delete', { node: await lockNode(deleting, c, 'm1') });
     const writing = await begin();
     const locked = run(writing, 'node.lock', { ...key(c, 'm1'), write: 'test-writer' });
-    await untilOneIsBlocked();
+    await untilOneIsBlocked(driver, connection.database);
     await deleting.commit();
 
     // Which is why Neo4jStore.lockNode reads the node again (node.find) once it holds the lock.
@@ -133,7 +119,7 @@ describe('Neo4j error codes, from a real server', () => {
     // node.create finds the schema vertex as committed and waits for it, then links its node to a deleted vertex.
     const creating = await begin();
     const created = rejection(run(creating, 'node.create', createParams(c, 'm1', 'd1')));
-    await untilOneIsBlocked();
+    await untilOneIsBlocked(driver, connection.database);
     await deleting.commit();
 
     const error = await created;
@@ -166,7 +152,7 @@ describe('Neo4j error codes, from a real server', () => {
     const second = await begin();
     // Whether Neo4j refuses the statement or, later, its commit: the refusal is what counts.
     const refused = rejection(run(second, 'node.create', createParams(c, 'm1', 'd2')).then(() => second.commit()));
-    await untilOneIsBlocked();
+    await untilOneIsBlocked(driver, connection.database);
     await first.commit();
 
     const error = await refused;

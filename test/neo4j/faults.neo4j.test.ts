@@ -6,11 +6,10 @@
 // down, or with settings Neo4j refuses, listens, answers 503 and keeps trying. The tests run in order on one server.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import neo4jDriver, { type Driver } from 'neo4j-driver';
-import { type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
+import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
 import { ADMIN_TOKEN, type Answer, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady, untilReadyz } from '../helpers/neo4j-services';
 import { logEntries, logged } from '../helpers/server-process';
 
@@ -30,14 +29,6 @@ const hub = { type: 'member_id', id: 'hub' };
 
 /** How long each step took, printed at the end: the README quotes them. */
 const timings: Record<string, number> = {};
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 const problemOf = (answer: Answer) => ({ status: answer.status, json: answer.json, contentType: answer.contentType });
 

@@ -2,10 +2,10 @@
 // Each writer here is a bare transaction of the store's own statements, without the driver's retries, so a
 // deadlock shows as a failure instead of as a second's delay. (With a lock step that reads what it writes,
 // `revision = revision + 1`, Neo4j 5.26 failed 16 of 20 such writers with DeadlockDetected.)
-import neo4j, { type Driver } from 'neo4j-driver';
+import type { Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
-import { neo4jConnectionFromEnv } from '../helpers/store';
+import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
 const WRITERS = 20;
@@ -16,7 +16,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
   let store: Neo4jStore;
 
   beforeAll(async () => {
-    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    driver = neo4jDriver(connection);
     store = await Neo4jStore.connect(connection);
   });
   afterAll(async () => {

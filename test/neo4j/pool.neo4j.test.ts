@@ -1,17 +1,15 @@
 // The Neo4j driver's connection pool through the API: with every pooled connection busy (here the only one, held
 // by a request waiting for a lock the test's own transaction holds), another request waits
 // NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS and answers 503 store_unavailable; the waiting request still succeeds.
-import neo4j, { type Driver, type Session } from 'neo4j-driver';
+import type { Driver, Session } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
 import { startApp, type TestApp } from '../helpers/app';
 import { buildInsert, buildSearch, expectProblem, id, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { buildNode, createNode, putSchema } from '../helpers/factories';
-import { neo4jConnectionFromEnv } from '../helpers/store';
+import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 
 // Test-only housekeeping, not a statement of the store: how many transactions wait for a lock right now.
-const BLOCKED_TRANSACTIONS = "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked";
-
 const ACQUISITION_TIMEOUT_MS = 1000;
 
 describe('Neo4j connection pool, through the API', () => {
@@ -23,7 +21,7 @@ describe('Neo4j connection pool, through the API', () => {
   beforeAll(async () => {
     const store = await Neo4jStore.connect({ ...connection, maxConnectionPoolSize: 1, connectionAcquisitionTimeoutMs: ACQUISITION_TIMEOUT_MS });
     app = await startApp({ store });
-    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    driver = neo4jDriver(connection);
     session = driver.session({ database: connection.database });
   });
   afterAll(async () => {
@@ -31,16 +29,6 @@ describe('Neo4j connection pool, through the API', () => {
     await driver.close();
     await app.close();
   });
-
-  async function untilOneIsBlocked(): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const { records } = await driver.executeQuery(BLOCKED_TRANSACTIONS, {}, { database: connection.database });
-      if (Number(records[0]?.get('blocked')) > 0) return;
-      if (Date.now() > deadline) throw new Error('no transaction became blocked');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   test('when the only pooled connection stays busy past the acquisition timeout, then another request answers 503 store_unavailable, and the busy one succeeds once it may go on', async () => {
     const customer = uniqueCustomer('pool');
@@ -56,7 +44,7 @@ describe('Neo4j connection pool, through the API', () => {
 
     // This insert takes the app's only connection and waits for the lock with it.
     const waiting = app.call('POST', `/v1/${customer}/node/_insert`, { body: buildInsert({ ids: [id('cookie', 'c-1')] }) });
-    await untilOneIsBlocked();
+    await untilOneIsBlocked(driver, connection.database);
 
     const started = Date.now();
     const refused = await app.call('POST', `/v1/${customer}/_search`, { body: buildSearch() });

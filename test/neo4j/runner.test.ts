@@ -1,19 +1,11 @@
 // `npm run test:neo4j` itself: pointed at a NEO4J_URI where nothing answers, it stops before any test runs, with
 // one line saying why (rather than every test failing on its own). Runs the real jest with the Neo4j config.
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../neo4j-local/neo4j-local';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const JEST = require.resolve('jest/bin/jest');
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe('npm run test:neo4j', () => {
   test('when NEO4J_URI names a server that does not answer, then it exits 1 at once with one line naming the URI, and runs no test', async () => {

@@ -3,7 +3,7 @@
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatement } from '../../src/store/neo4j/statements';
-import { neo4jConnectionFromEnv } from '../helpers/store';
+import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeDeliveryContract } from './deliveries-contract';
 
@@ -18,7 +18,7 @@ describe('Neo4j store specifics', () => {
   let store: Neo4jStore;
   beforeAll(async () => {
     store = await openNeo4j();
-    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    driver = neo4jDriver(connection);
   });
   afterAll(async () => {
     await store.close();
