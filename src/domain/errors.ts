@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'key_id_immutable'
   | 'secure_flag_conflict'
   | 'schema_in_use'
+  | 'schema_changed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'

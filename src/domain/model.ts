@@ -21,7 +21,18 @@ export interface NodeAddress {
   customerId: string;
   schemaId: string;
   key: IdPair;
+  /**
+   * What a write relies on: the schema's declarations of the types it uses, as the domain checked them. A store
+   * applies the write only while the schema still declares each of them so, decided in the write's own
+   * transaction, and refuses it with schema_changed otherwise; a schema replacement that drops a type then
+   * either waits for the write (and sees its IDs: schema_in_use) or goes first (and the write is refused).
+   */
+  expectedTypes?: IdTypeDeclaration[];
 }
+
+/** Whether `declared` (a schema's declarations now) still declares every expected type with its secure flag. */
+export const declaresAsExpected = (declared: readonly IdTypeDeclaration[], expected: readonly IdTypeDeclaration[]): boolean =>
+  expected.every((e) => declared.some((d) => d.type === e.type && d.secure === e.secure));
 
 export type TokenKind = 'bearer' | 'mapi';
 

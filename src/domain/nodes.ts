@@ -27,22 +27,31 @@ export interface BulkItem {
 
 type SchemaLookup = (schemaId: string) => Promise<SchemaRecord | undefined>;
 
+/** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
+const SCHEMA_ATTEMPTS = 3;
+
 export class NodeService {
   constructor(private readonly store: Store) {}
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
-    const w = await this.planCreate(actor, body, this.lookup(actor));
-    await this.store.createNode(w.node, w.ids);
+    await this.checkedAgainstSchemaChanges(async () => {
+      const w = await this.planCreate(actor, body, this.lookup(actor));
+      await this.store.createNode(w.node, w.ids);
+    });
   }
 
   async insert(actor: Actor, body: NodeRef & { ids: IdPair[] }): Promise<void> {
-    const w = await this.planInsert(actor, body, this.lookup(actor));
-    await this.store.insertIds(w.node, w.ids);
+    await this.checkedAgainstSchemaChanges(async () => {
+      const w = await this.planInsert(actor, body, this.lookup(actor));
+      await this.store.insertIds(w.node, w.ids);
+    });
   }
 
   async replace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean): Promise<void> {
-    const w = await this.planReplace(actor, body, upsert, this.lookup(actor));
-    await this.store.replaceId(w.node, w.where, w.set, w.upsert);
+    await this.checkedAgainstSchemaChanges(async () => {
+      const w = await this.planReplace(actor, body, upsert, this.lookup(actor));
+      await this.store.replaceId(w.node, w.where, w.set, w.upsert);
+    });
   }
 
   async rekey(actor: Actor, body: NodeRef & { set: { id: string } }): Promise<void> {
@@ -58,11 +67,52 @@ export class NodeService {
 
   /**
    * Many checked bodies at once: each is checked and planned like its single operation (schemas read once per
-   * batch), then the store applies the planned writes in order, each on its own. One outcome per item.
+   * round), then the store applies the planned writes in order, each on its own. One outcome per item. Items
+   * refused with schema_changed are checked and applied again, as the single operations are.
    */
   async bulk(actor: Actor, items: BulkItem[]): Promise<Array<DomainError | undefined>> {
+    const outcomes: Array<DomainError | undefined> = items.map(() => undefined);
+    let pending = items.map((_item, index) => index);
+    for (let attempt = 1; pending.length > 0; attempt += 1) {
+      const lookup = this.lookupOncePerSchema(actor);
+      const planned: Array<{ index: number; write: NodeWrite }> = [];
+      for (const index of pending) {
+        try {
+          planned.push({ index, write: await this.plan(actor, items[index] as BulkItem, lookup) });
+        } catch (e) {
+          if (!isDomainError(e)) throw e;
+          outcomes[index] = e;
+        }
+      }
+      const applied = await this.store.applyNodeWrites(planned.map((p) => p.write));
+      pending = [];
+      planned.forEach((p, i) => {
+        const outcome = applied[i];
+        if (outcome?.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS) pending.push(p.index);
+        else outcomes[p.index] = outcome;
+      });
+    }
+    return outcomes;
+  }
+
+  /**
+   * Runs a check-then-write again when the store refused the write because the schema changed in between (see
+   * NodeAddress.expectedTypes): the second check reads the new schema and answers what it says.
+   */
+  private async checkedAgainstSchemaChanges(checkThenWrite: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await checkThenWrite();
+        return;
+      } catch (e) {
+        if (!(isDomainError(e) && e.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS)) throw e;
+      }
+    }
+  }
+
+  private lookupOncePerSchema(actor: Actor): SchemaLookup {
     const schemas = new Map<string, Promise<SchemaRecord | undefined>>();
-    const lookup: SchemaLookup = (schemaId) => {
+    return (schemaId) => {
       let schema = schemas.get(schemaId);
       if (!schema) {
         schema = this.store.getSchema(actor.customerId, schemaId);
@@ -70,22 +120,6 @@ export class NodeService {
       }
       return schema;
     };
-    const outcomes: Array<DomainError | undefined> = [];
-    const planned: Array<{ index: number; write: NodeWrite }> = [];
-    for (const [index, item] of items.entries()) {
-      try {
-        planned.push({ index, write: await this.plan(actor, item, lookup) });
-        outcomes.push(undefined);
-      } catch (e) {
-        if (!isDomainError(e)) throw e;
-        outcomes.push(e);
-      }
-    }
-    const applied = await this.store.applyNodeWrites(planned.map((p) => p.write));
-    planned.forEach((p, i) => {
-      outcomes[p.index] = applied[i];
-    });
-    return outcomes;
   }
 
   private plan(actor: Actor, item: BulkItem, lookup: SchemaLookup): Promise<NodeWrite> {
@@ -155,10 +189,12 @@ export class NodeService {
     if (undeclared.length > 0) {
       throw new DomainError('id_type_not_in_schema', `ID types must be declared by schema '${ref.schema}'.`, undeclared);
     }
-    if (!actor.authenticated && usesSecureType(schema, [ref.key, ...mentioned.map((m) => m.id)])) {
+    const used = [ref.key, ...mentioned.map((m) => m.id)];
+    if (!actor.authenticated && usesSecureType(schema, used)) {
       throw new DomainError('authentication_required', 'This operation involves a secure ID type and needs a bearer token.');
     }
-    return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key };
+    const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => ({ type, secure: declared.get(type) === true }));
+    return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key, expectedTypes };
   }
 }
 

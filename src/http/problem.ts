@@ -21,6 +21,7 @@ const statuses: Record<ErrorCode, number> = {
   key_id_immutable: 409,
   secure_flag_conflict: 409,
   schema_in_use: 409,
+  schema_changed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,

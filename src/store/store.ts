@@ -1,8 +1,12 @@
 // The port every store implements. Each write is one atomic transaction; rule violations that only the store
 // can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../domain/deliveries';
-import type { DomainError } from '../domain/errors';
+import { DomainError } from '../domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../domain/model';
+
+/** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
+export const schemaChanged = (schemaId: string): DomainError =>
+  new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
 export interface StoredToken extends TokenRecord {
   tokenHash: string;

@@ -7,7 +7,8 @@
 //
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
-// (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, and :Token, :Delivery, :Sequence vertices. Every vertex
+// (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, :SchemaGuard vertices (./schema-guards.ts), and
+// :Token, :Delivery, :Sequence vertices. Every vertex
 // but :Sequence carries its customer, and LINKED never joins two customers, so a traversal stays in one customer.
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
@@ -20,6 +21,7 @@ import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { searchGraph } from './neo4j-search';
+import { guardWholeSchema, SchemaGuards } from './schema-guards';
 import { int, type Query, type Row } from './query';
 import { checkParams, loadStatements, type Statement, type StatementName, type Statements } from './statements';
 
@@ -330,6 +332,8 @@ export class Neo4jStore implements Store {
       return row?.lastWrite === writeId ? { result: { created: row.created === true } } : undefined;
     };
     return this.write(async (q, writeId) => {
+      // Waits for node writes of the schema in flight, and holds off new ones (see schema.guard.cypher).
+      await guardWholeSchema(q, customer, schemaId, writeId);
       // null for a schema stored before createdBy existed: not created now.
       const [lock] = await q<{ created: boolean | null }>('schema.lock', { customer, schemaId, write: writeId });
       const created = lock?.created === true;
@@ -373,7 +377,9 @@ export class Neo4jStore implements Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
     const inUse = () => new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
     return this.write(
-      async (q) => {
+      async (q, writeId) => {
+        // Guards before the schema vertex, in the lock order every transaction keeps (see schema.guard.cypher).
+        await guardWholeSchema(q, customerId, schemaId, writeId);
         const [lock] = await q<{ inUse: boolean }>('schema.lock-for-delete', { customer: customerId, schemaId });
         if (!lock) throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
         if (lock.inUse) throw inUse();
@@ -490,12 +496,16 @@ export class Neo4jStore implements Store {
     };
   }
 
-  /** What a node write does in its transaction, and the conflict a uniqueness violation means for it. */
-  private nodeWork(w: NodeWrite): { work: (q: Query, writeId: string) => Promise<void>; onConstraintViolation?: () => DomainError } {
+  /**
+   * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
+   * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
+   */
+  private nodeWork(w: NodeWrite): { work: (q: Query, writeId: string, guards: SchemaGuards) => Promise<void>; onConstraintViolation?: () => DomainError } {
     switch (w.kind) {
       case 'create':
         return {
-          work: async (q, writeId) => {
+          work: async (q, writeId, guards) => {
+            await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const [made] = await q('node.create', { ...keyParams(w.node), ids: canonicalIds([w.node.key, ...w.ids]), write: writeId });
             // The domain checked the schema, but a concurrent removal may have happened since.
             if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
@@ -504,7 +514,8 @@ export class Neo4jStore implements Store {
         };
       case 'insert':
         return {
-          work: async (q, writeId) => {
+          work: async (q, writeId, guards) => {
+            await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, w.ids);
             const alreadyHeld = w.ids.find(holds);
@@ -514,7 +525,8 @@ export class Neo4jStore implements Store {
         };
       case 'replace':
         return {
-          work: async (q, writeId) => {
+          work: async (q, writeId, guards) => {
+            await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, [w.where, w.set]);
             if (!holds(w.where)) {
@@ -547,7 +559,7 @@ export class Neo4jStore implements Store {
   /** One node write as its own transaction. */
   private writeNode(w: NodeWrite): Promise<void> {
     const { work, onConstraintViolation } = this.nodeWork(w);
-    return this.write(work, { onConstraintViolation, ifCommitted: this.nodeWritten(w) });
+    return this.write((q, writeId) => work(q, writeId, new SchemaGuards()), { onConstraintViolation, ifCommitted: this.nodeWritten(w) });
   }
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
@@ -605,9 +617,10 @@ export class Neo4jStore implements Store {
     try {
       await this.write(
         async (q, writeId) => {
+          const guards = new SchemaGuards();
           for (const [at, step] of steps.entries()) {
             try {
-              await step.work(q, writeId);
+              await step.work(q, writeId, guards);
             } catch (e) {
               const error = isDomainError(e) ? e : step.onConstraintViolation && isConstraintViolation(e) ? step.onConstraintViolation() : undefined;
               // Anything else (a deadlock the driver retries, a vertex deleted meanwhile, the store gone) is not the line's.

@@ -12,6 +12,7 @@ export const STATEMENT_NAMES = [
   'store.ping',
   'store.await-indexes',
 
+  'schema.guard',
   'schema.lock',
   'schema.last-write',
   'schema.secure-conflicts',
@@ -66,6 +67,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/id.unique-value',
   'schema/schema.unique-id',
   'schema/idtype.unique-name',
+  'schema/schemaguard.unique-stripe',
   'schema/token.unique-id',
   'schema/token.unique-hash',
   'schema/delivery.unique-id',
@@ -80,7 +82,7 @@ export const SCHEMA_STATEMENT_NAMES = [
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'IdType', 'Token', 'Delivery', 'Sequence'],
+  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Token', 'Delivery', 'Sequence'],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
-import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
-import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
+import { declaresAsExpected, type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, type TokenRecord } from '../../domain/model';
+import { type NodeWrite, type PutSchemaOutcome, schemaChanged, type Store, type StoredToken } from '../store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 
@@ -261,17 +261,29 @@ export class SqliteStore implements Store {
   }
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
-    return this.run(() => {
-      const cached = this.cachedSchemas(customerId);
-      if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
-      let schema: SchemaRecord | undefined;
-      if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
-        const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
-        schema = { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
-      }
-      cached.schemas.set(schemaId, schema);
-      return schema;
-    });
+    return this.run(() => this.schemaNow(customerId, schemaId));
+  }
+
+  private schemaNow(customerId: string, schemaId: string): SchemaRecord | undefined {
+    const cached = this.cachedSchemas(customerId);
+    if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
+    let schema: SchemaRecord | undefined;
+    if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
+      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
+      schema = { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
+    }
+    cached.schemas.set(schemaId, schema);
+    return schema;
+  }
+
+  /**
+   * schema_changed unless the schema still declares the types the write was checked against
+   * (NodeAddress.expectedTypes). Inside the write: schema replacements are writes too, so none comes in between.
+   */
+  private refuseIfSchemaChanged(node: NodeAddress): void {
+    if (node.expectedTypes === undefined) return;
+    const schema = this.schemaNow(node.customerId, node.schemaId);
+    if (!schema || !declaresAsExpected(schema.idTypes, node.expectedTypes)) throw schemaChanged(node.schemaId);
   }
 
   /**
@@ -380,6 +392,7 @@ export class SqliteStore implements Store {
   }
 
   private createNodeNow(node: NodeAddress, ids: IdPair[]): void {
+    this.refuseIfSchemaChanged(node);
     let nodePk: number;
     try {
       nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
@@ -399,6 +412,7 @@ export class SqliteStore implements Store {
   }
 
   private insertIdsNow(node: NodeAddress, ids: IdPair[]): void {
+    this.refuseIfSchemaChanged(node);
     const nodePk = this.nodePk(node);
     for (const id of ids) {
       if (this.holds(nodePk, node.customerId, id) !== undefined) {
@@ -413,6 +427,7 @@ export class SqliteStore implements Store {
   }
 
   private replaceIdNow(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): void {
+    this.refuseIfSchemaChanged(node);
     const nodePk = this.nodePk(node);
     const whereIdPk = this.holds(nodePk, node.customerId, where);
     const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;

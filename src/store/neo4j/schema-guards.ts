@@ -1,0 +1,43 @@
+// The schema guards one transaction of the Neo4j store holds (cypher/schema.guard.cypher): how a node write and a
+// schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
+import { randomInt } from 'node:crypto';
+import { declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
+import { schemaChanged } from '../store';
+import { int, type Query } from './query';
+
+/** Guards per schema: writes to one schema wait on each other only when they draw the same one. */
+export const GUARD_STRIPES = 8;
+
+const ALL_STRIPES = Array.from({ length: GUARD_STRIPES }, (_, stripe) => int(stripe));
+
+/** Takes every guard of the schema (a replacement or deletion does, before anything else), waiting for node writes in flight. */
+export async function guardWholeSchema(q: Query, customer: string, schemaId: string, writeId: string): Promise<void> {
+  await q('schema.guard', { customer, schemaId, stripes: ALL_STRIPES, write: writeId });
+}
+
+/** One per transaction attempt: one guard per schema the transaction writes nodes of, taken on its first write there. */
+export class SchemaGuards {
+  private readonly stripe = int(randomInt(GUARD_STRIPES));
+  /** What each guarded schema declares, read under its guard; undefined when the schema did not exist. */
+  private readonly declared = new Map<string, IdTypeDeclaration[] | undefined>();
+
+  /**
+   * Takes the node's schema's guard and refuses the write (schema_changed) unless the schema still declares the
+   * types it was checked against (NodeAddress.expectedTypes). Nothing to do for a write that relies on none.
+   */
+  async refuseIfSchemaChanged(q: Query, node: NodeAddress, writeId: string): Promise<void> {
+    if (node.expectedTypes === undefined) return;
+    const key = JSON.stringify([node.customerId, node.schemaId]);
+    if (!this.declared.has(key)) {
+      const [row] = await q<{ declared: IdTypeDeclaration[] }>('schema.guard', {
+        customer: node.customerId,
+        schemaId: node.schemaId,
+        stripes: [this.stripe],
+        write: writeId,
+      });
+      this.declared.set(key, row?.declared);
+    }
+    const declared = this.declared.get(key);
+    if (declared === undefined || !declaresAsExpected(declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
+  }
+}
