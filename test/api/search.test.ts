@@ -432,6 +432,24 @@ describe('search', () => {
       expectProblem(await search(customer, buildSearch({ schema: 'member', key: A }), theirs), 403, 'forbidden');
     });
 
+    // The interface's rule (search: secure IDs are left out without a token) hides secure IDs, not the links
+    // they make; README "Security notes". A customer's require_token setting (extensions 2.4) closes it.
+    test('when two nodes share only a secure ID and no token is sent, then the search still reaches the other node and shows its open IDs, never the secure one', async () => {
+      const linkedOnlySecurely = uniqueCustomer('secure-link');
+      await putSchema(app, linkedOnlySecurely);
+      const own = (await issueToken(app, linkedOnlySecurely)).token;
+      await createNode(app, linkedOnlySecurely, buildNode({ key: A, ids: [D1, EMAIL] }), own);
+      await createNode(app, linkedOnlySecurely, buildNode({ key: C, ids: [EMAIL, C1] }), own);
+
+      for (const step of ['ONE', 'ALL'] as const) {
+        const res = await search(linkedOnlySecurely, buildSearch({ schema: 'member', key: A }, { step }));
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ results: [C1, D1, A, C], total: 4 });
+      }
+      const withToken = await search(linkedOnlySecurely, buildSearch({ schema: 'member', key: A }), own);
+      expect(withToken.body).toEqual({ results: [C1, D1, EMAIL, A, C], total: 5 });
+    });
+
     test('when the token is unknown, then 401 invalid_token even on a search that needs none', async () => {
       const res = await search(customer, buildSearch({ schema: 'member', key: A }), 'idl_bearer_thisTokenWasNeverIssued0123456789');
       expectProblem(res, 401, 'invalid_token');
