@@ -8,7 +8,7 @@ import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
-import { bearerCaller, mapiCustomer } from './http/auth';
+import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
 import { accessLog, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
@@ -50,6 +50,9 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   return app;
 }
 
+/** Under /v1, the delivery routes (which read X-SERVICE-MAPI-TOKEN); every other route reads Authorization. */
+const DELIVERY_PATH = /^\/delivery(\/|$)/;
+
 export function createApp(deps: AppDependencies): Express {
   const { config, logger } = deps;
   const contract = deps.contract ?? loadContract();
@@ -68,7 +71,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(docsRoutes(contract));
   app.use('/v1/:customer_id', customerFromPath());
   const limiter = rateLimiter(config);
-  if (limiter) app.use('/v1', limiter);
+  // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
+  if (limiter) app.use('/v1', identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')), limiter);
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
   app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));

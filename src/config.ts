@@ -49,7 +49,7 @@ const envSchema = {
       minimum: 0,
       maximum: 1000000,
       default: 0,
-      description: 'Requests one token (or one IP without a token) may make per window on /v1; 0 turns rate limiting off.',
+      description: 'Requests one verified token (or one client address, when the request carries no valid token) may make per window on /v1; 0 turns rate limiting off.',
     },
     RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', minimum: 1, maximum: 86400, default: 60, description: 'Length of the rate-limit window.' },
   },

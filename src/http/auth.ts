@@ -1,21 +1,58 @@
-// Reads `Authorization: Bearer …` into res.locals.caller. A header that is present but malformed, unknown or
-// revoked is 401 on every endpoint, even where no token is needed.
-import type { RequestHandler, Response } from 'express';
+// Who is calling. Customer routes read `Authorization: Bearer …` into res.locals.caller; the delivery routes read
+// X-SERVICE-MAPI-TOKEN into res.locals.customerId. A header that is present but malformed, unknown or revoked is
+// 401 on every endpoint, even where no token is needed. Each request is identified once: the rate limiter, which
+// runs before the routes, and the route's own check share the answer (one store lookup).
+import type { Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../domain/errors';
 import type { Caller, TokenService } from '../domain/tokens';
+import type { TokenKind } from '../domain/model';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+interface Identification {
+  kind: TokenKind;
+  caller: Promise<Caller>;
+}
+
+async function identify(tokens: TokenService, req: Request, kind: TokenKind): Promise<Caller> {
+  if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi');
+  const header = req.get('authorization');
+  if (header === undefined) return { kind: 'anonymous' };
+  const match = BEARER.exec(header);
+  if (!match) throw new DomainError('invalid_token', 'The Authorization header must be "Bearer <token>".');
+  return tokens.identify(match[1], 'bearer');
+}
+
+/** The caller named by the header `kind` reads, resolved at most once per request (a failure is kept too). */
+function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind): Promise<Caller> {
+  const cached = res.locals.identification as Identification | undefined;
+  if (cached?.kind === kind) return cached.caller;
+  const identification: Identification = { kind, caller: identify(tokens, req, kind) };
+  res.locals.identification = identification;
+  return identification.caller;
+}
+
+/**
+ * Identifies the caller before the route runs, from the header the route will read (`headerOf`), and leaves the
+ * outcome in res.locals.verifiedCaller for the rate limiter. Never refuses: a header that does not verify leaves
+ * the caller anonymous here, and the route's own check answers 401 with the kept error.
+ */
+export function identifyCaller(tokens: TokenService, headerOf: (req: Request) => TokenKind): RequestHandler {
+  return async (req, res, next) => {
+    let verified: Caller;
+    try {
+      verified = await identifyOnce(tokens, req, res, headerOf(req));
+    } catch {
+      verified = { kind: 'anonymous' };
+    }
+    res.locals.verifiedCaller = verified;
+    next();
+  };
+}
+
 export function bearerCaller(tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
-    const header = req.get('authorization');
-    let secret: string | undefined;
-    if (header !== undefined) {
-      const match = BEARER.exec(header);
-      if (!match) throw new DomainError('invalid_token', 'The Authorization header must be "Bearer <token>".');
-      secret = match[1];
-    }
-    res.locals.caller = await tokens.identify(secret, 'bearer');
+    res.locals.caller = await identifyOnce(tokens, req, res, 'bearer');
     next();
   };
 }
@@ -23,7 +60,7 @@ export function bearerCaller(tokens: TokenService): RequestHandler {
 /** The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. */
 export function mapiCustomer(tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
-    const caller = await tokens.identify(req.get('x-service-mapi-token'), 'mapi');
+    const caller = await identifyOnce(tokens, req, res, 'mapi');
     if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'Send a mapi token in X-SERVICE-MAPI-TOKEN.');
     if (caller.kind === 'admin') {
       throw new DomainError('forbidden', 'The administrator token names no customer; send a mapi token in X-SERVICE-MAPI-TOKEN.');
@@ -34,3 +71,6 @@ export function mapiCustomer(tokens: TokenService): RequestHandler {
 }
 
 export const callerOf = (res: Response): Caller => (res.locals.caller as Caller | undefined) ?? { kind: 'anonymous' };
+
+/** What identifyCaller verified; anonymous when it did not run or the header did not verify. */
+export const verifiedCallerOf = (res: Response): Caller => (res.locals.verifiedCaller as Caller | undefined) ?? { kind: 'anonymous' };

@@ -1,13 +1,23 @@
-// Optional rate limiting per presented token (hashed), or per client IP when none is sent.
-// Off unless RATE_LIMIT_REQUESTS > 0. Answers 429 problem+json with Retry-After.
-import type { RequestHandler } from 'express';
+// Optional rate limiting per verified token, or per client address when the request has none. Off unless
+// RATE_LIMIT_REQUESTS > 0. Answers 429 problem+json with Retry-After. It runs after identifyCaller (auth.ts):
+// keying on the header text instead would give every made-up token, or every spelling of a real one, a fresh
+// bucket, so a header that does not verify counts against the address like no header at all.
+import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { hashToken } from '../domain/tokens';
+import { verifiedCallerOf } from './auth';
 import { sendProblem } from './problem';
 
 export interface RateLimitSettings {
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
+}
+
+/** One bucket per identity: the administrator, a token by its id, or an address (IPv6 grouped by /56). */
+function rateKey(req: Request, res: Response): string {
+  const caller = verifiedCallerOf(res);
+  if (caller.kind === 'admin') return 'admin';
+  if (caller.kind === 'anonymous') return `ip:${ipKeyGenerator(req.ip ?? '')}`;
+  return `token:${caller.tokenId}`;
 }
 
 export function rateLimiter(settings: RateLimitSettings): RequestHandler | undefined {
@@ -18,10 +28,7 @@ export function rateLimiter(settings: RateLimitSettings): RequestHandler | undef
     limit: settings.rateLimitRequests,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    keyGenerator: (req) => {
-      const presented = req.get('authorization') ?? req.get('x-service-mapi-token');
-      return presented ? `token:${hashToken(presented)}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
-    },
+    keyGenerator: rateKey,
     handler: (req, res) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : settings.rateLimitWindowSeconds;

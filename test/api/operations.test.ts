@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
-import { expectProblem, uniqueCustomer } from '../helpers/builders-auth';
+import { expectProblem, revokeToken, uniqueCustomer, unknownToken } from '../helpers/builders-auth';
 import { asMapi, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { createNode, issueToken, putSchema } from '../helpers/factories';
 
@@ -304,6 +304,106 @@ describe('rate limiting', () => {
     } finally {
       await app.close();
     }
+  });
+
+  /** Runs `body` against an app that allows 3 requests per identity per window. */
+  async function withLimit(body: (app: TestApp, customer: string) => Promise<void>): Promise<void> {
+    const app = await startApp({ env: { RATE_LIMIT_REQUESTS: '3' } });
+    try {
+      await body(app, uniqueCustomer('ops'));
+    } finally {
+      await app.close();
+    }
+  }
+
+  test('when each anonymous search carries a made-up X-SERVICE-MAPI-TOKEN, then they still share the address budget and the 4th is 429', async () => {
+    await withLimit(async (app, customer) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        statuses.push((await app.call('POST', `/v1/${customer}/_search`, { body: searchBody, headers: { 'X-SERVICE-MAPI-TOKEN': unknownToken() } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    });
+  });
+
+  test('when each delivery request carries a made-up Authorization beside a valid mapi token, then they still count against that mapi token and the 4th is 429', async () => {
+    await withLimit(async (app, customer) => {
+      const mapi = (await issueToken(app, customer, 'mapi')).token;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        statuses.push((await app.call('GET', '/v1/delivery', { headers: { 'X-SERVICE-MAPI-TOKEN': mapi, Authorization: `Bearer ${unknownToken()}` } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    });
+  });
+
+  test('when one token is sent as "Bearer X", "bearer X", "Bearer  X" and "BEARER X ", then all four spellings share its budget and the 4th is 429', async () => {
+    await withLimit(async (app, customer) => {
+      const bearer = (await issueToken(app, customer)).token;
+      const statuses: number[] = [];
+      for (const authorization of [`Bearer ${bearer}`, `bearer ${bearer}`, `Bearer  ${bearer}`, `BEARER ${bearer} `]) {
+        statuses.push((await app.call('POST', `/v1/${customer}/_search`, { body: searchBody, headers: { Authorization: authorization } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    });
+  });
+
+  test('when the administrator token is sent in different spellings, then they share one budget and the 4th is 429', async () => {
+    await withLimit(async (app, customer) => {
+      const statuses: number[] = [];
+      for (const authorization of [`Bearer ${ADMIN_TOKEN}`, `bearer ${ADMIN_TOKEN}`, `Bearer  ${ADMIN_TOKEN}`, `BEARER ${ADMIN_TOKEN}`]) {
+        statuses.push((await app.call('GET', `/v1/${customer}/schema`, { headers: { Authorization: authorization } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    });
+  });
+
+  test('when each request carries a different unknown or malformed token, then each 401 counts against the address and the 4th is 429', async () => {
+    await withLimit(async (app, customer) => {
+      const statuses: number[] = [];
+      statuses.push((await app.call('POST', `/v1/${customer}/_search`, { token: unknownToken(), body: searchBody })).status);
+      statuses.push((await app.call('POST', `/v1/${customer}/_search`, { headers: { Authorization: `Basic ${unknownToken()}` }, body: searchBody })).status);
+      statuses.push((await app.call('GET', '/v1/delivery', asMapi(unknownToken()))).status);
+      statuses.push((await app.call('POST', `/v1/${customer}/_search`, { token: unknownToken(), body: searchBody })).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      // The address is now out of budget, with or without a token that does not verify.
+      expect((await app.call('POST', `/v1/${customer}/_search`, { body: searchBody })).status).toBe(429);
+    });
+  });
+
+  test('when the address budget is used up, then neither an unknown nor a revoked token gets a fresh one', async () => {
+    await withLimit(async (app, customer) => {
+      const revoked = await issueToken(app, customer);
+      await revokeToken(app, customer, revoked.token_id);
+      for (let i = 0; i < 3; i += 1) expect((await app.call('POST', `/v1/${customer}/_search`, { body: searchBody })).status).toBe(200);
+
+      expectProblem(await app.call('POST', `/v1/${customer}/_search`, { token: unknownToken(), body: searchBody }), 429, 'rate_limited');
+      expectProblem(await app.call('POST', `/v1/${customer}/_search`, { token: revoked.token, body: searchBody }), 429, 'rate_limited');
+      expectProblem(await app.call('GET', '/v1/delivery', asMapi(unknownToken())), 429, 'rate_limited');
+    });
+  });
+
+  test('when a valid token uses up its own budget, then anonymous requests from the same address are still answered', async () => {
+    await withLimit(async (app, customer) => {
+      const bearer = (await issueToken(app, customer)).token;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await app.call('POST', `/v1/${customer}/_search`, { token: bearer, body: searchBody })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect((await app.call('POST', `/v1/${customer}/_search`, { body: searchBody })).status).toBe(200);
+    });
+  });
+
+  test('when rate limiting is on, then each request still looks its token up in the store once, shared by the limiter and the route', async () => {
+    await withLimit(async (app, customer) => {
+      const bearer = (await issueToken(app, customer)).token;
+      const mapi = (await issueToken(app, customer, 'mapi')).token;
+      expect((await app.call('POST', `/v1/${customer}/_search`, { token: bearer, body: searchBody })).status).toBe(200);
+      expect((await app.call('POST', `/v1/${customer}/_search`, { token: bearer, body: searchBody })).status).toBe(200);
+      expect((await app.call('GET', '/v1/delivery', asMapi(mapi))).status).toBe(200);
+      const { samples } = await scrape(app);
+      // The administrator token is recognised without the store; the three customer-token requests look up once each.
+      expect(valueOf(samples, 'idlink_store_operation_duration_seconds_count', { operation: 'findActiveToken', outcome: 'ok' })).toBe(3);
+    });
   });
 
   test('when the /v1 budget is used up, then health, readiness, metrics and docs are still answered', async () => {
