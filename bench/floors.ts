@@ -3,13 +3,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expressWithCommonMiddleware } from '../src/app';
+import { loadConfig } from '../src/config';
 import { Metrics } from '../src/http/metrics';
 import { createLogger } from '../src/logger';
 
 const CONSTANT = JSON.stringify({ results: [{ type: 'member_id', id: 'm-1' }], total: 1 });
 
 function expressFloor(): http.Server {
-  const app = expressWithCommonMiddleware({ logger: createLogger({ level: 'info', pretty: false }), metrics: new Metrics(), bodyLimit: '1mb' });
+  const { bodyLimit, connections } = loadConfig({});
+  const app = expressWithCommonMiddleware({ logger: createLogger({ level: 'info', pretty: false }), metrics: new Metrics(), bodyLimit, bodyTimeoutMs: connections.bodyTimeoutMs });
   app.all('/floor', (_req, res) => {
     res.type('application/json').send(CONSTANT);
   });

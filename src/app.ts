@@ -9,7 +9,7 @@ import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
-import { accessLog, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
+import { accessLog, bodyDeadline, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
@@ -25,7 +25,7 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds'>;
+  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
@@ -35,7 +35,7 @@ export interface AppDependencies {
 }
 
 /** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
-export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string }): Express {
+export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string; bodyTimeoutMs: number }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -45,6 +45,7 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   app.use(options.metrics.middleware());
   // No upgrade-insecure-requests: /docs must load its assets when served over plain HTTP (inside a cluster).
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(bodyDeadline(options.bodyTimeoutMs));
   app.use(jsonBodiesOnly());
   app.use(express.json({ limit: options.bodyLimit, strict: false, type: JSON_TYPES }));
   return app;
@@ -62,7 +63,7 @@ export function createApp(deps: AppDependencies): Express {
   const tokens = new TokenService(store, deps.adminToken);
   const bearer = bearerCaller(tokens);
 
-  const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit });
+  const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.connections.bodyTimeoutMs });
 
   app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {

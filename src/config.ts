@@ -52,6 +52,43 @@ const envSchema = {
       description: 'Requests one verified token (or one client address, when the request carries no valid token) may make per window on /v1; 0 turns rate limiting off.',
     },
     RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', minimum: 1, maximum: 86400, default: 60, description: 'Length of the rate-limit window.' },
+    MAX_CONNECTIONS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000000,
+      default: 1024,
+      description:
+        'Most client connections open at once. Keep it below the open-file limit (ulimit -n) less what the store needs. A client connecting past it is disconnected at once, with no answer.',
+    },
+    HEADERS_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 600000,
+      default: 10000,
+      description: 'How long a request line and headers may take to arrive; past it the answer is 408 request_timeout and the connection is closed.',
+    },
+    BODY_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 30000,
+      description:
+        'How long the body of a request other than _bulk may take to arrive after its headers; past it the answer is 408 request_timeout and the connection is closed. A _bulk body may stream for as long as it keeps moving (IDLE_TIMEOUT_MS).',
+    },
+    IDLE_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 60000,
+      description: 'How long a connection in the middle of a request may go without receiving or sending a byte before it is closed, with no answer.',
+    },
+    KEEP_ALIVE_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 5000,
+      description: 'How long an idle keep-alive connection waits for its next request; behind a load balancer, set it above the balancer\'s own idle timeout.',
+    },
   },
   if: { required: ['STORE'], properties: { STORE: { const: 'neo4j' } } },
   then: { properties: { NEO4J_URI: { type: 'string' } }, required: ['NEO4J_URI'] },
@@ -80,6 +117,16 @@ export interface Config {
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
+  connections: ConnectionLimits;
+}
+
+/** What one client connection may hold: applied by serve() (src/http/server.ts) and the body deadline middleware. */
+export interface ConnectionLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 type RawEnv = Record<string, string | undefined>;
@@ -106,6 +153,11 @@ interface ValidatedEnv {
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
+  MAX_CONNECTIONS: number;
+  HEADERS_TIMEOUT_MS: number;
+  BODY_TIMEOUT_MS: number;
+  IDLE_TIMEOUT_MS: number;
+  KEEP_ALIVE_TIMEOUT_MS: number;
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +204,13 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,
+    connections: {
+      maxConnections: v.MAX_CONNECTIONS,
+      headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: v.BODY_TIMEOUT_MS,
+      idleTimeoutMs: v.IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
+    },
     ...overrides,
   };
 }

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     if (!shuttingDown) logger.info('store ready', { store: config.store });
   });
   const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
-  const server = serve(app, logger, config.port, config.host);
+  const server = serve(app, logger, config.port, config.host, config.connections);
   const cannotListen = (e: Error) => {
     // The port is taken or not ours to use.
     process.stderr.write(`failed to start: cannot listen on ${config.host}:${config.port}: ${e.message}\n`);

@@ -36,6 +36,36 @@ export function accessLog(logger: Logger): RequestHandler {
   };
 }
 
+/** The one route whose body may stream for as long as it keeps moving (an import of millions of lines). */
+const isBulk = (req: Request): boolean => req.path.endsWith('/node/_bulk');
+
+/**
+ * Every body but _bulk's must have arrived `timeoutMs` after its headers: a client sending a byte every few
+ * seconds would otherwise hold its socket forever (the idle timeout never fires while bytes flow). Past the
+ * deadline the answer is 408 request_timeout and the connection is closed; when an answer has been sent
+ * already (a route that did not read the body), the connection is just closed.
+ */
+export function bodyDeadline(timeoutMs: number): RequestHandler {
+  return (req, res, next) => {
+    if (isBulk(req)) {
+      next();
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (req.complete) return;
+      if (res.headersSent) {
+        req.socket.destroy();
+        return;
+      }
+      res.set('Connection', 'close');
+      sendProblem(res, 'request_timeout', `The request body did not arrive within ${timeoutMs} ms.`);
+    }, timeoutMs);
+    timer.unref();
+    req.once('close', () => clearTimeout(timer));
+    next();
+  };
+}
+
 const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
@@ -44,7 +74,7 @@ export const JSON_TYPES = ['application/json', 'application/*+json'];
 /** A body that is not JSON is refused before anything reads it (the bulk endpoint checks its own NDJSON). */
 export function jsonBodiesOnly(): RequestHandler {
   return (req, res, next) => {
-    if (hasBody(req) && !req.is(JSON_TYPES) && !req.path.endsWith('/node/_bulk')) {
+    if (hasBody(req) && !req.is(JSON_TYPES) && !isBulk(req)) {
       sendProblem(res, 'unsupported_media_type', 'Send the body as application/json.');
       return;
     }

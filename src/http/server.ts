@@ -1,11 +1,13 @@
 // The HTTP server around the app, as main.ts and the tests start it. Node's HTTP parser refuses some requests
-// before Express sees them (a header section over 16 KB, broken framing, a request that takes too long to
-// arrive); Node would then answer with a bare status line. Here those answers carry a problem+json body like
-// every other error, and a log line with the reason, never the bytes received (they may hold a token).
+// before Express sees them (a header section over 16 KB, broken framing, headers that take too long to arrive);
+// Node would then answer with a bare status line. Here those answers carry a problem+json body like every other
+// error, and a log line with the reason, never the bytes received (they may hold a token). The server also
+// caps how many connections are open and how long a slow client may hold one (ConnectionLimits).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import type { ConnectionLimits } from '../config';
 import type { ErrorCode } from '../domain/errors';
 import type { Logger } from '../logger';
 import { problemBody, statusOf } from './problem';
@@ -71,8 +73,27 @@ export function answerFailedExpectations(server: http.Server, logger: Logger): v
 }
 
 /** Starts serving `app` on host:port; `listening` fires when it is up. */
-export function serve(app: Express, logger: Logger, port: number, host: string): http.Server {
-  const server = http.createServer(app);
+export function serve(app: Express, logger: Logger, port: number, host: string, limits: ConnectionLimits): http.Server {
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      // Node's whole-request timeout would also cut a _bulk import whose body is still flowing after minutes.
+      // Bodies are bounded instead by bodyDeadline (src/http/middleware.ts, all but _bulk) and, for every
+      // request, by the idle timeout below.
+      requestTimeout: 0,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node looks for connections past headersTimeout (its default, 30 s, would let a slow header
+      // hold its socket up to 30 s longer than the setting says).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    app,
+  );
+  // Past the cap Node closes each new connection at once: the client sees a reset and no answer, and the
+  // descriptors stay free for the store, the log and the clients already served.
+  server.maxConnections = limits.maxConnections;
+  // No byte either way for this long in the middle of a request: Node destroys the socket (no answer can be
+  // sent mid-body). Between requests keepAliveTimeout applies instead.
+  server.timeout = limits.idleTimeoutMs;
   answerClientErrors(server, logger);
   answerFailedExpectations(server, logger);
   return server.listen(port, host);

@@ -45,7 +45,7 @@ export async function startApp(options: { store?: Store; env?: Record<string, st
   const memory = new MemoryTransport();
   const logger = createLogger({ level: 'debug', transports: [memory], pretty: false });
   const app = createApp({ store, config, logger, adminToken: ADMIN_TOKEN });
-  const server = serve(app, logger, 0, '127.0.0.1');
+  const server = serve(app, logger, 0, '127.0.0.1', config.connections);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
