@@ -25,7 +25,7 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
+  config: Pick<Config, 'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
@@ -79,7 +79,14 @@ export function createApp(deps: AppDependencies): Express {
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   const nodes = new NodeService(store);
   app.use(nodeRoutes(validators, bearer, nodes));
-  app.use(bulkRoutes(validators, bearer, nodes, logger, bytes(config.bodyLimit)));
+  app.use(
+    bulkRoutes(validators, bearer, nodes, logger, {
+      maxLineBytes: bytes(config.bodyLimit),
+      batchBytes: bytes(config.bulk.batchLimit),
+      memoryBytes: bytes(config.bulk.memoryLimit),
+      lineTimeoutMs: config.bulk.lineTimeoutMs,
+    }),
+  );
   app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens));
 
   app.use(notFound());

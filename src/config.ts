@@ -41,6 +41,26 @@ const envSchema = {
     PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base used in link and Location headers; derived from the request when unset.' },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'], default: 'info', description: 'winston level.' },
     BODY_LIMIT: { type: 'string', pattern: '^[0-9]+(b|kb|mb)?$', default: '1mb', description: 'Largest request body (bytes, kb or mb).' },
+    BULK_BATCH_LIMIT: {
+      type: 'string',
+      pattern: '^[0-9]+(b|kb|mb)?$',
+      default: '1mb',
+      description: 'Most bytes of lines one _bulk request gathers before it applies them (a batch also ends at 500 lines).',
+    },
+    BULK_MEMORY_LIMIT: {
+      type: 'string',
+      pattern: '^[0-9]+(b|kb|mb)?$',
+      default: '32mb',
+      description:
+        'Most bytes of lines all _bulk requests together may hold. Each request in progress takes BULK_BATCH_LIMIT + BODY_LIMIT of it (with the defaults, 16 requests at once); one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
+    },
+    BULK_LINE_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 60000,
+      description: 'How long a _bulk request may wait for its next complete line; past it the answer ends with a request_timeout line and the connection is closed.',
+    },
     SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
     TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
@@ -112,6 +132,7 @@ export interface Config {
   publicBaseUrl: string | undefined;
   logLevel: string;
   bodyLimit: string;
+  bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number };
   searchMaxLimit: number;
   traversalMaxNodes: number;
   shutdownTimeoutMs: number;
@@ -148,6 +169,9 @@ interface ValidatedEnv {
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
   BODY_LIMIT: string;
+  BULK_BATCH_LIMIT: string;
+  BULK_MEMORY_LIMIT: string;
+  BULK_LINE_TIMEOUT_MS: number;
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
   SHUTDOWN_TIMEOUT_MS: number;
@@ -199,6 +223,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     publicBaseUrl: v.PUBLIC_BASE_URL,
     logLevel: v.LOG_LEVEL,
     bodyLimit: v.BODY_LIMIT,
+    bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'request_timeout'
   | 'expectation_failed'
   | 'headers_too_large'
+  | 'server_busy'
   | 'store_unavailable'
   | 'internal_error';
 

@@ -29,6 +29,7 @@ const statuses: Record<ErrorCode, number> = {
   request_timeout: 408,
   expectation_failed: 417,
   headers_too_large: 431,
+  server_busy: 503,
   store_unavailable: 503,
   internal_error: 500,
 };

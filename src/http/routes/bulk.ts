@@ -2,7 +2,8 @@
 // with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
 // bad line never stops or changes the others.
 import type { Readable } from 'node:stream';
-import { type RequestHandler, type Response, type Router } from 'express';
+import { Semaphore, withTimeout } from 'async-mutex';
+import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
@@ -31,7 +32,8 @@ interface BulkResult {
 
 export const NDJSON = 'application/x-ndjson';
 
-type Line = { number: number; text: string } | { number: number; tooLarge: true };
+/** One line of the body: its text and size in bytes, or only its number when it was over the line limit (its bytes were dropped). */
+type Line = { number: number; text: string; bytes: number } | { number: number; tooLarge: true };
 
 /** Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped. */
 export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGenerator<Line> {
@@ -41,7 +43,7 @@ export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGen
   let number = 0;
   const finish = (): Line | undefined => {
     number += 1;
-    const line: Line | undefined = tooLarge ? { number, tooLarge: true } : { number, text: Buffer.concat(parts).toString('utf8') };
+    const line: Line | undefined = tooLarge ? { number, tooLarge: true } : { number, text: Buffer.concat(parts).toString('utf8'), bytes: size };
     parts = [];
     size = 0;
     tooLarge = false;
@@ -98,9 +100,43 @@ async function writeLine(res: Response, result: BulkResult): Promise<void> {
 /** Lines applied together: one store transaction (with a savepoint per line) instead of one per line. */
 const BATCH_LINES = 500;
 
-export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, maxLineBytes: number): Router {
-  const router = caseSensitiveRouter();
+/** A sender that pauses this long gets the results of the lines it sent so far (see the route). */
+const PAUSE_FLUSH_MS = 200;
 
+/** How long a request waits for its share of BULK_MEMORY_LIMIT before it is refused with 503 server_busy. */
+const ADMISSION_WAIT_MS = 5_000;
+
+export interface BulkLimits {
+  /** Most bytes in one line (BODY_LIMIT); a longer line is that line's 413. */
+  maxLineBytes: number;
+  /** Most bytes of lines one request gathers before it applies them (BULK_BATCH_LIMIT). */
+  batchBytes: number;
+  /** Most bytes of lines all requests together hold (BULK_MEMORY_LIMIT); each takes batchBytes + maxLineBytes of it. */
+  memoryBytes: number;
+  /** Longest wait for a complete line before the request is ended (BULK_LINE_TIMEOUT_MS). */
+  lineTimeoutMs: number;
+}
+
+/** The promise's outcome, or 'late' when it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class BulkBusy extends Error {}
+
+export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, limits: BulkLimits): Router {
+  const router = caseSensitiveRouter();
+  const { maxLineBytes, batchBytes, lineTimeoutMs } = limits;
+  // What one request may hold: a batch of lines, and the line being read after it. Every request in progress
+  // reserves that much of the memory all share, whatever it turns out to send, so the total is bounded by bytes.
+  const reservation = batchBytes + maxLineBytes;
+  const memory = withTimeout(new Semaphore(Math.max(limits.memoryBytes, reservation)), ADMISSION_WAIT_MS, new BulkBusy());
   /** Parses and validates one line exactly like the single endpoint's body. */
   const checkLine = (customerId: string, text: string): BulkItem => {
     const { op, body } = parseLine(text);
@@ -148,44 +184,97 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         return;
       }
       const actor = actorOf(res, (params as { customer_id: string }).customer_id);
-      res.status(200).type(NDJSON);
-      let batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }> = [];
-      // The last line whose result was written: a failure after it says where the answers stop.
-      let answeredThrough = 0;
+      let release: () => void;
       try {
-        for await (const line of ndjsonLines(req, maxLineBytes)) {
-          if ('tooLarge' in line) {
-            batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
-          } else {
-            try {
-              batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
-            } catch (e) {
-              if (!isDomainError(e)) throw e;
-              batch.push({ line: line.number, result: refused(line.number, e) });
-            }
-          }
-          if (batch.length >= BATCH_LINES) {
-            await flush(res, actor, batch);
-            answeredThrough = batch[batch.length - 1]?.line ?? answeredThrough;
-            batch = [];
-          }
-        }
-        await flush(res, actor, batch);
+        [, release] = await memory.acquire(reservation);
       } catch (e) {
-        // The status line is sent already: the failure becomes the last line of the body, and the stream ends.
-        // The error's kind and code, not its message: a store's message may quote the ID values of the lines.
-        logger.error('bulk request failed', {
-          request_id: res.locals.requestId,
-          answered_through_line: answeredThrough,
-          error: e instanceof Error ? e.name : typeof e,
-          ...(typeof (e as { code?: unknown }).code === 'string' ? { error_code: (e as { code: string }).code } : {}),
-        });
-        if (!res.writableEnded && !res.destroyed) {
-          res.write(`${problemBody('internal_error', `The request stopped after line ${answeredThrough}. Later lines got no result; up to ${BATCH_LINES} of them (the batch that was running) may have been applied, the rest were not.`, String(res.locals.requestId ?? ''))}\n`);
-        }
+        if (!(e instanceof BulkBusy)) throw e;
+        // Unread, the body would be read to its end to keep the connection: close it instead.
+        res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
+        sendProblem(res, 'server_busy', `Every bulk slot is in use (BULK_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+        return;
       }
-      res.end();
+      try {
+        await streamResults(req, res, actor);
+      } finally {
+        release();
+      }
     }),
   );
+
+  /**
+   * Reads lines, applies them in batches of at most BATCH_LINES lines and `batchBytes` bytes, and writes their
+   * results in order. A sender that pauses gets the results so far; one that sends no complete line for
+   * `lineTimeoutMs` gets a last request_timeout line, and the connection is closed. Any other failure becomes a
+   * last internal_error line.
+   */
+  async function streamResults(req: Request, res: Response, actor: Actor): Promise<void> {
+    res.status(200).type(NDJSON);
+    let batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }> = [];
+    let batchSize = 0;
+    // The last line whose result was written: a failure after it says where the answers stop.
+    let answeredThrough = 0;
+    const applyBatch = async () => {
+      if (batch.length === 0) return;
+      await flush(res, actor, batch);
+      answeredThrough = batch[batch.length - 1]?.line ?? answeredThrough;
+      batch = [];
+      batchSize = 0;
+    };
+    const lines = ndjsonLines(req, maxLineBytes)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const reading = lines.next();
+        let next = await within(reading, batch.length > 0 ? PAUSE_FLUSH_MS : lineTimeoutMs);
+        if (next === 'late' && batch.length > 0) {
+          await applyBatch();
+          next = await within(reading, lineTimeoutMs);
+        }
+        if (next === 'late') {
+          // Cutting the connection below ends the read under way with an error nobody waits for.
+          reading.catch(() => undefined);
+          logger.info('bulk request timed out waiting for a line', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
+          res.write(`${problemBody('request_timeout', `No complete line arrived for ${lineTimeoutMs / 1000} s; the request stopped after line ${answeredThrough}, and no later line was applied.`, String(res.locals.requestId ?? ''))}\n`);
+          // The body is unfinished: the connection cannot carry another request.
+          res.end(() => req.socket.destroy());
+          return;
+        }
+        if (next.done) break;
+        const line = next.value;
+        const size = 'tooLarge' in line ? 0 : line.bytes;
+        if (batch.length >= BATCH_LINES || batchSize + size > batchBytes) await applyBatch();
+        batchSize += size;
+        if ('tooLarge' in line) {
+          batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
+        } else {
+          try {
+            batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
+          } catch (e) {
+            if (!isDomainError(e)) throw e;
+            batch.push({ line: line.number, result: refused(line.number, e) });
+          }
+        }
+      }
+      await applyBatch();
+    } catch (e) {
+      if (!req.complete && (req.destroyed || req.socket.destroyed)) {
+        // The client went away, or its connection was cut (IDLE_TIMEOUT_MS): nobody is left to answer.
+        logger.info('bulk request ended before its body did', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
+        return;
+      }
+      // The status line is sent already: the failure becomes the last line of the body, and the stream ends.
+      // The error's kind and code, not its message: a store's message may quote the ID values of the lines.
+      logger.error('bulk request failed', {
+        request_id: res.locals.requestId,
+        answered_through_line: answeredThrough,
+        error: e instanceof Error ? e.name : typeof e,
+        ...(typeof (e as { code?: unknown }).code === 'string' ? { error_code: (e as { code: string }).code } : {}),
+      });
+      if (!res.writableEnded && !res.destroyed) {
+        res.write(`${problemBody('internal_error', `The request stopped after line ${answeredThrough}. Later lines got no result; up to ${BATCH_LINES} of them (the batch that was running) may have been applied, the rest were not.`, String(res.locals.requestId ?? ''))}\n`);
+      }
+    }
+    res.end();
+  }
   return router;
 }

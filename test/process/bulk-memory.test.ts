@@ -1,0 +1,76 @@
+// The _bulk memory attack of issue 12 item 1, at a scale that fits CI: twelve requests at once, each streaming
+// one-megabyte lines, without a token. Before, every request held up to 500 parsed lines (the attack drove the heap
+// past 4 GB); now all bulk requests together hold at most BULK_MEMORY_LIMIT of lines. Run against the real server
+// (`node dist/main.js`), whose peak RSS (VmHWM) Linux reports in /proc.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+
+installCleanup();
+
+const REQUESTS = 12;
+const LINES_PER_REQUEST = 60;
+/** The peak RSS the README promises for this attack with the default settings. */
+const RSS_BOUND_MB = 400;
+
+/** A valid create line of about 0.93 MB: 1,000 IDs of 900 characters, for a schema that does not exist (so nothing is written). */
+const HEAVY_LINE = `${JSON.stringify({
+  op: 'create',
+  body: { schema: 'absent', key: { type: 'member_id', id: 'k' }, ids: Array.from({ length: 1000 }, (_, i) => ({ type: 'device', id: `${i}`.padEnd(900, 'x') })) },
+})}\n`;
+
+/** Streams `lines` heavy lines as one _bulk request (waiting for drain, as a real sender would); resolves with the status and the number of result lines. */
+function heavyBulk(port: number, customer: string, lines: number): Promise<{ status: number; results: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: `/v1/${customer}/node/_bulk`, headers: { 'Content-Type': 'application/x-ndjson' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, results: text.split('\n').filter((l) => l.startsWith('{"line"')).length }));
+    });
+    req.on('error', reject);
+    const write = async () => {
+      for (let i = 0; i < lines; i += 1) {
+        if (!req.write(HEAVY_LINE)) await new Promise((resolveDrain) => req.once('drain', resolveDrain));
+      }
+      req.end();
+    };
+    write().catch(reject);
+  });
+}
+
+/** Peak resident memory of a process, in MB. */
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]);
+  return kb / 1024;
+}
+
+test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-megabyte lines each at once, then the server survives, its peak RSS stays under ${RSS_BOUND_MB} MB, and other requests are answered`, async () => {
+  expect(HEAVY_LINE.length).toBeGreaterThan(900_000);
+  expect(HEAVY_LINE.length).toBeLessThan(1024 * 1024);
+  const dir = freshDir('idlink-bulk-memory-');
+  const { server, port, base } = await startServer(
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: 'bulk-memory-admin-token-0123456789', LOG_LEVEL: 'info' },
+    dir,
+  );
+  const pid = server.child.pid as number;
+  const before = peakRssMb(pid);
+
+  const attack = Array.from({ length: REQUESTS }, () => heavyBulk(port, 'attacker', LINES_PER_REQUEST));
+  // While the attack runs, other clients are answered.
+  const others: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    others.push((await send(base, 'GET', '/v1/someone/schema', 'bulk-memory-admin-token-0123456789')).status);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const outcomes = await Promise.all(attack);
+
+  expect(others).toEqual([200, 200, 200, 200, 200]);
+  // Every request ran (16 fit in the default BULK_MEMORY_LIMIT) and every line got its answer: the schema is absent.
+  expect(outcomes).toEqual(Array.from({ length: REQUESTS }, () => ({ status: 200, results: LINES_PER_REQUEST })));
+  expect(server.child.exitCode).toBeNull();
+  const peak = peakRssMb(pid);
+  process.stdout.write(`bulk memory attack: peak RSS ${Math.round(before)} MB before, ${Math.round(peak)} MB after\n`);
+  expect(peak).toBeLessThan(RSS_BOUND_MB);
+}, 120_000);
