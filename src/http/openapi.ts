@@ -5,6 +5,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { DomainError, type FieldProblem } from '../domain/errors';
+import { brokenUnicode } from './well-formed';
 
 // src/http and dist/http are both two levels below the project root.
 export const CONTRACT_PATH = path.resolve(__dirname, '..', '..', 'openapi.yaml');
@@ -128,6 +129,9 @@ export function buildRequestValidators(contract: Contract): Map<string, RequestV
     const bodySchema = operation.requestBody?.content['application/json']?.schema;
     const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detach(bodySchema) as object) : undefined;
     validators.set(operation.operationId, (parts) => {
+      // First and alone: the contract's own messages could repeat a broken field name.
+      const broken = [...brokenUnicode(parts.params, '/path'), ...brokenUnicode(parts.query, '/query'), ...brokenUnicode(parts.body, '/body')];
+      if (broken.length > 0) throw new DomainError('validation_failed', 'Text must be well-formed Unicode; see errors.', broken);
       const problems: FieldProblem[] = [
         ...nonDecimalIntegers('path', pathParameters, parts.params),
         ...nonDecimalIntegers('query', queryParameters, parts.query),

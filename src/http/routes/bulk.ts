@@ -12,6 +12,7 @@ import { operation, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
 import { actorOf } from './node';
 import { caseSensitiveRouter } from '../router';
+import { brokenUnicode } from '../well-formed';
 
 const BULK_OPERATIONS: Record<BulkItem['op'], { operationId: string; status: number }> = {
   create: { operationId: 'createNode', status: 201 },
@@ -79,6 +80,8 @@ function parseLine(text: string): { op: BulkOp; body: unknown } {
   } catch {
     throw new DomainError('invalid_json', 'This line is not valid JSON.');
   }
+  const broken = brokenUnicode(parsed, '/line');
+  if (broken.length > 0) throw new DomainError('validation_failed', 'Text must be well-formed Unicode; see errors.', broken);
   const problems: Array<{ path: string; message: string }> = [];
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     problems.push({ path: '/line', message: 'must be an object {"op", "body"}' });

@@ -1,0 +1,41 @@
+// Finds text that is not well-formed Unicode in what a client sent. JSON's `\ud800` escapes can spell a lone
+// UTF-16 surrogate, which no UTF-8 store can keep: it would be stored as U+FFFD, or refused by the store as a
+// fault of ours. Raw bytes cannot (the body decoder turns bad UTF-8 into U+FFFD), nor can a path or query (their
+// percent-decoding refuses or replaces bad UTF-8), so JSON values are where it is caught, once, before any rule
+// reads them.
+import type { FieldProblem } from '../domain/errors';
+
+/** Enough to show what is wrong; a body full of broken strings does not make an answer of the same size. */
+const MAX_PROBLEMS = 10;
+
+const BROKEN_VALUE = 'is not well-formed Unicode (it holds a lone UTF-16 surrogate)';
+const BROKEN_NAME = 'has a field name that is not well-formed Unicode (it holds a lone UTF-16 surrogate)';
+
+/** A JSON pointer token (RFC 6901), as Ajv writes them in its error paths. */
+const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The places in `value` holding a lone surrogate, as JSON pointers under `at`. A broken field name is reported at
+ * its object (the path never repeats the broken text) and what it holds is not looked into. The walk keeps its
+ * own stack: a deeply nested body must not overflow the call stack.
+ */
+export function brokenUnicode(value: unknown, at: string): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const pending: Array<{ value: unknown; at: string }> = [{ value, at }];
+  while (pending.length > 0 && problems.length < MAX_PROBLEMS) {
+    const next = pending.pop() as { value: unknown; at: string };
+    if (typeof next.value === 'string') {
+      if (!next.value.isWellFormed()) problems.push({ path: next.at, message: BROKEN_VALUE });
+    } else if (Array.isArray(next.value)) {
+      for (let i = next.value.length - 1; i >= 0; i -= 1) pending.push({ value: next.value[i], at: `${next.at}/${i}` });
+    } else if (next.value !== null && typeof next.value === 'object') {
+      const entries = Object.entries(next.value);
+      if (entries.some(([key]) => !key.isWellFormed())) problems.push({ path: next.at, message: BROKEN_NAME });
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [key, held] = entries[i] as [string, unknown];
+        if (key.isWellFormed()) pending.push({ value: held, at: `${next.at}/${pointerToken(key)}` });
+      }
+    }
+  }
+  return problems;
+}
