@@ -9,7 +9,7 @@ import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
-import { accessLog, bodyDeadline, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId } from './http/middleware';
+import { accessLog, bodyDeadline, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId, wellFormedHost } from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
@@ -43,6 +43,7 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   app.use(requestId());
   app.use(accessLog(options.logger));
   app.use(options.metrics.middleware());
+  app.use(wellFormedHost());
   // No upgrade-insecure-requests: /docs must load its assets when served over plain HTTP (inside a cluster).
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(bodyDeadline(options.bodyTimeoutMs));

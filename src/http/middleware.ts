@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { isDomainError } from '../domain/errors';
 import { type Logger, requestContext } from '../logger';
 import { sendProblem } from './problem';
+import { isWellFormedHost } from './public-url';
 import { routeLabel } from './route-label';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -62,6 +63,22 @@ export function bodyDeadline(timeoutMs: number): RequestHandler {
     }, timeoutMs);
     timer.unref();
     req.once('close', () => clearTimeout(timer));
+    next();
+  };
+}
+
+/**
+ * A Host header that is not host [":" port] (RFC 3986), or more than one, is 400 on every path, as RFC 9112 asks:
+ * nothing may copy it into a URL. A missing Host (HTTP/1.0) passes; what needs one refuses then (publicBase).
+ */
+export function wellFormedHost(): RequestHandler {
+  return (req, res, next) => {
+    const host = req.headers.host;
+    // Node keeps the first of several Host lines; RFC 9112 wants them refused, as one could be read over the other.
+    if ((host !== undefined && !isWellFormedHost(host)) || (req.headersDistinct.host?.length ?? 0) > 1) {
+      sendProblem(res, 'malformed_request', 'Send one Host header, a host[:port] (RFC 3986).');
+      return;
+    }
     next();
   };
 }

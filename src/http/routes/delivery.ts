@@ -1,7 +1,8 @@
 // GET/POST /v1/delivery and GET/PUT/DELETE /v1/delivery/{delivery_id}, for the customer the mapi token names.
-import { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
 import { operation, type Validators } from '../operation';
+import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
 
 interface Paging {
@@ -13,15 +14,15 @@ const customerOf = (res: Response): string => res.locals.customerId as string;
 
 export function deliveryRoutes(validators: Validators, mapi: RequestHandler, deliveries: DeliveryService, publicBaseUrl: string | undefined): Router {
   const router = caseSensitiveRouter();
-  const baseOf = (req: Request) => publicBaseUrl ?? `${req.protocol}://${req.get('host')}`;
 
   router.get(
     '/v1/delivery',
     mapi,
     operation(validators, 'listDeliveries', async ({ query }, req, res) => {
       const { count, page } = query as Paging;
+      const base = publicBase(req, publicBaseUrl);
       const { items, total } = await deliveries.list(customerOf(res), page, count);
-      const pageUrl = (n: number) => `<${baseOf(req)}/v1/delivery?count=${count}&page=${n}>`;
+      const pageUrl = (n: number) => `<${base}/v1/delivery?count=${count}&page=${n}>`;
       const links: string[] = [];
       if (page * count < total) links.push(`${pageUrl(page + 1)}; rel="next"`);
       if (page > 1) links.push(`${pageUrl(page - 1)}; rel="previous"`, `${pageUrl(page - 1)}; rel="prev"`);
@@ -34,8 +35,10 @@ export function deliveryRoutes(validators: Validators, mapi: RequestHandler, del
     '/v1/delivery',
     mapi,
     operation(validators, 'createDelivery', async ({ body }, req, res) => {
+      // Before the write: a request that cannot be answered changes nothing.
+      const base = publicBase(req, publicBaseUrl);
       const created = await deliveries.create(customerOf(res), body as DeliveryDraft);
-      res.status(201).location(`${baseOf(req)}/v1/delivery/${created.delivery_id}`).json(created);
+      res.status(201).location(`${base}/v1/delivery/${created.delivery_id}`).json(created);
     }),
   );
   router.get(
