@@ -10,6 +10,8 @@ import { brokenUnicode } from './well-formed';
 // src/http and dist/http are both two levels below the project root.
 export const CONTRACT_PATH = path.resolve(__dirname, '..', '..', 'openapi.yaml');
 const CONTRACT_ID = 'urn:idlink:openapi';
+/** A schema's message for a value that does not match its `pattern` (an OpenAPI extension keyword). */
+const PATTERN_MESSAGE = 'x-pattern-message';
 
 interface ParameterObject {
   name: string;
@@ -40,6 +42,7 @@ export function contractAjv(contract: Contract, options: { coerceTypes?: boolean
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, ...options });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'components' });
+  ajv.addKeyword({ keyword: PATTERN_MESSAGE, schemaType: 'string' });
   const components = contract.document.components as { schemas: object };
   ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: components.schemas } });
   return ajv;
@@ -77,7 +80,18 @@ export interface RequestParts {
 /** Checks the parts and returns them with defaults applied and query/path values coerced to their types. */
 export type RequestValidator = (parts: RequestParts) => RequestParts;
 
-function toProblems(location: string, errors: ErrorObject[] | null | undefined): FieldProblem[] {
+/** The `x-pattern-message` of the component schema whose `pattern` failed, if it has one. */
+function patternMessage(contract: Contract, error: ErrorObject): string | undefined {
+  // Ajv names a component's keywords relative to the document that holds it: `#/components/schemas/…`.
+  const inComponent = /^(?:urn:idlink:openapi)?#\/(components\/.*)\/pattern$/.exec(error.schemaPath);
+  if (!inComponent) return undefined;
+  const pointer = (inComponent[1] as string).split('/');
+  const schema = pointer.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], contract.document);
+  const message = (schema as Record<string, unknown> | undefined)?.[PATTERN_MESSAGE];
+  return typeof message === 'string' ? message : undefined;
+}
+
+function toProblems(contract: Contract, location: string, errors: ErrorObject[] | null | undefined): FieldProblem[] {
   return (errors ?? []).map((e) => {
     const at = `/${location}${e.instancePath}`;
     if (e.keyword === 'additionalProperties') {
@@ -86,6 +100,7 @@ function toProblems(location: string, errors: ErrorObject[] | null | undefined):
     if (e.keyword === 'required') return { path: `${at}/${(e.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
     // The contract uses `not` for reserved values only (the customer id `delivery`, which names /v1/delivery).
     if (e.keyword === 'not') return { path: at, message: 'is a reserved name; choose another' };
+    if (e.keyword === 'pattern') return { path: at, message: patternMessage(contract, e) ?? e.message ?? 'is invalid' };
     return { path: at, message: e.message ?? 'is invalid' };
   });
 }
@@ -137,12 +152,12 @@ export function buildRequestValidators(contract: Contract): Map<string, RequestV
         ...nonDecimalIntegers('query', queryParameters, parts.query),
       ];
       if (problems.length === 0) {
-        if (!checkParams(parts.params)) problems.push(...toProblems('path', checkParams.errors));
-        if (!checkQuery(parts.query)) problems.push(...toProblems('query', checkQuery.errors));
+        if (!checkParams(parts.params)) problems.push(...toProblems(contract, 'path', checkParams.errors));
+        if (!checkQuery(parts.query)) problems.push(...toProblems(contract, 'query', checkQuery.errors));
       }
       if (checkBody) {
         if (parts.body === undefined) problems.push({ path: '/body', message: 'a JSON body is required' });
-        else if (!checkBody(parts.body)) problems.push(...toProblems('body', checkBody.errors));
+        else if (!checkBody(parts.body)) problems.push(...toProblems(contract, 'body', checkBody.errors));
       }
       if (problems.length > 0) throw new DomainError('validation_failed', 'The request does not match the contract; see errors.', problems);
       return parts;

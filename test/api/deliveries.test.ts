@@ -274,6 +274,11 @@ describe('deliveries API', () => {
       { name: 'title has 40 characters', change: (d) => (firstMessage(d).title = 't'.repeat(40)) },
       { name: 'body has 200 characters', change: (d) => (firstMessage(d).body = 'b'.repeat(200)) },
       { name: 'image_url has 2083 characters', change: (d) => (firstMessage(d).image_url = urlOfLength(2083)) },
+      { name: 'image_url is http with its scheme in capitals', change: (d) => (firstMessage(d).image_url = 'HTTP://cdn.example.com/a.png') },
+      { name: 'image_url is https on an IPv6 host', change: (d) => (firstMessage(d).image_url = 'https://[2001:db8::1]:8443/a.png') },
+      ...['myapp://screen/1', 'HTTPS://example.com/x', 'mailto:help@example.com', 'javascript-docs://page/1', 'https://example.com/?next=javascript:x'].map(
+        (url) => ({ name: `a button url is ${url}`, change: (d: DeliveryBody) => (firstMessage(d).buttons = [buildButton({ url })]) }),
+      ),
       { name: 'trigger has 10 event names', change: (d) => (d.condition.trigger.event_name = Array.from({ length: 10 }, (_, i) => `event_${i}`)) },
       { name: 'an event name has 100 characters', change: (d) => (d.condition.trigger.event_name = ['e'.repeat(100)]) },
       { name: 'trigger has 100 periods', change: (d) => (d.condition.trigger.period = periods(100)) },
@@ -342,6 +347,34 @@ describe('deliveries API', () => {
         path: '/body/message/0/buttons/0/event_name',
       },
       { name: 'a button url is not a URI', change: (d) => (firstMessage(d).buttons = [buildButton({ url: 'not a url' })]), path: '/body/message/0/buttons/0/url' },
+      ...[
+        'javascript:alert(1)',
+        'JaVaScRiPt:alert(1)',
+        'javascript://%0Aalert(1)',
+        'data:image/png;base64,iVBORw0KGgo=',
+        'ftp://cdn.example.com/a.png',
+        'file:///etc/passwd',
+        'myapp://image/1',
+        'https:/cdn.example.com/a.png',
+        '//cdn.example.com/a.png',
+        ' https://cdn.example.com/a.png',
+      ].map((url) => ({ name: `image_url is ${JSON.stringify(url)}`, change: (d: DeliveryBody) => (firstMessage(d).image_url = url), path: '/body/message/0/image_url' })),
+      ...[
+        'javascript:alert(1)',
+        'JaVaScRiPt:alert(1)',
+        'JAVASCRIPT://%0Aalert(1)',
+        'data:text/html;base64,PHNjcmlwdD4=',
+        'DaTa:text/html,x',
+        ' javascript:alert(1)',
+        '\u0001javascript:alert(1)',
+        '\tjavascript:alert(1)',
+        'java\tscript:alert(1)',
+        'javascript\n:alert(1)',
+      ].map((url) => ({
+        name: `a button url is ${JSON.stringify(url)}`,
+        change: (d: DeliveryBody) => (firstMessage(d).buttons = [buildButton(), buildButton({ id: 'bad', url })]),
+        path: '/body/message/0/buttons/1/url',
+      })),
       { name: 'there are 11 messages', change: (d) => (d.message = Array.from({ length: 11 }, () => buildMessage())), path: '/body/message' },
       { name: 'there are no messages', change: (d) => (d.message = []), path: '/body/message' },
       {
@@ -383,6 +416,16 @@ describe('deliveries API', () => {
       const after = await listPage(app, token, '?count=100');
       expect(after.items).toEqual(before.items);
       expect(after.total).toBe(before.total);
+    });
+
+    test('when image_url and a button url are javascript: URLs, then each error says what is allowed', async () => {
+      const body = buildDelivery({ message: [buildMessage({ image_url: 'javascript:alert(1)', buttons: [buildButton({ url: 'javascript:alert(1)' })] })] });
+      const res = await app.call('POST', '/v1/delivery', asMapi(token, body));
+      expectProblem(res, 400, 'validation_failed');
+      expect((res.body as { errors: unknown[] }).errors).toEqual([
+        { path: '/body/message/0/image_url', message: 'must be an http or https URL' },
+        { path: '/body/message/0/buttons/0/url', message: 'must not be a javascript: or data: URL' },
+      ]);
     });
 
     test.each(rejected)('when $name, then PUT is 400 validation_failed pointing at $path and the delivery is unchanged', async ({ change, path }) => {
