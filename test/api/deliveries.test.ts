@@ -450,6 +450,8 @@ describe('deliveries API', () => {
     beforeAll(async () => {
       customerA = newCustomer();
       tokenA = (await issueToken(app, customerA, 'mapi')).token;
+      // Ids are numbered per customer: A has 1 and 2, B only 1, so B has no delivery 2 (deliveryA).
+      await postDelivery(app, tokenA, buildDelivery({ name: 'first of A' }));
       deliveryA = await postDelivery(app, tokenA, buildDelivery({ name: 'of A' }));
       snapshotA = (await listPage(app, tokenA)).items;
       bearerA = (await issueToken(app, customerA, 'bearer')).token;
@@ -518,10 +520,15 @@ describe('deliveries API', () => {
     );
 
     test("when another customer's mapi token posts, then the delivery is B's and A never sees it", async () => {
-      const created = await postDelivery(app, tokenB, buildDelivery({ name: 'second of B' }));
-      expectProblem(await app.call('GET', `/v1/delivery/${created.delivery_id}`, asMapi(tokenA)), 404, 'delivery_not_found');
+      const second = await postDelivery(app, tokenB, buildDelivery({ name: 'second of B' }));
+      const third = await postDelivery(app, tokenB, buildDelivery({ name: 'third of B' }));
+      expect([deliveryB.delivery_id, second.delivery_id, third.delivery_id]).toEqual([1, 2, 3]);
+      expectProblem(await app.call('GET', `/v1/delivery/${third.delivery_id}`, asMapi(tokenA)), 404, 'delivery_not_found');
+      // Number 2 names A's own delivery for A, B's for B.
+      expect((await app.call('GET', `/v1/delivery/${second.delivery_id}`, asMapi(tokenA))).body).toEqual(deliveryA);
+      expect((await app.call('GET', `/v1/delivery/${second.delivery_id}`, asMapi(tokenB))).body).toEqual(second);
       await expectAUnchanged();
-      expect(ids((await listPage(app, tokenB)).items)).toEqual([deliveryB.delivery_id, created.delivery_id]);
+      expect(ids((await listPage(app, tokenB)).items)).toEqual([1, 2, 3]);
     });
   });
 

@@ -35,16 +35,19 @@ describe('the statements the Neo4j store loads', () => {
     expect(new Set(loaded).size).toBe(loaded.length);
   });
 
-  test('when the schema files are read, then each is one IF NOT EXISTS constraint or index that Neo4j 5 Community has', () => {
+  test('when the schema files are read, then each is one IF NOT EXISTS constraint or index that Neo4j 5 Community has, or drops one of an earlier version IF EXISTS', () => {
     for (const name of SCHEMA_STATEMENT_NAMES) {
       const text = readCypher(name);
-      expect(text).toMatch(/^CREATE (CONSTRAINT|INDEX) \w+ IF NOT EXISTS$/m);
+      expect(text).toMatch(/^(CREATE (CONSTRAINT|INDEX) \w+ IF NOT EXISTS|DROP (CONSTRAINT|INDEX) \w+ IF EXISTS)$/m);
       // Key and property existence (and type) constraints are Enterprise Edition only.
       expect(text).not.toMatch(/\b(NODE KEY|IS KEY|IS NOT NULL|IS TYPED|::)\b/i);
     }
     const constraints = SCHEMA_STATEMENT_NAMES.map(readCypher).join('\n');
     expect(constraints).toMatch(/FOR \(node:IdNode\) REQUIRE \(node\.customer, node\.schema, node\.keyType, node\.keyId\) IS UNIQUE/);
     expect(constraints).toMatch(/FOR \(id:Id\) REQUIRE \(id\.customer, id\.type, id\.value\) IS UNIQUE/);
+    // Delivery ids and their counters are per customer.
+    expect(constraints).toMatch(/FOR \(delivery:Delivery\) REQUIRE \(delivery\.customer, delivery\.deliveryId\) IS UNIQUE/);
+    expect(constraints).toMatch(/FOR \(sequence:Sequence\) REQUIRE \(sequence\.customer, sequence\.name\) IS UNIQUE/);
   });
 });
 

@@ -183,9 +183,9 @@ describe('Neo4j store, with a fake driver', () => {
     // The statements that tell whether an earlier attempt committed run only after a lost commit reply.
     const retried = fakeStore(undefined, { loseCommitReplies: true });
     await callEveryMethod(retried.store);
-    // Only start-up runs store.await-indexes; ping runs store.ping outside a managed transaction.
+    // Only start-up runs store.await-indexes and sequence.adopt-shared; ping runs store.ping outside a managed transaction.
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
-    expect(unused).toEqual(['store.ping', 'store.await-indexes']);
+    expect(unused).toEqual(['store.ping', 'store.await-indexes', 'sequence.adopt-shared']);
   });
 
   test('when sessions are opened, then each names the database, is closed afterwards, and reads and writes use their access mode', async () => {
@@ -460,7 +460,7 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('deliveries', () => {
-    test('when a delivery is created, then the ids come from the sequences, in the order condition, message, delivery', async () => {
+    test("when a delivery is created, then the ids come from the customer's sequences, in the order condition, message, delivery", async () => {
       let last = 0;
       const fake = fakeStore((name, params) => {
         if (name !== 'sequence.next') return undefined;
@@ -468,10 +468,10 @@ describe('Neo4j store, with a fake driver', () => {
         return [{ last }];
       });
       const created = await fake.store.createDelivery('acme', buildDelivery({ message: [buildMessage(), buildMessage(), buildMessage()] }) as never);
-      expect(fake.named('sequence.next').map((c) => [c.params.name, String(c.params.count)])).toEqual([
-        ['condition', '1'],
-        ['message', '3'],
-        ['delivery', '1'],
+      expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([
+        ['acme', 'condition', '1'],
+        ['acme', 'message', '3'],
+        ['acme', 'delivery', '1'],
       ]);
       expect(created.condition.condition_id).toBe(1);
       expect(created.message.map((m) => m.message_id)).toEqual([2, 3, 4]);
@@ -491,7 +491,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(replaced?.delivery_id).toBe(7);
       expect(replaced?.condition).toMatchObject({ condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 });
       expect(replaced?.message.map((m) => m.message_id)).toEqual([701, 100]);
-      expect(String(fake.named('sequence.next')[0]?.params.count)).toBe('1');
+      expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([['acme', 'message', '1']]);
     });
 
     test('when a delivery is missing, then get and replace give undefined and delete false', async () => {

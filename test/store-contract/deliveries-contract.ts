@@ -83,6 +83,66 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
         for (const d of created) expect(countsOf(d)).toEqual(ZERO);
       });
 
+      test("when a new customer creates deliveries, then its delivery, condition and message ids start at 1 and follow on without gaps", async () => {
+        const c = newCustomer();
+        const first = await store().createDelivery(c, buildDelivery({ message: [buildMessage(), buildMessage({ title: 'second' })] }));
+        const second = await store().createDelivery(c, buildDelivery({ message: [buildMessage()] }));
+        const third = await store().createDelivery(c, buildDelivery({ message: [buildMessage(), buildMessage(), buildMessage()] }));
+
+        expect([first, second, third].map((d) => d.delivery_id)).toEqual([1, 2, 3]);
+        expect([first, second, third].map((d) => d.condition.condition_id)).toEqual([1, 2, 3]);
+        expect([first, second, third].map(messageIdsOf)).toEqual([[1, 2], [3], [4, 5, 6]]);
+        await expect(store().listDeliveries(c, 0, 100)).resolves.toEqual({ items: [first, second, third], total: 3 });
+      });
+
+      test("when two customers create deliveries in turn, then each numbers its own, unaffected by the other's", async () => {
+        const a = newCustomer();
+        const b = newCustomer();
+        const ofA: Delivery[] = [];
+        const ofB: Delivery[] = [];
+        for (let i = 0; i < 3; i++) {
+          ofA.push(await store().createDelivery(a, buildDelivery({ name: `a${i}` })));
+          for (let j = 0; j < 2; j++) ofB.push(await store().createDelivery(b, buildDelivery({ name: `b${i}.${j}` })));
+        }
+        expect(ofA.map((d) => [d.delivery_id, d.condition.condition_id, ...messageIdsOf(d)])).toEqual([
+          [1, 1, 1],
+          [2, 2, 2],
+          [3, 3, 3],
+        ]);
+        expect(ofB.map((d) => d.delivery_id)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(ofB.map((d) => d.condition.condition_id)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(ofB.flatMap(messageIdsOf)).toEqual([1, 2, 3, 4, 5, 6]);
+        // The same number names a different delivery for each customer.
+        expect(await store().getDelivery(a, 2)).toEqual(ofA[1]);
+        expect(await store().getDelivery(b, 2)).toEqual(ofB[1]);
+      });
+
+      test('when many creates for two customers run at once, then each customer gets ids 1 to n, with no gap and no duplicate', async () => {
+        const a = newCustomer();
+        const b = newCustomer();
+        const n = 25;
+        const created = await Promise.all(
+          Array.from({ length: 2 * n }, (_, i) => {
+            const customer = i % 2 === 0 ? a : b;
+            return store()
+              .createDelivery(customer, buildDelivery({ name: `d${i}`, message: [buildMessage(), buildMessage({ title: 'two' })] }))
+              .then((delivery) => ({ customer, delivery }));
+          }),
+        );
+        const upTo = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
+        const sorted = (ids: number[]) => [...ids].sort((x, y) => x - y);
+        for (const customer of [a, b]) {
+          const own = created.filter((c) => c.customer === customer).map((c) => c.delivery);
+          expect(sorted(own.map((d) => d.delivery_id))).toEqual(upTo(n));
+          expect(sorted(own.map((d) => d.condition.condition_id))).toEqual(upTo(n));
+          expect(sorted(own.flatMap(messageIdsOf))).toEqual(upTo(2 * n));
+          const stored = await store().listDeliveries(customer, 0, 100);
+          expect(stored.total).toBe(n);
+          expect(stored.items.map((d) => d.delivery_id)).toEqual(upTo(n));
+          for (const d of own) expect(stored.items).toContainEqual(d);
+        }
+      });
+
       test('when a delivery has been deleted, then a later delivery never gets its ids again', async () => {
         const c = newCustomer();
         const gone = await store().createDelivery(c, buildDelivery({ name: 'gone' }));
@@ -230,25 +290,31 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
       test("when customer B lists, gets, replaces or deletes, then it never sees nor changes A's deliveries", async () => {
         const a = newCustomer();
         const b = newCustomer();
-        const ofA = await store().createDelivery(a, buildDelivery({ name: 'of A' }));
+        // A has delivery ids 1 and 2, B only 1: B's 1 is its own, and B has no 2.
+        const firstOfA = await store().createDelivery(a, buildDelivery({ name: 'of A' }));
+        const ofA = await store().createDelivery(a, buildDelivery({ name: 'of A, second' }));
         const ofB = await store().createDelivery(b, buildDelivery({ name: 'of B' }));
 
         await expect(store().listDeliveries(b, 0, 100)).resolves.toEqual({ items: [ofB], total: 1 });
         await expect(store().getDelivery(b, ofA.delivery_id)).resolves.toBeUndefined();
         await expect(store().replaceDelivery(b, ofA.delivery_id, buildDelivery({ name: 'hijacked' }))).resolves.toBeUndefined();
         await expect(store().deleteDelivery(b, ofA.delivery_id)).resolves.toBe(false);
+        await expect(store().getDelivery(b, firstOfA.delivery_id)).resolves.toEqual(ofB);
+        const replacedOfB = await store().replaceDelivery(b, firstOfA.delivery_id, buildDelivery({ name: 'of B, replaced' }));
+        await expect(store().deleteDelivery(b, firstOfA.delivery_id)).resolves.toBe(true);
 
-        await expect(store().getDelivery(a, ofA.delivery_id)).resolves.toEqual(ofA);
-        await expect(store().listDeliveries(a, 0, 100)).resolves.toEqual({ items: [ofA], total: 1 });
-        await expect(store().listDeliveries(b, 0, 100)).resolves.toEqual({ items: [ofB], total: 1 });
+        expect(replacedOfB?.name).toBe('of B, replaced');
+        await expect(store().listDeliveries(a, 0, 100)).resolves.toEqual({ items: [firstOfA, ofA], total: 2 });
+        await expect(store().listDeliveries(b, 0, 100)).resolves.toEqual({ items: [], total: 0 });
       });
 
       test("when B replaces its own delivery with a message_id of A's, then A's message keeps its id and B's gets a fresh one", async () => {
         const a = newCustomer();
         const b = newCustomer();
-        const ofA = await store().createDelivery(a, buildDelivery());
+        // A's message ids are 1 to 3, B's only 1: A's 3 names no message of B.
+        const ofA = await store().createDelivery(a, buildDelivery({ message: [buildMessage(), buildMessage(), buildMessage()] }));
         const ofB = await store().createDelivery(b, buildDelivery());
-        const foreign = messageIdsOf(ofA)[0] as number;
+        const foreign = messageIdsOf(ofA)[2] as number;
 
         const replaced = (await store().replaceDelivery(b, ofB.delivery_id, buildDelivery({ message: [buildMessage({ message_id: foreign })] }))) as Delivery;
 

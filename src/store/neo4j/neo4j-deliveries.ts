@@ -1,6 +1,7 @@
 // The delivery half of the Neo4j store: each delivery is a :Delivery vertex whose `document` is the JSON of the
-// Delivery exactly as returned; delivery, condition and message ids come from :Sequence counters and are never
-// given out twice. Every method runs inside a transaction of the store (it receives the transaction's Query).
+// Delivery exactly as returned; delivery, condition and message ids come from the customer's own :Sequence
+// counters and are never given out twice to one customer. Every method runs inside a transaction of the store (it
+// receives the transaction's Query).
 import {
   assembleDelivery,
   type Delivery,
@@ -16,10 +17,10 @@ type SequenceName = 'delivery' | 'condition' | 'message';
 const parse = (document: string): Delivery => JSON.parse(document) as Delivery;
 
 export class Neo4jDeliveries {
-  /** The next `count` ids of a sequence, in increasing order. */
-  private async next(q: Query, name: SequenceName, count: number): Promise<number[]> {
+  /** The customer's next `count` ids of a sequence, in increasing order. */
+  private async next(q: Query, customerId: string, name: SequenceName, count: number): Promise<number[]> {
     if (count === 0) return [];
-    const [row] = await q<{ last: number }>('sequence.next', { name, count: int(count) });
+    const [row] = await q<{ last: number }>('sequence.next', { customer: customerId, name, count: int(count) });
     const last = row?.last as number;
     return Array.from({ length: count }, (_, i) => last - count + 1 + i);
   }
@@ -62,9 +63,9 @@ export class Neo4jDeliveries {
    * Neo4jStore.write). Sequences are always taken in the order condition, message, delivery.
    */
   async create(q: Query, customerId: string, draft: DeliveryDraft, writeId: string): Promise<Delivery> {
-    const [conditionId] = await this.next(q, 'condition', 1);
-    const messageIds = await this.next(q, 'message', draft.message.length);
-    const [deliveryId] = await this.next(q, 'delivery', 1);
+    const [conditionId] = await this.next(q, customerId, 'condition', 1);
+    const messageIds = await this.next(q, customerId, 'message', draft.message.length);
+    const [deliveryId] = await this.next(q, customerId, 'delivery', 1);
     const delivery = assembleDelivery(draft, {
       deliveryId: deliveryId as number,
       conditionId: conditionId as number,
@@ -90,7 +91,7 @@ export class Neo4jDeliveries {
     if (!row) return undefined;
     const existing = parse(row.document);
     const kept = keptMessageIds(existing, draft);
-    const fresh = await this.next(q, 'message', kept.filter((k) => k === undefined).length);
+    const fresh = await this.next(q, customerId, 'message', kept.filter((k) => k === undefined).length);
     const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
     const { iphone_delivery_count, android_delivery_count, delivery_count, condition_id } = existing.condition;
     const delivery = assembleDelivery(draft, {

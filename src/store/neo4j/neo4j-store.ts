@@ -8,8 +8,8 @@
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, :SchemaGuard vertices (./schema-guards.ts), and
-// :Token, :Delivery, :Sequence vertices. Every vertex
-// but :Sequence carries its customer, and LINKED never joins two customers, so a traversal stays in one customer.
+// :Token, :Delivery, :Sequence vertices. Every vertex carries its customer, and LINKED never joins two customers,
+// so a traversal stays in one customer.
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
@@ -159,7 +159,8 @@ export class Neo4jStore implements Store {
   private readonly deliveries = new Neo4jDeliveries();
 
   /**
-   * Connects, checks that the database answers, and applies cypher/schema/ (constraints and indexes): one attempt,
+   * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
+   * of an earlier version to per-customer id counters (sequence.adopt-shared.cypher): one attempt,
    * which rejects with a message naming what failed and the driver's error as its `cause`. The statement files are
    * read first, so a missing one stops start-up before any connection is made. A service keeps trying through
    * ConnectingStore (./neo4j-startup.ts).
@@ -188,6 +189,12 @@ export class Neo4jStore implements Store {
         throw new Error(`${where}: applying the constraints and indexes of cypher/schema/ failed: ${e instanceof Error ? e.message : String(e)}`, {
           cause: e,
         });
+      }
+      try {
+        await store.write((q) => q('sequence.adopt-shared'));
+      } catch (e) {
+        await store.close();
+        throw new Error(`${where}: giving each customer its own delivery id counters failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       return store;
     } finally {

@@ -50,6 +50,7 @@ export const STATEMENT_NAMES = [
   'search.traverse-all',
 
   'sequence.next',
+  'sequence.adopt-shared',
   'delivery.create',
   'delivery.get',
   'delivery.list',
@@ -61,8 +62,14 @@ export const STATEMENT_NAMES = [
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
 
-/** Constraints and indexes (cypher/schema/), applied at start-up in this order; each is IF NOT EXISTS. */
+/**
+ * Constraints and indexes (cypher/schema/), applied at start-up in this order; each is IF NOT EXISTS, or drops
+ * what an earlier version made (IF EXISTS) before what replaces it is created.
+ */
 export const SCHEMA_STATEMENT_NAMES = [
+  'schema/delivery.drop-shared-id',
+  'schema/delivery.drop-index-customer',
+  'schema/sequence.drop-shared-name',
   'schema/idnode.unique-key',
   'schema/id.unique-value',
   'schema/schema.unique-id',
@@ -70,14 +77,13 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/schemaguard.unique-stripe',
   'schema/token.unique-id',
   'schema/token.unique-hash',
-  'schema/delivery.unique-id',
-  'schema/sequence.unique-name',
+  'schema/delivery.unique-customer-id',
+  'schema/sequence.unique-customer-name',
   'schema/idnode.index-schema',
   'schema/id.index-type',
   'schema/schema.index-customer',
   'schema/idtype.index-customer',
   'schema/token.index-customer',
-  'schema/delivery.index-customer',
 ] as const;
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */

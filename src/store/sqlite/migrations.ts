@@ -91,4 +91,44 @@ export const migrations: Migration[] = [
       INSERT INTO id_sequences (name, last) VALUES ('condition', 0), ('message', 0);
     `,
   },
+  {
+    version: 3,
+    name: 'delivery, condition and message ids per customer',
+    sql: `
+      -- Counters shared by all customers let one customer read the others' volume in the gaps of its ids: each
+      -- customer now has its own, which a delete never turns back.
+      CREATE TABLE delivery_sequences (
+        customer_id TEXT NOT NULL,
+        name        TEXT NOT NULL CHECK (name IN ('delivery', 'condition', 'message')),
+        last        INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, name)
+      ) WITHOUT ROWID;
+
+      -- A customer who may have been given ids already (one with deliveries, or with a mapi token to make them)
+      -- goes on from the shared counters, so that no id it has seen, a deleted one included, comes back.
+      INSERT INTO delivery_sequences (customer_id, name, last)
+      SELECT customers.customer_id, counters.name, counters.last
+      FROM (SELECT customer_id FROM deliveries UNION SELECT customer_id FROM tokens WHERE kind = 'mapi') AS customers
+      CROSS JOIN (
+        SELECT 'delivery' AS name, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'deliveries'), 0) AS last
+        UNION ALL
+        SELECT name, last FROM id_sequences
+      ) AS counters;
+      DROP TABLE id_sequences;
+
+      -- Ids are unique per customer only now; existing ones, unique overall, stay as they are.
+      CREATE TABLE deliveries_rebuilt (
+        customer_id  TEXT NOT NULL,
+        delivery_id  INTEGER NOT NULL,
+        condition_id INTEGER NOT NULL,
+        document     TEXT NOT NULL CHECK (json_valid(document)),
+        PRIMARY KEY (customer_id, delivery_id),
+        UNIQUE (customer_id, condition_id)
+      );
+      INSERT INTO deliveries_rebuilt (customer_id, delivery_id, condition_id, document)
+      SELECT customer_id, delivery_id, condition_id, document FROM deliveries;
+      DROP TABLE deliveries;
+      ALTER TABLE deliveries_rebuilt RENAME TO deliveries;
+    `,
+  },
 ];

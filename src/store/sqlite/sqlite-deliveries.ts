@@ -1,4 +1,5 @@
-// The delivery half of the embedded store, sharing the identity store's connection.
+// The delivery half of the embedded store, sharing the identity store's connection. Delivery, condition and
+// message ids are numbered per customer (delivery_sequences) and never given out twice to one customer.
 import type Database from 'better-sqlite3';
 import {
   assembleDelivery,
@@ -9,6 +10,8 @@ import {
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 
+type SequenceName = 'delivery' | 'condition' | 'message';
+
 export class SqliteDeliveries {
   private readonly s;
 
@@ -17,11 +20,23 @@ export class SqliteDeliveries {
       page: db.prepare('SELECT document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id LIMIT ? OFFSET ?').pluck(),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
       one: db.prepare('SELECT document FROM deliveries WHERE customer_id = ? AND delivery_id = ?').pluck(),
-      insert: db.prepare('INSERT INTO deliveries (customer_id, condition_id, document) VALUES (?, ?, ?)'),
-      update: db.prepare('UPDATE deliveries SET document = ? WHERE delivery_id = ?'),
+      insert: db.prepare('INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES (?, ?, ?, ?)'),
+      update: db.prepare('UPDATE deliveries SET document = ? WHERE customer_id = ? AND delivery_id = ?'),
       delete: db.prepare('DELETE FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
-      next: db.prepare('UPDATE id_sequences SET last = last + 1 WHERE name = ? RETURNING last').pluck(),
+      next: db
+        .prepare(
+          `INSERT INTO delivery_sequences (customer_id, name, last) VALUES (?, ?, ?)
+           ON CONFLICT (customer_id, name) DO UPDATE SET last = last + excluded.last RETURNING last`,
+        )
+        .pluck(),
     };
+  }
+
+  /** The customer's next `count` ids of a sequence, in increasing order. Call inside a write transaction. */
+  private next(customerId: string, name: SequenceName, count: number): number[] {
+    if (count === 0) return [];
+    const last = this.s.next.get(customerId, name, count) as number;
+    return Array.from({ length: count }, (_, i) => last - count + 1 + i);
   }
 
   list(customerId: string, offset: number, limit: number): DeliveryPage {
@@ -36,11 +51,11 @@ export class SqliteDeliveries {
 
   /** Call inside a write transaction. */
   create(customerId: string, draft: DeliveryDraft): Delivery {
-    const conditionId = this.s.next.get('condition') as number;
-    const messageIds = draft.message.map(() => this.s.next.get('message') as number);
-    const deliveryId = Number(this.s.insert.run(customerId, conditionId, '{}').lastInsertRowid);
+    const [conditionId] = this.next(customerId, 'condition', 1) as [number];
+    const messageIds = this.next(customerId, 'message', draft.message.length);
+    const [deliveryId] = this.next(customerId, 'delivery', 1) as [number];
     const delivery = assembleDelivery(draft, { deliveryId, conditionId, messageIds, counts: ZERO_COUNTS });
-    this.s.update.run(JSON.stringify(delivery), deliveryId);
+    this.s.insert.run(customerId, deliveryId, conditionId, JSON.stringify(delivery));
     return delivery;
   }
 
@@ -49,14 +64,16 @@ export class SqliteDeliveries {
     const existing = this.get(customerId, deliveryId);
     if (!existing) return undefined;
     const { iphone_delivery_count, android_delivery_count, delivery_count, condition_id } = existing.condition;
-    const messageIds = keptMessageIds(existing, draft).map((kept) => kept ?? (this.s.next.get('message') as number));
+    const kept = keptMessageIds(existing, draft);
+    const fresh = this.next(customerId, 'message', kept.filter((k) => k === undefined).length);
+    const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
     const delivery = assembleDelivery(draft, {
       deliveryId,
       conditionId: condition_id,
       messageIds,
       counts: { iphone_delivery_count, android_delivery_count, delivery_count },
     });
-    this.s.update.run(JSON.stringify(delivery), deliveryId);
+    this.s.update.run(JSON.stringify(delivery), customerId, deliveryId);
     return delivery;
   }
 

@@ -1,0 +1,103 @@
+// A Neo4j database written when delivery, condition and message ids came from counters all customers shared
+// (:Sequence {name, last}, a uniqueness constraint on deliveryId alone, a plain index on (customer, deliveryId)):
+// connecting moves it to per-customer counters and constraints, keeps every delivery as it was, and gives no
+// customer an id it may have seen. The setup here is that earlier version's schema and data, written directly
+// (test-only Cypher, not statements of the store).
+import type { Driver } from 'neo4j-driver';
+import neo4j from 'neo4j-driver';
+import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
+
+const EARLIER_SCHEMA = [
+  'DROP CONSTRAINT delivery_customer_id_unique IF EXISTS',
+  'DROP CONSTRAINT sequence_customer_name_unique IF EXISTS',
+  'CREATE CONSTRAINT delivery_id_unique IF NOT EXISTS FOR (delivery:Delivery) REQUIRE delivery.deliveryId IS UNIQUE',
+  'CREATE CONSTRAINT sequence_name_unique IF NOT EXISTS FOR (sequence:Sequence) REQUIRE sequence.name IS UNIQUE',
+  'CREATE INDEX delivery_customer IF NOT EXISTS FOR (delivery:Delivery) ON (delivery.customer, delivery.deliveryId)',
+];
+
+/** A delivery document as the earlier store wrote it. */
+const stored = (deliveryId: number, conditionId: number, messageIds: number[]): Delivery =>
+  assembleDelivery(buildDelivery({ name: `d${deliveryId}`, message: messageIds.map(() => buildMessage()) }), {
+    deliveryId,
+    conditionId,
+    messageIds,
+    counts: ZERO_COUNTS,
+  });
+
+describe('a Neo4j database whose deliveries were numbered by counters all customers shared', () => {
+  const connection = neo4jConnectionFromEnv();
+  let driver: Driver;
+  const run = async (cypher: string, params: Record<string, unknown> = {}) =>
+    (await driver.executeQuery(cypher, params, { database: connection.database })).records.map((r) => r.toObject());
+  const old = { a1: stored(1, 1, [1, 2]), a3: stored(3, 3, [4]), b4: stored(4, 4, [5, 6]) };
+
+  beforeAll(async () => {
+    driver = neo4jDriver(connection);
+    await run('MATCH (n) DETACH DELETE n');
+    for (const statement of EARLIER_SCHEMA) await run(statement);
+    // acme made deliveries 1 to 3 (2 deleted), bolt 4 and 5 (5 deleted); corp holds only a revoked mapi token,
+    // dyn only a bearer token.
+    for (const [customer, d] of [
+      ['acme', old.a1],
+      ['acme', old.a3],
+      ['bolt', old.b4],
+    ] as Array<[string, Delivery]>) {
+      await run(
+        `CREATE (:Delivery {customer: $customer, deliveryId: $deliveryId, conditionId: $conditionId, name: $name, priority: $priority,
+                            isActive: $isActive, document: $document})`,
+        {
+          customer,
+          deliveryId: neo4j.int(d.delivery_id),
+          conditionId: neo4j.int(d.condition.condition_id),
+          name: d.name,
+          priority: neo4j.int(d.priority),
+          isActive: d.condition.is_active,
+          document: JSON.stringify(d),
+        },
+      );
+    }
+    await run(`UNWIND [['delivery', 5], ['condition', 5], ['message', 7]] AS counter CREATE (:Sequence {name: counter[0], last: counter[1]})`);
+    await run(`CREATE (:Token {tokenId: 't-corp', customer: 'corp', kind: 'mapi', tokenHash: 'hash-corp', createdAt: '2025-01-01T00:00:00Z',
+                               revokedAt: '2025-02-01T00:00:00Z'}),
+                      (:Token {tokenId: 't-dyn', customer: 'dyn', kind: 'bearer', tokenHash: 'hash-dyn', createdAt: '2025-01-01T00:00:00Z'})`);
+  });
+  afterAll(() => driver.close());
+
+  test('when the store connects, then every delivery keeps its ids, customers who may have seen ids go on after the shared counters, and new ones start at 1', async () => {
+    const store = await Neo4jStore.connect(connection);
+    try {
+      await expect(store.listDeliveries('acme', 0, 100)).resolves.toEqual({ items: [old.a1, old.a3], total: 2 });
+      await expect(store.listDeliveries('bolt', 0, 100)).resolves.toEqual({ items: [old.b4], total: 1 });
+      await expect(store.getDelivery('acme', 3)).resolves.toEqual(old.a3);
+
+      const ids = (d: Delivery) => [d.delivery_id, d.condition.condition_id, ...d.message.map((m) => m.message_id)];
+      const twoMessages = () => buildDelivery({ message: [buildMessage(), buildMessage()] });
+      expect(ids(await store.createDelivery('acme', twoMessages()))).toEqual([6, 6, 8, 9]);
+      expect(ids(await store.createDelivery('bolt', twoMessages()))).toEqual([6, 6, 8, 9]);
+      expect(ids(await store.createDelivery('corp', twoMessages()))).toEqual([6, 6, 8, 9]);
+      expect(ids(await store.createDelivery('dyn', twoMessages()))).toEqual([1, 1, 1, 2]);
+      expect(ids(await store.createDelivery('newcomer', twoMessages()))).toEqual([1, 1, 1, 2]);
+    } finally {
+      await store.close();
+    }
+
+    expect(await run('MATCH (shared:Sequence) WHERE shared.customer IS NULL RETURN count(*) AS shared')).toEqual([{ shared: neo4j.int(0) }]);
+    const constraints = (await run('SHOW CONSTRAINTS YIELD name RETURN name')).map((r) => r.name);
+    expect(constraints).toEqual(expect.arrayContaining(['delivery_customer_id_unique', 'sequence_customer_name_unique']));
+    expect(constraints).not.toContain('delivery_id_unique');
+    expect(constraints).not.toContain('sequence_name_unique');
+    expect((await run('SHOW INDEXES YIELD name RETURN name')).map((r) => r.name)).not.toContain('delivery_customer');
+
+    // Connecting again changes nothing: the counters go on where they were.
+    const again = await Neo4jStore.connect(connection);
+    try {
+      const next = await again.createDelivery('acme', buildDelivery());
+      expect([next.delivery_id, next.condition.condition_id, next.message[0]?.message_id]).toEqual([7, 7, 10]);
+    } finally {
+      await again.close();
+    }
+  });
+});
