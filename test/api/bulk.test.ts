@@ -1,5 +1,5 @@
 // POST /v1/{customer_id}/node/_bulk: NDJSON lines with the single endpoints' bodies and rules.
-import request from 'supertest';
+import { postBulk } from '../helpers/bulk';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { issueToken, putSchema } from '../helpers/factories';
@@ -23,18 +23,7 @@ describe('bulk node operations', () => {
   afterAll(() => app.close());
 
   async function bulk(customer: string, lines: string[], token?: string, contentType = 'application/x-ndjson', on: TestApp = app) {
-    let req = request(on.baseUrl).post(`/v1/${customer}/node/_bulk`).set('Content-Type', contentType);
-    if (token) req = req.set('Authorization', `Bearer ${token}`);
-    const res = await req
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => done(null, text));
-      })
-      .send(lines.join('\n'));
-    res.text = res.body as string;
+    const res = await postBulk(on.baseUrl, customer, lines.join('\n'), { token, contentType });
     if (String(res.headers['content-type']).startsWith('application/problem+json')) res.body = JSON.parse(res.text);
     expect(contractProblems('POST', `/v1/${customer}/node/_bulk`, res)).toEqual([]);
     const results = res.status === 200 ? (res.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) as BulkResult[]) : [];

@@ -2,6 +2,7 @@
 // store can keep. Wherever a client's string enters (bodies, bulk lines, path, query), it is refused with 400
 // validation_failed naming where it is, the answer never repeats it, and nothing changes.
 import request from 'supertest';
+import { postBulk } from '../helpers/bulk';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { errorPaths, expectProblem, id, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { contractProblems } from '../helpers/contract';
@@ -106,18 +107,8 @@ describe('text that is not well-formed Unicode', () => {
       JSON.stringify({ op: 'create', body: buildNode({ key: id('member_id', 'c') }), [`x${LOW}`]: 1 }),
       JSON.stringify({ op: 'create', body: buildNode({ key: id('member_id', 'd') }) }),
     ];
-    const res = await request(app.baseUrl)
-      .post(`/v1/${customer}/node/_bulk`)
-      .set('Content-Type', 'application/x-ndjson')
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => done(null, text));
-      })
-      .send(lines.join('\n'));
-    const text = res.body as string;
+    const res = await postBulk(app.baseUrl, customer, lines.join('\n'));
+    const text = res.text;
     expect(res.status).toBe(200);
     expectNoEcho(text);
     const results = text

@@ -5,9 +5,10 @@
 // (test-only Cypher, not statements of the store).
 import type { Driver } from 'neo4j-driver';
 import neo4j from 'neo4j-driver';
-import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
+import type { Delivery } from '../../src/domain/deliveries';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { buildDelivery } from '../helpers/deliveries';
+import { earlier, expectNumberingAfterUpgrade } from '../helpers/delivery-ids-upgrade';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 
 const EARLIER_SCHEMA = [
@@ -18,21 +19,12 @@ const EARLIER_SCHEMA = [
   'CREATE INDEX delivery_customer IF NOT EXISTS FOR (delivery:Delivery) ON (delivery.customer, delivery.deliveryId)',
 ];
 
-/** A delivery document as the earlier store wrote it. */
-const stored = (deliveryId: number, conditionId: number, messageIds: number[]): Delivery =>
-  assembleDelivery(buildDelivery({ name: `d${deliveryId}`, message: messageIds.map(() => buildMessage()) }), {
-    deliveryId,
-    conditionId,
-    messageIds,
-    counts: ZERO_COUNTS,
-  });
-
 describe('a Neo4j database whose deliveries were numbered by counters all customers shared', () => {
   const connection = neo4jConnectionFromEnv();
   let driver: Driver;
   const run = async (cypher: string, params: Record<string, unknown> = {}) =>
     (await driver.executeQuery(cypher, params, { database: connection.database })).records.map((r) => r.toObject());
-  const old = { a1: stored(1, 1, [1, 2]), a3: stored(3, 3, [4]), b4: stored(4, 4, [5, 6]) };
+  const old = earlier;
 
   beforeAll(async () => {
     driver = neo4jDriver(connection);
@@ -69,17 +61,7 @@ describe('a Neo4j database whose deliveries were numbered by counters all custom
   test('when the store connects, then every delivery keeps its ids, customers who may have seen ids go on after the shared counters, and new ones start at 1', async () => {
     const store = await Neo4jStore.connect(connection);
     try {
-      await expect(store.listDeliveries('acme', 0, 100)).resolves.toEqual({ items: [old.a1, old.a3], total: 2 });
-      await expect(store.listDeliveries('bolt', 0, 100)).resolves.toEqual({ items: [old.b4], total: 1 });
-      await expect(store.getDelivery('acme', 3)).resolves.toEqual(old.a3);
-
-      const ids = (d: Delivery) => [d.delivery_id, d.condition.condition_id, ...d.message.map((m) => m.message_id)];
-      const twoMessages = () => buildDelivery({ message: [buildMessage(), buildMessage()] });
-      expect(ids(await store.createDelivery('acme', twoMessages()))).toEqual([6, 6, 8, 9]);
-      expect(ids(await store.createDelivery('bolt', twoMessages()))).toEqual([6, 6, 8, 9]);
-      expect(ids(await store.createDelivery('corp', twoMessages()))).toEqual([6, 6, 8, 9]);
-      expect(ids(await store.createDelivery('dyn', twoMessages()))).toEqual([1, 1, 1, 2]);
-      expect(ids(await store.createDelivery('newcomer', twoMessages()))).toEqual([1, 1, 1, 2]);
+      await expectNumberingAfterUpgrade(store);
     } finally {
       await store.close();
     }
@@ -95,7 +77,7 @@ describe('a Neo4j database whose deliveries were numbered by counters all custom
     const again = await Neo4jStore.connect(connection);
     try {
       const next = await again.createDelivery('acme', buildDelivery());
-      expect([next.delivery_id, next.condition.condition_id, next.message[0]?.message_id]).toEqual([7, 7, 10]);
+      expect([next.delivery_id, next.condition.condition_id, next.message[0]?.message_id]).toEqual([8, 8, 12]);
     } finally {
       await again.close();
     }
