@@ -1,6 +1,11 @@
-// params: source, cap, excluded, havingType, hiddenTypes
+// params: source, maxNodes, maxIds, excluded, havingType, hiddenTypes
 // Step ALL: the nodes reachable from the source vertex (a start node, or the Id vertex of a where condition)
-// through shared IDs, at most `cap` of them (TRAVERSAL_MAX_NODES + 1: one more means component_too_large).
+// through shared IDs, and the IDs they hold.
+//
+// The traversal reaches Id vertices as well as nodes, and counts both: the IDs the reached nodes hold, hidden types
+// included (reading them costs the same), are bounded by maxIds (TRAVERSAL_MAX_IDS) as the nodes are by maxNodes.
+// It stops at maxNodes + maxIds + 1 vertices: that many means more than maxNodes nodes or more than maxIds IDs,
+// proven without reading the rest; fewer means it reached them all, so both counts are exact.
 //
 // Why this shape. Only the distinct end nodes are used (`WITH DISTINCT reached`), never the paths or the
 // relationships, and the lower bound is 0. Those are the conditions under which the planner replaces the
@@ -8,30 +13,34 @@
 // once and emits every reached node once, instead of enumerating every path (Cypher Manual, "Operators in
 // detail", Breadth First VarLength Expand Pruning: planned when "the individual paths are not of interest" and
 // "the lower bound is either 0 or 1"; the plain VarLengthExpand(Pruning) further needs an upper bound). Being
-// breadth-first and lazy, it stops as soon as LIMIT has its `cap` nodes.
+// breadth-first and lazy, it stops as soon as LIMIT has its vertices.
 //
 // The upper bound is a literal because variable-length bounds cannot be parameters. It never cuts a search short:
-// node and Id vertices alternate along a path, so a component holding more than N nodes has N + 1 of them within
-// 2N + 1 hops of any of its vertices, and TRAVERSAL_MAX_NODES is at most 10,000,000 (src/config.ts). The search
-// therefore either reaches the whole component or hits `cap` (test/cypher/store-files.test.ts checks the bound).
+// a component of more than N vertices has N + 1 of them within N hops of any of its vertices, and
+// TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS are each at most 10,000,000 (src/config.ts), so N = maxNodes + maxIds
+// is at most 20,000,000. The search therefore either reaches the whole component or hits the LIMIT
+// (test/cypher/store-files.test.ts checks the bound).
 //
-// Then, in the same statement, what the search answers: the number of nodes reached (`visited`; `cap` of them
-// means component_too_large, and then no IDs are gathered), and the distinct IDs the reached nodes hold, but for
-// the nodes in `excluded` (the start nodes, for `exclude`), of type havingType when it is not null, without the
-// hidden (secure, unauthenticated) types. Unsorted and unlimited: the caller sorts in code-point order, counts
-// `total` and keeps the first `limit`, because Cypher's string order is not guaranteed to be code-point order.
-// One statement instead of a traversal and a results query saves a Bolt round trip and a statement: on a local
-// Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms (README, Performance, On Neo4j).
+// Then, in the same statement, what the search answers: the number of nodes reached (`visited`) and of Id vertices
+// (`idsRead`; more than maxNodes or maxIds means component_too_large, and then no IDs are gathered), and the
+// distinct IDs the reached nodes hold, but for the nodes in `excluded` (the start nodes, for `exclude`), of type
+// havingType when it is not null, without the hidden (secure, unauthenticated) types. Unsorted and unlimited: the
+// caller sorts in code-point order, counts `total` and keeps the first `limit`, because Cypher's string order is
+// not guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt
+// round trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms (README,
+// Performance, On Neo4j).
 MATCH (source)
 WHERE elementId(source) = $source
-MATCH (source)-[:LINKED*0..20000001]-(reached:IdNode)
+MATCH (source)-[:LINKED*0..20000001]-(reached)
 WITH DISTINCT reached
-LIMIT $cap
-WITH collect(reached) AS nodes
-RETURN size(nodes) AS visited, COLLECT {
+LIMIT $maxNodes + $maxIds + 1
+WITH collect(reached) AS vertices
+WITH vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH nodes, size(nodes) AS visited, size(vertices) - size(nodes) AS idsRead
+RETURN visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)
-  WHERE size(nodes) < $cap
+  WHERE visited <= $maxNodes AND idsRead <= $maxIds
     AND NOT elementId(target) IN $excluded
     AND ($havingType IS NULL OR id.type = $havingType)
     AND NOT id.type IN $hiddenTypes

@@ -25,7 +25,7 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
+  config: Pick<Config, 'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
   logger: Logger;
   adminToken: string;
   contract?: Contract;

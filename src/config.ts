@@ -63,6 +63,14 @@ const envSchema = {
     },
     SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
     TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
+    TRAVERSAL_MAX_IDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000000,
+      default: 50000,
+      description:
+        'Largest number of distinct IDs the nodes one search visits may hold, secure ones included (reading them costs the same); past it the search is 422 component_too_large.',
+    },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
     RATE_LIMIT_REQUESTS: {
       type: 'integer',
@@ -135,6 +143,7 @@ export interface Config {
   bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number };
   searchMaxLimit: number;
   traversalMaxNodes: number;
+  traversalMaxIds: number;
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -174,6 +183,7 @@ interface ValidatedEnv {
   BULK_LINE_TIMEOUT_MS: number;
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
+  TRAVERSAL_MAX_IDS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -226,6 +236,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
+    traversalMaxIds: v.TRAVERSAL_MAX_IDS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

@@ -15,6 +15,7 @@ describe('configuration', () => {
       bodyLimit: '1mb',
       searchMaxLimit: 100000,
       traversalMaxNodes: 10000,
+      traversalMaxIds: 50000,
       rateLimitRequests: 0,
     });
     expect(config.adminToken).toBeUndefined();

@@ -60,6 +60,12 @@ export interface SearchQuery {
   limit: number;
   /** Visiting more nodes than this fails with component_too_large. */
   maxNodes: number;
+  /**
+   * Reading more distinct IDs than this fails with component_too_large: the IDs held by the nodes the search
+   * visits (start nodes and excluded ones included), hidden types included, since reading them costs the same.
+   * A store stops reading once it has seen more, rather than reading them all first.
+   */
+  maxIds: number;
 }
 
 export interface SearchResult {

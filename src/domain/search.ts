@@ -16,6 +16,7 @@ export interface SearchBody {
 export interface SearchLimits {
   searchMaxLimit: number;
   traversalMaxNodes: number;
+  traversalMaxIds: number;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 10000;
@@ -65,6 +66,7 @@ export class SearchService {
       hiddenTypes: actor.authenticated ? [] : [...secureTypes],
       limit,
       maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
     });
   }
 }

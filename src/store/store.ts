@@ -8,6 +8,10 @@ import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, Toke
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
+/** What a search answers when the nodes it visits hold more than SearchQuery.maxIds IDs. */
+export const tooManyIdsToRead = (maxIds: number): DomainError =>
+  new DomainError('component_too_large', `The search would read more than ${maxIds} IDs; narrow it (step ONE, or another start).`);
+
 export interface StoredToken extends TokenRecord {
   tokenHash: string;
 }

@@ -329,6 +329,74 @@ describe('search', () => {
     });
   });
 
+  describe('TRAVERSAL_MAX_IDS', () => {
+    let small: TestApp;
+    let customer: string;
+    const n = (i: number) => id('member_id', `n${i}`);
+    const c = (i: number) => id('cookie', `c${i}`);
+    beforeAll(async () => {
+      small = await startApp({ env: { TRAVERSAL_MAX_IDS: '7' } });
+      customer = uniqueCustomer('traverse-ids');
+      await putSchema(small, customer);
+      // n1 – n2 – n3 (n1 and n2 share d1, n2 and n3 share d2), holding 8 distinct IDs in all:
+      // n1 {n1, d1}, n2 {n2, d1, d2}, n3 {n3, d2, c1, c2, c3}.
+      await createNode(small, customer, buildNode({ key: n(1), ids: [D1] }));
+      await createNode(small, customer, buildNode({ key: n(2), ids: [D1, id('device', 'd2')] }));
+      await createNode(small, customer, buildNode({ key: n(3), ids: [id('device', 'd2'), c(1), c(2), c(3)] }));
+    });
+    afterAll(() => small.close());
+
+    const find = (body: unknown, token?: string) => small.call('POST', `/v1/${customer}/_search`, { body, ...(token ? { token } : {}) });
+
+    test('when step ALL would read more IDs than TRAVERSAL_MAX_IDS, then 422 component_too_large naming the ID bound', async () => {
+      const res = await find(buildSearch({ schema: 'member', key: n(1) }));
+      expectProblem(res, 422, 'component_too_large');
+      expect(res.body.detail).toMatch(/more than 7 IDs/);
+    });
+
+    test('when step ONE would read more IDs than TRAVERSAL_MAX_IDS through the nodes it reaches, then 422 component_too_large', async () => {
+      // ONE from n2 visits all three nodes: n3's cookies count although n2 holds none of them.
+      expectProblem(await find(buildSearch({ schema: 'member', key: n(2) }, { step: 'ONE' })), 422, 'component_too_large');
+      // The same from where: the holders of d1 are n1 and n2, and ONE reaches n3 from n2.
+      expectProblem(await find(buildSearch({ where: D1 }, { step: 'ONE' })), 422, 'component_too_large');
+      // exclude leaves the start node's IDs out of the results, not out of what the search reads.
+      expectProblem(await find(buildSearch({ schema: 'member', key: n(2), exclude: true }, { step: 'ONE', limit: 1 })), 422, 'component_too_large');
+    });
+
+    test('when the search reads exactly TRAVERSAL_MAX_IDS IDs, then 200 with all of them', async () => {
+      // ONE from n3 visits n3 and n2: 7 IDs.
+      const expected = [c(1), c(2), c(3), D1, id('device', 'd2'), n(2), n(3)];
+      const byKey = await find(buildSearch({ schema: 'member', key: n(3) }, { step: 'ONE' }));
+      expect(byKey.status).toBe(200);
+      expect(byKey.body).toEqual({ results: expected, total: 7 });
+      const byWhere = await find(buildSearch({ where: c(1) }, { step: 'ONE' }));
+      expect(byWhere.status).toBe(200);
+      expect(byWhere.body).toEqual({ results: expected, total: 7 });
+    });
+
+    test('when a component holds exactly TRAVERSAL_MAX_IDS IDs, then step ALL is 200', async () => {
+      const other = uniqueCustomer('traverse-ids');
+      await putSchema(small, other);
+      await createNode(small, other, buildNode({ key: n(1), ids: [D1, c(1), c(2)] }));
+      await createNode(small, other, buildNode({ key: n(2), ids: [D1, c(3), c(4)] }));
+      const res = await small.call('POST', `/v1/${other}/_search`, { body: buildSearch({ schema: 'member', key: n(1) }) });
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(7);
+    });
+
+    test('when the IDs past TRAVERSAL_MAX_IDS are secure and no token is sent, then still 422: hidden IDs are read too', async () => {
+      const other = uniqueCustomer('traverse-ids');
+      await putSchema(small, other);
+      const { token } = await issueToken(small, other);
+      await createNode(small, other, buildNode({ key: n(1), ids: [D1, c(1), c(2)] }));
+      await createNode(small, other, buildNode({ key: n(2), ids: [D1, c(3), c(4), id('email', 'x@example.com')] }), token);
+      const res = await small.call('POST', `/v1/${other}/_search`, { body: buildSearch({ schema: 'member', key: n(1) }) });
+      expectProblem(res, 422, 'component_too_large');
+      const withToken = await small.call('POST', `/v1/${other}/_search`, { body: buildSearch({ schema: 'member', key: n(1) }), token });
+      expectProblem(withToken, 422, 'component_too_large');
+    });
+  });
+
   describe('refused searches', () => {
     let customer: string;
     beforeAll(async () => {

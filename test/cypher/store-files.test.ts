@@ -25,7 +25,7 @@ describe('the statements the Neo4j store loads', () => {
     const statements = loadStatements();
     expect(Object.keys(statements.byName).sort()).toEqual([...STATEMENT_NAMES].sort());
     expect(statements.schema.map((s) => s.name)).toEqual([...SCHEMA_STATEMENT_NAMES]);
-    expect(statements.byName['search.traverse-all'].params).toEqual(['source', 'cap', 'excluded', 'havingType', 'hiddenTypes']);
+    expect(statements.byName['search.traverse-all'].params).toEqual(['source', 'maxNodes', 'maxIds', 'excluded', 'havingType', 'hiddenTypes']);
     expect(statements.byName['node.create'].file).toBe('cypher/node.create.cypher');
   });
 
@@ -84,13 +84,16 @@ describe('loading statement files', () => {
 });
 
 describe('the traversal bound', () => {
-  test('when the ALL traversal bound is read, then it covers the largest TRAVERSAL_MAX_NODES the configuration accepts', () => {
+  test('when the ALL traversal bound is read, then it covers the largest TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS the configuration accepts', () => {
     const bound = Number(/\[:LINKED\*0\.\.(\d+)\]/.exec(readCypher('search.traverse-all'))?.[1]);
-    // A component of more than N nodes has N + 1 of them within 2N + 1 hops (nodes and IDs alternate).
-    const coveredMaxNodes = (bound - 1) / 2;
-    expect(Number.isInteger(coveredMaxNodes)).toBe(true);
-    expect(loadConfig({ TRAVERSAL_MAX_NODES: String(coveredMaxNodes) }).traversalMaxNodes).toBe(coveredMaxNodes);
-    expect(() => loadConfig({ TRAVERSAL_MAX_NODES: String(coveredMaxNodes + 1) })).toThrow(ConfigError);
+    // The traversal stops at maxNodes + maxIds + 1 vertices, and a component of more than N vertices has N + 1 of
+    // them within N hops: the bound must be at least the largest maxNodes + maxIds.
+    const largest = 10_000_000;
+    for (const variable of ['TRAVERSAL_MAX_NODES', 'TRAVERSAL_MAX_IDS']) {
+      expect(() => loadConfig({ [variable]: String(largest) })).not.toThrow();
+      expect(() => loadConfig({ [variable]: String(largest + 1) })).toThrow(ConfigError);
+    }
+    expect(bound).toBeGreaterThanOrEqual(largest + largest);
   });
 });
 

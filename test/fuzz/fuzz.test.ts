@@ -145,6 +145,7 @@ async function observe(store: Store, named: { customers: string[]; nodes: NodeAd
         hiddenTypes: [],
         limit: 100000,
         maxNodes: 100000,
+        maxIds: 100000,
       });
       state[`linked ${address.customerId} ${JSON.stringify(held)}`] = linked.results;
     }

@@ -203,14 +203,14 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('search', () => {
-    test('when starting from a key with step ALL, then one traversal from the keyed node, capped at maxNodes + 1 (a Neo4j integer)', async () => {
+    test('when starting from a key with step ALL, then one traversal from the keyed node, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
       const fake = fakeStore((name) => {
         if (name === 'search.traverse-all') {
           return [{ visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] }];
         }
         return undefined;
       });
-      const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50 }));
+      const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50, maxIds: 70 }));
       expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all']);
       expect(fake.named('search.start-by-key')[0]?.params).toEqual({
         customer: 'acme',
@@ -220,10 +220,10 @@ describe('Neo4j store, with a fake driver', () => {
         whereType: null,
         whereValue: null,
       });
-      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; cap: unknown };
+      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; maxNodes: unknown; maxIds: unknown };
       expect(traversal).toMatchObject({ source: 'n1', excluded: [], havingType: null, hiddenTypes: [] });
-      expect(neo4j.isInt(traversal.cap)).toBe(true);
-      expect(String(traversal.cap)).toBe('51');
+      expect([neo4j.isInt(traversal.maxNodes), neo4j.isInt(traversal.maxIds)]).toEqual([true, true]);
+      expect([String(traversal.maxNodes), String(traversal.maxIds)]).toEqual(['50', '70']);
       expect(result).toEqual({
         results: [id('Zone', 'z'), id('cookie', 'a'), id('cookie', '\uFFFD'), id('cookie', '😀')],
         total: 6,
@@ -295,6 +295,19 @@ describe('Neo4j store, with a fake driver', () => {
       });
       expect(String(fake.named('search.start-by-where')[0]?.params.cap)).toBe('3');
       expect(fake.names()).toEqual(['search.start-by-where']);
+    });
+
+    test('when the traversal reads more Id vertices than maxIds, then component_too_large naming the ID bound; with exactly maxIds it succeeds', async () => {
+      const five = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
+      for (const step of ['ALL', 'ONE'] as const) {
+        await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 4 }))).rejects.toMatchObject({
+          code: 'component_too_large',
+          message: expect.stringContaining('more than 4 IDs'),
+        });
+        await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 5 }))).resolves.toMatchObject({
+          visitedNodes: 2,
+        });
+      }
     });
 
     test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {

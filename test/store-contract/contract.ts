@@ -54,7 +54,7 @@ export const shop = (customerId: string, shopId: string): NodeAddress => ({
   key: id('shop_id', shopId),
 });
 
-/** A valid search (step ALL, no exclude, nothing hidden, limit and maxNodes 10000) for `customerId`; give the start (key and/or where) and override one thing at a time. */
+/** A valid search (step ALL, no exclude, nothing hidden, limit and maxNodes 10000, maxIds 50000) for `customerId`; give the start (key and/or where) and override one thing at a time. */
 export function buildQuery(overrides: Partial<SearchQuery> & { customerId: string }): SearchQuery {
   return {
     step: 'ALL',
@@ -62,6 +62,7 @@ export function buildQuery(overrides: Partial<SearchQuery> & { customerId: strin
     hiddenTypes: [],
     limit: 10000,
     maxNodes: 10000,
+    maxIds: 50000,
     ...overrides,
   };
 }
@@ -1118,6 +1119,26 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         ).rejects.toMatchObject({ code: 'component_too_large' });
         const fits = await search(buildQuery({ customerId: c, where: { id: id('device', 'shared') }, step: 'ONE', maxNodes: 3 }));
         expect(fits.total).toBe(4);
+      });
+
+      test('when the nodes a search visits hold more IDs than maxIds, hidden ones included, then component_too_large; with exactly maxIds it succeeds', async () => {
+        const c = await customerWithSchemas();
+        // a {a, d1}, b {b, d1, k1}, c {c, k1, email}: 6 IDs in all.
+        await chain(c);
+        const tooMany = { code: 'component_too_large', message: expect.stringContaining('more than 5 IDs') };
+        await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 5 }))).rejects.toMatchObject(tooMany);
+        await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 5, hiddenTypes: ['email'], havingType: 'device' }))).rejects.toMatchObject(tooMany);
+        expect((await search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 6 }))).total).toBe(6);
+        // ONE from b visits all three nodes; the IDs of the nodes it reaches count, and those of excluded start nodes.
+        await expect(search(buildQuery({ ...fromKey(member(c, 'b')), step: 'ONE', maxIds: 5 }))).rejects.toMatchObject(tooMany);
+        await expect(search(buildQuery({ ...fromKey(member(c, 'b')), step: 'ONE', exclude: true, maxIds: 5 }))).rejects.toMatchObject(tooMany);
+        await expect(search(buildQuery({ customerId: c, where: { id: id('cookie', 'k1') }, step: 'ONE', maxIds: 5 }))).rejects.toMatchObject(tooMany);
+        await expect(
+          search(buildQuery({ customerId: c, where: { id: id('cookie', 'k1'), schemaId: 'member' }, step: 'ONE', maxIds: 5 })),
+        ).rejects.toMatchObject(tooMany);
+        // ONE from c visits c and b: 5 IDs.
+        expect((await search(buildQuery({ ...fromKey(member(c, 'c')), step: 'ONE', maxIds: 5 }))).total).toBe(5);
+        expect((await search(buildQuery({ customerId: c, where: { id: id('email', 'c@example.com') }, step: 'ONE', maxIds: 5 }))).total).toBe(5);
       });
 
       test('when step is ONE, then maxNodes counts only the nodes ONE visits', async () => {

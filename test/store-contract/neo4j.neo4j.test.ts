@@ -38,11 +38,11 @@ describe('Neo4j store specifics', () => {
     return names;
   }
 
-  const gather = { excluded: [], havingType: null, hiddenTypes: [] };
+  const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [] };
   test.each([
-    ['search.traverse-all', { source: 'x', cap: neo4j.int(10), ...gather }],
-    ['search.traverse-one', { starts: ['x'], cap: neo4j.int(10), ...gather }],
-    ['search.traverse-one-from-id', { source: 'x', cap: neo4j.int(10), ...gather }],
+    ['search.traverse-all', { source: 'x', ...gather }],
+    ['search.traverse-one', { starts: ['x'], ...gather }],
+    ['search.traverse-one-from-id', { source: 'x', ...gather }],
     ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
   ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
     const plan = await operators(name, params);
@@ -54,7 +54,7 @@ describe('Neo4j store specifics', () => {
   // with the database, not with the search.
   const manyElementIds = Array.from({ length: 2_000 }, (_, i) => `4:00000000-0000-0000-0000-000000000000:${i}`);
   test.each([
-    ['search.traverse-one', { starts: manyElementIds, cap: neo4j.int(10), ...gather, excluded: manyElementIds }],
+    ['search.traverse-one', { starts: manyElementIds, ...gather, excluded: manyElementIds }],
   ])('when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes', async (name, params) => {
     const plan = await operators(name, params);
     expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);

@@ -1,15 +1,21 @@
 // The ID search on Neo4j, with the SQLite store's semantics: the start nodes; then the nodes ONE or ALL reaches
 // through shared IDs, as a Cypher path query that the planner runs as a pruning breadth-first expand
-// (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them, and in the same
-// statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order, counted and cut here.
+// (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them holding at most maxIds
+// IDs, and in the same statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order,
+// counted and cut here.
 import { DomainError } from '../../domain/errors';
 import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
+import { tooManyIdsToRead } from '../store';
 import { byTypeThenId } from './code-point-order';
 import { int, type Query } from './query';
 
-/** What a traversal statement answers: how many nodes it reached (at most cap), and the IDs they hold. */
+/**
+ * What a traversal statement answers: how many nodes and Id vertices it reached (at most maxNodes + maxIds + 1 in
+ * all), and the IDs the target nodes hold (none when either count is past its bound).
+ */
 interface Reached {
   visited: number;
+  idsRead: number;
   ids: IdPair[];
 }
 
@@ -26,15 +32,14 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   const tooLarge = () =>
     new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
   // One more than allowed: reaching it proves the search too large without visiting the rest.
-  const cap = int(query.maxNodes + 1);
-
-  const start = await startNodes(q, query, cap);
+  const start = await startNodes(q, query, int(query.maxNodes + 1));
   if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
   if (start.nodes.length > query.maxNodes) throw tooLarge();
 
   // The traversal gathers the IDs too (cypher/search.traverse-*.cypher): one statement, one round trip.
   const reach = {
-    cap,
+    maxNodes: int(query.maxNodes),
+    maxIds: int(query.maxIds),
     excluded: query.exclude ? start.nodes : [],
     havingType: query.havingType ?? null,
     hiddenTypes: query.hiddenTypes,
@@ -51,6 +56,7 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   }
   const visited = rows[0]?.visited ?? 0;
   if (visited > query.maxNodes) throw tooLarge();
+  if ((rows[0]?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
   const sorted = (rows[0]?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
   return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
 }
