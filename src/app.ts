@@ -25,7 +25,10 @@ import type { Store } from './store/store';
 
 export interface AppDependencies {
   store: Store;
-  config: Pick<Config, 'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'>;
+  config: Pick<
+    Config,
+    'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'
+  >;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
@@ -78,7 +81,7 @@ export function createApp(deps: AppDependencies): Express {
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
   app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
-  const nodes = new NodeService(store);
+  const nodes = new NodeService(store, config);
   app.use(nodeRoutes(validators, bearer, nodes));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {

@@ -69,7 +69,14 @@ const envSchema = {
       maximum: 10000000,
       default: 50000,
       description:
-        'Largest number of distinct IDs the nodes one search visits may hold, secure ones included (reading them costs the same); past it the search is 422 component_too_large.',
+        'Largest number of distinct IDs the nodes one search visits may hold, secure ones included (reading them costs the same); past it the search is 422 component_too_large. Keep it at or above NODE_MAX_IDS.',
+    },
+    NODE_MAX_IDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000000,
+      default: 10000,
+      description: 'Most IDs one node may hold (its key included); a write that would take a node past it is 409 node_id_limit_reached and adds nothing.',
     },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
     RATE_LIMIT_REQUESTS: {
@@ -144,6 +151,7 @@ export interface Config {
   searchMaxLimit: number;
   traversalMaxNodes: number;
   traversalMaxIds: number;
+  nodeMaxIds: number;
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -184,6 +192,7 @@ interface ValidatedEnv {
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
   TRAVERSAL_MAX_IDS: number;
+  NODE_MAX_IDS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -237,6 +246,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,
+    nodeMaxIds: v.NODE_MAX_IDS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

@@ -16,6 +16,7 @@ describe('configuration', () => {
       searchMaxLimit: 100000,
       traversalMaxNodes: 10000,
       traversalMaxIds: 50000,
+      nodeMaxIds: 10000,
       rateLimitRequests: 0,
     });
     expect(config.adminToken).toBeUndefined();

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'secure_flag_conflict'
   | 'schema_in_use'
   | 'schema_changed'
+  | 'node_id_limit_reached'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'

@@ -28,6 +28,13 @@ export interface NodeAddress {
    * either waits for the write (and sees its IDs: schema_in_use) or goes first (and the write is refused).
    */
   expectedTypes?: IdTypeDeclaration[];
+  /**
+   * NODE_MAX_IDS: a write that would make the node hold more IDs than this (its key included) is refused with
+   * node_id_limit_reached and changes nothing; undefined: no limit. It travels with each write, as expectedTypes
+   * does, rather than being a store option: the store decides it inside the write's transaction and needs no
+   * configuration of its own, and one store serves every app that shares it (the tests do) with that app's limit.
+   */
+  maxIds?: number;
 }
 
 /** Whether `declared` (a schema's declarations now) still declares every expected type with its secure flag. */

@@ -30,8 +30,16 @@ type SchemaLookup = (schemaId: string) => Promise<SchemaRecord | undefined>;
 /** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
 const SCHEMA_ATTEMPTS = 3;
 
+export interface NodeLimits {
+  /** NODE_MAX_IDS: the most IDs one node may hold (NodeAddress.maxIds of every write). */
+  nodeMaxIds: number;
+}
+
 export class NodeService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly limits: NodeLimits,
+  ) {}
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
     await this.checkedAgainstSchemaChanges(async () => {
@@ -194,7 +202,7 @@ export class NodeService {
       throw new DomainError('authentication_required', 'This operation involves a secure ID type and needs a bearer token.');
     }
     const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => ({ type, secure: declared.get(type) === true }));
-    return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key, expectedTypes };
+    return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key, expectedTypes, maxIds: this.limits.nodeMaxIds };
   }
 }
 

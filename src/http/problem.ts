@@ -22,6 +22,7 @@ const statuses: Record<ErrorCode, number> = {
   secure_flag_conflict: 409,
   schema_in_use: 409,
   schema_changed: 409,
+  node_id_limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,

@@ -8,6 +8,16 @@ import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, Toke
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
+/** What a store answers when a write would make a node hold more than NodeAddress.maxIds IDs; nothing is written. */
+export const nodeIdLimitReached = (node: NodeAddress): DomainError =>
+  new DomainError(
+    'node_id_limit_reached',
+    `The node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}' would hold more than ${node.maxIds} IDs; nothing was added.`,
+  );
+
+/** Whether a node holding `held` IDs would pass NodeAddress.maxIds once `adding` more are linked to it. */
+export const wouldPassIdLimit = (node: NodeAddress, held: number, adding: number): boolean => node.maxIds !== undefined && held + adding > node.maxIds;
+
 /** What a search answers when the nodes it visits hold more than SearchQuery.maxIds IDs. */
 export const tooManyIdsToRead = (maxIds: number): DomainError =>
   new DomainError('component_too_large', `The search would read more than ${maxIds} IDs; narrow it (step ONE, or another start).`);

@@ -246,14 +246,17 @@ describe('search', () => {
       await putSchema(app, customer);
       const key = id('member_id', 'big');
       const batch = (n: number) => Array.from({ length: 1000 }, (_, i) => id('cookie', `c${String(n * 1000 + i).padStart(5, '0')}`));
+      // Two nodes sharing c00000, as one node holds at most NODE_MAX_IDS (10000) IDs.
+      const other = id('member_id', 'big-2');
       await createNode(app, customer, buildNode({ key, ids: batch(0) }));
+      await createNode(app, customer, buildNode({ key: other, ids: [id('cookie', 'c00000')] }));
       for (let n = 1; n <= 10; n += 1) {
-        const res = await app.call('POST', `/v1/${customer}/node/_insert`, { body: { schema: 'member', key, ids: batch(n) } });
+        const res = await app.call('POST', `/v1/${customer}/node/_insert`, { body: { schema: 'member', key: n <= 5 ? key : other, ids: batch(n) } });
         expect(res.status).toBe(201);
       }
       const res = await search(customer, buildSearch({ schema: 'member', key }));
       expect(res.status).toBe(200);
-      expect(res.body.total).toBe(11001);
+      expect(res.body.total).toBe(11002);
       expect(res.body.results).toHaveLength(10000);
       expect(res.body.results[0]).toEqual(id('cookie', 'c00000'));
       expect(res.body.results[9999]).toEqual(id('cookie', 'c09999'));

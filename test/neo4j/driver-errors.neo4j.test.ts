@@ -7,9 +7,13 @@ import type { Driver, Session, Transaction } from 'neo4j-driver';
 import { DomainError } from '../../src/domain/errors';
 import { isConstraintViolation, isEntityNotFound, neo4jCode, toStoreError } from '../../src/store/neo4j/driver-errors';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { int } from '../../src/store/neo4j/query';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
 import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+
+/** The limit the store passes node.link-ids for a write that grows a node (NODE_MAX_IDS, its default). */
+const NODE_MAX_IDS = 10_000;
 
 describe('Neo4j error codes, from a real server', () => {
   const connection = neo4jConnectionFromEnv();
@@ -76,7 +80,7 @@ describe('Neo4j error codes, from a real server', () => {
     // m2 links d1: node.link-ids finds the vertex as committed, waits for its lock, then writes to a deleted vertex.
     const linking = await begin();
     const m2 = await lockNode(linking, c, 'm2');
-    const linked = rejection(run(linking, 'node.link-ids', { node: m2, ids: [id('device', 'd1')] }));
+    const linked = rejection(run(linking, 'node.link-ids', { node: m2, ids: [id('device', 'd1')], maxIds: int(NODE_MAX_IDS) }));
     await untilOneIsBlocked(driver, connection.database);
     await removing.commit();
 

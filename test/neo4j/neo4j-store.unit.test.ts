@@ -422,7 +422,42 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.rekey', 'node.held-among', 'node.unlink-id', 'node.link-ids']);
       expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
       expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
-      expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')] });
+      expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')], maxIds: null });
+    });
+  });
+
+  describe('NODE_MAX_IDS', () => {
+    const limited = (memberId: string, maxIds: number): NodeAddress => ({ ...member(memberId), maxIds });
+
+    test('when createNode would hold more than maxIds IDs, the key counted once, then node_id_limit_reached and nothing runs', async () => {
+      const fake = fakeStore();
+      await expect(fake.store.createNode(limited('m1', 2), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
+        code: 'node_id_limit_reached',
+      });
+      expect(fake.names()).toEqual([]);
+      await fake.store.createNode(limited('m1', 3), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')]);
+      expect(fake.names()).toEqual(['node.create']);
+    });
+
+    test('when insert or upsert grows the node, then node.link-ids gets maxIds, and linking nothing means node_id_limit_reached', async () => {
+      const full = fakeStore((name) => (name === 'node.link-ids' ? [{ linked: 0 }] : undefined));
+      await expect(full.store.insertIds(limited('m1', 3), [id('device', 'd1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+      await expect(full.store.replaceId(limited('m1', 3), id('device', 'd8'), id('device', 'd9'), true)).rejects.toMatchObject({
+        code: 'node_id_limit_reached',
+      });
+      expect(full.named('node.link-ids').map((c) => [String(c.params.maxIds), neo4j.isInt(c.params.maxIds)])).toEqual([
+        ['3', true],
+        ['3', true],
+      ]);
+      const room = fakeStore((name) => (name === 'node.link-ids' ? [{ linked: 1 }] : undefined));
+      await room.store.insertIds(limited('m1', 3), [id('device', 'd1')]);
+    });
+
+    test('when a replacement links its set after unlinking where, then no limit applies (the node does not grow)', async () => {
+      const where = id('device', 'd1');
+      const fake = fakeStore((name) => (name === 'node.held-among' ? ([where] as unknown as Row[]) : undefined));
+      await fake.store.replaceId(limited('m1', 1), where, id('device', 'd2'), false);
+      expect(fake.named('node.link-ids')[0]?.params.maxIds).toBeNull();
     });
   });
 

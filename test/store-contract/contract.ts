@@ -813,6 +813,45 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         });
       });
 
+      describe('the limit of IDs per node (NodeAddress.maxIds)', () => {
+        const limited = (c: string, memberId: string, maxIds: number): NodeAddress => ({ ...member(c, memberId), maxIds });
+
+        test('when a write would make a node hold more than maxIds IDs, then node_id_limit_reached and nothing changes; writes that do not grow it pass', async () => {
+          const c = await customerWithSchemas();
+          await expect(store().createNode(limited(c, 'm1', 2), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
+            code: 'node_id_limit_reached',
+          });
+          expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
+          await store().createNode(limited(c, 'm1', 2), [id('member_id', 'm1'), id('device', 'd1')]);
+          await expect(store().insertIds(limited(c, 'm1', 2), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+          await expect(store().replaceId(limited(c, 'm1', 2), id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({
+            code: 'node_id_limit_reached',
+          });
+          await store().replaceId(limited(c, 'm1', 2), id('device', 'd1'), id('device', 'd2'), true);
+          await store().rekey(limited(c, 'm1', 2), 'm2');
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
+          // A node already past a lowered limit keeps what it holds and may still change it without growing.
+          await store().replaceId(limited(c, 'm2', 1), id('device', 'd2'), id('device', 'd3'), false);
+          expect(await store().applyNodeWrites([
+            { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1'), id('cookie', 'k2')] },
+            { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1')] },
+          ])).toEqual([expect.objectContaining({ code: 'node_id_limit_reached' }), undefined]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k1'), id('device', 'd3'), id('member_id', 'm2')]);
+        });
+
+        test('when 30 inserts race into a node with room for 9 more IDs, then exactly enough succeed to fill it, and it never holds more', async () => {
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm1'), []);
+          const settled = await Promise.allSettled(
+            Array.from({ length: 30 }, (_, i) => store().insertIds(limited(c, 'm1', 10), [id('cookie', `k${String(i).padStart(2, '0')}`)])),
+          );
+          const inserted = settled.flatMap((o, i) => (o.status === 'fulfilled' ? [id('cookie', `k${String(i).padStart(2, '0')}`)] : []));
+          expect(inserted).toHaveLength(9);
+          for (const o of settled) if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'node_id_limit_reached' });
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([...inserted, id('member_id', 'm1')]);
+        });
+      });
+
       describe('applyNodeWrites (bulk)', () => {
         test('when a batch mixes good and refused writes, then each has the outcome of its single method and only the good ones change anything', async () => {
           const c = await customerWithSchemas();

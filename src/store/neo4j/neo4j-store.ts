@@ -15,7 +15,7 @@ import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import { type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, sameId, type TokenRecord } from '../../domain/model';
-import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
+import { nodeIdLimitReached, type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken, wouldPassIdLimit } from '../store';
 import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
@@ -480,8 +480,15 @@ export class Neo4jStore implements Store {
     return (id) => held.some((h) => sameId(h, id));
   }
 
-  private async link(q: Query, nodeElementId: string, ids: IdPair[]): Promise<void> {
-    if (ids.length > 0) await q('node.link-ids', { node: nodeElementId, ids: canonicalIds(ids) });
+  /**
+   * Links `ids`, which the (locked) node does not hold. A write that grows the node passes its address as `growing`:
+   * node_id_limit_reached, and nothing linked, when the node would then hold more than NodeAddress.maxIds IDs.
+   */
+  private async link(q: Query, nodeElementId: string, ids: IdPair[], growing?: NodeAddress): Promise<void> {
+    if (ids.length === 0) return;
+    const maxIds = growing?.maxIds === undefined ? null : int(growing.maxIds);
+    const [row] = await q<{ linked: number }>('node.link-ids', { node: nodeElementId, ids: canonicalIds(ids), maxIds });
+    if (growing && maxIds !== null && (row?.linked ?? 0) === 0) throw nodeIdLimitReached(growing);
   }
 
   private async unlink(q: Query, nodeElementId: string, id: IdPair): Promise<void> {
@@ -513,7 +520,9 @@ export class Neo4jStore implements Store {
         return {
           work: async (q, writeId, guards) => {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
-            const [made] = await q('node.create', { ...keyParams(w.node), ids: canonicalIds([w.node.key, ...w.ids]), write: writeId });
+            const ids = canonicalIds([w.node.key, ...w.ids]);
+            if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
+            const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId });
             // The domain checked the schema, but a concurrent removal may have happened since.
             if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
           },
@@ -527,7 +536,7 @@ export class Neo4jStore implements Store {
             const holds = await this.heldAmong(q, target, w.ids);
             const alreadyHeld = w.ids.find(holds);
             if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
-            await this.link(q, target, w.ids);
+            await this.link(q, target, w.ids, w.node);
           },
         };
       case 'replace':
@@ -537,7 +546,7 @@ export class Neo4jStore implements Store {
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, [w.where, w.set]);
             if (!holds(w.where)) {
-              if (w.upsert && !holds(w.set)) await this.link(q, target, [w.set]);
+              if (w.upsert && !holds(w.set)) await this.link(q, target, [w.set], w.node);
               return;
             }
             if (sameId(w.where, w.set)) return;

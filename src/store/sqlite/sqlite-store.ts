@@ -6,7 +6,16 @@ import Database from 'better-sqlite3';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import { declaresAsExpected, type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, type TokenRecord } from '../../domain/model';
-import { type NodeWrite, type PutSchemaOutcome, schemaChanged, type Store, type StoredToken, tooManyIdsToRead } from '../store';
+import {
+  nodeIdLimitReached,
+  type NodeWrite,
+  type PutSchemaOutcome,
+  schemaChanged,
+  type Store,
+  type StoredToken,
+  tooManyIdsToRead,
+  wouldPassIdLimit,
+} from '../store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 
@@ -134,6 +143,9 @@ export class SqliteStore implements Store {
       link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
       unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
       heldIdPks: db.prepare('SELECT id_pk FROM node_ids WHERE node_pk = ?').pluck(),
+      // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
+      // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (README, Performance).
+      heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
       nodeIds: db.prepare(
         'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
       ),
@@ -396,6 +408,8 @@ export class SqliteStore implements Store {
 
   private createNodeNow(node: NodeAddress, ids: IdPair[]): void {
     this.refuseIfSchemaChanged(node);
+    const held = uniqueById([node.key, ...ids]);
+    if (wouldPassIdLimit(node, 0, held.length)) throw nodeIdLimitReached(node);
     let nodePk: number;
     try {
       nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
@@ -407,7 +421,13 @@ export class SqliteStore implements Store {
       }
       throw e;
     }
-    for (const id of uniqueById([node.key, ...ids])) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    for (const id of held) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+  }
+
+  /** node_id_limit_reached when linking `adding` more IDs would take the node past NodeAddress.maxIds. Inside the write. */
+  private refuseIfOverIdLimit(node: NodeAddress, nodePk: number, adding: number): void {
+    if (node.maxIds === undefined) return;
+    if (wouldPassIdLimit(node, this.s.heldCount.get(nodePk) as number, adding)) throw nodeIdLimitReached(node);
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
@@ -422,7 +442,9 @@ export class SqliteStore implements Store {
         throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
       }
     }
-    for (const id of uniqueById(ids)) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    const adding = uniqueById(ids);
+    this.refuseIfOverIdLimit(node, nodePk, adding.length);
+    for (const id of adding) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
@@ -435,7 +457,10 @@ export class SqliteStore implements Store {
     const whereIdPk = this.holds(nodePk, node.customerId, where);
     const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
     if (whereIdPk === undefined) {
-      if (upsert && !setHeld) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+      if (upsert && !setHeld) {
+        this.refuseIfOverIdLimit(node, nodePk, 1);
+        this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+      }
       return;
     }
     if (where.type === set.type && where.id === set.id) return;
