@@ -1,7 +1,7 @@
 // NODE_MAX_IDS: a node holds at most that many IDs. A create, insert, upsert or bulk line that would take a node
 // past it is 409 node_id_limit_reached and adds nothing, also when many writes to one node race.
-import request from 'supertest';
 import { startApp, type TestApp } from '../helpers/app';
+import { postBulk } from '../helpers/bulk';
 import { contractProblems } from '../helpers/contract';
 import { buildDelete, buildInsert, buildRekey, buildUpdate, expectProblem, id, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { buildNode, createNode, putSchema } from '../helpers/factories';
@@ -84,18 +84,7 @@ describe('NODE_MAX_IDS', () => {
       { op: 'upsert', body: buildUpdate({ where: id('device', 'd-9'), set: id('device', 'd-2') }) },
       { op: 'insert', body: buildInsert({ ids: [id('cookie', 'c-3')] }) },
     ];
-    const res = await request(app.baseUrl)
-      .post(`/v1/${customer}/node/_bulk`)
-      .set('Content-Type', 'application/x-ndjson')
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => done(null, text));
-      })
-      .send(lines.map((l) => JSON.stringify(l)).join('\n'));
-    res.text = res.body as string;
+    const res = await postBulk(app.baseUrl, customer, lines.map((l) => JSON.stringify(l)).join('\n'));
     expect(contractProblems('POST', `/v1/${customer}/node/_bulk`, res)).toEqual([]);
     expect(res.status).toBe(200);
     const results = res.text
