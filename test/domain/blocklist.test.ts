@@ -1,0 +1,224 @@
+// Blocked values (extensions §2.2): which rules may be stored, which IDs they block, and that no pattern can stall us.
+import fc from 'fast-check';
+import { type BlockRule, blocklistCacheSize, checkRules, compileBlocklist } from '../../src/domain/blocklist';
+import { DomainError, type FieldProblem } from '../../src/domain/errors';
+
+const values = (type: string, list: string[], ignoreCase = false): BlockRule => ({ type, values: list, ignoreCase });
+const pattern = (type: string, source: string, ignoreCase = false): BlockRule => ({ type, pattern: source, ignoreCase });
+const id = (type: string, value: string) => ({ type, id: value });
+
+/** The problems checkRules reports for `rules`, or [] when it accepts them. */
+function problemsOf(rules: unknown): FieldProblem[] {
+  try {
+    checkRules(rules as BlockRule[]);
+    return [];
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    expect((e as DomainError).code).toBe('validation_failed');
+    return (e as DomainError).errors ?? [];
+  }
+}
+
+describe('matching IDs against a blocklist', () => {
+  test('when a rule lists values, then exactly those values of its type are blocked', () => {
+    const blocklist = compileBlocklist([values('email', ['test@test.com', 'none@none'])]);
+    expect(blocklist.empty).toBe(false);
+    expect(blocklist.ruleBlocking(id('email', 'test@test.com'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('email', 'none@none'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('email', 'TEST@test.com'))).toBe(-1);
+    expect(blocklist.ruleBlocking(id('email', 'test@test.com '))).toBe(-1);
+  });
+
+  test('when a values rule ignores case, then any spelling of a listed value is blocked', () => {
+    const blocklist = compileBlocklist([values('email', ['Test@Test.com'], true)]);
+    expect(blocklist.ruleBlocking(id('email', 'test@test.com'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('email', 'TEST@TEST.COM'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('email', 'other@test.com'))).toBe(-1);
+  });
+
+  test('when a rule has a pattern, then it blocks only values it matches whole, anchored or not', () => {
+    for (const source of ['^0+$', '0+']) {
+      const blocklist = compileBlocklist([pattern('device_id', source)]);
+      expect(blocklist.ruleBlocking(id('device_id', '000'))).toBe(0);
+      expect(blocklist.ruleBlocking(id('device_id', '0001'))).toBe(-1);
+      expect(blocklist.ruleBlocking(id('device_id', '1000'))).toBe(-1);
+    }
+  });
+
+  test('when a pattern has alternatives, then each must match the whole value', () => {
+    const blocklist = compileBlocklist([pattern('device_id', 'a|b')]);
+    expect(blocklist.ruleBlocking(id('device_id', 'a'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('device_id', 'b'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('device_id', 'ab'))).toBe(-1);
+  });
+
+  test('when a pattern ignores case, then it matches any case; otherwise only its own', () => {
+    const folded = compileBlocklist([pattern('email', '[a-z]+@example\\.com', true)]);
+    const exact = compileBlocklist([pattern('email', '[a-z]+@example\\.com')]);
+    expect(folded.ruleBlocking(id('email', 'Ann@EXAMPLE.com'))).toBe(0);
+    expect(exact.ruleBlocking(id('email', 'Ann@EXAMPLE.com'))).toBe(-1);
+    expect(exact.ruleBlocking(id('email', 'ann@example.com'))).toBe(0);
+  });
+
+  test('when several rules block a value, then the first of them is named', () => {
+    const blocklist = compileBlocklist([
+      values('device_id', ['x@test.com']),
+      values('email', ['nobody@test.com']),
+      pattern('email', '.*@test\\.com'),
+      values('email', ['x@test.com']),
+      pattern('email', 'x@.*'),
+    ]);
+    expect(blocklist.ruleBlocking(id('email', 'nobody@test.com'))).toBe(1);
+    expect(blocklist.ruleBlocking(id('email', 'x@test.com'))).toBe(2);
+    expect(blocklist.ruleBlocking(id('email', 'x@example.com'))).toBe(4);
+    expect(blocklist.ruleBlocking(id('device_id', 'x@test.com'))).toBe(0);
+  });
+
+  test('when an ID is of a type no rule names, then it is not blocked', () => {
+    const blocklist = compileBlocklist([values('email', ['test@test.com']), pattern('device_id', '.*')]);
+    expect(blocklist.ruleBlocking(id('member_id', 'test@test.com'))).toBe(-1);
+    expect(blocklist.ruleBlocking(id('Email', 'test@test.com'))).toBe(-1);
+  });
+
+  test('when there are no rules, then the shared empty blocklist blocks nothing', () => {
+    const empty = compileBlocklist([]);
+    expect(empty.empty).toBe(true);
+    expect(compileBlocklist([])).toBe(empty);
+    expect(empty.ruleBlocking(id('email', 'test@test.com'))).toBe(-1);
+  });
+});
+
+describe('checking rules before they are stored', () => {
+  test('when every rule is sound, then nothing is refused', () => {
+    expect(
+      problemsOf([
+        values('email', ['test@test.com', 'none@none'], true),
+        pattern('device_id', '^0+$'),
+        pattern('device_id', '(?<kind>ios|android)-[0-9a-f]{8}'),
+      ]),
+    ).toEqual([]);
+  });
+
+  test('when a rule gives both or neither of values and pattern, then that rule is named', () => {
+    const both = { type: 'email', values: ['a'], pattern: 'a', ignoreCase: false };
+    const neither = { type: 'email', ignoreCase: false };
+    expect(problemsOf([values('email', ['a']), both, neither])).toEqual([
+      { path: '/body/rules/1', message: 'give exactly one of values or pattern' },
+      { path: '/body/rules/2', message: 'give exactly one of values or pattern' },
+    ]);
+  });
+
+  test.each([
+    ['a repetition of a repetition', '(a+)+$'],
+    ['a star of a star', '(x*)*'],
+  ])('when a pattern has %s, then it is refused although RE2 would run it in linear time', (_what, source) => {
+    const problems = problemsOf([values('email', ['a']), pattern('device_id', source)]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.path).toBe('/body/rules/1/pattern');
+    expect(problems[0]?.message).toMatch(/backtrack catastrophically/);
+  });
+
+  test('when a pattern uses syntax only RE2 reads, such as (?i), then it is refused pointing to ignore_case', () => {
+    const problems = problemsOf([pattern('device_id', '(?i)abc')]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.path).toBe('/body/rules/0/pattern');
+    expect(problems[0]?.message).toMatch(/ignore_case/);
+  });
+
+  test.each([
+    ['a lookahead', '(?=a)'],
+    ['a backreference', '(a)\\1'],
+    ['an unbalanced parenthesis', '('],
+  ])('when a pattern has %s, then it is refused saying RE2 does not accept it', (_what, source) => {
+    const problems = problemsOf([pattern('device_id', '0+'), pattern('device_id', source)]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.path).toBe('/body/rules/1/pattern');
+    expect(problems[0]?.message).toMatch(/^is not a regular expression RE2 accepts \(.+\)/);
+  });
+
+  test('when several rules are bad, then each is named in one refusal', () => {
+    const problems = problemsOf([pattern('a', '(a+)+$'), pattern('b', 'ok'), pattern('c', '(?=a)'), { type: 'd', ignoreCase: true }]);
+    expect(problems.map((p) => p.path)).toEqual(['/body/rules/0/pattern', '/body/rules/2/pattern', '/body/rules/3']);
+  });
+
+  test('when a bad pattern is long, then the message quotes only a short piece of it', () => {
+    const source = `(${'a'.repeat(199)}`;
+    const [problem] = problemsOf([pattern('device_id', source)]);
+    expect(problem?.path).toBe('/body/rules/0/pattern');
+    expect(problem?.message).not.toContain(source);
+    expect(problem?.message.length).toBeLessThan(200);
+  });
+
+  test('when rules go past the contract bounds, then they are refused rather than compiled', () => {
+    expect(problemsOf([pattern('device_id', 'a'.repeat(201))])).toEqual([
+      { path: '/body/rules/0/pattern', message: 'must be at most 200 characters' },
+    ]);
+    expect(problemsOf([values('email', [])])[0]?.path).toBe('/body/rules/0/values');
+    expect(problemsOf([values('email', Array.from({ length: 1001 }, (_, i) => `v${i}`))])[0]?.path).toBe('/body/rules/0/values');
+    expect(problemsOf(Array.from({ length: 101 }, () => values('email', ['a'])))).toEqual([
+      { path: '/body/rules', message: 'must hold at most 100 rules' },
+    ]);
+  });
+
+  test('when given anything at all, then checkRules only ever throws a validation_failed DomainError', () => {
+    const regexPiece = fc.constantFrom(
+      ...['(', ')', '*', '+', '?', '|', '[', ']', '{', '}', '\\', ',', '^', '$', '.', '<', '=', '!', 'P', ':'],
+      ...['a', '1', 'é', '\ud800'],
+    );
+    const regexText = fc.array(regexPiece, { maxLength: 40 }).map((pieces) => pieces.join(''));
+    const rule = fc.record(
+      {
+        type: fc.oneof(fc.string(), fc.anything()),
+        values: fc.oneof(fc.array(fc.string()), fc.anything()),
+        pattern: fc.oneof(regexText, fc.anything()),
+        ignoreCase: fc.oneof(fc.boolean(), fc.anything()),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.array(rule, { maxLength: 5 }), fc.anything()), (rules) => {
+        problemsOf(rules);
+      }),
+      { seed: 20261123, numRuns: 1000 },
+    );
+  });
+});
+
+describe('patterns cannot stall the service', () => {
+  test('when a pattern slips past safe-regex2 and meets a hostile value, then matching still takes linear time', () => {
+    const rules = [pattern('device_id', '(a|a)*$')];
+    expect(problemsOf(rules)).toEqual([]);
+    const blocklist = compileBlocklist(rules);
+    const hostile = `${'a'.repeat(50000)}b`;
+    const started = performance.now();
+    expect(blocklist.ruleBlocking(id('device_id', hostile))).toBe(-1);
+    expect(blocklist.ruleBlocking(id('device_id', 'a'.repeat(50000)))).toBe(0);
+    // A backtracking engine needs about 2^50000 steps here; RE2 needs a few milliseconds.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('the compiled blocklist cache', () => {
+  const rulesFor = (name: string): BlockRule[] => [values('email', [`${name}@test.com`]), pattern('device_id', `${name}-[0-9]+`, true)];
+
+  test('when equal rules are compiled twice, then the same blocklist comes back', () => {
+    expect(compileBlocklist(rulesFor('same'))).toBe(compileBlocklist(structuredClone(rulesFor('same'))));
+    expect(compileBlocklist(rulesFor('same'))).not.toBe(compileBlocklist(rulesFor('other')));
+  });
+
+  test('when 257 distinct rule sets are compiled, then at most 256 stay cached', () => {
+    for (let i = 0; i < 257; i++) compileBlocklist(rulesFor(`bounded-${i}`));
+    expect(blocklistCacheSize()).toBeLessThanOrEqual(256);
+    expect(blocklistCacheSize()).toBeGreaterThan(0);
+  });
+
+  test('when the cache is full, then the least recently used blocklist goes first', () => {
+    const kept = compileBlocklist(rulesFor('kept'));
+    const forgotten = compileBlocklist(rulesFor('forgotten'));
+    for (let i = 0; i < 254; i++) compileBlocklist(rulesFor(`filler-${i}`));
+    expect(compileBlocklist(rulesFor('kept'))).toBe(kept); // now the most recently used
+    for (let i = 0; i < 254; i++) compileBlocklist(rulesFor(`more-${i}`));
+    expect(compileBlocklist(rulesFor('kept'))).toBe(kept);
+    expect(compileBlocklist(rulesFor('forgotten'))).not.toBe(forgotten);
+  });
+});
