@@ -2,7 +2,8 @@
 // Takes the write locks of the schema's guards numbered `stripes`, creating those that do not exist yet, and then
 // reads what the schema declares; no row when the schema does not exist. Neo4j has no shared locks to give in
 // Cypher, so the guards stand in for one: a node write that may add IDs takes one guard of its schema (a random
-// stripe, so writes to one schema rarely wait on each other) and then checks the types it was checked against;
+// stripe, so writes to one schema rarely wait on each other) and then checks the types it was checked against,
+// with all their options;
 // a schema replacement or deletion takes all of them first. A replacement that drops a type therefore waits for
 // the writes in flight and then sees their IDs (schema_in_use), or goes first, and the writes that follow read
 // the new declarations (schema_changed, and the domain checks them again). Guards come before the schema vertex
@@ -18,5 +19,5 @@ SET guard.lastWrite = $write
 WITH schema, count(guard) AS locked
 RETURN COLLECT {
   MATCH (schema)-[:DECLARES]->(idType:IdType)
-  RETURN {type: idType.name, secure: idType.secure}
+  RETURN {type: idType.name, secure: idType.secure, links: coalesce(idType.links, true), maxHolders: idType.maxHolders}
 } AS declared

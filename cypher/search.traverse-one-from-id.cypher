@@ -1,4 +1,4 @@
-// params: source, maxNodes, maxIds, excluded, havingType, hiddenTypes
+// params: source, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes
 // Step ONE from a where condition without a schema: the start nodes are all the holders of the ID (one hop from
 // its Id vertex), and the nodes sharing an ID with one of them are three hops away (Id, holder, Id, node), the IDs
 // these hold four. One breadth-first search from the Id vertex instead of one per holder.
@@ -11,6 +11,14 @@
 // Why this shape: only distinct end nodes are used and the lower bound is 0, the conditions for
 // VarLengthExpand(Pruning,BFS,All) (Cypher Manual, "Operators in detail", Breadth First VarLength Expand Pruning).
 //
+// IDs of `links: false` types (unlinkedTypes) are never stepped through. The path predicate keeps them out of every
+// path (but for the source, when a where condition starts from one), and the planner solves it inside the same
+// VarLengthExpand(Pruning,BFS,All), as a predicate on each vertex it reaches (EXPLAIN on 5.26 shows it in the
+// operator's details; test/store-contract/neo4j.neo4j.test.ts checks the plan): a vertex it refuses is neither
+// reached nor expanded, so a `links: false` ID held by a million nodes costs one refused vertex. Such IDs are still
+// IDs the reached nodes hold: the COUNT below adds them to idsRead (and reads nothing when unlinkedTypes is empty),
+// and they are returned.
+//
 // Then, in the same statement, what the search answers: the number of nodes reached (`visited`) and of Id vertices
 // (`idsRead`; more than maxNodes or maxIds means component_too_large, and then no IDs are gathered), and the
 // distinct IDs the reached nodes hold, but for the nodes in `excluded` (the start nodes, for `exclude`), of type
@@ -21,12 +29,19 @@
 // Performance, On Neo4j).
 MATCH (source:Id)
 WHERE elementId(source) = $source
-MATCH (source)-[:LINKED*0..4]-(reached)
+MATCH path = (source)-[:LINKED*0..4]-(reached)
+WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
 WITH DISTINCT reached
 LIMIT $maxNodes + $maxIds + 1
 WITH collect(reached) AS vertices
 WITH vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH nodes, size(nodes) AS visited, size(vertices) - size(nodes) AS idsRead
+WITH vertices, nodes, size(nodes) AS visited
+WITH nodes, visited, size(vertices) - visited + COUNT {
+  UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
+  MATCH (holder)-[:LINKED]->(id:Id)
+  WHERE id.type IN $unlinkedTypes AND elementId(id) <> $source
+  RETURN DISTINCT id
+} AS idsRead
 RETURN visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)

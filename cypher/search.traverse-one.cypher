@@ -1,4 +1,4 @@
-// params: starts, maxNodes, maxIds, excluded, havingType, hiddenTypes
+// params: starts, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes
 // Step ONE from start nodes: the start nodes and the nodes sharing at least one ID with one of them (node, Id,
 // node: at most two hops), and the IDs they hold (one hop more).
 //
@@ -15,6 +15,14 @@
 // `elementId(start) IN $starts`, Neo4j 5.26 planned a list of 1,345 ids as a scan of every IdNode, whose cost
 // grows with the whole database. test/store-contract/neo4j.neo4j.test.ts checks the plan.
 //
+// IDs of `links: false` types (unlinkedTypes) are never stepped through. The path predicate keeps them out of every
+// path, and the planner solves it inside the same
+// VarLengthExpand(Pruning,BFS,All), as a predicate on each vertex it reaches (EXPLAIN on 5.26 shows it in the
+// operator's details; test/store-contract/neo4j.neo4j.test.ts checks the plan): a vertex it refuses is neither
+// reached nor expanded, so a `links: false` ID held by a million nodes costs one refused vertex. Such IDs are still
+// IDs the reached nodes hold: the COUNT below adds them to idsRead (and reads nothing when unlinkedTypes is empty),
+// and they are returned.
+//
 // Then, in the same statement, what the search answers: the number of nodes reached (`visited`) and of Id vertices
 // (`idsRead`; more than maxNodes or maxIds means component_too_large, and then no IDs are gathered), and the
 // distinct IDs the reached nodes hold, but for the nodes in `excluded` (the start nodes, for `exclude`), of type
@@ -26,12 +34,19 @@
 UNWIND $starts AS startId
 MATCH (start:IdNode)
 WHERE elementId(start) = startId
-MATCH (start)-[:LINKED*0..3]-(reached)
+MATCH path = (start)-[:LINKED*0..3]-(reached)
+WHERE all(vertex IN nodes(path) WHERE NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
 WITH DISTINCT reached
 LIMIT $maxNodes + $maxIds + 1
 WITH collect(reached) AS vertices
 WITH vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH nodes, size(nodes) AS visited, size(vertices) - size(nodes) AS idsRead
+WITH vertices, nodes, size(nodes) AS visited
+WITH nodes, visited, size(vertices) - visited + COUNT {
+  UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
+  MATCH (holder)-[:LINKED]->(id:Id)
+  WHERE id.type IN $unlinkedTypes
+  RETURN DISTINCT id
+} AS idsRead
 RETURN visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)

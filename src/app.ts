@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { bytes } from './http/bytes';
 import type { Config } from './config';
+import { CustomerSettingsService } from './domain/customer-settings';
 import { DeliveryService } from './domain/deliveries';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
@@ -91,7 +92,7 @@ export function createApp(deps: AppDependencies): Express {
       lineTimeoutMs: config.bulk.lineTimeoutMs,
     }),
   );
-  app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens));
+  app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens, new CustomerSettingsService(store)));
 
   app.use(notFound());
   app.use(errorHandler(logger));

@@ -1,4 +1,5 @@
 // The plain records the domain and every store exchange.
+import type { BlockRule } from './blocklist';
 
 /** One identifier: a (type, id) pair. */
 export interface IdPair {
@@ -9,7 +10,33 @@ export interface IdPair {
 export interface IdTypeDeclaration {
   type: string;
   secure: boolean;
+  /**
+   * false: IDs of this type are held, returned and usable as a search's `where`, but never link two nodes (ONE and
+   * ALL do not step through them). Absent means true; stores return it only when false.
+   */
+  links?: boolean;
+  /** At most this many nodes of the customer may hold one ID of this type; absent: no limit (and stores omit it). */
+  maxHolders?: number;
 }
+
+/** A declaration as stores keep and return it: `links` only when false, `maxHolders` only when set. */
+export const canonicalDeclaration = (t: IdTypeDeclaration): IdTypeDeclaration => ({
+  type: t.type,
+  secure: t.secure,
+  ...(t.links === false ? { links: false } : {}),
+  ...(t.maxHolders !== undefined && t.maxHolders !== null ? { maxHolders: t.maxHolders } : {}),
+});
+
+/** The options besides secure one type has per customer (extensions §2.1), defaults filled in. */
+const optionsOf = (t: IdTypeDeclaration) => ({ links: t.links !== false, maxHolders: t.maxHolders ?? null });
+
+/** Whether two declarations of a type agree on every option but secure (type_option_conflict otherwise). */
+export const sameTypeOptions = (a: IdTypeDeclaration, b: IdTypeDeclaration): boolean =>
+  optionsOf(a).links === optionsOf(b).links && optionsOf(a).maxHolders === optionsOf(b).maxHolders;
+
+/** Whether two declarations of a type agree on every option, secure included. */
+const sameDeclaration = (a: IdTypeDeclaration, b: IdTypeDeclaration): boolean =>
+  a.type === b.type && a.secure === b.secure && sameTypeOptions(a, b);
 
 export interface SchemaRecord {
   schemaId: string;
@@ -37,9 +64,9 @@ export interface NodeAddress {
   maxIds?: number;
 }
 
-/** Whether `declared` (a schema's declarations now) still declares every expected type with its secure flag. */
+/** Whether `declared` (a schema's declarations now) still declares every expected type with all its options. */
 export const declaresAsExpected = (declared: readonly IdTypeDeclaration[], expected: readonly IdTypeDeclaration[]): boolean =>
-  expected.every((e) => declared.some((d) => d.type === e.type && d.secure === e.secure));
+  expected.every((e) => declared.some((d) => sameDeclaration(d, e)));
 
 export type TokenKind = 'bearer' | 'mapi';
 
@@ -64,6 +91,8 @@ export interface SearchQuery {
   havingType?: string;
   /** ID types whose values the caller may not see. */
   hiddenTypes: string[];
+  /** ID types declared `links: false`: their IDs are read and returned, but the traversal never steps through them. */
+  unlinkedTypes: string[];
   limit: number;
   /** Visiting more nodes than this fails with component_too_large. */
   maxNodes: number;
@@ -80,6 +109,26 @@ export interface SearchResult {
   total: number;
   /** How many nodes the traversal visited (for metrics; not part of the response). */
   visitedNodes: number;
+}
+
+/** A customer's settings (extensions §2.4). */
+export interface CustomerSettings {
+  /** Every search and node operation of the customer needs its bearer token (or the administrator's). */
+  requireToken: boolean;
+  /** IANA time-zone name: the calendar day of per-day delivery caps. */
+  timezone: string;
+}
+
+export const DEFAULT_SETTINGS: CustomerSettings = { requireToken: false, timezone: 'UTC' };
+
+/** What every search and node write of a customer is checked against, read in one go. */
+export interface CustomerPolicy {
+  settings: CustomerSettings;
+  blockRules: BlockRule[];
+  /** Types declared secure by any schema of the customer. */
+  secureTypes: Set<string>;
+  /** Types declared `links: false` by any schema of the customer. */
+  unlinkedTypes: Set<string>;
 }
 
 export const sameId = (a: IdPair, b: IdPair): boolean => a.type === b.type && a.id === b.id;

@@ -1,7 +1,8 @@
 // The node operations: each checks the schema, the types and who may touch secure IDs, then makes one
 // atomic store call.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
-import { type IdPair, type NodeAddress, type SchemaRecord, sameId } from './model';
+import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, sameId } from './model';
+import { refuseBlocked, requireTokenIfAsked } from './policy';
 import type { NodeWrite, Store } from '../store/store';
 
 /** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
@@ -25,7 +26,11 @@ export interface BulkItem {
   body: unknown;
 }
 
-type SchemaLookup = (schemaId: string) => Promise<SchemaRecord | undefined>;
+/** What checking a write reads: its schema, and the customer's policy (once per request, or per bulk round). */
+interface Reads {
+  schema: (schemaId: string) => Promise<SchemaRecord | undefined>;
+  policy: () => Promise<CustomerPolicy>;
+}
 
 /** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
 const SCHEMA_ATTEMPTS = 3;
@@ -43,34 +48,43 @@ export class NodeService {
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
     await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planCreate(actor, body, this.lookup(actor));
+      const w = await this.planCreate(actor, body, this.reads(actor));
       await this.store.createNode(w.node, w.ids);
     });
   }
 
   async insert(actor: Actor, body: NodeRef & { ids: IdPair[] }): Promise<void> {
     await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planInsert(actor, body, this.lookup(actor));
+      const w = await this.planInsert(actor, body, this.reads(actor));
       await this.store.insertIds(w.node, w.ids);
     });
   }
 
   async replace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean): Promise<void> {
     await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planReplace(actor, body, upsert, this.lookup(actor));
+      const w = await this.planReplace(actor, body, upsert, this.reads(actor));
       await this.store.replaceId(w.node, w.where, w.set, w.upsert);
     });
   }
 
   async rekey(actor: Actor, body: NodeRef & { set: { id: string } }): Promise<void> {
-    const node = await this.checked(actor, body, [], this.lookup(actor));
-    await this.store.rekey(node, body.set.id);
+    await this.checkedAgainstSchemaChanges(async () => {
+      // Only the new key is checked against the blocklist: rekeying is how a node leaves a blocked key.
+      const newKey = [{ id: { type: body.key.type, id: body.set.id }, path: '/body/set' }];
+      const node = await this.checked(actor, body, [], this.reads(actor), newKey);
+      await this.store.rekey(node, body.set.id);
+    });
   }
 
   async delete(actor: Actor, body: NodeRef & { where?: IdPair }): Promise<void> {
-    const w = await this.planDelete(actor, body, this.lookup(actor));
+    const w = await this.planDelete(actor, body, this.reads(actor));
     if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
     else await this.store.deleteNode(w.node);
+  }
+
+  /** 401 when the customer requires a token and the caller has none: a bulk request is refused whole, before its lines. */
+  async admit(actor: Actor): Promise<void> {
+    requireTokenIfAsked(actor, await this.store.customerPolicy(actor.customerId));
   }
 
   /**
@@ -82,11 +96,11 @@ export class NodeService {
     const outcomes: Array<DomainError | undefined> = items.map(() => undefined);
     let pending = items.map((_item, index) => index);
     for (let attempt = 1; pending.length > 0; attempt += 1) {
-      const lookup = this.lookupOncePerSchema(actor);
+      const reads = this.readsOncePerRound(actor);
       const planned: Array<{ index: number; write: NodeWrite }> = [];
       for (const index of pending) {
         try {
-          planned.push({ index, write: await this.plan(actor, items[index] as BulkItem, lookup) });
+          planned.push({ index, write: await this.plan(actor, items[index] as BulkItem, reads) });
         } catch (e) {
           if (!isDomainError(e)) throw e;
           outcomes[index] = e;
@@ -118,74 +132,82 @@ export class NodeService {
     }
   }
 
-  private lookupOncePerSchema(actor: Actor): SchemaLookup {
+  private readsOncePerRound(actor: Actor): Reads {
     const schemas = new Map<string, Promise<SchemaRecord | undefined>>();
-    return (schemaId) => {
-      let schema = schemas.get(schemaId);
-      if (!schema) {
-        schema = this.store.getSchema(actor.customerId, schemaId);
-        schemas.set(schemaId, schema);
-      }
-      return schema;
+    let policy: Promise<CustomerPolicy> | undefined;
+    return {
+      schema: (schemaId) => {
+        let schema = schemas.get(schemaId);
+        if (!schema) {
+          schema = this.store.getSchema(actor.customerId, schemaId);
+          schemas.set(schemaId, schema);
+        }
+        return schema;
+      },
+      policy: () => (policy ??= this.store.customerPolicy(actor.customerId)),
     };
   }
 
-  private plan(actor: Actor, item: BulkItem, lookup: SchemaLookup): Promise<NodeWrite> {
+  private plan(actor: Actor, item: BulkItem, reads: Reads): Promise<NodeWrite> {
     switch (item.op) {
       case 'create':
-        return this.planCreate(actor, item.body as NodeRef & { ids?: IdPair[] }, lookup);
+        return this.planCreate(actor, item.body as NodeRef & { ids?: IdPair[] }, reads);
       case 'insert':
-        return this.planInsert(actor, item.body as NodeRef & { ids: IdPair[] }, lookup);
+        return this.planInsert(actor, item.body as NodeRef & { ids: IdPair[] }, reads);
       case 'upsert':
-        return this.planReplace(actor, item.body as NodeRef & { set: IdPair; where: IdPair }, true, lookup);
+        return this.planReplace(actor, item.body as NodeRef & { set: IdPair; where: IdPair }, true, reads);
       case 'delete':
-        return this.planDelete(actor, item.body as NodeRef & { where?: IdPair }, lookup);
+        return this.planDelete(actor, item.body as NodeRef & { where?: IdPair }, reads);
     }
   }
 
-  private async planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }, lookup: SchemaLookup) {
+  private async planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }, reads: Reads) {
     const ids = body.ids ?? [];
     rejectDuplicates(ids.filter((id) => !sameId(id, body.key)), ids, '/body/ids');
-    const node = await this.checked(actor, body, ids.map((id, i) => ({ id, path: `/body/ids/${i}` })), lookup);
+    const mentioned = ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned]);
     return { kind: 'create', node, ids } as const;
   }
 
-  private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, lookup: SchemaLookup) {
+  private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, reads: Reads) {
     rejectDuplicates(body.ids, body.ids, '/body/ids');
-    const node = await this.checked(actor, body, body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` })), lookup);
+    const mentioned = body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned]);
     return { kind: 'insert', node, ids: body.ids } as const;
   }
 
-  private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, lookup: SchemaLookup) {
-    const node = await this.checked(
-      actor,
-      body,
-      [
-        { id: body.where, path: '/body/where' },
-        { id: body.set, path: '/body/set' },
-      ],
-      lookup,
-    );
+  private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, reads: Reads) {
+    const set = { id: body.set, path: '/body/set' };
+    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set]);
     refuseKey(body.key, body.where);
     return { kind: 'replace', node, where: body.where, set: body.set, upsert } as const;
   }
 
-  private async planDelete(actor: Actor, body: NodeRef & { where?: IdPair }, lookup: SchemaLookup): Promise<NodeWrite> {
-    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], lookup);
+  /** Never refused by the blocklist: a delete only takes away, and is how a blocked value already held goes. */
+  private async planDelete(actor: Actor, body: NodeRef & { where?: IdPair }, reads: Reads): Promise<NodeWrite> {
+    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], reads, []);
     if (!body.where) return { kind: 'deleteNode', node };
     refuseKey(body.key, body.where);
     return { kind: 'removeId', node, id: body.where };
   }
 
-  private lookup(actor: Actor): SchemaLookup {
-    return (schemaId) => this.store.getSchema(actor.customerId, schemaId);
+  private reads(actor: Actor): Reads {
+    return {
+      schema: (schemaId) => this.store.getSchema(actor.customerId, schemaId),
+      policy: () => this.store.customerPolicy(actor.customerId),
+    };
   }
 
-  /** Schema exists, every type is declared by it, and secure types are touched only when authenticated. */
-  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, lookup: SchemaLookup): Promise<NodeAddress> {
-    const schema = await lookup(ref.schema);
+  /**
+   * The customer's token requirement is met, the schema exists, every type is declared by it, secure types are
+   * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
+   */
+  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned): Promise<NodeAddress> {
+    // Both reads at once: on Neo4j each is a round trip.
+    const [schema, policy] = await Promise.all([reads.schema(ref.schema), reads.policy()]);
+    requireTokenIfAsked(actor, policy);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
-    const declared = new Map(schema.idTypes.map((t) => [t.type, t.secure]));
+    const declared = new Map(schema.idTypes.map((t) => [t.type, t]));
     if (!declared.has(ref.key.type)) {
       throw new DomainError('key_type_not_in_schema', `Key type '${ref.key.type}' is not an ID type of schema '${ref.schema}'.`, [
         { path: '/body/key/type', message: `is not declared by schema '${ref.schema}'` },
@@ -201,10 +223,14 @@ export class NodeService {
     if (!actor.authenticated && usesSecureType(schema, used)) {
       throw new DomainError('authentication_required', 'This operation involves a secure ID type and needs a bearer token.');
     }
-    const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => ({ type, secure: declared.get(type) === true }));
+    refuseBlocked(policy, blockable);
+    // The declarations with all their options: a store refuses the write (schema_changed) should any of them change.
+    const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => declared.get(type) as IdTypeDeclaration);
     return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key, expectedTypes, maxIds: this.limits.nodeMaxIds };
   }
 }
+
+const keyOf = (ref: NodeRef) => ({ id: ref.key, path: '/body/key' });
 
 function usesSecureType(schema: SchemaRecord, ids: IdPair[]): boolean {
   const secure = new Set(schema.idTypes.filter((t) => t.secure).map((t) => t.type));

@@ -1,13 +1,13 @@
 // Schemas declare the ID types a node may hold, and which of them are secure.
 import { DomainError } from './errors';
-import type { IdTypeDeclaration, SchemaRecord } from './model';
+import { canonicalDeclaration, type IdTypeDeclaration, type SchemaRecord } from './model';
 import type { PutSchemaOutcome, Store } from '../store/store';
 
 export class SchemaService {
   constructor(private readonly store: Store) {}
 
-  put(customerId: string, schemaId: string, idTypes: Array<{ type: string; secure?: boolean }>): Promise<PutSchemaOutcome> {
-    const declared: IdTypeDeclaration[] = idTypes.map((t) => ({ type: t.type, secure: t.secure ?? false }));
+  put(customerId: string, schemaId: string, idTypes: Array<Partial<IdTypeDeclaration> & { type: string }>): Promise<PutSchemaOutcome> {
+    const declared: IdTypeDeclaration[] = idTypes.map((t) => canonicalDeclaration({ ...t, secure: t.secure ?? false }));
     const seen = new Map<string, number>();
     declared.forEach((t, index) => {
       const first = seen.get(t.type);

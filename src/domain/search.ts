@@ -2,6 +2,7 @@
 import { DomainError } from './errors';
 import type { IdPair, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
+import { requireTokenIfAsked } from './policy';
 import type { Store } from '../store/store';
 
 export interface SearchBody {
@@ -41,8 +42,15 @@ export class SearchService {
         { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },
       ]);
     }
+    // Both reads at once (on Neo4j each is a round trip); the token requirement is answered before anything the
+    // schema says, so that a caller without a token learns nothing of the customer's schemas.
+    const [policy, schema] = await Promise.all([
+      this.store.customerPolicy(actor.customerId),
+      from.schema === undefined ? undefined : this.store.getSchema(actor.customerId, from.schema),
+    ]);
+    requireTokenIfAsked(actor, policy);
+    const { secureTypes, unlinkedTypes } = policy;
     if (from.schema !== undefined) {
-      const schema = await this.store.getSchema(actor.customerId, from.schema);
       if (!schema) throw new DomainError('schema_not_found', `Schema '${from.schema}' does not exist.`);
       const declared = new Set(schema.idTypes.map((t) => t.type));
       if (from.key && !declared.has(from.key.type)) {
@@ -51,7 +59,6 @@ export class SearchService {
         ]);
       }
     }
-    const secureTypes = await this.store.secureTypes(actor.customerId);
     const startsFromSecure = [from.key, from.where].some((id) => id !== undefined && secureTypes.has(id.type));
     if (startsFromSecure && !actor.authenticated) {
       throw new DomainError('authentication_required', 'A search that starts from a secure ID type needs a bearer token.');
@@ -64,6 +71,7 @@ export class SearchService {
       exclude: from.exclude ?? false,
       ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
       hiddenTypes: actor.authenticated ? [] : [...secureTypes],
+      unlinkedTypes: [...unlinkedTypes],
       limit,
       maxNodes: this.limits.traversalMaxNodes,
       maxIds: this.limits.traversalMaxIds,

@@ -2,7 +2,19 @@
 // can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../domain/deliveries';
 import { DomainError } from '../domain/errors';
-import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../domain/model';
+import type { BlockRule } from '../domain/blocklist';
+import {
+  type CustomerPolicy,
+  type CustomerSettings,
+  type IdPair,
+  type IdTypeDeclaration,
+  type NodeAddress,
+  sameTypeOptions,
+  type SchemaRecord,
+  type SearchQuery,
+  type SearchResult,
+  type TokenRecord,
+} from '../domain/model';
 
 /** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
 export const schemaChanged = (schemaId: string): DomainError =>
@@ -21,6 +33,67 @@ export const wouldPassIdLimit = (node: NodeAddress, held: number, adding: number
 /** What a search answers when the nodes it visits hold more than SearchQuery.maxIds IDs. */
 export const tooManyIdsToRead = (maxIds: number): DomainError =>
   new DomainError('component_too_large', `The search would read more than ${maxIds} IDs; narrow it (step ONE, or another start).`);
+
+/**
+ * The IDs among `adding` (which the node does not hold yet) whose type has a holder limit, by what the write was
+ * checked against (NodeAddress.expectedTypes), with that limit. A store counts their holders inside the write.
+ */
+export function limitedIds(node: NodeAddress, adding: readonly IdPair[]): Array<{ id: IdPair; maxHolders: number }> {
+  const limits = node.expectedTypes?.filter((t) => t.maxHolders !== undefined);
+  if (limits === undefined || limits.length === 0) return [];
+  const limited: Array<{ id: IdPair; maxHolders: number }> = [];
+  for (const id of adding) {
+    const maxHolders = limits.find((t) => t.type === id.type)?.maxHolders;
+    if (maxHolders !== undefined) limited.push({ id, maxHolders });
+  }
+  return limited;
+}
+
+/** What a store answers when a write would make one more node hold an ID whose type's max_holders is reached. */
+export const holderLimitReached = (id: IdPair, maxHolders: number): DomainError =>
+  // The type and the limit, never the value: it may be secure, and messages reach logs.
+  new DomainError(
+    'holder_limit_reached',
+    `An ID of type '${id.type}' is held by ${maxHolders} node${maxHolders === 1 ? '' : 's'} already, the most its type allows (max_holders); nothing was written.`,
+  );
+
+/** Another schema's declaration of a type, as putSchema compares the declarations it is given with. */
+export interface OtherDeclaration {
+  schemaId: string;
+  declaration: IdTypeDeclaration;
+}
+
+const describeOptions = (t: IdTypeDeclaration): string => `links=${t.links !== false}, max_holders=${t.maxHolders ?? 'none'}`;
+
+/**
+ * One type has one value of each option per customer (extensions §2.1): secure_flag_conflict for the first declared
+ * type whose secure flag another schema contradicts, else type_option_conflict for the first whose links or
+ * maxHolders another schema contradicts. `others` come in the order to report them (by schema id).
+ */
+export function refuseConflictingDeclarations(declared: readonly IdTypeDeclaration[], others: readonly OtherDeclaration[]): void {
+  for (const d of declared) {
+    const other = others.find((o) => o.declaration.type === d.type && o.declaration.secure !== d.secure);
+    if (other) {
+      throw new DomainError(
+        'secure_flag_conflict',
+        `ID type '${d.type}' is declared with secure=${!d.secure} in schema '${other.schemaId}'; one type has one secure flag per customer.`,
+      );
+    }
+  }
+  for (const d of declared) {
+    const other = others.find((o) => o.declaration.type === d.type && !sameTypeOptions(o.declaration, d));
+    if (other) {
+      throw new DomainError(
+        'type_option_conflict',
+        `ID type '${d.type}' is declared with ${describeOptions(other.declaration)} in schema '${other.schemaId}'; one type has one value of each option per customer.`,
+      );
+    }
+  }
+}
+
+/** What putSchema answers when it would turn a type's secure flag off while nodes of the customer hold IDs of it. */
+export const secureTypeInUse = (type: string): DomainError =>
+  new DomainError('secure_type_in_use', `ID type '${type}' cannot stop being secure while nodes hold IDs of it; remove those IDs first.`);
 
 export interface StoredToken extends TokenRecord {
   tokenHash: string;
@@ -43,15 +116,22 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  // Schemas. putSchema refuses (secure_flag_conflict) a type whose secure flag differs in another schema
-  // of the customer, and (schema_in_use) dropping a type that nodes of the schema still hold.
+  // Schemas. putSchema refuses, in this order: (secure_flag_conflict) a type whose secure flag differs in another
+  // schema of the customer; (type_option_conflict) one whose links or maxHolders differ there; (secure_type_in_use)
+  // turning a type's secure flag off while a node of the customer holds an ID of it; (schema_in_use) dropping a
+  // type that nodes of the schema still hold.
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome>;
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined>;
   listSchemas(customerId: string): Promise<SchemaRecord[]>;
   /** schema_not_found when absent; schema_in_use while it has nodes. */
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
-  /** Types declared secure in any schema of the customer. */
-  secureTypes(customerId: string): Promise<Set<string>>;
+  /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
+  customerPolicy(customerId: string): Promise<CustomerPolicy>;
+
+  // Customer settings and blocked values; each put replaces what was stored and answers it.
+  putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings>;
+  /** The stored rules, checked by the domain before they are put; [] when none. */
+  putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]>;
 
   // Tokens, stored only as hashes.
   createToken(token: StoredToken): Promise<void>;
@@ -61,6 +141,8 @@ export interface Store {
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined>;
 
   // Nodes. The key is always one of the node's IDs.
+  // Every write that adds IDs answers holder_limit_reached, and writes nothing, when one more node would then hold
+  // an ID whose type's maxHolders (NodeAddress.expectedTypes) is reached; concurrent writes never pass the limit.
   /** node_exists when the key is taken. `ids` holds no duplicates and may contain the key. */
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void>;
   /** node_not_found; id_exists (naming the first held ID) and nothing added when any ID is held. */
@@ -70,7 +152,10 @@ export interface Store {
    * When `where` is not held: nothing, or with `upsert` adds `set` unless held.
    */
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
-  /** The key becomes (key.type, newId) as key and as held ID. node_not_found; node_exists when taken. */
+  /**
+   * The key becomes (key.type, newId) as key and as held ID. node_not_found; node_exists when taken;
+   * holder_limit_reached as a write adding newId would.
+   */
   rekey(node: NodeAddress, newId: string): Promise<void>;
   /** node_not_found; removing an ID that is not held changes nothing. */
   removeId(node: NodeAddress, id: IdPair): Promise<void>;

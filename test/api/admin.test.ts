@@ -36,8 +36,8 @@ describe('administration', () => {
       expect(res.body).toEqual({
         schema_id: 'member',
         id_types: [
-          { type: 'member_id', secure: false },
-          { type: 'email', secure: true },
+          { type: 'member_id', secure: false, links: true },
+          { type: 'email', secure: true, links: true },
         ],
       });
     });
@@ -46,7 +46,7 @@ describe('administration', () => {
       await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }] });
       const res = await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }] } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ schema_id: 'member', id_types: [{ type: 'member_id', secure: false }, { type: 'device', secure: false }] });
+      expect(res.body).toEqual({ schema_id: 'member', id_types: [{ type: 'member_id', secure: false, links: true }, { type: 'device', secure: false, links: true }] });
       const read = await app.call('GET', schemaUrl('member'), admin);
       expect(read.body).toEqual(res.body);
     });
@@ -58,10 +58,10 @@ describe('administration', () => {
       expect(res.body).toEqual({
         schema_id: 'member',
         id_types: [
-          { type: 'member_id', secure: false },
-          { type: 'device', secure: false },
-          { type: 'cookie', secure: false },
-          { type: 'email', secure: true },
+          { type: 'member_id', secure: false, links: true },
+          { type: 'device', secure: false, links: true },
+          { type: 'cookie', secure: false, links: true },
+          { type: 'email', secure: true, links: true },
         ],
       });
     });
@@ -72,8 +72,8 @@ describe('administration', () => {
       const res = await app.call('GET', `/v1/${customer}/schema`, admin);
       expect(res.status).toBe(200);
       expect(res.body).toEqual([
-        { schema_id: 'alpha', id_types: [{ type: 'member_id', secure: false }] },
-        { schema_id: 'zeta', id_types: [{ type: 'device', secure: false }] },
+        { schema_id: 'alpha', id_types: [{ type: 'member_id', secure: false, links: true }] },
+        { schema_id: 'zeta', id_types: [{ type: 'device', secure: false, links: true }] },
       ]);
     });
 
@@ -126,7 +126,7 @@ describe('administration', () => {
       await putSchema(app, customer, 'contact', { id_types: [{ type: 'email', secure: true }] });
       const res = await app.call('PUT', schemaUrl('contact'), { ...admin, body: { id_types: [{ type: 'email', secure: false }] } });
       expectProblem(res, 409, 'secure_flag_conflict');
-      expect((await app.call('GET', schemaUrl('contact'), admin)).body).toEqual({ schema_id: 'contact', id_types: [{ type: 'email', secure: true }] });
+      expect((await app.call('GET', schemaUrl('contact'), admin)).body).toEqual({ schema_id: 'contact', id_types: [{ type: 'email', secure: true, links: true }] });
     });
 
     test('when a second schema declares the type with the same flag, then it is created', async () => {
@@ -140,8 +140,8 @@ describe('administration', () => {
       await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }, { type: 'email', secure: true }] });
       const res = await app.call('PUT', schemaUrl('member', other), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'email' }] } });
       expect(res.status).toBe(201);
-      expect(res.body.id_types).toContainEqual({ type: 'email', secure: false });
-      expect((await app.call('GET', schemaUrl('member'), admin)).body.id_types).toContainEqual({ type: 'email', secure: true });
+      expect(res.body.id_types).toContainEqual({ type: 'email', secure: false, links: true });
+      expect((await app.call('GET', schemaUrl('member'), admin)).body.id_types).toContainEqual({ type: 'email', secure: true, links: true });
 
       // The flags act: the other customer's e-mail is found without a token, this customer's is not.
       const key = { type: 'member_id', id: 'm-1' };
@@ -168,7 +168,7 @@ describe('administration', () => {
       await createNode(app, customer, { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'device', id: 'd-1' }] });
       const res = await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }] } });
       expect(res.status).toBe(200);
-      expect(res.body.id_types).toEqual([{ type: 'member_id', secure: false }, { type: 'device', secure: false }]);
+      expect(res.body.id_types).toEqual([{ type: 'member_id', secure: false, links: true }, { type: 'device', secure: false, links: true }]);
     });
 
     test('when id_types names a type twice, then 400 validation_failed pointing at the duplicate and nothing is created', async () => {

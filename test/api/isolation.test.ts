@@ -108,7 +108,7 @@ describe('tenant isolation', () => {
     test("when B's schemas are listed or read, then A's schemas are not there", async () => {
       await putSchema(app, b, 'other', { id_types: [{ type: 'device' }] });
       const list = await app.call('GET', `/v1/${b}/schema`, { token: ADMIN_TOKEN });
-      expect(list.body).toEqual([{ schema_id: 'other', id_types: [{ type: 'device', secure: false }] }]);
+      expect(list.body).toEqual([{ schema_id: 'other', id_types: [{ type: 'device', secure: false, links: true }] }]);
       expectProblem(await app.call('GET', `/v1/${b}/schema/member`, { token: ADMIN_TOKEN }), 404, 'schema_not_found');
     });
 

@@ -128,7 +128,8 @@ async function observe(store: Store, named: { customers: string[]; nodes: NodeAd
   const state: Record<string, unknown> = {};
   for (const customerId of customers) {
     state[`schemas ${customerId}`] = await store.listSchemas(customerId);
-    state[`secure types ${customerId}`] = [...(await store.secureTypes(customerId))].sort();
+    const policy = await store.customerPolicy(customerId);
+    state[`policy ${customerId}`] = { ...policy, secureTypes: [...policy.secureTypes].sort(), unlinkedTypes: [...policy.unlinkedTypes].sort() };
     state[`tokens ${customerId}`] = await store.listTokens(customerId);
     state[`deliveries ${customerId}`] = await store.listDeliveries(customerId, 0, 1000);
   }
@@ -143,6 +144,7 @@ async function observe(store: Store, named: { customers: string[]; nodes: NodeAd
         step: 'ALL',
         exclude: false,
         hiddenTypes: [],
+        unlinkedTypes: [],
         limit: 100000,
         maxNodes: 100000,
         maxIds: 100000,

@@ -31,6 +31,11 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ created: false }];
     case 'schema.lock-for-delete':
       return [{ inUse: false }];
+    case 'idtype.lock':
+      // Every type was secure: a declaration turning it off is checked for held IDs (idtype.held).
+      return (params.idTypes as Array<{ type: string }>).map((t) => ({ type: t.type, wasSecure: true }));
+    case 'schema.guard':
+      return [{ declared: [...LIMITED_TYPES] }];
     case 'schema.get':
     case 'schema.list':
       return [{ schemaId: 'member', idTypes: [{ type: 'email', secure: true, position: 1 }, { type: 'member_id', secure: false, position: 0 }] }];
@@ -66,6 +71,12 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [];
   }
 }
+
+/** What the fake schema declares under its guard: cookie has a holder limit. */
+const LIMITED_TYPES = [
+  { type: 'member_id', secure: false, links: true, maxHolders: null },
+  { type: 'cookie', secure: false, links: true, maxHolders: 5 },
+];
 
 const storedDelivery: Delivery = {
   ...(buildDelivery({ message: [buildMessage({ title: 'one' }), buildMessage({ title: 'two' })] }) as unknown as Delivery),
@@ -153,7 +164,9 @@ describe('Neo4j store, with a fake driver', () => {
     await store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] });
     await store.getSchema('acme', 'member');
     await store.listSchemas('acme');
-    await store.secureTypes('acme');
+    await store.customerPolicy('acme');
+    await store.putSettings('acme', { requireToken: true, timezone: 'UTC' });
+    await store.putBlocklist('acme', []);
     await store.deleteSchema('acme', 'member');
     await store.createToken({ tokenId: 't1', customerId: 'acme', kind: 'bearer', label: null, createdAt: '2024-01-01T00:00:00Z', tokenHash: 'h' });
     await store.listTokens('acme');
@@ -161,6 +174,9 @@ describe('Neo4j store, with a fake driver', () => {
     await store.findActiveToken('h');
     await store.createNode(member('m1'), [id('device', 'd1')]);
     await store.insertIds(member('m1'), [id('cookie', 'k1')]);
+    await store.insertIds({ ...member('m1'), expectedTypes: [{ type: 'member_id', secure: false }, { type: 'cookie', secure: false, maxHolders: 5 }] }, [
+      id('cookie', 'k2'),
+    ]);
     await store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), true);
     await store.rekey(member('m1'), 'm2');
     await store.removeId(member('m1'), id('cookie', 'k1'));
@@ -220,8 +236,8 @@ describe('Neo4j store, with a fake driver', () => {
         whereType: null,
         whereValue: null,
       });
-      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; maxNodes: unknown; maxIds: unknown };
-      expect(traversal).toMatchObject({ source: 'n1', excluded: [], havingType: null, hiddenTypes: [] });
+      const traversal = fake.named('search.traverse-all')[0]?.params as { sources: string[]; maxNodes: unknown; maxIds: unknown };
+      expect(traversal).toMatchObject({ sources: ['n1'], excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] });
       expect([neo4j.isInt(traversal.maxNodes), neo4j.isInt(traversal.maxIds)]).toEqual([true, true]);
       expect([String(traversal.maxNodes), String(traversal.maxIds)]).toEqual(['50', '70']);
       expect(result).toEqual({
@@ -262,7 +278,18 @@ describe('Neo4j store, with a fake driver', () => {
     test('when step is ALL from where, then one traversal from the Id vertex, whatever the schema', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
-      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1' });
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['i1'] });
+    });
+
+    test('when step is ALL from where in a schema on an ID that links nothing, then one traversal from each start node', async () => {
+      // The ID's holders share no component through it: the Id vertex would reach holders of other schemas.
+      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await fake.store.search(query({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['n1', 'n3'], unlinkedTypes: ['ip'] });
+
+      const anySchema = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await anySchema.store.search(query({ where: { id: id('ip', '10.0.0.1') }, unlinkedTypes: ['ip'] }));
+      expect(anySchema.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['i1'] });
     });
 
     test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
@@ -419,7 +446,7 @@ describe('Neo4j store, with a fake driver', () => {
     test('when rekey succeeds, then the old key ID is unlinked and the new one linked', async () => {
       const fake = fakeStore((name) => (name === 'node.held-among' ? ([id('member_id', 'm1')] as unknown as Row[]) : undefined));
       await fake.store.rekey(member('m1'), 'm9');
-      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.rekey', 'node.held-among', 'node.unlink-id', 'node.link-ids']);
+      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.held-among', 'node.rekey', 'node.unlink-id', 'node.link-ids']);
       expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
       expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
       expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')], maxIds: null });
@@ -463,7 +490,11 @@ describe('Neo4j store, with a fake driver', () => {
 
   describe('schemas', () => {
     test('when a declared type conflicts with another schema, then secure_flag_conflict and no declaration is written', async () => {
-      const fake = fakeStore((name) => (name === 'schema.secure-conflicts' ? [{ type: 'email', otherSchema: 'member' }] : undefined));
+      const fake = fakeStore((name) =>
+        name === 'schema.other-declarations'
+          ? [{ schemaId: 'member', declaration: { type: 'email', secure: true, links: true, maxHolders: null } }]
+          : undefined,
+      );
       await expect(fake.store.putSchema('acme', { schemaId: 'crm', idTypes: [{ type: 'email', secure: false }] })).rejects.toMatchObject({
         code: 'secure_flag_conflict',
       });
@@ -474,8 +505,10 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore((name) => (name === 'schema.lock' ? [{ created: true }] : undefined));
       const outcome = await fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'zeta', secure: false }, { type: 'alpha', secure: true }] });
       expect(outcome).toEqual({ created: true });
-      expect(fake.named('idtype.lock')[0]?.params.idTypes).toEqual([{ type: 'alpha', secure: true }, { type: 'zeta', secure: false }]);
-      expect(fake.named('schema.declare')[0]?.params.idTypes).toEqual([{ type: 'zeta', secure: false }, { type: 'alpha', secure: true }]);
+      const zeta = { type: 'zeta', secure: false, links: true, maxHolders: null };
+      const alpha = { type: 'alpha', secure: true, links: true, maxHolders: null };
+      expect(fake.named('idtype.lock')[0]?.params.idTypes).toEqual([alpha, zeta]);
+      expect(fake.named('schema.declare')[0]?.params.idTypes).toEqual([zeta, alpha]);
       expect(fake.names()).not.toContain('schema.held-dropped-types');
     });
 

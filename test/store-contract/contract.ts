@@ -60,6 +60,7 @@ export function buildQuery(overrides: Partial<SearchQuery> & { customerId: strin
     step: 'ALL',
     exclude: false,
     hiddenTypes: [],
+    unlinkedTypes: [],
     limit: 10000,
     maxNodes: 10000,
     maxIds: 50000,
@@ -165,9 +166,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect([...listed].sort(bySchemaId)).toEqual([MEMBER, SHOP]);
       });
 
-      test('when schemas declare secure types, then secureTypes is their union over the customer', async () => {
+      test('when schemas declare secure types, then the secureTypes of customerPolicy are their union over the customer', async () => {
         const c = newCustomer();
-        expect([...(await store().secureTypes(c))]).toEqual([]);
+        expect([...(await store().customerPolicy(c)).secureTypes]).toEqual([]);
         await store().putSchema(c, MEMBER); // email secure
         await store().putSchema(c, {
           schemaId: 'contact',
@@ -177,9 +178,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             { type: 'member_id', secure: false },
           ],
         });
-        expect([...(await store().secureTypes(c))].sort()).toEqual(['email', 'phone']);
+        expect([...(await store().customerPolicy(c)).secureTypes].sort()).toEqual(['email', 'phone']);
         // Another customer's declarations do not leak in.
-        expect([...(await store().secureTypes(newCustomer()))]).toEqual([]);
+        expect([...(await store().customerPolicy(newCustomer())).secureTypes]).toEqual([]);
       });
 
       test('when a new schema declares a type with the other secure flag, then secure_flag_conflict and it is not created', async () => {
@@ -189,7 +190,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().putSchema(c, conflicting)).rejects.toMatchObject({ code: 'secure_flag_conflict' });
         expect(await store().getSchema(c, 'crm')).toBeUndefined();
         expect((await store().listSchemas(c)).map((s) => s.schemaId)).toEqual(['member']);
-        expect([...(await store().secureTypes(c))]).toEqual(['email']);
+        expect([...(await store().customerPolicy(c)).secureTypes]).toEqual(['email']);
       });
 
       test('when a replacement declares a type with the other secure flag, then secure_flag_conflict and the schema is unchanged', async () => {
@@ -202,7 +203,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         ).rejects.toMatchObject({ code: 'secure_flag_conflict' });
         expect(await store().getSchema(c, 'crm')).toEqual(crm);
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
-        expect([...(await store().secureTypes(c))]).toEqual(['email']);
+        expect([...(await store().customerPolicy(c)).secureTypes]).toEqual(['email']);
       });
 
       test('when a replacement drops a type that nodes of the schema still hold, then schema_in_use and the schema is unchanged', async () => {
@@ -265,7 +266,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().deleteSchema(c, 'member')).resolves.toBeUndefined();
         expect(await store().getSchema(c, 'member')).toBeUndefined();
         expect((await store().listSchemas(c)).map((s) => s.schemaId)).toEqual(['other']);
-        expect([...(await store().secureTypes(c))]).toEqual([]);
+        expect([...(await store().customerPolicy(c)).secureTypes]).toEqual([]);
         await expect(store().deleteSchema(c, 'member')).rejects.toMatchObject({ code: 'schema_not_found' });
       });
 

@@ -1,13 +1,56 @@
-// Administrator endpoints: schemas (which ID types nodes may hold) and customer tokens.
+// Administrator endpoints: schemas (which ID types nodes may hold), customer tokens, settings and blocked values.
 import { type RequestHandler, type Router } from 'express';
-import type { SchemaRecord, TokenKind, TokenRecord } from '../../domain/model';
+import type { BlockRule } from '../../domain/blocklist';
+import type { CustomerSettingsService } from '../../domain/customer-settings';
+import type { CustomerSettings, IdTypeDeclaration, SchemaRecord, TokenKind, TokenRecord } from '../../domain/model';
 import type { SchemaService } from '../../domain/schemas';
 import { type TokenService, requireAdmin } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 
-const schemaBody = (s: SchemaRecord) => ({ schema_id: s.schemaId, id_types: s.idTypes.map((t) => ({ type: t.type, secure: t.secure })) });
+/** `links` always, `max_holders` only when set (extensions §2.1). */
+const idTypeBody = (t: IdTypeDeclaration) => ({
+  type: t.type,
+  secure: t.secure,
+  links: t.links !== false,
+  ...(t.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}),
+});
+const schemaBody = (s: SchemaRecord) => ({ schema_id: s.schemaId, id_types: s.idTypes.map(idTypeBody) });
+
+interface IdTypeInput {
+  type: string;
+  secure?: boolean;
+  links?: boolean;
+  max_holders?: number;
+}
+const toDeclaration = (t: IdTypeInput) => ({
+  type: t.type,
+  ...(t.secure !== undefined ? { secure: t.secure } : {}),
+  ...(t.links !== undefined ? { links: t.links } : {}),
+  ...(t.max_holders !== undefined ? { maxHolders: t.max_holders } : {}),
+});
+
+const settingsBody = (s: CustomerSettings) => ({ require_token: s.requireToken, timezone: s.timezone });
+
+interface BlockRuleInput {
+  type: string;
+  values?: string[];
+  pattern?: string;
+  ignore_case?: boolean;
+}
+const toBlockRule = (r: BlockRuleInput): BlockRule => ({
+  type: r.type,
+  ...(r.values !== undefined ? { values: r.values } : {}),
+  ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
+  ignoreCase: r.ignore_case ?? false,
+});
+const blockRuleBody = (r: BlockRule) => ({
+  type: r.type,
+  ...(r.values !== undefined ? { values: r.values } : {}),
+  ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
+  ignore_case: r.ignoreCase,
+});
 const tokenBody = (t: TokenRecord) => ({ token_id: t.tokenId, kind: t.kind, label: t.label, created_at: t.createdAt });
 
 interface Params {
@@ -16,7 +59,13 @@ interface Params {
   token_id: string;
 }
 
-export function adminRoutes(validators: Validators, bearer: RequestHandler, schemas: SchemaService, tokens: TokenService): Router {
+export function adminRoutes(
+  validators: Validators,
+  bearer: RequestHandler,
+  schemas: SchemaService,
+  tokens: TokenService,
+  customers: CustomerSettingsService,
+): Router {
   const router = caseSensitiveRouter();
   const admin = (id: string, handler: Parameters<typeof operation>[2]) =>
     operation(validators, id, async (input, req, res) => {
@@ -37,8 +86,8 @@ export function adminRoutes(validators: Validators, bearer: RequestHandler, sche
     bearer,
     admin('putSchema', async ({ params, body }, _req, res) => {
       const { customer_id, schema_id } = params as Params;
-      const { id_types } = body as { id_types: Array<{ type: string; secure?: boolean }> };
-      const { created } = await schemas.put(customer_id, schema_id, id_types);
+      const { id_types } = body as { id_types: IdTypeInput[] };
+      const { created } = await schemas.put(customer_id, schema_id, id_types.map(toDeclaration));
       res.status(created ? 201 : 200).json(schemaBody(await schemas.get(customer_id, schema_id)));
     }),
   );
@@ -83,6 +132,43 @@ export function adminRoutes(validators: Validators, bearer: RequestHandler, sche
       const { customer_id, token_id } = params as Params;
       await tokens.revoke(customer_id, token_id);
       res.status(204).end();
+    }),
+  );
+
+  router.get(
+    '/v1/:customer_id/settings',
+    bearer,
+    admin('getSettings', async ({ params }, _req, res) => {
+      res.json(settingsBody(await customers.settings((params as Params).customer_id)));
+    }),
+  );
+  router.put(
+    '/v1/:customer_id/settings',
+    bearer,
+    admin('putSettings', async ({ params, body }, _req, res) => {
+      const { require_token, timezone } = body as { require_token?: boolean; timezone?: string };
+      const stored = await customers.putSettings((params as Params).customer_id, {
+        ...(require_token !== undefined ? { requireToken: require_token } : {}),
+        ...(timezone !== undefined ? { timezone } : {}),
+      });
+      res.json(settingsBody(stored));
+    }),
+  );
+
+  router.get(
+    '/v1/:customer_id/blocklist',
+    bearer,
+    admin('getBlocklist', async ({ params }, _req, res) => {
+      res.json({ rules: (await customers.blocklist((params as Params).customer_id)).map(blockRuleBody) });
+    }),
+  );
+  router.put(
+    '/v1/:customer_id/blocklist',
+    bearer,
+    admin('putBlocklist', async ({ params, body }, _req, res) => {
+      const { rules } = body as { rules: BlockRuleInput[] };
+      const stored = await customers.putBlocklist((params as Params).customer_id, rules.map(toBlockRule));
+      res.json({ rules: stored.map(blockRuleBody) });
     }),
   );
   return router;

@@ -187,6 +187,8 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         return;
       }
       const actor = actorOf(res, (params as { customer_id: string }).customer_id);
+      // A customer that requires a token refuses the whole request (401) before a line is read.
+      await nodes.admit(actor);
       let release: () => void;
       try {
         [, release] = await memory.acquire(reservation);

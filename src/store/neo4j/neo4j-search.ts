@@ -43,11 +43,15 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
     excluded: query.exclude ? start.nodes : [],
     havingType: query.havingType ?? null,
     hiddenTypes: query.hiddenTypes,
+    unlinkedTypes: query.unlinkedTypes,
   };
   let rows: Reached[];
   if (query.step === 'ALL') {
-    // Every start node lies in the component of the source, so one traversal from it reaches them all.
-    rows = await q<Reached>('search.traverse-all', { source: start.source, ...reach });
+    // Every start node lies in the component of the source, so one traversal from it reaches them all; but the
+    // holders of an ID that links nothing share no component through it, and when a schema picks some of them as
+    // the start nodes, each is a source of its own.
+    const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
+    rows = await q<Reached>('search.traverse-all', { sources: unlinkedWhere ? start.nodes : [start.source], ...reach });
   } else if (start.fromId && query.where?.schemaId === undefined) {
     // The start nodes are all the holders of the ID: one traversal from its Id vertex.
     rows = await q<Reached>('search.traverse-one-from-id', { source: start.source, ...reach });

@@ -10,9 +10,10 @@
 // on Neo4j's side then takes effect without a restart of the service; the longer wait keeps a misconfigured instance
 // from setting off Neo4j's lock after repeated failed logins (3, then 5 s) for the instances sharing its user.
 import { setTimeout as delay } from 'node:timers/promises';
+import type { BlockRule } from '../../domain/blocklist';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
-import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
+import type { CustomerPolicy, CustomerSettings, IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
 import type { Logger } from '../../logger';
 import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
 import { isUnavailable, neo4jCode } from './driver-errors';
@@ -126,8 +127,14 @@ export class ConnectingStore implements Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
     return this.use((s) => s.deleteSchema(customerId, schemaId));
   }
-  secureTypes(customerId: string): Promise<Set<string>> {
-    return this.use((s) => s.secureTypes(customerId));
+  customerPolicy(customerId: string): Promise<CustomerPolicy> {
+    return this.use((s) => s.customerPolicy(customerId));
+  }
+  putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
+    return this.use((s) => s.putSettings(customerId, settings));
+  }
+  putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
+    return this.use((s) => s.putBlocklist(customerId, rules));
   }
   createToken(token: StoredToken): Promise<void> {
     return this.use((s) => s.createToken(token));

@@ -14,8 +14,33 @@ import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
-import { type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, sameId, type TokenRecord } from '../../domain/model';
-import { nodeIdLimitReached, type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken, wouldPassIdLimit } from '../store';
+import type { BlockRule } from '../../domain/blocklist';
+import {
+  canonicalDeclaration,
+  type CustomerPolicy,
+  type CustomerSettings,
+  DEFAULT_SETTINGS,
+  type IdPair,
+  type IdTypeDeclaration,
+  type NodeAddress,
+  type SchemaRecord,
+  type SearchQuery,
+  type SearchResult,
+  sameId,
+  type TokenRecord,
+} from '../../domain/model';
+import {
+  holderLimitReached,
+  limitedIds,
+  nodeIdLimitReached,
+  type NodeWrite,
+  type PutSchemaOutcome,
+  refuseConflictingDeclarations,
+  secureTypeInUse,
+  type Store,
+  type StoredToken,
+  wouldPassIdLimit,
+} from '../store';
 import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
@@ -126,15 +151,24 @@ const keyParams = (node: NodeAddress) => ({
   keyId: node.key.id,
 });
 
-interface DeclaredType {
+/** A declaration as the statements return it: maxHolders is null when there is no limit. */
+interface StoredDeclaration {
   type: string;
   secure: boolean;
+  links: boolean;
+  maxHolders: number | null;
+}
+
+interface DeclaredType extends StoredDeclaration {
   position: number;
 }
 
+const toDeclaration = (t: StoredDeclaration): IdTypeDeclaration =>
+  canonicalDeclaration({ type: t.type, secure: t.secure, links: t.links, maxHolders: t.maxHolders ?? undefined });
+
 const toSchemaRecord = (schemaId: string, declared: DeclaredType[]): SchemaRecord => ({
   schemaId,
-  idTypes: [...declared].sort((a, b) => a.position - b.position).map((t) => ({ type: t.type, secure: t.secure })),
+  idTypes: [...declared].sort((a, b) => a.position - b.position).map(toDeclaration),
 });
 
 interface TokenRow {
@@ -333,7 +367,12 @@ export class Neo4jStore implements Store {
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
     const customer = customerId;
     const schemaId = schema.schemaId;
-    const idTypes = schema.idTypes.map((t) => ({ type: t.type, secure: t.secure }));
+    const idTypes = schema.idTypes.map((t) => ({
+      type: t.type,
+      secure: t.secure,
+      links: t.links !== false,
+      maxHolders: t.maxHolders === undefined ? null : int(t.maxHolders),
+    }));
     const ifCommitted: IfCommitted<PutSchemaOutcome> = async (q, writeId) => {
       const [row] = await q<{ lastWrite: string | null; created: boolean | null }>('schema.last-write', { customer, schemaId });
       return row?.lastWrite === writeId ? { result: { created: row.created === true } } : undefined;
@@ -346,14 +385,19 @@ export class Neo4jStore implements Store {
       const created = lock?.created === true;
       // Lock the declared types in name order before reading their flags (see idtype.lock.cypher).
       const byName = [...idTypes].sort((a, b) => compareCodePoints(a.type, b.type));
-      await q('idtype.lock', { customer, idTypes: byName, write: writeId });
-      const [conflict] = await q<{ type: string; otherSchema: string }>('schema.secure-conflicts', { customer, schemaId, idTypes });
-      if (conflict) {
-        const declared = idTypes.find((t) => t.type === conflict.type);
-        throw new DomainError(
-          'secure_flag_conflict',
-          `ID type '${conflict.type}' is declared with secure=${!declared?.secure} in schema '${conflict.otherSchema}'; one type has one secure flag per customer.`,
-        );
+      const locked = await q<{ type: string; wasSecure: boolean }>('idtype.lock', { customer, idTypes: byName, write: writeId });
+      const others = await q<{ schemaId: string; declaration: StoredDeclaration }>('schema.other-declarations', { customer, schemaId, idTypes });
+      refuseConflictingDeclarations(
+        schema.idTypes,
+        others.map((o) => ({ schemaId: o.schemaId, declaration: toDeclaration(o.declaration) })),
+      );
+      // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3). The IdType
+      // lock is held, and node writes that add IDs hold a schema guard, which this put holds all of: no ID of the
+      // type can be added between this check and the commit.
+      for (const declared of schema.idTypes) {
+        if (declared.secure || !locked.some((l) => l.type === declared.type && l.wasSecure)) continue;
+        const [row] = await q<{ held: boolean }>('idtype.held', { customer, type: declared.type });
+        if (row?.held) throw secureTypeInUse(declared.type);
       }
       if (!created) {
         const [held] = await q<{ type: string }>('schema.held-dropped-types', { customer, schemaId, keptTypes: idTypes.map((t) => t.type) });
@@ -404,8 +448,33 @@ export class Neo4jStore implements Store {
     );
   }
 
-  secureTypes(customerId: string): Promise<Set<string>> {
-    return this.read(async (q) => new Set((await q<{ type: string }>('idtype.secure', { customer: customerId })).map((r) => r.type)));
+  customerPolicy(customerId: string): Promise<CustomerPolicy> {
+    return this.read(async (q) => {
+      const [row] = await q<{ secureTypes: string[]; unlinkedTypes: string[]; settings: CustomerSettings[]; blocklist: string[] }>('customer.policy', {
+        customer: customerId,
+      });
+      const [settings] = row?.settings ?? [];
+      const [rules] = row?.blocklist ?? [];
+      return {
+        settings: settings ? { requireToken: settings.requireToken, timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
+        blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
+        secureTypes: new Set(row?.secureTypes ?? []),
+        unlinkedTypes: new Set(row?.unlinkedTypes ?? []),
+      };
+    });
+  }
+
+  // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
+  // that went through writes the same again, so they need no ifCommitted.
+
+  async putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
+    await this.write((q) => q('settings.put', { customer: customerId, requireToken: settings.requireToken, timezone: settings.timezone }));
+    return { requireToken: settings.requireToken, timezone: settings.timezone };
+  }
+
+  async putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
+    await this.write((q) => q('blocklist.put', { customer: customerId, rules: JSON.stringify(rules) }));
+    return rules;
   }
 
   // ---- tokens
@@ -491,6 +560,24 @@ export class Neo4jStore implements Store {
     if (growing && maxIds !== null && (row?.linked ?? 0) === 0) throw nodeIdLimitReached(growing);
   }
 
+  /**
+   * holder_limit_reached when one more node holding one of `adding` (IDs the node does not hold) would take it past
+   * its type's maxHolders. Locks those Id vertices until commit (id.lock-holders.cypher), so concurrent writes
+   * count one after the other. Nothing to do, and no statement, for IDs of types without a limit.
+   */
+  private async refuseIfOverHolderLimit(q: Query, node: NodeAddress, adding: IdPair[], writeId: string): Promise<void> {
+    const limited = limitedIds(node, adding);
+    if (limited.length === 0) return;
+    const rows = await q<IdPair & { holders: number }>('id.lock-holders', {
+      customer: node.customerId,
+      ids: canonicalIds(limited.map((l) => l.id)),
+      write: writeId,
+    });
+    for (const { id, maxHolders } of limited) {
+      if ((rows.find((r) => sameId(r, id))?.holders ?? 0) >= maxHolders) throw holderLimitReached(id, maxHolders);
+    }
+  }
+
   private async unlink(q: Query, nodeElementId: string, id: IdPair): Promise<void> {
     await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
   }
@@ -522,6 +609,7 @@ export class Neo4jStore implements Store {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const ids = canonicalIds([w.node.key, ...w.ids]);
             if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
+            await this.refuseIfOverHolderLimit(q, w.node, ids, writeId);
             const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId });
             // The domain checked the schema, but a concurrent removal may have happened since.
             if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
@@ -536,6 +624,7 @@ export class Neo4jStore implements Store {
             const holds = await this.heldAmong(q, target, w.ids);
             const alreadyHeld = w.ids.find(holds);
             if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
+            await this.refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
             await this.link(q, target, w.ids, w.node);
           },
         };
@@ -546,11 +635,15 @@ export class Neo4jStore implements Store {
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, [w.where, w.set]);
             if (!holds(w.where)) {
-              if (w.upsert && !holds(w.set)) await this.link(q, target, [w.set], w.node);
+              if (w.upsert && !holds(w.set)) {
+                await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
+                await this.link(q, target, [w.set], w.node);
+              }
               return;
             }
             if (sameId(w.where, w.set)) return;
             if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
+            await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
             await this.unlink(q, target, w.where);
             await this.link(q, target, [w.set]);
           },
@@ -602,13 +695,16 @@ export class Neo4jStore implements Store {
     const newKey: IdPair = { type: node.key.type, id: newId };
     return this.write(
       async (q, writeId) => {
+        // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
+        await new SchemaGuards().refuseIfSchemaChanged(q, node, writeId);
         const target = await this.lockNode(q, node, writeId);
         if (newId === node.key.id) return;
         const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
         if (taken) throw nodeExists(node.schemaId, newKey);
+        const holds = await this.heldAmong(q, target, [node.key, newKey]);
+        if (!holds(newKey)) await this.refuseIfOverHolderLimit(q, node, [newKey], writeId);
         // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).
         await q('node.rekey', { node: target, keyId: newId });
-        const holds = await this.heldAmong(q, target, [node.key, newKey]);
         if (holds(node.key)) await this.unlink(q, target, node.key);
         if (!holds(newKey)) await this.link(q, target, [newKey]);
       },

@@ -15,7 +15,7 @@ export const STATEMENT_NAMES = [
   'schema.guard',
   'schema.lock',
   'schema.last-write',
-  'schema.secure-conflicts',
+  'schema.other-declarations',
   'schema.held-dropped-types',
   'schema.declare',
   'schema.get',
@@ -24,7 +24,10 @@ export const STATEMENT_NAMES = [
   'schema.delete',
   'idtype.lock',
   'idtype.delete-orphans',
-  'idtype.secure',
+  'idtype.held',
+  'customer.policy',
+  'settings.put',
+  'blocklist.put',
 
   'token.create',
   'token.list',
@@ -37,6 +40,7 @@ export const STATEMENT_NAMES = [
   'node.find',
   'node.held-among',
   'node.link-ids',
+  'id.lock-holders',
   'node.unlink-id',
   'node.rekey',
   'node.delete',
@@ -77,6 +81,8 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/schemaguard.unique-stripe',
   'schema/token.unique-id',
   'schema/token.unique-hash',
+  'schema/settings.unique-customer',
+  'schema/blocklist.unique-customer',
   'schema/delivery.unique-customer-id',
   'schema/sequence.unique-customer-name',
   'schema/idnode.index-schema',
@@ -88,7 +94,7 @@ export const SCHEMA_STATEMENT_NAMES = [
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Token', 'Delivery', 'Sequence'],
+  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence'],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 

@@ -131,4 +131,26 @@ export const migrations: Migration[] = [
       ALTER TABLE deliveries_rebuilt RENAME TO deliveries;
     `,
   },
+  {
+    version: 4,
+    name: 'identity protections: type options, customer settings, blocked values',
+    sql: `
+      -- links = 0: IDs of the type never link two nodes; max_holders: at most that many nodes hold one ID of it.
+      ALTER TABLE schema_id_types ADD COLUMN links INTEGER NOT NULL DEFAULT 1 CHECK (links IN (0, 1));
+      ALTER TABLE schema_id_types ADD COLUMN max_holders INTEGER CHECK (max_holders IS NULL OR max_holders >= 1);
+
+      -- A customer without a row has the defaults.
+      CREATE TABLE customer_settings (
+        customer_id   TEXT PRIMARY KEY,
+        require_token INTEGER NOT NULL CHECK (require_token IN (0, 1)),
+        timezone      TEXT NOT NULL
+      ) WITHOUT ROWID;
+
+      -- The rules as the API shows them: read whole, replaced whole, never queried by their content.
+      CREATE TABLE blocklists (
+        customer_id TEXT PRIMARY KEY,
+        rules       TEXT NOT NULL CHECK (json_valid(rules))
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

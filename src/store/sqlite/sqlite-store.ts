@@ -5,12 +5,30 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
-import { declaresAsExpected, type IdPair, type NodeAddress, type SchemaRecord, type SearchQuery, type SearchResult, type TokenRecord } from '../../domain/model';
+import type { BlockRule } from '../../domain/blocklist';
 import {
+  canonicalDeclaration,
+  type CustomerPolicy,
+  type CustomerSettings,
+  declaresAsExpected,
+  DEFAULT_SETTINGS,
+  type IdPair,
+  type IdTypeDeclaration,
+  type NodeAddress,
+  type SchemaRecord,
+  type SearchQuery,
+  type SearchResult,
+  type TokenRecord,
+} from '../../domain/model';
+import {
+  holderLimitReached,
+  limitedIds,
   nodeIdLimitReached,
   type NodeWrite,
   type PutSchemaOutcome,
+  refuseConflictingDeclarations,
   schemaChanged,
+  secureTypeInUse,
   type Store,
   type StoredToken,
   tooManyIdsToRead,
@@ -28,6 +46,17 @@ interface TypeRow {
   schema_id: string;
   type: string;
   secure: number;
+  links: number;
+  max_holders: number | null;
+}
+
+const toDeclaration = (row: Pick<TypeRow, 'type' | 'secure' | 'links' | 'max_holders'>): IdTypeDeclaration =>
+  canonicalDeclaration({ type: row.type, secure: Boolean(row.secure), links: Boolean(row.links), maxHolders: row.max_holders ?? undefined });
+
+/** What the schema cache keeps of one customer (see cachedSchemas). */
+interface CachedCustomer {
+  schemas: Map<string, SchemaRecord | undefined>;
+  policy?: CustomerPolicy;
 }
 
 interface TokenRow {
@@ -94,7 +123,7 @@ export class SqliteStore implements Store {
   private readonly s;
   private readonly deliveries: SqliteDeliveries;
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
-  private readonly schemaCache = new Map<string, { schemas: Map<string, SchemaRecord | undefined>; secure?: Set<string> }>();
+  private readonly schemaCache = new Map<string, CachedCustomer>();
 
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
@@ -106,15 +135,33 @@ export class SqliteStore implements Store {
       schemaExists: db.prepare('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
       insertSchema: db.prepare('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
       deleteSchema: db.prepare('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
-      schemaTypes: db.prepare('SELECT schema_id, type, secure FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position'),
+      schemaTypes: db.prepare(
+        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position',
+      ),
       customerTypes: db.prepare(
-        'SELECT t.schema_id, t.type, t.secure FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
+        'SELECT t.schema_id, t.type, t.secure, t.links, t.max_holders FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
           'WHERE s.customer_id = ? ORDER BY s.schema_id, t.position',
       ),
-      otherDeclarations: db.prepare('SELECT schema_id, secure FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ?'),
+      otherDeclarations: db.prepare(
+        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ? ORDER BY schema_id',
+      ),
+      declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
+      // ids holds a row only while a node holds the ID (see unlink): any row means the type is in use.
+      typeHeld: db.prepare('SELECT 1 FROM ids WHERE customer_id = ? AND type = ? LIMIT 1').pluck(),
       deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
-      insertSchemaType: db.prepare('INSERT INTO schema_id_types (customer_id, schema_id, type, secure, position) VALUES (?, ?, ?, ?, ?)'),
-      secureTypes: db.prepare('SELECT DISTINCT type FROM schema_id_types WHERE customer_id = ? AND secure = 1').pluck(),
+      insertSchemaType: db.prepare(
+        'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      typesWithOption: db.prepare('SELECT DISTINCT type, secure, links FROM schema_id_types WHERE customer_id = ? AND (secure = 1 OR links = 0)'),
+      settings: db.prepare('SELECT require_token, timezone FROM customer_settings WHERE customer_id = ?'),
+      putSettings: db.prepare(
+        'INSERT INTO customer_settings (customer_id, require_token, timezone) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (customer_id) DO UPDATE SET require_token = excluded.require_token, timezone = excluded.timezone',
+      ),
+      blocklist: db.prepare('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
+      putBlocklist: db.prepare('INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules'),
+      // max_holders: how many nodes hold an ID, counted up to the limit at most (a hot ID may have millions).
+      holders: db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT CAST(? AS INTEGER))').pluck(),
       schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
       schemaHoldsType: db.prepare(
         'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
@@ -161,6 +208,13 @@ export class SqliteStore implements Store {
       // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind (measured:
       // 9–13 µs a call instead of 3–5 µs).
       idsOfNodes: db.prepare('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
+      // The same with each ID's type, for a customer with `links: false` types: the traversal reads those IDs (they
+      // count and are returned) but steps only through the others. A lookup of ids by primary key per row, paid only
+      // by such customers.
+      typedIdsOfNodes: db.prepare(
+        'SELECT DISTINCT ni.id_pk, i.type FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
+          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)',
+      ).raw(),
       nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
       // Both result statements sort with the BINARY collation, which compares UTF-8 bytes: code-point order.
       // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
@@ -247,15 +301,17 @@ export class SqliteStore implements Store {
     return this.write(() => {
       // Inside the write: a read between this call and the group's commit must not cache the old schema.
       this.schemaCache.delete(customerId);
+      const others = schema.idTypes.flatMap((declared) =>
+        (this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as TypeRow[]).map((row) => ({
+          schemaId: row.schema_id,
+          declaration: toDeclaration(row),
+        })),
+      );
+      refuseConflictingDeclarations(schema.idTypes, others);
       for (const declared of schema.idTypes) {
-        const others = this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as Array<{ schema_id: string; secure: number }>;
-        const conflicting = others.find((o) => Boolean(o.secure) !== declared.secure);
-        if (conflicting) {
-          throw new DomainError(
-            'secure_flag_conflict',
-            `ID type '${declared.type}' is declared with secure=${!declared.secure} in schema '${conflicting.schema_id}'; one type has one secure flag per customer.`,
-          );
-        }
+        // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3).
+        const turnsSecureOff = !declared.secure && this.s.declaredSecure.get(customerId, declared.type) !== undefined;
+        if (turnsSecureOff && this.s.typeHeld.get(customerId, declared.type) !== undefined) throw secureTypeInUse(declared.type);
       }
       const exists = this.s.schemaExists.get(customerId, schema.schemaId) !== undefined;
       if (exists) {
@@ -270,7 +326,9 @@ export class SqliteStore implements Store {
       } else {
         this.s.insertSchema.run(customerId, schema.schemaId);
       }
-      schema.idTypes.forEach((t, position) => this.s.insertSchemaType.run(customerId, schema.schemaId, t.type, t.secure ? 1 : 0, position));
+      schema.idTypes.forEach((t, position) =>
+        this.s.insertSchemaType.run(customerId, schema.schemaId, t.type, t.secure ? 1 : 0, t.links === false ? 0 : 1, t.maxHolders ?? null, position),
+      );
       return { created: !exists };
     });
   }
@@ -285,7 +343,7 @@ export class SqliteStore implements Store {
     let schema: SchemaRecord | undefined;
     if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
       const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
-      schema = { schemaId, idTypes: types.map((t) => ({ type: t.type, secure: Boolean(t.secure) })) };
+      schema = { schemaId, idTypes: types.map(toDeclaration) };
     }
     cached.schemas.set(schemaId, schema);
     return schema;
@@ -305,7 +363,7 @@ export class SqliteStore implements Store {
    * Every node operation and search reads its customer's schemas and secure types; they change only through
    * putSchema and deleteSchema of this store, which drop the customer's entry. (One process per database file.)
    */
-  private cachedSchemas(customerId: string): { schemas: Map<string, SchemaRecord | undefined>; secure?: Set<string> } {
+  private cachedSchemas(customerId: string): CachedCustomer {
     let cached = this.schemaCache.get(customerId);
     if (!cached) {
       cached = { schemas: new Map() };
@@ -316,7 +374,7 @@ export class SqliteStore implements Store {
 
   listSchemas(customerId: string): Promise<SchemaRecord[]> {
     return this.run(() => {
-      const rows = this.s.customerTypes.all(customerId) as Array<{ schema_id: string; type: string | null; secure: number | null }>;
+      const rows = this.s.customerTypes.all(customerId) as Array<{ [K in keyof TypeRow]: K extends 'schema_id' ? string : TypeRow[K] | null }>;
       const bySchema = new Map<string, SchemaRecord>();
       for (const row of rows) {
         let schema = bySchema.get(row.schema_id);
@@ -324,7 +382,7 @@ export class SqliteStore implements Store {
           schema = { schemaId: row.schema_id, idTypes: [] };
           bySchema.set(row.schema_id, schema);
         }
-        if (row.type !== null) schema.idTypes.push({ type: row.type, secure: Boolean(row.secure) });
+        if (row.type !== null) schema.idTypes.push(toDeclaration(row as TypeRow));
       }
       return [...bySchema.values()];
     });
@@ -343,11 +401,39 @@ export class SqliteStore implements Store {
     });
   }
 
-  secureTypes(customerId: string): Promise<Set<string>> {
+  customerPolicy(customerId: string): Promise<CustomerPolicy> {
     return this.run(() => {
       const cached = this.cachedSchemas(customerId);
-      cached.secure ??= new Set(this.s.secureTypes.all(customerId) as string[]);
-      return cached.secure;
+      cached.policy ??= this.policyNow(customerId);
+      return cached.policy;
+    });
+  }
+
+  private policyNow(customerId: string): CustomerPolicy {
+    const typed = this.s.typesWithOption.all(customerId) as Array<{ type: string; secure: number; links: number }>;
+    const settings = this.s.settings.get(customerId) as { require_token: number; timezone: string } | undefined;
+    const rules = this.s.blocklist.get(customerId) as string | undefined;
+    return {
+      settings: settings ? { requireToken: Boolean(settings.require_token), timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
+      blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
+      secureTypes: new Set(typed.filter((t) => t.secure).map((t) => t.type)),
+      unlinkedTypes: new Set(typed.filter((t) => !t.links).map((t) => t.type)),
+    };
+  }
+
+  putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
+    return this.write(() => {
+      this.schemaCache.delete(customerId);
+      this.s.putSettings.run(customerId, settings.requireToken ? 1 : 0, settings.timezone);
+      return { requireToken: settings.requireToken, timezone: settings.timezone };
+    });
+  }
+
+  putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
+    return this.write(() => {
+      this.schemaCache.delete(customerId);
+      this.s.putBlocklist.run(customerId, JSON.stringify(rules));
+      return rules;
     });
   }
 
@@ -410,6 +496,7 @@ export class SqliteStore implements Store {
     this.refuseIfSchemaChanged(node);
     const held = uniqueById([node.key, ...ids]);
     if (wouldPassIdLimit(node, 0, held.length)) throw nodeIdLimitReached(node);
+    this.refuseIfOverHolderLimit(node, held);
     let nodePk: number;
     try {
       nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
@@ -430,6 +517,17 @@ export class SqliteStore implements Store {
     if (wouldPassIdLimit(node, this.s.heldCount.get(nodePk) as number, adding)) throw nodeIdLimitReached(node);
   }
 
+  /**
+   * holder_limit_reached when one more node holding one of `adding` (IDs the node does not hold) would take it past
+   * its type's maxHolders. Inside the write, where writes run one at a time: the count stays true until commit.
+   */
+  private refuseIfOverHolderLimit(node: NodeAddress, adding: IdPair[]): void {
+    for (const { id, maxHolders } of limitedIds(node, adding)) {
+      const idPk = this.idPk(node.customerId, id);
+      if (idPk !== undefined && (this.s.holders.get(idPk, maxHolders) as number) >= maxHolders) throw holderLimitReached(id, maxHolders);
+    }
+  }
+
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
     return this.write(() => this.insertIdsNow(node, ids));
   }
@@ -444,6 +542,7 @@ export class SqliteStore implements Store {
     }
     const adding = uniqueById(ids);
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
+    this.refuseIfOverHolderLimit(node, adding);
     for (const id of adding) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
   }
 
@@ -459,28 +558,33 @@ export class SqliteStore implements Store {
     if (whereIdPk === undefined) {
       if (upsert && !setHeld) {
         this.refuseIfOverIdLimit(node, nodePk, 1);
+        this.refuseIfOverHolderLimit(node, [set]);
         this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
       }
       return;
     }
     if (where.type === set.type && where.id === set.id) return;
     if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
+    this.refuseIfOverHolderLimit(node, [set]);
     this.unlink(nodePk, whereIdPk);
     this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
     return this.write(() => {
+      this.refuseIfSchemaChanged(node);
       const nodePk = this.nodePk(node);
       if (newId === node.key.id) return;
       const newKey = { type: node.key.type, id: newId };
       if (this.s.findNode.get(node.customerId, node.schemaId, newKey.type, newKey.id) !== undefined) {
         throw new DomainError('node_exists', `A node with key ${newKey.type}=${newKey.id} already exists in schema '${node.schemaId}'.`);
       }
+      const linksNewKey = this.holds(nodePk, node.customerId, newKey) === undefined;
+      if (linksNewKey) this.refuseIfOverHolderLimit(node, [newKey]);
       this.s.rekeyNode.run(newId, nodePk);
       const oldIdPk = this.holds(nodePk, node.customerId, node.key);
       if (oldIdPk !== undefined) this.unlink(nodePk, oldIdPk);
-      if (this.holds(nodePk, node.customerId, newKey) === undefined) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, newKey));
+      if (linksNewKey) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, newKey));
     });
   }
 
@@ -616,7 +720,8 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Breadth-first over the bipartite graph of nodes and IDs, one pair of set-based statements per level:
+   * Breadth-first over the bipartite graph of nodes and IDs, one pair of set-based statements per level, never
+   * through an ID of a `links: false` type (SearchQuery.unlinkedTypes):
    * every node and every ID is expanded once, so an ID held by hundreds of nodes costs one lookup, not one per holder.
    * It reads every ID of every node it visits (for ONE, also those of the nodes ONE reaches, which the results are
    * made of), hidden types included, and stops as soon as more than maxNodes nodes or maxIds IDs are read: each
@@ -628,10 +733,22 @@ export class SqliteStore implements Store {
     const visitedNodes = new Set(start);
     if (visitedNodes.size > query.maxNodes) throw tooManyNodes();
     const visitedIds = new Set<number>();
-    /** The IDs of `nodes` not read before; component_too_large once more than maxIds are read in all. */
+    const unlinked = new Set(query.unlinkedTypes);
+    /** The IDs of `nodes` the nodes link through, never read before; component_too_large once more than maxIds are read in all. */
     const readIdsOf = (nodes: number[]): number[] => {
-      const fresh = (this.s.idsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as number[]).filter((idPk) => !visitedIds.has(idPk));
-      for (const idPk of fresh) visitedIds.add(idPk);
+      let fresh: number[];
+      if (unlinked.size === 0) {
+        fresh = (this.s.idsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as number[]).filter((idPk) => !visitedIds.has(idPk));
+        for (const idPk of fresh) visitedIds.add(idPk);
+      } else {
+        // IDs of `links: false` types count as read, but are never stepped through.
+        fresh = [];
+        for (const [idPk, type] of this.s.typedIdsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as Array<[number, string]>) {
+          if (visitedIds.has(idPk)) continue;
+          visitedIds.add(idPk);
+          if (!unlinked.has(type)) fresh.push(idPk);
+        }
+      }
       if (visitedIds.size > query.maxIds) throw tooManyIdsToRead(query.maxIds);
       return fresh;
     };
