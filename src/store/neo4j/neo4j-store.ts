@@ -188,9 +188,18 @@ const toTokenRecord = (row: TokenRow): TokenRecord => ({
   createdAt: row.createdAt,
 });
 
+/** Customers whose parsed blocklist the store keeps (see parsedRules). */
+const PARSED_RULES_KEPT = 1_000;
+
 export class Neo4jStore implements Store {
   private closed = false;
   private readonly deliveries = new Neo4jDeliveries();
+  /**
+   * The blocklist text each customer had at its last read, with the rules parsed from it. Every node write reads the
+   * customer's policy; handing out the same array for the same text lets the domain reuse the rules it compiled
+   * for that array, instead of parsing and fingerprinting up to 100,000 values on every write.
+   */
+  private readonly parsedRules = new Map<string, { text: string; rules: BlockRule[] }>();
 
   /**
    * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
@@ -457,11 +466,22 @@ export class Neo4jStore implements Store {
       const [rules] = row?.blocklist ?? [];
       return {
         settings: settings ? { requireToken: settings.requireToken, timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
-        blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
+        blockRules: rules === undefined ? [] : this.parsedBlocklist(customerId, rules),
         secureTypes: new Set(row?.secureTypes ?? []),
         unlinkedTypes: new Set(row?.unlinkedTypes ?? []),
       };
     });
+  }
+
+  private parsedBlocklist(customerId: string, text: string): BlockRule[] {
+    const kept = this.parsedRules.get(customerId);
+    if (kept?.text === text) return kept.rules;
+    const rules = JSON.parse(text) as BlockRule[];
+    this.parsedRules.delete(customerId);
+    // Oldest first in a Map: the one read longest ago goes.
+    if (this.parsedRules.size >= PARSED_RULES_KEPT) this.parsedRules.delete(this.parsedRules.keys().next().value as string);
+    this.parsedRules.set(customerId, { text, rules });
+    return rules;
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
