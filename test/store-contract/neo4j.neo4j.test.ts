@@ -38,15 +38,62 @@ describe('Neo4j store specifics', () => {
     return names;
   }
 
-  const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [] };
+  /** Each operator of the plan of a statement file, with its details (EXPLAIN, or PROFILE with the rows it produced). */
+  async function planOf(name: string, params: Record<string, unknown>, mode: 'EXPLAIN' | 'PROFILE' = 'EXPLAIN') {
+    const { summary } = await driver.executeQuery(`${mode}\n${loadStatement(name).text}`, params, { database: connection.database });
+    type Plan = { operatorType: string; arguments: Record<string, unknown>; rows?: number; children: Plan[] };
+    const found: Array<{ operator: string; details: string; rows: number }> = [];
+    const walk = (plan: Plan) => {
+      found.push({ operator: plan.operatorType, details: String(plan.arguments.Details ?? ''), rows: Number(plan.rows ?? 0) });
+      plan.children.forEach(walk);
+    };
+    walk((mode === 'PROFILE' ? summary.profile : summary.plan) as unknown as Plan);
+    return found;
+  }
+
+  const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] };
   test.each([
-    ['search.traverse-all', { source: 'x', ...gather }],
+    ['search.traverse-all', { sources: ['x'], ...gather }],
     ['search.traverse-one', { starts: ['x'], ...gather }],
     ['search.traverse-one-from-id', { source: 'x', ...gather }],
     ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
   ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
     const plan = await operators(name, params);
     expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
+  });
+
+  // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning
+  // expand itself; as a Filter after it, the expand would still step through a hot ID to all its holders.
+  test.each([
+    ['search.traverse-all', { sources: ['x'], ...gather, unlinkedTypes: ['ip'] }],
+    ['search.traverse-one', { starts: ['x'], ...gather, unlinkedTypes: ['ip', 'country'] }],
+    ['search.traverse-one-from-id', { source: 'x', ...gather, unlinkedTypes: ['ip'] }],
+  ])('when %s is planned with unlinked types, then the pruning breadth-first expand itself refuses their Id vertices', async (name, params) => {
+    const expand = (await planOf(name, params)).find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
+    expect(expand?.details).toMatch(/unlinkedTypes/);
+  });
+
+  test('when 300 nodes share an ID of a links:false type, then a search from one of them reaches its own component only', async () => {
+    const c = newCustomer();
+    const withIp = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'ip', secure: false, links: false }] };
+    await store.putSchema(c, withIp);
+    await store.applyNodeWrites(
+      Array.from({ length: 300 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('ip', '10.0.0.1'), id('cookie', `k${i}`)] })),
+    );
+    const { records } = await driver.executeQuery(
+      'MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node',
+      { c },
+      { database: connection.database },
+    );
+    const sources = [records[0]?.get('node') as string];
+    const reached = async (unlinkedTypes: string[]) => {
+      const profiled = await planOf('search.traverse-all', { ...gather, maxNodes: neo4j.int(10_000), maxIds: neo4j.int(50_000), sources, unlinkedTypes }, 'PROFILE');
+      return profiled.find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))?.rows;
+    };
+    // The node and its key and cookie; the shared ip is refused, so none of the 299 other holders is reached.
+    expect(await reached(['ip'])).toBe(3);
+    // Without the option the same traversal goes through the ip to every holder: what the predicate saves.
+    expect(await reached([])).toBeGreaterThan(600);
   });
 
   // A where search restricted to a schema hands every holder of the ID (hundreds for a hot ID) to the traversal.
