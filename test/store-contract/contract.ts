@@ -5,7 +5,8 @@
 //   (Neo4j) is neither emptied between tests nor between runs; token ids and hashes are unique likewise.
 // Every assertion reads back what is stored (getNodeIds, search, getSchema, ...), not merely that a call resolved.
 import { randomUUID } from 'node:crypto';
-import type { IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
+import type { BlockRule } from '../../src/domain/blocklist';
+import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
 import type { NodeWrite, Store, StoredToken } from '../../src/store/store';
 
 // ---- unique names
@@ -53,6 +54,20 @@ export const shop = (customerId: string, shopId: string): NodeAddress => ({
   schemaId: 'shop',
   key: id('shop_id', shopId),
 });
+
+/**
+ * `node` as the domain addresses a write (src/domain/nodes.ts): with expectedTypes, the schema's declarations, options
+ * included, of the key's type and of every type the write mentions (`ids`, `where`, `set`).
+ */
+export function asChecked(node: NodeAddress, schema: SchemaRecord, mentioned: IdPair[] = []): NodeAddress {
+  const types = [...new Set([node.key, ...mentioned].map((x) => x.type))];
+  const expectedTypes = types.map((type): IdTypeDeclaration => {
+    const declared = schema.idTypes.find((t) => t.type === type);
+    if (!declared) throw new Error(`schema '${schema.schemaId}' of the test does not declare '${type}'`);
+    return declared;
+  });
+  return { ...node, expectedTypes };
+}
 
 /** A valid search (step ALL, no exclude, nothing hidden, limit and maxNodes 10000, maxIds 50000) for `customerId`; give the start (key and/or where) and override one thing at a time. */
 export function buildQuery(overrides: Partial<SearchQuery> & { customerId: string }): SearchQuery {
@@ -1326,6 +1341,982 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().listSchemas(b)).toEqual([]);
         expect(await store().getSchema(a, 'member')).toEqual(MEMBER);
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+      });
+    });
+
+    // ------------------------------------------------------------------ identity protections
+    // extensions §2: the options `links` and `maxHolders` of a declared type, the secure flag that stays on while
+    // IDs of its type are held, and the policy (settings, blocked values, type options) a customer is checked against.
+    describe('identity protections', () => {
+      const store = useStore(openStore);
+      const search = (q: SearchQuery): Promise<SearchResult> => store().search(q);
+      const sortedSchemas = async (c: string): Promise<SchemaRecord[]> => [...(await store().listSchemas(c))].sort(bySchemaId);
+      /** The declaration of `type` in `schema` (the test's own fixtures). */
+      const declarationOf = (schema: SchemaRecord, type: string): IdTypeDeclaration => {
+        const declared = schema.idTypes.find((t) => t.type === type);
+        if (!declared) throw new Error(`schema '${schema.schemaId}' of the test does not declare '${type}'`);
+        return declared;
+      };
+      /** The type names of the customer's policy, sorted. */
+      const policyTypes = async (c: string): Promise<{ secure: string[]; unlinked: string[] }> => {
+        const policy = await store().customerPolicy(c);
+        return { secure: [...policy.secureTypes].sort(), unlinked: [...policy.unlinkedTypes].sort() };
+      };
+
+      describe('declarations with links and maxHolders', () => {
+        test('when types are declared with links and maxHolders, then getSchema and listSchemas give them back canonical: links only when false, maxHolders only when set', async () => {
+          const c = newCustomer();
+          const put: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'email', secure: true, maxHolders: 7 },
+              { type: 'device', secure: false, links: false, maxHolders: 1 },
+              { type: 'cookie', secure: false, links: true, maxHolders: 1_000_000 },
+              { type: 'phone', secure: true, links: true },
+            ],
+          };
+          const canonical: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'email', secure: true, maxHolders: 7 },
+              { type: 'device', secure: false, links: false, maxHolders: 1 },
+              { type: 'cookie', secure: false, maxHolders: 1_000_000 },
+              { type: 'phone', secure: true },
+            ],
+          };
+          await expect(store().putSchema(c, put)).resolves.toEqual({ created: true });
+          // Strict: a `links: true`, or a `maxHolders` left undefined or as a driver integer, is not canonical.
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(canonical);
+          const plain: SchemaRecord = { schemaId: 'plain', idTypes: [{ type: 'plain_id', secure: false }] };
+          await store().putSchema(c, plain);
+          expect(await sortedSchemas(c)).toStrictEqual([plain, canonical]);
+          // Replaced without options, the types have none any more.
+          const bare: SchemaRecord = { schemaId: 'visit', idTypes: canonical.idTypes.map((t) => ({ type: t.type, secure: t.secure })) };
+          await expect(store().putSchema(c, bare)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(bare);
+          expect(await sortedSchemas(c)).toStrictEqual([plain, bare]);
+        });
+
+        test('when another schema declares a type with other links or maxHolders, then type_option_conflict and nothing is stored', async () => {
+          const c = newCustomer();
+          const visit: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'device', secure: false, maxHolders: 5 },
+            ],
+          };
+          await store().putSchema(c, visit);
+          const conflicting: IdTypeDeclaration[] = [
+            { type: 'ip', secure: false }, // links absent (true) against false
+            { type: 'ip', secure: false, links: true },
+            { type: 'ip', secure: false, links: false, maxHolders: 5 }, // a limit where there is none
+            { type: 'device', secure: false }, // no limit against 5
+            { type: 'device', secure: false, maxHolders: 6 },
+            { type: 'device', secure: false, links: false, maxHolders: 5 }, // links false against absent (true)
+          ];
+          for (const declaration of conflicting) {
+            const shop: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, declaration] };
+            await expect(store().putSchema(c, shop)).rejects.toMatchObject({ code: 'type_option_conflict' });
+          }
+          expect(await store().getSchema(c, 'shop')).toBeUndefined();
+          expect(await sortedSchemas(c)).toStrictEqual([visit]);
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: ['ip'] });
+        });
+
+        test('when declarations agree once absent options take their defaults, then there is no conflict', async () => {
+          const c = newCustomer();
+          const visit: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false, maxHolders: 5 },
+              { type: 'cookie', secure: false },
+            ],
+          };
+          await store().putSchema(c, visit);
+          const shop: SchemaRecord = {
+            schemaId: 'shop',
+            idTypes: [
+              { type: 'shop_id', secure: false },
+              { type: 'cookie', secure: false, links: true },
+              { type: 'ip', secure: false, links: false, maxHolders: 5 },
+            ],
+          };
+          await expect(store().putSchema(c, shop)).resolves.toEqual({ created: true });
+          expect(await store().getSchema(c, 'shop')).toStrictEqual({
+            schemaId: 'shop',
+            idTypes: [
+              { type: 'shop_id', secure: false },
+              { type: 'cookie', secure: false },
+              { type: 'ip', secure: false, links: false, maxHolders: 5 },
+            ],
+          });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(visit);
+        });
+
+        test('when a replacement changes the options of a type only it declares, then it is replaced; of a type another schema declares too, then type_option_conflict and both stay', async () => {
+          const c = newCustomer();
+          const visit: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'device', secure: false, maxHolders: 5 },
+            ],
+          };
+          const shop: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, { type: 'device', secure: false, maxHolders: 5 }] };
+          await store().putSchema(c, visit);
+          await store().putSchema(c, shop);
+          // ip is visit's alone: its own earlier declaration is no conflict.
+          const ipLinking: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: false, maxHolders: 9 }, { type: 'device', secure: false, maxHolders: 5 }],
+          };
+          await expect(store().putSchema(c, ipLinking)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(ipLinking);
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: [] });
+          // device is shop's too: neither schema can change it alone.
+          const deviceRaised: SchemaRecord = { ...ipLinking, idTypes: ipLinking.idTypes.map((t) => (t.type === 'device' ? { ...t, maxHolders: 6 } : t)) };
+          await expect(store().putSchema(c, deviceRaised)).rejects.toMatchObject({ code: 'type_option_conflict' });
+          const shopUnlinked: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, { type: 'device', secure: false, links: false, maxHolders: 5 }] };
+          await expect(store().putSchema(c, shopUnlinked)).rejects.toMatchObject({ code: 'type_option_conflict' });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(ipLinking);
+          expect(await store().getSchema(c, 'shop')).toStrictEqual(shop);
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: [] });
+        });
+
+        test('when a put breaks several rules, then it is refused for the first of secure_flag_conflict, type_option_conflict, secure_type_in_use, schema_in_use, and nothing changes', async () => {
+          const c = newCustomer();
+          const a: SchemaRecord = {
+            schemaId: 'a',
+            idTypes: [
+              { type: 'a_id', secure: false },
+              { type: 'email', secure: true },
+              { type: 'tag', secure: false },
+              { type: 'ip', secure: false, links: false },
+            ],
+          };
+          const b: SchemaRecord = { schemaId: 'b', idTypes: [{ type: 'b_id', secure: false }, { type: 'phone', secure: true }, { type: 'ip', secure: false, links: false }] };
+          await store().putSchema(c, a);
+          await store().putSchema(c, b);
+          await store().createNode({ customerId: c, schemaId: 'a', key: id('a_id', 'n1') }, [id('email', 'n1@example.com'), id('tag', 't1')]);
+          // Unless fixed, the replacement drops tag (held: schema_in_use), turns email off (held: secure_type_in_use),
+          // lets ip link (b: type_option_conflict) and declares phone open (b: secure_flag_conflict): in the opposite
+          // order of the checks, so that the declaration order cannot be what decides.
+          const replacement = (fixed: { phone?: boolean; ip?: boolean; email?: boolean; tag?: boolean }): SchemaRecord => ({
+            schemaId: 'a',
+            idTypes: [
+              { type: 'a_id', secure: false },
+              ...(fixed.tag ? [{ type: 'tag', secure: false }] : []),
+              { type: 'email', secure: fixed.email === true },
+              fixed.ip ? { type: 'ip', secure: false, links: false } : { type: 'ip', secure: false },
+              { type: 'phone', secure: fixed.phone === true },
+            ],
+          });
+          const steps: Array<[Parameters<typeof replacement>[0], string]> = [
+            [{}, 'secure_flag_conflict'],
+            [{ phone: true }, 'type_option_conflict'],
+            [{ phone: true, ip: true }, 'secure_type_in_use'],
+            [{ phone: true, ip: true, email: true }, 'schema_in_use'],
+          ];
+          for (const [fixed, code] of steps) {
+            await expect(store().putSchema(c, replacement(fixed))).rejects.toMatchObject({ code });
+            expect(await store().getSchema(c, 'a')).toStrictEqual(a);
+            expect(await store().getSchema(c, 'b')).toStrictEqual(b);
+            expect(await policyTypes(c)).toEqual({ secure: ['email', 'phone'], unlinked: ['ip'] });
+          }
+          const allFixed = replacement({ phone: true, ip: true, email: true, tag: true });
+          await expect(store().putSchema(c, allFixed)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'a')).toStrictEqual(allFixed);
+        });
+      });
+
+      describe('the secure flag is one-way while IDs of its type are held', () => {
+        const emailOpen: SchemaRecord = { schemaId: 'member', idTypes: MEMBER.idTypes.map((t) => (t.type === 'email' ? { ...t, secure: false } : t)) };
+
+        test('when a secure type held by nodes is turned off, then secure_type_in_use and nothing changes, until no node holds an ID of it', async () => {
+          const c = newCustomer();
+          await store().putSchema(c, MEMBER);
+          await store().createNode(member(c, 'm1'), [id('email', 'a@example.com')]);
+          await store().createNode(member(c, 'm2'), [id('email', 'b@example.com'), id('device', 'd2')]);
+          await store().createNode(member(c, 'm3'), [id('email', 'b@example.com')]);
+          const stillSecure = async () => {
+            await expect(store().putSchema(c, emailOpen)).rejects.toMatchObject({ code: 'secure_type_in_use' });
+            expect(await store().getSchema(c, 'member')).toStrictEqual(MEMBER);
+            expect((await policyTypes(c)).secure).toEqual(['email']);
+          };
+          await stillSecure();
+          // Each way an ID goes (removed, replaced, its node deleted), and one held ID is enough to refuse.
+          await store().removeId(member(c, 'm1'), id('email', 'a@example.com'));
+          await stillSecure();
+          await store().replaceId(member(c, 'm2'), id('email', 'b@example.com'), id('cookie', 'k2'), false);
+          await stillSecure();
+          await store().deleteNode(member(c, 'm3'));
+          await expect(store().putSchema(c, emailOpen)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'member')).toStrictEqual(emailOpen);
+          expect((await policyTypes(c)).secure).toEqual([]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k2'), id('device', 'd2'), id('member_id', 'm2')]);
+        });
+
+        test('when nodes are keyed by a secure type, then it stays secure while they exist', async () => {
+          const c = newCustomer();
+          const contact: SchemaRecord = { schemaId: 'contact', idTypes: [{ type: 'email', secure: true }, { type: 'cookie', secure: false }] };
+          const open: SchemaRecord = { schemaId: 'contact', idTypes: [{ type: 'email', secure: false }, { type: 'cookie', secure: false }] };
+          await store().putSchema(c, contact);
+          const node: NodeAddress = { customerId: c, schemaId: 'contact', key: id('email', 'k@example.com') };
+          await store().createNode(node, []);
+          await expect(store().putSchema(c, open)).rejects.toMatchObject({ code: 'secure_type_in_use' });
+          expect(await store().getSchema(c, 'contact')).toStrictEqual(contact);
+          await store().deleteNode(node);
+          await expect(store().putSchema(c, open)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'contact')).toStrictEqual(open);
+        });
+
+        test('when only another customer holds IDs of the type, then turning it off is allowed', async () => {
+          const c = newCustomer();
+          const other = newCustomer();
+          await store().putSchema(c, MEMBER);
+          await store().putSchema(other, MEMBER);
+          await store().createNode(member(other, 'm1'), [id('email', 'a@example.com')]);
+          await expect(store().putSchema(c, emailOpen)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'member')).toStrictEqual(emailOpen);
+          await expect(store().putSchema(other, emailOpen)).rejects.toMatchObject({ code: 'secure_type_in_use' });
+          expect(await store().getSchema(other, 'member')).toStrictEqual(MEMBER);
+        });
+
+        test('when creates adding IDs of a secure type race a put turning it off, then either the put is refused and they all succeed, or it succeeds and they are all schema_changed', async () => {
+          for (let round = 0; round < 5; round += 1) {
+            const c = newCustomer();
+            await store().putSchema(c, MEMBER);
+            const email = (i: number) => id('email', `e${i}@example.com`);
+            const create = (i: number) => store().createNode(asChecked(member(c, `m${i}`), MEMBER, [email(i)]), [email(i)]);
+            // Issued around the put: which commits first is up to the store.
+            const before = [0, 1].map(create);
+            const put = store().putSchema(c, emailOpen);
+            const after = [2, 3].map(create);
+            const [putOutcome, ...creates] = await Promise.allSettled([put, ...before, ...after]);
+            const held = await Promise.all([0, 1, 2, 3].map((i) => store().getNodeIds(member(c, `m${i}`))));
+            if (putOutcome?.status === 'fulfilled') {
+              // The put came first: no create may have added an ID of the type it turned off.
+              expect(await store().getSchema(c, 'member')).toStrictEqual(emailOpen);
+              for (const o of creates) expect(o).toMatchObject({ status: 'rejected', reason: { code: 'schema_changed' } });
+              expect(held.filter((n) => n !== undefined)).toEqual([]);
+            } else {
+              expect(putOutcome?.reason).toMatchObject({ code: 'secure_type_in_use' });
+              expect(await store().getSchema(c, 'member')).toStrictEqual(MEMBER);
+              expect(creates.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+              held.forEach((ids, i) => expect(ids).toEqual([email(i), id('member_id', `m${i}`)]));
+            }
+          }
+        });
+
+        test('when a type is turned secure, then it is allowed even while nodes hold IDs of it, and keeps its other options', async () => {
+          const c = newCustomer();
+          const visit: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: false, links: false, maxHolders: 4 }],
+          };
+          await store().putSchema(c, visit);
+          await store().createNode({ customerId: c, schemaId: 'visit', key: id('visit_id', 'v1') }, [id('ip', '192.0.2.1')]);
+          const ipSecure: SchemaRecord = { schemaId: 'visit', idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: true, links: false, maxHolders: 4 }] };
+          await expect(store().putSchema(c, ipSecure)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(ipSecure);
+          expect(await policyTypes(c)).toEqual({ secure: ['ip'], unlinked: ['ip'] });
+          // And now it is held, it cannot go back.
+          await expect(store().putSchema(c, visit)).rejects.toMatchObject({ code: 'secure_type_in_use' });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(ipSecure);
+        });
+      });
+
+      describe('types that never link (links: false)', () => {
+        const PERSON: SchemaRecord = {
+          schemaId: 'person',
+          idTypes: [
+            { type: 'person_id', secure: false },
+            { type: 'cookie', secure: false },
+            { type: 'device', secure: false, links: false },
+            { type: 'ip', secure: false, links: false },
+          ],
+        };
+        const ACCOUNT: SchemaRecord = {
+          schemaId: 'account',
+          idTypes: [
+            { type: 'account_id', secure: false },
+            { type: 'cookie', secure: false },
+            { type: 'device', secure: false, links: false },
+          ],
+        };
+        const UNLINKED = ['device', 'ip'];
+        const person = (c: string, key: string): NodeAddress => ({ customerId: c, schemaId: 'person', key: id('person_id', key) });
+        const account = (c: string, key: string): NodeAddress => ({ customerId: c, schemaId: 'account', key: id('account_id', key) });
+        const DEV = id('device', 'dev');
+        const IP = id('ip', 'ip1');
+        const people = (...keys: string[]): IdPair[] => keys.map((k) => id('person_id', k));
+        const byTypeThenValue = (a: IdPair, b: IdPair) => (a.type === b.type ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.type < b.type ? -1 : 1);
+        /** The distinct IDs of `parts` in the order a search gives them (ASCII here: code-point order is JS order). */
+        const union = (...parts: IdPair[][]): IdPair[] => {
+          const seen = new Map(parts.flat().map((x) => [`${x.type}\u0000${x.id}`, x]));
+          return [...seen.values()].sort(byTypeThenValue);
+        };
+        const A = union([id('cookie', 'ca'), id('cookie', 'ca3'), DEV, IP], people('a1', 'a2', 'a3'));
+        const B = union([id('cookie', 'cb'), DEV, IP], people('b1', 'b2'));
+        const X = union([id('account_id', 'x1'), id('account_id', 'x2'), id('cookie', 'cx'), DEV]);
+
+        /**
+         * People linked only by cookies: A = a1 (ca) a2 (ca3) a3, B = b1 (cb) b2, lonely z1, and in the account schema
+         * X = x1 (cx) x2. The device `dev` (links: false) is held by a1, b1 and x1, the ip `ip1` (links: false) by a3 and
+         * b2. With `unlinked` false: the same graph without those two IDs. Written as the domain addresses writes.
+         */
+        async function households(unlinked = true): Promise<string> {
+          const c = newCustomer();
+          await store().putSchema(c, PERSON);
+          await store().putSchema(c, ACCOUNT);
+          const nodes: Array<[NodeAddress, SchemaRecord, IdPair[]]> = [
+            [person(c, 'a1'), PERSON, [id('cookie', 'ca'), DEV]],
+            [person(c, 'a2'), PERSON, [id('cookie', 'ca'), id('cookie', 'ca3')]],
+            [person(c, 'a3'), PERSON, [id('cookie', 'ca3'), IP]],
+            [person(c, 'b1'), PERSON, [id('cookie', 'cb'), DEV]],
+            [person(c, 'b2'), PERSON, [id('cookie', 'cb'), IP]],
+            [person(c, 'z1'), PERSON, [id('cookie', 'cz')]],
+            [account(c, 'x1'), ACCOUNT, [id('cookie', 'cx'), DEV]],
+            [account(c, 'x2'), ACCOUNT, [id('cookie', 'cx')]],
+          ];
+          for (const [node, schema, held] of nodes) {
+            const ids = unlinked ? held : held.filter((x) => !UNLINKED.includes(x.type));
+            await store().createNode(asChecked(node, schema, ids), ids);
+          }
+          return c;
+        }
+
+        const fromKeyUnlinked = (node: NodeAddress, overrides: Partial<SearchQuery> = {}): SearchQuery =>
+          buildQuery({ ...fromKey(node), unlinkedTypes: UNLINKED, ...overrides });
+        const fromWhereUnlinked = (c: string, where: NonNullable<SearchQuery['where']>, overrides: Partial<SearchQuery> = {}): SearchQuery =>
+          buildQuery({ customerId: c, where, unlinkedTypes: UNLINKED, ...overrides });
+
+        test('when people share IDs of links: false types, then ALL and ONE from a key do not merge them, and each still holds and returns those IDs', async () => {
+          const c = await households();
+          for (const [keys, component] of [
+            [['a1', 'a2', 'a3'], A],
+            [['b1', 'b2'], B],
+          ] as const) {
+            for (const k of keys) {
+              const all = await search(fromKeyUnlinked(person(c, k)));
+              expect(all.results).toEqual(component);
+              expect(all.total).toBe(component.length);
+            }
+          }
+          for (const k of ['x1', 'x2']) expect(await search(fromKeyUnlinked(account(c, k)))).toMatchObject({ results: X, total: 4 });
+          // ONE: the start node and the nodes sharing a linking ID with it; their device and ip are their own IDs.
+          const oneFromA1 = union([id('cookie', 'ca'), id('cookie', 'ca3'), DEV], people('a1', 'a2'));
+          expect(await search(fromKeyUnlinked(person(c, 'a1'), { step: 'ONE' }))).toMatchObject({ results: oneFromA1, total: 5 });
+          const oneFromA3 = union([id('cookie', 'ca'), id('cookie', 'ca3'), IP], people('a2', 'a3'));
+          expect(await search(fromKeyUnlinked(person(c, 'a3'), { step: 'ONE' }))).toMatchObject({ results: oneFromA3, total: 5 });
+          expect(await search(fromKeyUnlinked(person(c, 'b1'), { step: 'ONE' }))).toMatchObject({ results: B, total: 5 });
+          expect(await search(fromKeyUnlinked(person(c, 'z1')))).toMatchObject({ results: [id('cookie', 'cz'), id('person_id', 'z1')], total: 2 });
+          expect(await store().getNodeIds(person(c, 'a1'))).toEqual([id('cookie', 'ca'), DEV, id('person_id', 'a1')]);
+          expect(await store().getNodeIds(person(c, 'b2'))).toEqual([id('cookie', 'cb'), IP, id('person_id', 'b2')]);
+          // Filters apply to them as to any ID.
+          expect(await search(fromKeyUnlinked(person(c, 'a1'), { havingType: 'device' }))).toMatchObject({ results: [DEV], total: 1 });
+          const hidden = await search(fromKeyUnlinked(person(c, 'a1'), { hiddenTypes: ['device'] }));
+          expect(hidden).toMatchObject({ results: A.filter((x) => x.type !== 'device'), total: 6 });
+          // Told nothing of links: false, the same graph is one component.
+          const linking = await search(buildQuery(fromKey(person(c, 'a1'))));
+          expect(linking).toMatchObject({ results: union(A, B, X), total: 13 });
+        });
+
+        test('when where is a linking ID, then the start nodes reach no one through the links: false IDs they hold (ALL and ONE)', async () => {
+          const c = await households();
+          expect(await search(fromWhereUnlinked(c, { id: id('cookie', 'ca') }))).toMatchObject({ results: A, total: 7 });
+          // ONE from a2 and a3 (holders of ca3) reaches a1 through ca, and no one through dev or ip1.
+          expect(await search(fromWhereUnlinked(c, { id: id('cookie', 'ca3') }, { step: 'ONE' }))).toMatchObject({ results: A, total: 7 });
+          expect(await search(fromWhereUnlinked(c, { id: id('cookie', 'cb') }, { step: 'ONE' }))).toMatchObject({ results: B, total: 5 });
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'account', id: id('cookie', 'cx') }))).toMatchObject({ results: X, total: 4 });
+          // key and where: the keyed node starts only if it holds where, and then reaches its own component.
+          expect(await search(fromKeyUnlinked(person(c, 'b1'), { where: { schemaId: 'person', id: DEV } }))).toMatchObject({ results: B, total: 5 });
+        });
+
+        test('when where is an ID of a links: false type, then all its holders start and ALL reaches each holder\'s own component only', async () => {
+          const c = await households();
+          // dev: held by a1, b1 and x1; z1 holds neither and stays out.
+          expect(await search(fromWhereUnlinked(c, { id: DEV }))).toMatchObject({ results: union(A, B, X), total: 13 });
+          // ip1: held by a3 and b2.
+          expect(await search(fromWhereUnlinked(c, { id: IP }))).toMatchObject({ results: union(A, B), total: 10 });
+          // ONE: the holders and the nodes sharing a linking ID with one of them (not a3, two steps from a1).
+          const oneFromDev = union([id('cookie', 'ca'), id('cookie', 'ca3'), DEV], people('a1', 'a2'), B, X);
+          expect(await search(fromWhereUnlinked(c, { id: DEV }, { step: 'ONE' }))).toMatchObject({ results: oneFromDev, total: 12 });
+          const oneFromIp = union([id('cookie', 'ca'), id('cookie', 'ca3'), IP], people('a2', 'a3'), B);
+          expect(await search(fromWhereUnlinked(c, { id: IP }, { step: 'ONE' }))).toMatchObject({ results: oneFromIp, total: 9 });
+          expect(await search(fromWhereUnlinked(c, { id: DEV }, { havingType: 'person_id' }))).toMatchObject({
+            results: people('a1', 'a2', 'a3', 'b1', 'b2'),
+            total: 5,
+          });
+          const hidden = await search(fromWhereUnlinked(c, { id: DEV }, { hiddenTypes: ['device', 'cookie'], limit: 3 }));
+          expect(hidden).toMatchObject({ results: [id('account_id', 'x1'), id('account_id', 'x2'), IP], total: 8 });
+        });
+
+        test('when where on an ID of a links: false type names a schema, then only that schema\'s holders start, and holders in other schemas and their components stay out', async () => {
+          const c = await households();
+          const inPerson = await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }));
+          expect(inPerson).toMatchObject({ results: union(A, B), total: 10 });
+          expect(inPerson.results.filter((x) => x.type === 'account_id' || x.id === 'cx')).toEqual([]);
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'account', id: DEV }))).toMatchObject({ results: X, total: 4 });
+          const onePerson = union([id('cookie', 'ca'), id('cookie', 'ca3'), DEV], people('a1', 'a2'), B);
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { step: 'ONE' }))).toMatchObject({ results: onePerson, total: 9 });
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'account', id: DEV }, { step: 'ONE' }))).toMatchObject({ results: X, total: 4 });
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'account', id: IP }))).toMatchObject({ results: [], total: 0 });
+        });
+
+        test('when exclude is true, then the start nodes\' IDs go unless another target holds them, and a links: false ID brings no one in', async () => {
+          const c = await households();
+          // a1 alone holds dev in A: it goes; a3, a target, holds ip1: it stays.
+          const fromA1 = union([id('cookie', 'ca'), id('cookie', 'ca3'), IP], people('a2', 'a3'));
+          expect(await search(fromKeyUnlinked(person(c, 'a1'), { exclude: true }))).toMatchObject({ results: fromA1, total: 5 });
+          expect(await search(fromKeyUnlinked(person(c, 'b1'), { exclude: true, step: 'ONE' }))).toMatchObject({
+            results: [id('cookie', 'cb'), IP, id('person_id', 'b2')],
+            total: 3,
+          });
+          // From dev, the start nodes a1, b1 and x1 are excluded; a2, a3, b2 and x2 are the targets.
+          const fromDev = union(fromA1, [id('cookie', 'cb'), IP, id('person_id', 'b2')], [id('account_id', 'x2'), id('cookie', 'cx')]);
+          expect(await search(fromWhereUnlinked(c, { id: DEV }, { exclude: true }))).toMatchObject({ results: fromDev, total: 9 });
+          const fromDevInPerson = union(fromA1, [id('cookie', 'cb'), IP, id('person_id', 'b2')]);
+          expect(await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { exclude: true }))).toMatchObject({ results: fromDevInPerson, total: 7 });
+          const oneFromDev = union([id('cookie', 'ca'), id('cookie', 'ca3'), id('person_id', 'a2')], [id('cookie', 'cb'), IP, id('person_id', 'b2')], [
+            id('account_id', 'x2'),
+            id('cookie', 'cx'),
+          ]);
+          expect(await search(fromWhereUnlinked(c, { id: DEV }, { exclude: true, step: 'ONE' }))).toMatchObject({ results: oneFromDev, total: 8 });
+        });
+
+        test('when the nodes a search visits hold IDs of links: false types, then maxIds counts those IDs too, while maxNodes counts only the nodes reached', async () => {
+          const c = await households();
+          const tooLarge = { code: 'component_too_large' };
+          // ALL from a1 visits a1, a2, a3, which hold 7 distinct IDs, dev and ip1 among them (5 without).
+          await expect(search(fromKeyUnlinked(person(c, 'a1'), { maxIds: 6 }))).rejects.toMatchObject(tooLarge);
+          await expect(search(fromKeyUnlinked(person(c, 'a1'), { maxIds: 6, hiddenTypes: UNLINKED }))).rejects.toMatchObject(tooLarge);
+          expect((await search(fromKeyUnlinked(person(c, 'a1'), { maxIds: 7, maxNodes: 3 }))).total).toBe(7);
+          // ONE from a1 visits a1 and a2: a1, ca, dev, a2, ca3.
+          await expect(search(fromKeyUnlinked(person(c, 'a1'), { step: 'ONE', maxIds: 4 }))).rejects.toMatchObject(tooLarge);
+          expect((await search(fromKeyUnlinked(person(c, 'a1'), { step: 'ONE', maxIds: 5, maxNodes: 2 }))).total).toBe(5);
+          // Where dev in person: a1, a2, a3, b1, b2 hold 10 distinct IDs, dev and ip1 once each (8 without them).
+          await expect(search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { maxIds: 9 }))).rejects.toMatchObject(tooLarge);
+          await expect(search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { maxNodes: 4 }))).rejects.toMatchObject(tooLarge);
+          expect((await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { maxIds: 10, maxNodes: 5 }))).total).toBe(10);
+          // Where dev: seven nodes holding 13 distinct IDs.
+          await expect(search(fromWhereUnlinked(c, { id: DEV }, { maxIds: 12 }))).rejects.toMatchObject(tooLarge);
+          await expect(search(fromWhereUnlinked(c, { id: DEV }, { maxNodes: 6 }))).rejects.toMatchObject(tooLarge);
+          expect((await search(fromWhereUnlinked(c, { id: DEV }, { maxIds: 13, maxNodes: 7 }))).total).toBe(13);
+          // ONE from dev: a1, b1, x1 and a2, b2, x2 hold 12 distinct IDs, dev counted once.
+          await expect(search(fromWhereUnlinked(c, { id: DEV }, { step: 'ONE', maxIds: 11 }))).rejects.toMatchObject(tooLarge);
+          await expect(search(fromWhereUnlinked(c, { id: DEV }, { step: 'ONE', maxNodes: 5 }))).rejects.toMatchObject(tooLarge);
+          expect((await search(fromWhereUnlinked(c, { id: DEV }, { step: 'ONE', maxIds: 12, maxNodes: 6 }))).total).toBe(12);
+        });
+
+        test('when the links: false IDs are left out of the same graph, then every search reaches the same people and the same other IDs', async () => {
+          const withShared = await households(true);
+          const without = await households(false);
+          const linkingOnly = (r: SearchResult) => r.results.filter((x) => !UNLINKED.includes(x.type));
+          const starts: Array<(c: string) => Pick<SearchQuery, 'customerId' | 'key' | 'where'>> = [
+            ...['a1', 'a2', 'a3', 'b1', 'b2', 'z1'].map((k) => (c: string) => fromKey(person(c, k))),
+            ...['x1', 'x2'].map((k) => (c: string) => fromKey(account(c, k))),
+            ...['ca', 'ca3', 'cb', 'cx'].map((v) => (c: string) => ({ customerId: c, where: { id: id('cookie', v) } })),
+          ];
+          for (const start of starts) {
+            for (const step of ['ALL', 'ONE'] as const) {
+              for (const exclude of [false, true]) {
+                const shared = await search(buildQuery({ ...start(withShared), step, exclude, unlinkedTypes: UNLINKED }));
+                const plain = await search(buildQuery({ ...start(without), step, exclude, unlinkedTypes: UNLINKED }));
+                expect(linkingOnly(shared)).toEqual(plain.results);
+                expect(shared.visitedNodes).toBe(plain.visitedNodes);
+              }
+            }
+          }
+        });
+
+        test('when a type\'s links option is switched, then customerPolicy.unlinkedTypes follows at once, and searches given it link through the type or not', async () => {
+          const c = await households();
+          const fromA3 = async () => search(buildQuery({ ...fromKey(person(c, 'a3')), unlinkedTypes: [...(await store().customerPolicy(c)).unlinkedTypes] }));
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: ['device', 'ip'] });
+          expect((await fromA3()).results).toEqual(A);
+          // ip is person's alone, and held: switching its links is allowed all the same.
+          const ipLinking: SchemaRecord = { schemaId: 'person', idTypes: PERSON.idTypes.map((t) => (t.type === 'ip' ? { type: 'ip', secure: false } : t)) };
+          await expect(store().putSchema(c, ipLinking)).resolves.toEqual({ created: false });
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: ['device'] });
+          // a3 and b2 share ip1, which now links A and B.
+          expect((await fromA3()).results).toEqual(union(A, B));
+          await store().putSchema(c, PERSON);
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: ['device', 'ip'] });
+          expect((await fromA3()).results).toEqual(A);
+        });
+      });
+
+      describe('holder limits (maxHolders)', () => {
+        const VISIT: SchemaRecord = {
+          schemaId: 'visit',
+          idTypes: [
+            { type: 'visit_id', secure: false, maxHolders: 2 },
+            { type: 'cookie', secure: false },
+            { type: 'ip', secure: false, maxHolders: 3 },
+          ],
+        };
+        /** Another schema with the same ip declaration: its nodes count among the holders too. */
+        const KIOSK: SchemaRecord = { schemaId: 'kiosk', idTypes: [{ type: 'kiosk_id', secure: false }, { type: 'ip', secure: false, maxHolders: 3 }] };
+        const HOT = id('ip', '198.51.100.7');
+        /** The refusal, whose message names the type and the limit but never the value (it may be secure, and messages reach logs). */
+        const limitReached = { code: 'holder_limit_reached', message: expect.not.stringContaining(HOT.id) };
+        const absent = id('cookie', 'absent');
+
+        async function customerWithLimits(): Promise<string> {
+          const c = newCustomer();
+          await store().putSchema(c, VISIT);
+          await store().putSchema(c, KIOSK);
+          return c;
+        }
+
+        /** A write to visit node `key` mentioning `mentioned`, addressed as the domain does (expectedTypes from `schema`). */
+        const visit = (c: string, key: string, mentioned: IdPair[] = [], schema: SchemaRecord = VISIT): NodeAddress =>
+          asChecked({ customerId: c, schemaId: 'visit', key: id('visit_id', key) }, schema, mentioned);
+        const kiosk = (c: string, key: string, mentioned: IdPair[] = []): NodeAddress =>
+          asChecked({ customerId: c, schemaId: 'kiosk', key: id('kiosk_id', key) }, KIOSK, mentioned);
+
+        /** The keys of the nodes holding `held`, as `type=value` (these nodes share no other ID: ONE from it reaches its holders only). */
+        async function holdersOf(c: string, held: IdPair): Promise<string[]> {
+          const r = await search(buildQuery({ customerId: c, where: { id: held }, step: 'ONE', hiddenTypes: ['cookie', 'ip'] }));
+          return r.results.map((x) => `${x.type}=${x.id}`);
+        }
+
+        test('when nodes are created with an ID of a limited type, then the maxHolders-th succeeds, counted over all schemas, and the next is holder_limit_reached and not created', async () => {
+          const c = await customerWithLimits();
+          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
+          await store().createNode(kiosk(c, 'k1', [HOT]), [HOT]);
+          const withCookie = (n: string) => [id('cookie', `c${n}`), HOT];
+          // The third holder: exactly at the limit.
+          await expect(store().createNode(visit(c, 'v2', withCookie('2')), withCookie('2'))).resolves.toBeUndefined();
+          await expect(store().createNode(visit(c, 'v3', withCookie('3')), withCookie('3'))).rejects.toMatchObject(limitReached);
+          await expect(store().createNode(kiosk(c, 'k2', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          expect(await store().getNodeIds(visit(c, 'v3'))).toBeUndefined();
+          expect(await store().getNodeIds(kiosk(c, 'k2'))).toBeUndefined();
+          expect((await search(buildQuery({ customerId: c, where: { id: id('cookie', 'c3') } }))).total).toBe(0);
+          expect(await holdersOf(c, HOT)).toEqual(['kiosk_id=k1', 'visit_id=v1', 'visit_id=v2']);
+          // Without that ID the same node is created; another customer counts its own holders.
+          await expect(store().createNode(visit(c, 'v3', [id('cookie', 'c3')]), [id('cookie', 'c3')])).resolves.toBeUndefined();
+          const other = await customerWithLimits();
+          await expect(store().createNode(visit(other, 'v1', [HOT]), [HOT])).resolves.toBeUndefined();
+          expect(await holdersOf(other, HOT)).toEqual(['visit_id=v1']);
+          expect(await holdersOf(c, HOT)).toEqual(['kiosk_id=k1', 'visit_id=v1', 'visit_id=v2']);
+        });
+
+        test('when insertIds would add a holder past the limit, then holder_limit_reached and none of its IDs is added; up to the limit it succeeds', async () => {
+          const c = await customerWithLimits();
+          const FREE = id('ip', '203.0.113.9');
+          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
+          await store().createNode(visit(c, 'v2', [HOT]), [HOT]);
+          await store().createNode(visit(c, 'v3'), []);
+          await store().createNode(visit(c, 'v4', [id('cookie', 'c4')]), [id('cookie', 'c4')]);
+          await expect(store().insertIds(visit(c, 'v3', [HOT]), [HOT])).resolves.toBeUndefined();
+          const adding = [id('cookie', 'c4b'), FREE, HOT];
+          await expect(store().insertIds(visit(c, 'v4', adding), adding)).rejects.toMatchObject(limitReached);
+          expect(await store().getNodeIds(visit(c, 'v4'))).toEqual([id('cookie', 'c4'), id('visit_id', 'v4')]);
+          expect((await search(buildQuery({ customerId: c, where: { id: FREE } }))).total).toBe(0);
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
+          await expect(store().insertIds(visit(c, 'v4', [FREE]), [FREE])).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'v4'))).toEqual([id('cookie', 'c4'), FREE, id('visit_id', 'v4')]);
+        });
+
+        test('when replaceId would set an ID whose holders are at the limit, then holder_limit_reached on the update and on the upsert path, and the node is unchanged', async () => {
+          const c = await customerWithLimits();
+          const own = (n: string) => id('ip', `10.0.0.${n}`);
+          for (const n of ['1', '2']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
+          for (const n of ['3', '4']) await store().createNode(visit(c, `v${n}`, [own(n)]), [own(n)]);
+          // Update, the third holder: at the limit.
+          await expect(store().replaceId(visit(c, 'v3', [own('3'), HOT]), own('3'), HOT, false)).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'v3'))).toEqual([HOT, id('visit_id', 'v3')]);
+          const v4 = [own('4'), id('visit_id', 'v4')];
+          // where held (update, with and without upsert), then where not held (upsert adds set).
+          for (const upsert of [false, true]) {
+            await expect(store().replaceId(visit(c, 'v4', [own('4'), HOT]), own('4'), HOT, upsert)).rejects.toMatchObject(limitReached);
+          }
+          await expect(store().replaceId(visit(c, 'v4', [absent, HOT]), absent, HOT, true)).rejects.toMatchObject(limitReached);
+          expect(await store().getNodeIds(visit(c, 'v4'))).toEqual(v4);
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
+          // An update whose where is not held adds nothing, so it is no holder either.
+          await expect(store().replaceId(visit(c, 'v4', [absent, HOT]), absent, HOT, false)).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'v4'))).toEqual(v4);
+        });
+
+        test('when a node already holds the limited ID, then writes keeping it add no holder and pass at the limit; each holder that goes frees a place', async () => {
+          const c = await customerWithLimits();
+          for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
+          await expect(store().replaceId(visit(c, 'v1', [absent, HOT]), absent, HOT, true)).resolves.toBeUndefined();
+          await expect(store().replaceId(visit(c, 'v1', [HOT]), HOT, HOT, false)).resolves.toBeUndefined();
+          expect(await store().applyNodeWrites([{ kind: 'replace', node: visit(c, 'v2', [absent, HOT]), where: absent, set: HOT, upsert: true }])).toEqual([undefined]);
+          await expect(store().insertIds(visit(c, 'v1', [HOT]), [HOT])).rejects.toMatchObject({ code: 'id_exists' });
+          expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([HOT, id('visit_id', 'v1')]);
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
+
+          await store().createNode(visit(c, 'v4'), []);
+          await store().createNode(visit(c, 'v5'), []);
+          await expect(store().insertIds(visit(c, 'v4', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          // v1 moves to another ip: a place for v4.
+          const OTHER = id('ip', '192.0.2.1');
+          await store().replaceId(visit(c, 'v1', [HOT, OTHER]), HOT, OTHER, false);
+          await expect(store().insertIds(visit(c, 'v4', [HOT]), [HOT])).resolves.toBeUndefined();
+          await expect(store().insertIds(visit(c, 'v5', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          // v2 removes it: a place for v5.
+          await store().removeId(visit(c, 'v2', [HOT]), HOT);
+          await expect(store().insertIds(visit(c, 'v5', [HOT]), [HOT])).resolves.toBeUndefined();
+          await expect(store().createNode(visit(c, 'v6', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          // v3 is deleted: a place for v6.
+          await store().deleteNode(visit(c, 'v3'));
+          await expect(store().createNode(visit(c, 'v6', [HOT]), [HOT])).resolves.toBeUndefined();
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4', 'visit_id=v5', 'visit_id=v6']);
+          expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([OTHER, id('visit_id', 'v1')]);
+        });
+
+        test('when a node is created or rekeyed with a key ID that maxHolders nodes hold, then holder_limit_reached and nothing changes; a node holding it already may take it as key', async () => {
+          const c = await customerWithLimits();
+          // visit_id allows 2 holders: p2 and p3 hold p9 besides their keys.
+          const P9 = id('visit_id', 'p9');
+          await store().createNode(visit(c, 'p1'), []);
+          await store().createNode(visit(c, 'p2', [P9]), [P9]);
+          await store().createNode(visit(c, 'p3', [P9]), [P9]);
+          await expect(store().createNode(visit(c, 'p9'), [])).rejects.toMatchObject({ code: 'holder_limit_reached' });
+          expect(await store().getNodeIds(visit(c, 'p9'))).toBeUndefined();
+          await expect(store().rekey(visit(c, 'p1'), 'p9')).rejects.toMatchObject({ code: 'holder_limit_reached' });
+          expect(await store().getNodeIds(visit(c, 'p1'))).toEqual([id('visit_id', 'p1')]);
+          expect(await store().getNodeIds(visit(c, 'p9'))).toBeUndefined();
+          // p2 holds p9 already: taking it as key adds no holder.
+          await expect(store().rekey(visit(c, 'p2'), 'p9')).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'p9'))).toEqual([P9]);
+          expect(await store().getNodeIds(visit(c, 'p2'))).toBeUndefined();
+          // p7 has one holder: a rekey onto it makes the second, at the limit.
+          const P7 = id('visit_id', 'p7');
+          await store().insertIds(visit(c, 'p3', [P7]), [P7]);
+          await expect(store().rekey(visit(c, 'p1'), 'p7')).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'p7'))).toEqual([P7]);
+          expect(await store().getNodeIds(visit(c, 'p1'))).toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'p3'))).toEqual([id('visit_id', 'p3'), P7, P9]);
+        });
+
+        test('when bulk writes add holders, then each is checked, in order, against the holders the writes before it left', async () => {
+          const c = await customerWithLimits();
+          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
+          const outcomes = await store().applyNodeWrites([
+            { kind: 'create', node: visit(c, 'v2', [HOT]), ids: [HOT] },
+            { kind: 'create', node: visit(c, 'v3', [id('cookie', 'c3'), HOT]), ids: [id('cookie', 'c3'), HOT] },
+            { kind: 'create', node: visit(c, 'v4', [HOT]), ids: [HOT] },
+            { kind: 'create', node: visit(c, 'v4'), ids: [] },
+            { kind: 'insert', node: visit(c, 'v4', [HOT]), ids: [HOT] },
+            { kind: 'replace', node: visit(c, 'v4', [absent, HOT]), where: absent, set: HOT, upsert: true },
+            { kind: 'removeId', node: visit(c, 'v2', [HOT]), id: HOT },
+            { kind: 'replace', node: visit(c, 'v4', [absent, HOT]), where: absent, set: HOT, upsert: true },
+            { kind: 'create', node: kiosk(c, 'k1', [HOT]), ids: [HOT] },
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual([
+            undefined,
+            undefined,
+            'holder_limit_reached',
+            undefined,
+            'holder_limit_reached',
+            'holder_limit_reached',
+            undefined,
+            undefined,
+            'holder_limit_reached',
+          ]);
+          expect(await store().getNodeIds(visit(c, 'v4'))).toEqual([HOT, id('visit_id', 'v4')]);
+          expect(await store().getNodeIds(visit(c, 'v2'))).toEqual([id('visit_id', 'v2')]);
+          expect(await store().getNodeIds(kiosk(c, 'k1'))).toBeUndefined();
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v3', 'visit_id=v4']);
+        });
+
+        test('when maxHolders is lowered below today\'s holders, then the put is accepted, the holders keep the ID, and new holders are refused until enough have gone', async () => {
+          const c = newCustomer();
+          await store().putSchema(c, VISIT);
+          for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
+          const withIpLimit = (maxHolders: number): SchemaRecord => ({
+            schemaId: 'visit',
+            idTypes: VISIT.idTypes.map((t) => (t.type === 'ip' ? { ...t, maxHolders } : t)),
+          });
+          const lowered = withIpLimit(1);
+          await expect(store().putSchema(c, lowered)).resolves.toEqual({ created: false });
+          expect(await store().getSchema(c, 'visit')).toStrictEqual(lowered);
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
+          await store().createNode(visit(c, 'v4', [], lowered), []);
+          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).rejects.toMatchObject(limitReached);
+          await store().removeId(visit(c, 'v1', [HOT], lowered), HOT);
+          await store().removeId(visit(c, 'v2', [HOT], lowered), HOT);
+          // One holder left: as many as the limit.
+          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).rejects.toMatchObject(limitReached);
+          await store().deleteNode(visit(c, 'v3', [], lowered));
+          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).resolves.toBeUndefined();
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4']);
+          // Raised, the limit admits more at once.
+          const raised = withIpLimit(2);
+          await store().putSchema(c, raised);
+          await expect(store().createNode(visit(c, 'v5', [HOT], raised), [HOT])).resolves.toBeUndefined();
+          await expect(store().createNode(visit(c, 'v6', [HOT], raised), [HOT])).rejects.toMatchObject(limitReached);
+          expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4', 'visit_id=v5']);
+        });
+
+        test('when a write was checked against options the schema no longer declares, then schema_changed and nothing is written', async () => {
+          const c = newCustomer();
+          await store().putSchema(c, VISIT);
+          await store().createNode(visit(c, 'v1'), []);
+          const now: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false, maxHolders: 4 },
+              { type: 'cookie', secure: false, links: false },
+              { type: 'ip', secure: false, maxHolders: 1 },
+            ],
+          };
+          await store().putSchema(c, now);
+          const at = (key: string, ...expectedTypes: IdTypeDeclaration[]): NodeAddress => ({ customerId: c, schemaId: 'visit', key: id('visit_id', key), expectedTypes });
+          const keyNow = declarationOf(now, 'visit_id');
+          const ipWas = declarationOf(VISIT, 'ip');
+          // A write that knows of no limit must not pass one either.
+          const ipUnlimited: IdTypeDeclaration = { type: 'ip', secure: false };
+          const changed = { code: 'schema_changed' };
+          await expect(store().createNode(at('v2', keyNow, ipWas), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().createNode(at('v2', keyNow, ipUnlimited), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().insertIds(at('v1', keyNow, ipWas), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().replaceId(at('v1', keyNow, declarationOf(now, 'cookie'), ipWas), absent, HOT, true)).rejects.toMatchObject(changed);
+          // links changed: the cookie declaration as it was.
+          await expect(store().insertIds(at('v1', keyNow, declarationOf(VISIT, 'cookie')), [id('cookie', 'k1')])).rejects.toMatchObject(changed);
+          // The key type's limit changed.
+          await expect(store().rekey(at('v1', declarationOf(VISIT, 'visit_id')), 'v9')).rejects.toMatchObject(changed);
+          const bulk = await store().applyNodeWrites([
+            { kind: 'insert', node: at('v1', keyNow, ipWas), ids: [HOT] },
+            { kind: 'create', node: at('v3', declarationOf(VISIT, 'visit_id')), ids: [] },
+          ]);
+          expect(bulk.map((o) => o?.code)).toEqual(['schema_changed', 'schema_changed']);
+          expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([id('visit_id', 'v1')]);
+          for (const gone of ['v2', 'v3', 'v9']) expect(await store().getNodeIds(visit(c, gone))).toBeUndefined();
+          expect((await search(buildQuery({ customerId: c, where: { id: HOT } }))).total).toBe(0);
+          // Checked against what is declared now, the same writes go through.
+          await expect(store().insertIds(at('v1', keyNow, declarationOf(now, 'ip')), [HOT])).resolves.toBeUndefined();
+          await expect(store().rekey(at('v1', keyNow), 'v9')).resolves.toBeUndefined();
+          expect(await store().getNodeIds(visit(c, 'v9'))).toEqual([HOT, id('visit_id', 'v9')]);
+        });
+      });
+
+      describe('holder limits under concurrency', () => {
+        const LIMITED: SchemaRecord = {
+          schemaId: 'visit',
+          idTypes: [
+            { type: 'visit_id', secure: false },
+            { type: 'cookie', secure: false },
+            { type: 'ip', secure: false, maxHolders: 5 },
+          ],
+        };
+        const at = (c: string, key: string, mentioned: IdPair[] = []): NodeAddress =>
+          asChecked({ customerId: c, schemaId: 'visit', key: id('visit_id', key) }, LIMITED, mentioned);
+        const keyOf = (i: number) => `v${String(i).padStart(3, '0')}`;
+        const holderKeys = async (c: string, held: IdPair): Promise<SearchResult> =>
+          search(buildQuery({ customerId: c, where: { id: held }, step: 'ONE', havingType: 'visit_id' }));
+
+        test('when 100 creates of different nodes race to hold one ID whose type allows 5 holders, then exactly 5 succeed, 95 are holder_limit_reached, and the ID has 5 holders', async () => {
+          const c = newCustomer();
+          await store().putSchema(c, LIMITED);
+          const HOT = id('ip', '198.51.100.77');
+          const keys = Array.from({ length: 100 }, (_, i) => keyOf(i));
+          const settled = await Promise.allSettled(keys.map((k) => store().createNode(at(c, k, [HOT]), [HOT])));
+          const created = keys.filter((_, i) => settled[i]?.status === 'fulfilled');
+          expect(created).toHaveLength(5);
+          const refusals = settled.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: unknown }).code] : []));
+          expect(refusals).toEqual(Array.from({ length: 95 }, () => 'holder_limit_reached'));
+          const holders = await holderKeys(c, HOT);
+          expect(holders.results).toEqual(created.map((k) => id('visit_id', k)));
+          expect(holders.total).toBe(5);
+          const refusedNodes = await Promise.all(keys.filter((k) => !created.includes(k)).map((k) => store().getNodeIds(at(c, k))));
+          expect(refusedNodes.filter((n) => n !== undefined)).toEqual([]);
+        });
+
+        test('when a limit is lowered while creates race to add holders, then the put is accepted and no create passes the limit it was checked against', async () => {
+          for (let round = 0; round < 5; round += 1) {
+            const c = newCustomer();
+            await store().putSchema(c, LIMITED);
+            const HOT = id('ip', '198.51.100.79');
+            for (const k of ['h0', 'h1', 'h2', 'h3']) await store().createNode(at(c, k, [HOT]), [HOT]);
+            const lowered: SchemaRecord = { schemaId: 'visit', idTypes: LIMITED.idTypes.map((t) => (t.type === 'ip' ? { ...t, maxHolders: 1 } : t)) };
+            // Checked against 5 holders: one place left, which at most one create may take, and none once the limit is 1.
+            const create = (i: number) => store().createNode(at(c, keyOf(i), [HOT]), [HOT]);
+            const before = [0, 1, 2].map(create);
+            const put = store().putSchema(c, lowered);
+            const after = [3, 4, 5].map(create);
+            const [putOutcome, ...creates] = await Promise.allSettled([put, ...before, ...after]);
+            expect(putOutcome?.status).toBe('fulfilled');
+            expect(await store().getSchema(c, 'visit')).toStrictEqual(lowered);
+            const created = creates.flatMap((o, i) => (o.status === 'fulfilled' ? [keyOf(i)] : []));
+            expect(created.length).toBeLessThanOrEqual(1);
+            for (const o of creates) {
+              if (o.status === 'rejected') expect(['holder_limit_reached', 'schema_changed']).toContain((o.reason as { code?: unknown }).code);
+            }
+            const holders = await holderKeys(c, HOT);
+            expect(holders.results).toEqual([...created, 'h0', 'h1', 'h2', 'h3'].sort().map((k) => id('visit_id', k)));
+          }
+        });
+
+        test('when 100 writers of every kind that adds IDs race to make different nodes hold one ID whose type allows 5 holders, then exactly 5 succeed and every refused node is unchanged', async () => {
+          const c = newCustomer();
+          await store().putSchema(c, LIMITED);
+          const HOT = id('ip', '198.51.100.78');
+          const own = (i: number) => id('ip', `10.1.0.${i}`);
+          const absent = id('cookie', 'absent');
+          // Nodes 0-79 exist, each holding an ip of its own; 80-99 are created by the race.
+          for (let i = 0; i < 80; i += 1) await store().createNode(at(c, keyOf(i), [own(i)]), [own(i)]);
+          const refuseIfRefused = ([outcome]: Array<Error | undefined>): void => {
+            if (outcome) throw outcome;
+          };
+          const writers: Array<() => Promise<void>> = Array.from({ length: 100 }, (_, i) => {
+            const k = keyOf(i);
+            if (i >= 90) return () => store().applyNodeWrites([{ kind: 'create', node: at(c, k, [HOT]), ids: [HOT] }]).then(refuseIfRefused);
+            if (i >= 80) return () => store().createNode(at(c, k, [HOT]), [HOT]);
+            switch (i % 4) {
+              case 0:
+                return () => store().insertIds(at(c, k, [HOT]), [HOT]);
+              case 1:
+                return () => store().replaceId(at(c, k, [absent, HOT]), absent, HOT, true);
+              case 2:
+                return () => store().replaceId(at(c, k, [own(i), HOT]), own(i), HOT, false);
+              default:
+                return () => store().applyNodeWrites([{ kind: 'insert', node: at(c, k, [HOT]), ids: [HOT] }]).then(refuseIfRefused);
+            }
+          });
+          const settled = await Promise.allSettled(writers.map((write) => write()));
+          const succeeded = settled.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+          expect(succeeded).toHaveLength(5);
+          const refusals = settled.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: unknown }).code] : []));
+          expect(refusals).toEqual(Array.from({ length: 95 }, () => 'holder_limit_reached'));
+          const holders = await holderKeys(c, HOT);
+          expect(holders.results).toEqual(succeeded.map((i) => id('visit_id', keyOf(i))));
+          expect(holders.total).toBe(5);
+          for (let i = 0; i < 100; i += 1) {
+            const held = await store().getNodeIds(at(c, keyOf(i)));
+            if (succeeded.includes(i)) expect(held).toContainEqual(HOT);
+            else expect(held).toEqual(i < 80 ? [own(i), id('visit_id', keyOf(i))] : undefined);
+          }
+        });
+      });
+
+      describe('customer policy: settings, blocked values and type options', () => {
+        const RULES: BlockRule[] = [
+          { type: 'email', values: ['test@test.com', 'none@none', 'ünïcode@exämple.com'], ignoreCase: true },
+          { type: 'device', pattern: '^0+$', ignoreCase: false },
+        ];
+        const PARIS: CustomerSettings = { requireToken: true, timezone: 'Europe/Paris' };
+
+        test('when a customer has stored nothing, then customerPolicy gives the default settings, no rules and no types', async () => {
+          const c = newCustomer();
+          expect(await store().customerPolicy(c)).toEqual({
+            settings: { requireToken: false, timezone: 'UTC' },
+            blockRules: [],
+            secureTypes: new Set(),
+            unlinkedTypes: new Set(),
+          });
+          // Schemas bring their types, not settings or rules.
+          await store().putSchema(c, MEMBER);
+          expect(await store().customerPolicy(c)).toEqual({
+            settings: { requireToken: false, timezone: 'UTC' },
+            blockRules: [],
+            secureTypes: new Set(['email']),
+            unlinkedTypes: new Set(),
+          });
+        });
+
+        test('when settings are put, then putSettings answers what it stored, customerPolicy reads it at once, and each put replaces both fields', async () => {
+          const c = newCustomer();
+          await store().putBlocklist(c, RULES);
+          // Read before the put: what a store keeps of it must not outlive the put.
+          expect((await store().customerPolicy(c)).settings).toStrictEqual({ requireToken: false, timezone: 'UTC' });
+          await expect(store().putSettings(c, PARIS)).resolves.toStrictEqual(PARIS);
+          expect((await store().customerPolicy(c)).settings).toStrictEqual(PARIS);
+          const newYork: CustomerSettings = { requireToken: false, timezone: 'America/New_York' };
+          await expect(store().putSettings(c, newYork)).resolves.toStrictEqual(newYork);
+          const policy = await store().customerPolicy(c);
+          expect(policy.settings).toStrictEqual(newYork);
+          // The blocked values are another put's: untouched.
+          expect(policy.blockRules).toStrictEqual(RULES);
+          await expect(store().putSettings(c, { requireToken: false, timezone: 'UTC' })).resolves.toStrictEqual({ requireToken: false, timezone: 'UTC' });
+          expect((await store().customerPolicy(c)).settings).toStrictEqual({ requireToken: false, timezone: 'UTC' });
+        });
+
+        test('when a blocklist is put, then putBlocklist answers the rules, customerPolicy reads them in their order, and each put replaces them, with none too', async () => {
+          const c = newCustomer();
+          await store().putSettings(c, PARIS);
+          expect((await store().customerPolicy(c)).blockRules).toEqual([]);
+          await expect(store().putBlocklist(c, RULES)).resolves.toStrictEqual(RULES);
+          expect((await store().customerPolicy(c)).blockRules).toStrictEqual(RULES);
+          const replacement: BlockRule[] = [{ type: 'cookie', values: ['0'], ignoreCase: false }];
+          await expect(store().putBlocklist(c, replacement)).resolves.toStrictEqual(replacement);
+          const policy = await store().customerPolicy(c);
+          expect(policy.blockRules).toStrictEqual(replacement);
+          expect(policy.settings).toStrictEqual(PARIS);
+          await expect(store().putBlocklist(c, [])).resolves.toEqual([]);
+          expect((await store().customerPolicy(c)).blockRules).toEqual([]);
+        });
+
+        test('when schemas declare secure and links: false types, then secureTypes and unlinkedTypes are their union and follow every put and delete', async () => {
+          const c = newCustomer();
+          const web: SchemaRecord = {
+            schemaId: 'web',
+            idTypes: [
+              { type: 'web_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'email', secure: true },
+              { type: 'device', secure: false, links: false, maxHolders: 10 },
+            ],
+          };
+          const app: SchemaRecord = { schemaId: 'app', idTypes: [{ type: 'app_id', secure: false }, { type: 'ip', secure: false, links: false }, { type: 'phone', secure: true }] };
+          expect(await policyTypes(c)).toEqual({ secure: [], unlinked: [] });
+          await store().putSchema(c, web);
+          expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: ['device', 'ip'] });
+          await store().putSchema(c, app);
+          expect(await policyTypes(c)).toEqual({ secure: ['email', 'phone'], unlinked: ['device', 'ip'] });
+          // web without ip and device: app still declares ip.
+          await store().putSchema(c, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'email', secure: true }] });
+          expect(await policyTypes(c)).toEqual({ secure: ['email', 'phone'], unlinked: ['ip'] });
+          await store().deleteSchema(c, 'app');
+          expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: [] });
+          await store().putSchema(c, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false, links: false }, { type: 'email', secure: true }] });
+          expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: ['web_id'] });
+          // A refused put changes nothing.
+          await expect(store().putSchema(c, { schemaId: 'other', idTypes: [{ type: 'web_id', secure: true, links: false }] })).rejects.toMatchObject({
+            code: 'secure_flag_conflict',
+          });
+          await expect(store().putSchema(c, { schemaId: 'other', idTypes: [{ type: 'web_id', secure: false }] })).rejects.toMatchObject({
+            code: 'type_option_conflict',
+          });
+          expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: ['web_id'] });
+        });
+
+        test('when customers differ, then the settings, blocked values and type options of one never show in another', async () => {
+          const a = newCustomer();
+          const b = newCustomer();
+          const defaults = { settings: { requireToken: false, timezone: 'UTC' }, blockRules: [], secureTypes: new Set(), unlinkedTypes: new Set() };
+          await store().putSettings(a, PARIS);
+          await store().putBlocklist(a, RULES);
+          await store().putSchema(a, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'ip', secure: true, links: false, maxHolders: 2 }] });
+          expect(await store().customerPolicy(b)).toEqual(defaults);
+          // The same type with other options is no conflict in another customer.
+          await expect(store().putSchema(b, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'ip', secure: false }] })).resolves.toEqual({
+            created: true,
+          });
+          await store().putSettings(b, { requireToken: false, timezone: 'Asia/Tokyo' });
+          await store().putBlocklist(b, []);
+          expect(await store().customerPolicy(a)).toEqual({ settings: PARIS, blockRules: RULES, secureTypes: new Set(['ip']), unlinkedTypes: new Set(['ip']) });
+          expect(await store().customerPolicy(b)).toEqual({
+            settings: { requireToken: false, timezone: 'Asia/Tokyo' },
+            blockRules: [],
+            secureTypes: new Set(),
+            unlinkedTypes: new Set(),
+          });
+        });
       });
     });
   });
