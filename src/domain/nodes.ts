@@ -1,5 +1,5 @@
-// The node operations: each checks the schema, the types and who may touch secure IDs, then makes one
-// atomic store call.
+// The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
+// and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
 import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, sameId } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
