@@ -203,8 +203,13 @@ export class NodeService {
    * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
    */
   private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned): Promise<NodeAddress> {
-    // Both reads at once: on Neo4j each is a round trip.
-    const [schema, policy] = await Promise.all([reads.schema(ref.schema), reads.policy()]);
+    // Both reads start at once (on Neo4j each is a round trip), then are awaited in turn. Not Promise.all: on SQLite,
+    // which answers both from its cache, HTTP upserts measured 10–14% fewer a second with it, in alternating A/B runs.
+    const schemaRead = reads.schema(ref.schema);
+    const policyRead = reads.policy();
+    policyRead.catch(() => undefined); // awaited below, unless the schema read fails first: never an unhandled rejection
+    const schema = await schemaRead;
+    const policy = await policyRead;
     requireTokenIfAsked(actor, policy);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
     const declared = new Map(schema.idTypes.map((t) => [t.type, t]));
