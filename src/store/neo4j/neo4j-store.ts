@@ -478,7 +478,7 @@ export class Neo4jStore implements Store {
     if (kept?.text === text) return kept.rules;
     const rules = JSON.parse(text) as BlockRule[];
     this.parsedRules.delete(customerId);
-    // Oldest first in a Map: the one read longest ago goes.
+    // A Map keeps insertion order: the blocklist parsed longest ago goes.
     if (this.parsedRules.size >= PARSED_RULES_KEPT) this.parsedRules.delete(this.parsedRules.keys().next().value as string);
     this.parsedRules.set(customerId, { text, rules });
     return rules;
