@@ -1,13 +1,15 @@
 // npm run bench [-- --quick]: load a synthetic identity graph through _bulk into a fresh store, then measure each
 // scenario and the two floors with the same autocannon settings; print a table, write results/latest.json
 // (SQLite) or results/neo4j.json (STORE=neo4j: NEO4J_URI's empty database, or else a local server it starts).
+// After the main scenarios, a second customer whose member schema declares a `links: false` type measures the same
+// small searches before and after IDs of that type become hot (held by hundreds of nodes each).
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { generateGraph, type NodeRef, SCHEMAS } from './graph';
+import { generateGraph, type GeneratedGraph, type NodeRef, SCHEMAS } from './graph';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const quick = process.argv.includes('--quick');
@@ -16,6 +18,21 @@ const MODE = quick
   : { targetIds: 1_000_000, bigComponents: 5, seconds: 10, warmup: 2, connections: 10, bodies: 150_000 };
 const ADMIN = 'bench-admin-token-0123456789abcdefghij';
 const CUSTOMER = 'bench';
+
+/**
+ * The hot `links: false` scenario: a customer of its own whose member schema also declares `ip` with `links: false`,
+ * and a graph of its own with no big components. It is sized to have enough nodes of small components (1–3 nodes) in
+ * the member schema (this generator gives about 3.6 per 100 IDs) for each of `ips` IP values to be held by `holders`
+ * of them while each holds `ipsPerNode`: ips × holders / ipsPerNode nodes (2,500 quick, 5,000 full).
+ */
+const HOT = {
+  customer: 'bench-hot',
+  ips: 10,
+  ipsPerNode: 2,
+  holders: quick ? 500 : 1000,
+  targetIds: quick ? 75_000 : 150_000,
+  seed: 20261123,
+};
 
 interface Running {
   child: ChildProcess;
@@ -135,9 +152,10 @@ function cycle<T>(items: T[]): () => T {
   return () => items[i++ % items.length] as T;
 }
 
-async function loadGraph(base: string, lines: string[]): Promise<number> {
+/** Sends `lines` as one _bulk request; any line not answered 201 stops the bench. Returns the seconds it took. */
+async function loadGraph(base: string, lines: string[], customer = CUSTOMER): Promise<number> {
   const started = process.hrtime.bigint();
-  const res = await fetch(`${base}/v1/${CUSTOMER}/node/_bulk`, {
+  const res = await fetch(`${base}/v1/${customer}/node/_bulk`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${ADMIN}` },
     body: lines.join('\n'),
@@ -283,12 +301,14 @@ async function main(): Promise<void> {
   ];
 
   const expressRps = floors.express?.rps ?? 1;
-  const results: Array<{ name: string; rps: number; p50_ms: number; p99_ms: number; ratio_to_express_floor: number; non2xx: number; errors: number }> = [];
+  const results: ScenarioResult[] = [];
   for (const { name, spec } of scenarios) {
     const m = await measure(service.base, spec, warmupSeconds(store));
     results.push({ name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) });
     console.log(`${name}: ${m.rps} req/s`);
   }
+  const hot = await hotLinksFalse(service.base, admin, store, expressRps);
+  results.push(...hot.results);
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
   await stop(service);
@@ -303,7 +323,12 @@ async function main(): Promise<void> {
   const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
   console.log('');
   for (const row of table) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
-  console.log(`\nload: ${load.ids_per_s} IDs/s   service RSS: ${memory.rss} MB now, ${memory.peak} MB peak`);
+  const { after_over_before: ratio, mean_total: total } = hot.report;
+  console.log(
+    `\nhot links:false IDs (${HOT.ips} IPs, ${hot.report.holders_per_ip} holders each), after/before: search ALL ${ratio.search_all}, ` +
+      `search ONE ${ratio.search_one}; IDs a search answers, mean: ALL ${total.before.all} → ${total.after.all}, ONE ${total.before.one} → ${total.after.one}`,
+  );
+  console.log(`load: ${load.ids_per_s} IDs/s   service RSS: ${memory.rss} MB now, ${memory.peak} MB peak`);
   if (neo4jMemory) console.log(`local Neo4j server RSS: ${neo4jMemory.rss} MB now, ${neo4jMemory.peak} MB peak`);
 
   const report = {
@@ -314,6 +339,7 @@ async function main(): Promise<void> {
     floors,
     scenarios: results,
     load,
+    links_false: hot.report,
     rss_mb: memory.peak,
     ...(neo4jServer ? { neo4j: { server: neo4jServer.describe, ...(neo4jMemory ? { rss_mb: neo4jMemory.peak } : {}) } } : {}),
     measured_at: new Date().toISOString(),
@@ -327,6 +353,87 @@ async function main(): Promise<void> {
     console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);
     process.exitCode = 1;
   }
+}
+
+type ScenarioResult = Measured & {
+  name: string;
+  ratio_to_express_floor: number;
+  /** The hot links:false scenarios only: req/s after the IDs became hot over req/s of the same search before. */
+  ratio_to_before?: number;
+};
+
+/**
+ * Issue 13: a search over a graph with hot `links: false` IDs is as fast as the same search without them. A second
+ * customer declares `ip` with `links: false` in its member schema (no other option anywhere); its graph is loaded
+ * through _bulk; search ALL and ONE are measured from nodes of small components, then each of those nodes gets two
+ * of ten IP values (so each value is held by HOT.holders nodes, which would merge them all into one component if
+ * `ip` linked), and the same searches from the same keys are measured again.
+ */
+async function hotLinksFalse(base: string, admin: Record<string, string>, store: string, expressRps: number) {
+  const schemas = { ...SCHEMAS, member: [...(SCHEMAS.member ?? []), { type: 'ip', links: false }] };
+  for (const [schemaId, idTypes] of Object.entries(schemas)) {
+    await http(base, 'PUT', `/v1/${HOT.customer}/schema/${schemaId}`, { id_types: idTypes }, admin);
+  }
+  const graph: GeneratedGraph = generateGraph({ targetIds: HOT.targetIds, bigComponents: 0, seed: HOT.seed });
+  const loadSeconds = await loadGraph(base, graph.lines, HOT.customer);
+  console.log(`${HOT.customer}: ${graph.nodes} nodes, ${graph.heldIds} held IDs (largest component ${graph.largestComponent} nodes) in ${loadSeconds.toFixed(2)} s`);
+
+  const group = HOT.ips / HOT.ipsPerNode;
+  const wanted = group * HOT.holders;
+  const starts = graph.smallKeys.filter((k) => k.schema === 'member').slice(0, wanted);
+  if (starts.length < wanted) throw new Error(`${HOT.customer}: the graph has ${starts.length} small-component member nodes, ${wanted} needed`);
+  // Node j holds one IP of each slot: slot 0 is j mod 5, slot 1 is ⌊j / 5⌋ mod 5 (+ 5), so each of the ten values has
+  // HOT.holders holders, and every slot-0 value shares a node with every slot-1 value: linked, they would be one component.
+  const ipsOf = (j: number) =>
+    Array.from({ length: HOT.ipsPerNode }, (_, slot) => ({ type: 'ip', id: `203.0.113.${1 + slot * group + (Math.floor(j / group ** slot) % group)}` }));
+  const hotLines = starts.map((n, j) => JSON.stringify({ op: 'insert', body: { schema: n.schema, key: n.key, ids: ipsOf(j) } }));
+
+  const searchPath = `/v1/${HOT.customer}/_search`;
+  const searchFrom = (step: 'ONE' | 'ALL') => {
+    const next = cycle(starts);
+    return () => {
+      const n = next();
+      return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step } });
+    };
+  };
+  /** The mean `total` of one search from each of the first 200 start nodes: what the results weigh, before and after. */
+  const meanTotal = async (step: 'ONE' | 'ALL') => {
+    const body = searchFrom(step);
+    let sum = 0;
+    for (let i = 0; i < 200; i += 1) sum += ((await http(base, 'POST', searchPath, JSON.parse(body()), admin)) as { total: number }).total;
+    return Number((sum / 200).toFixed(1));
+  };
+  const run = async (name: string, step: 'ONE' | 'ALL') => {
+    const m = await measure(base, { method: 'POST', path: searchPath, headers: admin, body: searchFrom(step) }, warmupSeconds(store));
+    console.log(`${name}: ${m.rps} req/s`);
+    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
+  };
+
+  const held = `held by ${HOT.holders.toLocaleString('en-US')} nodes each`;
+  const before = { all: await meanTotal('ALL'), one: await meanTotal('ONE') };
+  const allBefore = await run('search ALL (small component), customer with links:false types', 'ALL');
+  const oneBefore = await run('search ONE, customer with links:false types', 'ONE');
+  await loadGraph(base, hotLines, HOT.customer);
+  const after = { all: await meanTotal('ALL'), one: await meanTotal('ONE') };
+  // Linked, the ten IPs would put thousands of IDs in every answer: a few more means they did not link.
+  if (after.all > before.all + 4 * HOT.ipsPerNode) {
+    throw new Error(`${HOT.customer}: search ALL answers ${after.all} IDs on average with the IPs, ${before.all} without: links:false did not hold`);
+  }
+  const allAfter = await run(`search ALL (small component), with hot links:false IDs ${held}`, 'ALL');
+  const oneAfter = await run(`search ONE, with hot links:false IDs ${held}`, 'ONE');
+  const ratio = (a: Measured, b: Measured) => Number((a.rps / b.rps).toFixed(2));
+  return {
+    results: [allBefore, oneBefore, { ...allAfter, ratio_to_before: ratio(allAfter, allBefore) }, { ...oneAfter, ratio_to_before: ratio(oneAfter, oneBefore) }],
+    report: {
+      customer: HOT.customer,
+      graph: { nodes: graph.nodes, held_ids: graph.heldIds, largest_component: graph.largestComponent },
+      start_nodes: starts.length,
+      hot_ips: HOT.ips,
+      holders_per_ip: HOT.holders,
+      mean_total: { before, after },
+      after_over_before: { search_all: ratio(allAfter, allBefore), search_one: ratio(oneAfter, oneBefore) },
+    },
+  };
 }
 
 function buildDelivery(i: number): object {
