@@ -1,16 +1,8 @@
 // POST /v1/{customer_id}/node/_bulk: NDJSON lines with the single endpoints' bodies and rules.
-import { postBulk } from '../helpers/bulk';
+import { bulkChecked } from '../helpers/bulk';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
-import { contractProblems } from '../helpers/contract';
 import { issueToken, putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
-
-interface BulkResult {
-  line: number;
-  status: number;
-  code?: string;
-  errors?: Array<{ path: string; message: string }>;
-}
 
 const key = (value: string) => id('member_id', value);
 const line = (op: string, body: object) => JSON.stringify({ op, body });
@@ -22,13 +14,8 @@ describe('bulk node operations', () => {
   });
   afterAll(() => app.close());
 
-  async function bulk(customer: string, lines: string[], token?: string, contentType = 'application/x-ndjson', on: TestApp = app) {
-    const res = await postBulk(on.baseUrl, customer, lines.join('\n'), { token, contentType });
-    if (String(res.headers['content-type']).startsWith('application/problem+json')) res.body = JSON.parse(res.text);
-    expect(contractProblems('POST', `/v1/${customer}/node/_bulk`, res)).toEqual([]);
-    const results = res.status === 200 ? (res.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) as BulkResult[]) : [];
-    return { res, results };
-  }
+  const bulk = (customer: string, lines: string[], token?: string, contentType = 'application/x-ndjson', on: TestApp = app) =>
+    bulkChecked(on.baseUrl, customer, lines.join('\n'), { token, contentType });
 
   const stored = (customer: string, value: string) => app.store.getNodeIds({ customerId: customer, schemaId: 'member', key: key(value) });
 

@@ -3,8 +3,7 @@
 // reading the state back. This file also runs on Neo4j (npm run test:neo4j), so the holder race is proven on both stores.
 import type { Response } from 'supertest';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
-import { postBulk } from '../helpers/bulk';
-import { contractProblems } from '../helpers/contract';
+import { bulkChecked } from '../helpers/bulk';
 import { expectAuthenticationRequired, issueLabelledToken, nodePath, type NodeOperation, searchPath } from '../helpers/builders-auth';
 import { buildInsert, buildRekey, buildSearch, buildUpdate, errorPaths, expectProblem, id, searchIds, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { buildNode, createNode, putSchema } from '../helpers/factories';
@@ -14,14 +13,6 @@ const m = (value: string) => id('member_id', value);
 const device = (value: string) => id('device', value);
 const cookie = (value: string) => id('cookie', value);
 const email = (value: string) => id('email', value);
-
-interface BulkResult {
-  line: number;
-  status: number;
-  code?: string;
-  detail?: string;
-  errors?: Array<{ path: string; message: string }>;
-}
 
 /** The member schema of the other API tests, with options given to some of its types. */
 function memberSchemaWith(options: Record<string, { secure?: boolean; links?: boolean; max_holders?: number }> = {}) {
@@ -52,13 +43,8 @@ describe('identity protections', () => {
   }
 
   /** A whole _bulk request; its result lines when 200, else its problem in `res.body`. */
-  async function bulk(customer: string, lines: Array<{ op: string; body: object }>, token?: string): Promise<{ res: Response; results: BulkResult[] }> {
-    const res = await postBulk(app.baseUrl, customer, lines.map((l) => JSON.stringify(l)).join('\n'), token ? { token } : {});
-    if (String(res.headers['content-type']).startsWith('application/problem+json')) res.body = JSON.parse(res.text);
-    expect(contractProblems('POST', `/v1/${customer}/node/_bulk`, res)).toEqual([]);
-    const results = res.status === 200 ? res.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as BulkResult) : [];
-    return { res, results };
-  }
+  const bulk = (customer: string, lines: Array<{ op: string; body: object }>, token?: string) =>
+    bulkChecked(app.baseUrl, customer, lines.map((l) => JSON.stringify(l)).join('\n'), token ? { token } : {});
 
   describe('blocked values', () => {
     /** Rules used by most tests: two device values (any case), and member_id keys that look like test accounts. */
