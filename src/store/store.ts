@@ -127,6 +127,8 @@ export interface Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
   /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
+  /** A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against. */
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }>;
 
   // Customer settings and blocked values; each put replaces what was stored and answers it.
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings>;

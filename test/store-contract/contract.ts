@@ -2229,6 +2229,31 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           });
         });
 
+        test('when a schema is read with the policy, then schemaWithPolicy gives what getSchema and customerPolicy give, and no schema when it is absent', async () => {
+          const c = newCustomer();
+          const visit: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false, maxHolders: 5 },
+              { type: 'email', secure: true },
+            ],
+          };
+          await store().putSchema(c, MEMBER);
+          await store().putSchema(c, visit);
+          await store().putSettings(c, PARIS);
+          await store().putBlocklist(c, RULES);
+          const policy = await store().customerPolicy(c);
+          expect(policy.unlinkedTypes).toEqual(new Set(['ip']));
+          for (const schemaId of ['member', 'visit']) {
+            expect(await store().schemaWithPolicy(c, schemaId)).toStrictEqual({ schema: await store().getSchema(c, schemaId), policy });
+          }
+          expect((await store().schemaWithPolicy(c, 'visit')).schema).toStrictEqual(visit);
+          expect(await store().schemaWithPolicy(c, 'absent')).toStrictEqual({ schema: undefined, policy });
+          // Another customer's schema of the same name is not this one's.
+          expect((await store().schemaWithPolicy(newCustomer(), 'member')).schema).toBeUndefined();
+        });
+
         test('when settings are put, then putSettings answers what it stored, customerPolicy reads it at once, and each put replaces both fields', async () => {
           const c = newCustomer();
           await store().putBlocklist(c, RULES);

@@ -130,6 +130,9 @@ export class ConnectingStore implements Store {
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
     return this.use((s) => s.customerPolicy(customerId));
   }
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
+    return this.use((s) => s.schemaWithPolicy(customerId, schemaId));
+  }
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
     return this.use((s) => s.putSettings(customerId, settings));
   }

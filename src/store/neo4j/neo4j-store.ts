@@ -171,6 +171,15 @@ const toSchemaRecord = (schemaId: string, declared: DeclaredType[]): SchemaRecor
   idTypes: [...declared].sort((a, b) => a.position - b.position).map(toDeclaration),
 });
 
+/** A row of customer.policy.cypher: each list holds at most one entry (none when absent). */
+interface PolicyRow {
+  secureTypes: string[];
+  unlinkedTypes: string[];
+  settings: CustomerSettings[];
+  blocklist: string[];
+  schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
+}
+
 interface TokenRow {
   tokenId: string;
   customerId: string;
@@ -457,18 +466,30 @@ export class Neo4jStore implements Store {
     );
   }
 
-  customerPolicy(customerId: string): Promise<CustomerPolicy> {
+  async customerPolicy(customerId: string): Promise<CustomerPolicy> {
+    return (await this.readPolicy(customerId, null)).policy;
+  }
+
+  /** One statement, one round trip: a node write's checks wait for this read alone. */
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
+    return this.readPolicy(customerId, schemaId);
+  }
+
+  /** customer.policy.cypher; with a schemaId, that schema too (no statement matches a null schemaId). */
+  private readPolicy(customerId: string, schemaId: string | null): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
     return this.read(async (q) => {
-      const [row] = await q<{ secureTypes: string[]; unlinkedTypes: string[]; settings: CustomerSettings[]; blocklist: string[] }>('customer.policy', {
-        customer: customerId,
-      });
+      const [row] = await q<PolicyRow>('customer.policy', { customer: customerId, schemaId });
       const [settings] = row?.settings ?? [];
       const [rules] = row?.blocklist ?? [];
+      const [schema] = row?.schema ?? [];
       return {
-        settings: settings ? { requireToken: settings.requireToken, timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
-        blockRules: rules === undefined ? [] : this.parsedBlocklist(customerId, rules),
-        secureTypes: new Set(row?.secureTypes ?? []),
-        unlinkedTypes: new Set(row?.unlinkedTypes ?? []),
+        schema: schema ? toSchemaRecord(schema.schemaId, schema.idTypes) : undefined,
+        policy: {
+          settings: settings ? { requireToken: settings.requireToken, timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
+          blockRules: rules === undefined ? [] : this.parsedBlocklist(customerId, rules),
+          secureTypes: new Set(row?.secureTypes ?? []),
+          unlinkedTypes: new Set(row?.unlinkedTypes ?? []),
+        },
       };
     });
   }

@@ -402,11 +402,17 @@ export class SqliteStore implements Store {
   }
 
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
-    return this.run(() => {
-      const cached = this.cachedSchemas(customerId);
-      cached.policy ??= this.policyNow(customerId);
-      return cached.policy;
-    });
+    return this.run(() => this.cachedPolicy(customerId));
+  }
+
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
+    return this.run(() => ({ schema: this.schemaNow(customerId, schemaId), policy: this.cachedPolicy(customerId) }));
+  }
+
+  private cachedPolicy(customerId: string): CustomerPolicy {
+    const cached = this.cachedSchemas(customerId);
+    cached.policy ??= this.policyNow(customerId);
+    return cached.policy;
   }
 
   private policyNow(customerId: string): CustomerPolicy {
