@@ -113,15 +113,16 @@ describe('a schema replacement dropping a type, racing writes of that type', () 
     const store = await defaultTestStore();
     const gated = new Proxy(store, {
       get(target, property) {
-        if (property === 'getSchema') {
+        // The read a node write is checked against: its schema, with the customer's policy.
+        if (property === 'schemaWithPolicy') {
           return async (customerId: string, schemaId: string) => {
-            const schema = await target.getSchema(customerId, schemaId);
+            const read = await target.schemaWithPolicy(customerId, schemaId);
             schemaReads += 1;
             if (gatedReads > 0) {
               gatedReads -= 1;
               await gate;
             }
-            return schema;
+            return read;
           };
         }
         const value: unknown = Reflect.get(target, property, target);
