@@ -616,6 +616,15 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(fakeStore(() => local).store.getNodeIds(member('m1'))).rejects.toBe(local);
     });
 
+    test('when the server closes a connection while the driver logs in, then store_unavailable; other protocol errors stay 500s', async () => {
+      // What BoltProtocol._onLoginError makes of the channel's ServiceUnavailable: its message, as a ProtocolError.
+      const closed = fakeStore(() => driverError('ProtocolError', 'Connection was closed by server'));
+      await expect(closed.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(closed.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
+      const other = driverError('ProtocolError', 'Received FAILURE as a response for RESET: oops');
+      await expect(fakeStore(() => other).store.getNodeIds(member('m1'))).rejects.toBe(other);
+    });
+
     test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log)', async () => {
       const syntax = driverError('Neo.ClientError.Statement.SyntaxError', 'Invalid input');
       const fake = fakeStore(() => syntax);
