@@ -149,6 +149,32 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().getSchema(c, 'member')).toEqual(replacement);
       });
 
+      test('when a schema is replaced over and over, then reads meanwhile always see the types both versions declare, with their options', async () => {
+        const c = newCustomer();
+        const withPhone: SchemaRecord = { schemaId: 'member', idTypes: [...MEMBER.idTypes, { type: 'phone', secure: false }] };
+        await store().putSchema(c, MEMBER);
+        const kept = MEMBER.idTypes;
+        let replacing = true;
+        const replacements = (async () => {
+          for (let i = 0; i < 40; i += 1) await store().putSchema(c, i % 2 === 0 ? withPhone : MEMBER);
+          replacing = false;
+        })();
+        const seen: string[][] = [];
+        const reads = Array.from({ length: 4 }, async () => {
+          while (replacing) {
+            const [schema, { schema: withPolicy, policy }] = await Promise.all([store().getSchema(c, 'member'), store().schemaWithPolicy(c, 'member')]);
+            for (const read of [schema, withPolicy]) seen.push(kept.filter((t) => !read?.idTypes.some((d) => d.type === t.type && d.secure === t.secure)).map((t) => t.type));
+            // A secure type missing here would show its IDs to a search without a token.
+            seen.push(kept.filter((t) => t.secure && !policy.secureTypes.has(t.type)).map((t) => t.type));
+            // SQLite answers reads at once: give its writes, which wait for the next turn, their turn.
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        });
+        await Promise.all([replacements, ...reads]);
+        expect(seen.length).toBeGreaterThan(0);
+        expect(seen.filter((missing) => missing.length > 0)).toEqual([]);
+      });
+
       test('when a schema is read back, then its types keep their declaration order and secure flags', async () => {
         const c = newCustomer();
         const schema: SchemaRecord = {
