@@ -33,6 +33,16 @@ export const MEMBER: SchemaRecord = {
   ],
 };
 
+/** A schema with both type options: ip never links, and at most 5 nodes hold one device. */
+export const VISIT_WITH_OPTIONS: SchemaRecord = {
+  schemaId: 'visit',
+  idTypes: [
+    { type: 'visit_id', secure: false },
+    { type: 'ip', secure: false, links: false },
+    { type: 'device', secure: false, maxHolders: 5 },
+  ],
+};
+
 /** A second schema sharing device and email with MEMBER. */
 export const SHOP: SchemaRecord = {
   schemaId: 'shop',
@@ -1429,14 +1439,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when another schema declares a type with other links or maxHolders, then type_option_conflict and nothing is stored', async () => {
           const c = newCustomer();
-          const visit: SchemaRecord = {
-            schemaId: 'visit',
-            idTypes: [
-              { type: 'visit_id', secure: false },
-              { type: 'ip', secure: false, links: false },
-              { type: 'device', secure: false, maxHolders: 5 },
-            ],
-          };
+          const visit = VISIT_WITH_OPTIONS;
           await store().putSchema(c, visit);
           const conflicting: IdTypeDeclaration[] = [
             { type: 'ip', secure: false }, // links absent (true) against false
@@ -1488,14 +1491,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when a replacement changes the options of a type only it declares, then it is replaced; of a type another schema declares too, then type_option_conflict and both stay', async () => {
           const c = newCustomer();
-          const visit: SchemaRecord = {
-            schemaId: 'visit',
-            idTypes: [
-              { type: 'visit_id', secure: false },
-              { type: 'ip', secure: false, links: false },
-              { type: 'device', secure: false, maxHolders: 5 },
-            ],
-          };
+          const visit = VISIT_WITH_OPTIONS;
           const shop: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, { type: 'device', secure: false, maxHolders: 5 }] };
           await store().putSchema(c, visit);
           await store().putSchema(c, shop);
@@ -2257,27 +2253,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when a schema is read with the policy, then schemaWithPolicy gives what getSchema and customerPolicy give, and no schema when it is absent', async () => {
           const c = newCustomer();
-          const visit: SchemaRecord = {
-            schemaId: 'visit',
-            idTypes: [
-              { type: 'visit_id', secure: false },
-              { type: 'ip', secure: false, links: false, maxHolders: 5 },
-              { type: 'email', secure: true },
-            ],
-          };
-          await store().putSchema(c, MEMBER);
-          await store().putSchema(c, visit);
+          await store().putSchema(c, { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }, { type: 'email', secure: true }] });
+          await store().putSchema(c, VISIT_WITH_OPTIONS);
           await store().putSettings(c, PARIS);
           await store().putBlocklist(c, RULES);
           const policy = await store().customerPolicy(c);
           expect(policy.unlinkedTypes).toEqual(new Set(['ip']));
-          for (const schemaId of ['member', 'visit']) {
+          expect(policy.secureTypes).toEqual(new Set(['email']));
+          for (const schemaId of ['crm', 'visit']) {
             expect(await store().schemaWithPolicy(c, schemaId)).toStrictEqual({ schema: await store().getSchema(c, schemaId), policy });
           }
-          expect((await store().schemaWithPolicy(c, 'visit')).schema).toStrictEqual(visit);
+          expect((await store().schemaWithPolicy(c, 'visit')).schema).toStrictEqual(VISIT_WITH_OPTIONS);
           expect(await store().schemaWithPolicy(c, 'absent')).toStrictEqual({ schema: undefined, policy });
           // Another customer's schema of the same name is not this one's.
-          expect((await store().schemaWithPolicy(newCustomer(), 'member')).schema).toBeUndefined();
+          expect((await store().schemaWithPolicy(newCustomer(), 'visit')).schema).toBeUndefined();
         });
 
         test('when settings are put, then putSettings answers what it stored, customerPolicy reads it at once, and each put replaces both fields', async () => {
