@@ -302,12 +302,14 @@ async function main(): Promise<void> {
 
   const expressRps = floors.express?.rps ?? 1;
   const results: ScenarioResult[] = [];
-  for (const { name, spec } of scenarios) {
+  /** One scenario measured, printed, and put beside the Express floor of this run. */
+  const scenario = async (name: string, spec: RequestSpec): Promise<ScenarioResult> => {
     const m = await measure(service.base, spec, warmupSeconds(store));
-    results.push({ name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) });
     console.log(`${name}: ${m.rps} req/s`);
-  }
-  const hot = await hotLinksFalse(service.base, admin, store, expressRps);
+    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
+  };
+  for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
+  const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
@@ -369,7 +371,7 @@ type ScenarioResult = Measured & {
  * of ten IP values (so each value is held by HOT.holders nodes, which would merge them all into one component if
  * `ip` linked), and the same searches from the same keys are measured again.
  */
-async function hotLinksFalse(base: string, admin: Record<string, string>, store: string, expressRps: number) {
+async function hotLinksFalse(base: string, admin: Record<string, string>, scenario: (name: string, spec: RequestSpec) => Promise<ScenarioResult>) {
   const schemas = { ...SCHEMAS, member: [...(SCHEMAS.member ?? []), { type: 'ip', links: false }] };
   for (const [schemaId, idTypes] of Object.entries(schemas)) {
     await http(base, 'PUT', `/v1/${HOT.customer}/schema/${schemaId}`, { id_types: idTypes }, admin);
@@ -403,11 +405,7 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, store:
     for (let i = 0; i < 200; i += 1) sum += ((await http(base, 'POST', searchPath, JSON.parse(body()), admin)) as { total: number }).total;
     return Number((sum / 200).toFixed(1));
   };
-  const run = async (name: string, step: 'ONE' | 'ALL') => {
-    const m = await measure(base, { method: 'POST', path: searchPath, headers: admin, body: searchFrom(step) }, warmupSeconds(store));
-    console.log(`${name}: ${m.rps} req/s`);
-    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
-  };
+  const run = (name: string, step: 'ONE' | 'ALL') => scenario(name, { method: 'POST', path: searchPath, headers: admin, body: searchFrom(step) });
 
   const held = `held by ${HOT.holders.toLocaleString('en-US')} nodes each`;
   const before = { all: await meanTotal('ALL'), one: await meanTotal('ONE') };
