@@ -607,22 +607,28 @@ describe('Neo4j store, with a fake driver', () => {
       }
     });
 
-    test('when every pooled connection stays busy past the acquisition timeout, then store_unavailable; other local driver errors stay 500s', async () => {
-      // The message neo4j-driver-core's pool writes (internal/pool/pool.js, getAcquisitionTimeoutError), code N/A.
-      const busy = fakeStore(() => driverError('N/A', 'Connection acquisition timed out in 10000 ms. Pool status: Active conn count = 100, Idle conn count = 0.'));
-      await expect(busy.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(busy.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
-      const local = driverError('N/A', 'Some other local failure');
-      await expect(fakeStore(() => local).store.getNodeIds(member('m1'))).rejects.toBe(local);
-    });
-
-    test('when the server closes a connection while the driver logs in, then store_unavailable; other protocol errors stay 500s', async () => {
-      // What BoltProtocol._onLoginError makes of the channel's ServiceUnavailable: its message, as a ProtocolError.
-      const closed = fakeStore(() => driverError('ProtocolError', 'Connection was closed by server'));
-      await expect(closed.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(closed.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
-      const other = driverError('ProtocolError', 'Received FAILURE as a response for RESET: oops');
-      await expect(fakeStore(() => other).store.getNodeIds(member('m1'))).rejects.toBe(other);
+    // Driver errors that say "unavailable" only by their message: their code is one that other faults share.
+    test.each([
+      {
+        // The message neo4j-driver-core's pool writes (internal/pool/pool.js, getAcquisitionTimeoutError), code N/A.
+        when: 'every pooled connection stays busy past the acquisition timeout',
+        code: 'N/A',
+        unavailable: 'Connection acquisition timed out in 10000 ms. Pool status: Active conn count = 100, Idle conn count = 0.',
+        other: 'Some other local failure',
+      },
+      {
+        // What BoltProtocol._onLoginError makes of the channel's ServiceUnavailable: its message, as a ProtocolError.
+        when: 'the server closes a connection while the driver logs in',
+        code: 'ProtocolError',
+        unavailable: 'Connection was closed by server',
+        other: 'Received FAILURE as a response for RESET: oops',
+      },
+    ])('when $when, then store_unavailable; other $code errors stay 500s', async ({ code, unavailable, other }) => {
+      const down = fakeStore(() => driverError(code, unavailable));
+      await expect(down.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(down.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
+      const fault = driverError(code, other);
+      await expect(fakeStore(() => fault).store.getNodeIds(member('m1'))).rejects.toBe(fault);
     });
 
     test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log)', async () => {
