@@ -5,6 +5,7 @@ import { bytes } from './http/bytes';
 import type { Config } from './config';
 import { CustomerSettingsService } from './domain/customer-settings';
 import { DeliveryService } from './domain/deliveries';
+import { GovernanceService } from './domain/governance';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
@@ -18,6 +19,7 @@ import { adminRoutes } from './http/routes/admin';
 import { bulkRoutes } from './http/routes/bulk';
 import { deliveryRoutes } from './http/routes/delivery';
 import { docsRoutes } from './http/routes/docs';
+import { governanceRoutes } from './http/routes/governance';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
@@ -84,6 +86,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   const nodes = new NodeService(store, config);
   app.use(nodeRoutes(validators, bearer, nodes));
+  app.use(governanceRoutes(validators, bearer, new GovernanceService(store, config), config.publicBaseUrl));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

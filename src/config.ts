@@ -78,6 +78,13 @@ const envSchema = {
       default: 10000,
       description: 'Most IDs one node may hold (its key included); a write that would take a node past it is 409 node_id_limit_reached and adds nothing.',
     },
+    HISTORY_RETENTION_DAYS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 36500,
+      default: 365,
+      description: 'How long node history entries are kept; older ones are deleted at start-up and every hour after.',
+    },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
     RATE_LIMIT_REQUESTS: {
       type: 'integer',
@@ -152,6 +159,7 @@ export interface Config {
   traversalMaxNodes: number;
   traversalMaxIds: number;
   nodeMaxIds: number;
+  historyRetentionDays: number;
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -193,6 +201,7 @@ interface ValidatedEnv {
   TRAVERSAL_MAX_NODES: number;
   TRAVERSAL_MAX_IDS: number;
   NODE_MAX_IDS: number;
+  HISTORY_RETENTION_DAYS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -247,6 +256,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,
     nodeMaxIds: v.NODE_MAX_IDS,
+    historyRetentionDays: v.HISTORY_RETENTION_DAYS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

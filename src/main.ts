@@ -4,6 +4,7 @@ import { resolveAdminToken } from './admin-token';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { serve } from './http/server';
+import { HistoryRetention } from './domain/retention';
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
@@ -26,8 +27,11 @@ async function main(): Promise<void> {
   // With STORE=neo4j the store connects in the background: the service listens (readyz 503) until Neo4j answers.
   const { store, started } = openStore(config, logger);
   let shuttingDown = false;
+  const retention = new HistoryRetention(store, config.historyRetentionDays, logger);
   void started.then(() => {
-    if (!shuttingDown) logger.info('store ready', { store: config.store });
+    if (shuttingDown) return;
+    logger.info('store ready', { store: config.store });
+    retention.start();
   });
   const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
   const server = serve(app, logger, config.port, config.host, config.connections);
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
+    retention.stop();
     logger.info('shutting down', { signal });
     const forced = setTimeout(() => {
       logger.warn('requests still in flight at the shutdown deadline; closing them');

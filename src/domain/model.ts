@@ -62,6 +62,59 @@ export interface NodeAddress {
    * configuration of its own, and one store serves every app that shares it (the tests do) with that app's limit.
    */
   maxIds?: number;
+  /** Who writes, in which request: what the write's history entries name (extensions §3.1). Absent: anonymous, no request. */
+  audit?: WriteAudit;
+}
+
+/** Who made a write and in which request, as its history entries record them. */
+export interface WriteAudit {
+  requestId: string;
+  /** `token:<token_id>`, `admin` or `anonymous`: never the token itself. */
+  actor: string;
+}
+
+export type HistoryOp = 'create' | 'insert' | 'update' | 'upsert' | 'rekeying' | 'delete' | 'erase';
+
+/** An ID as history shows it: its value, or null and `erased` once an erasure took the value away. */
+export interface HistoryId {
+  type: string;
+  id: string | null;
+  erased?: true;
+}
+
+/** One history entry, in the shape GET …/node/_history answers (extensions §3.1). */
+export interface HistoryEntry {
+  at: string;
+  request_id: string;
+  actor: string;
+  op: HistoryOp;
+  schema: string;
+  key: HistoryId;
+  added: HistoryId[];
+  removed: HistoryId[];
+}
+
+export interface HistoryPage {
+  items: HistoryEntry[];
+  total: number;
+}
+
+/** POST /v1/{customer_id}/_erase, checked: what a store erases in one atomic change (extensions §3.2). */
+export interface EraseRequest {
+  customerId: string;
+  id: IdPair;
+  scope: 'id' | 'person';
+  /** ID types declared `links: false`: a person's component is never stepped through them. */
+  unlinkedTypes: string[];
+  /** TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS: component_too_large past them, and nothing is erased. */
+  maxNodes: number;
+  maxIds: number;
+  audit: WriteAudit;
+}
+
+export interface EraseOutcome {
+  nodesDeleted: number;
+  idsRemoved: number;
 }
 
 /** Whether `declared` (a schema's declarations now) still declares every expected type with all its options. */

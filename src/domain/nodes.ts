@@ -1,7 +1,7 @@
 // The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
 // and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
-import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, sameId } from './model';
+import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, sameId, type WriteAudit } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
 import type { NodeWrite, Store } from '../store/store';
 
@@ -9,6 +9,8 @@ import type { NodeWrite, Store } from '../store/store';
 export interface Actor {
   customerId: string;
   authenticated: boolean;
+  /** What the history entries of the actor's writes name; absent: anonymous, no request id. */
+  audit?: WriteAudit;
 }
 
 interface NodeRef {
@@ -216,7 +218,14 @@ export class NodeService {
     refuseBlocked(policy, blockable);
     // The declarations with all their options: a store refuses the write (schema_changed) should any of them change.
     const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => declared.get(type) as IdTypeDeclaration);
-    return { customerId: actor.customerId, schemaId: ref.schema, key: ref.key, expectedTypes, maxIds: this.limits.nodeMaxIds };
+    return {
+      customerId: actor.customerId,
+      schemaId: ref.schema,
+      key: ref.key,
+      expectedTypes,
+      maxIds: this.limits.nodeMaxIds,
+      ...(actor.audit ? { audit: actor.audit } : {}),
+    };
   }
 }
 

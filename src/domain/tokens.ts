@@ -72,6 +72,18 @@ export function authenticatedFor(caller: Caller, customerId: string): boolean {
   return true;
 }
 
+/** History and erasure: a bearer token of the customer, or the administrator token, whatever the customer's settings. */
+export function requireCustomerToken(caller: Caller, customerId: string): void {
+  if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'This endpoint needs a bearer token of the customer.');
+  authenticatedFor(caller, customerId);
+}
+
+/** Who a history entry names: the token's id, never the token. */
+export function actorName(caller: Caller): string {
+  if (caller.kind === 'anonymous' || caller.kind === 'admin') return caller.kind;
+  return `token:${caller.tokenId}`;
+}
+
 export function requireAdmin(caller: Caller): void {
   if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'This endpoint needs the administrator token.');
   if (caller.kind !== 'admin') throw new DomainError('forbidden', 'This endpoint needs the administrator token.');

@@ -6,6 +6,9 @@ import type { BlockRule } from '../domain/blocklist';
 import {
   type CustomerPolicy,
   type CustomerSettings,
+  type EraseOutcome,
+  type EraseRequest,
+  type HistoryPage,
   type IdPair,
   type IdTypeDeclaration,
   type NodeAddress,
@@ -173,6 +176,19 @@ export interface Store {
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
 
   search(query: SearchQuery): Promise<SearchResult>;
+
+  // History and erasure (extensions §3). Every node write above appends its entries (./history.ts) in its own
+  // transaction, naming NodeAddress.audit; a write that changes nothing appends none.
+  /** The entries found under a node key (a rekeying's under both keys), newest first; [] for an unknown key. */
+  nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage>;
+  /**
+   * One atomic change: the ID (scope id) or the person's component (scope person) goes from the nodes, its values
+   * from every history entry, and each node it changed gets an erase entry. component_too_large, and nothing
+   * erased, past request.maxNodes or maxIds.
+   */
+  erase(request: EraseRequest): Promise<EraseOutcome>;
+  /** Deletes up to `limit` of the oldest entries written before `before` (an ISO instant); answers how many it deleted. */
+  pruneHistory(before: string, limit: number): Promise<number>;
 
   // Deliveries, per customer, ordered by delivery_id. The store assigns delivery_id, condition_id and
   // message ids (never reused) and keeps the count fields.

@@ -2,7 +2,7 @@
 import { type RequestHandler, type Response, type Router } from 'express';
 import type { IdPair } from '../../domain/model';
 import type { Actor, NodeService } from '../../domain/nodes';
-import { authenticatedFor } from '../../domain/tokens';
+import { actorName, authenticatedFor } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
@@ -16,7 +16,12 @@ interface NodeBody {
 }
 
 export function actorOf(res: Response, customerId: string): Actor {
-  return { customerId, authenticated: authenticatedFor(callerOf(res), customerId) };
+  const caller = callerOf(res);
+  return {
+    customerId,
+    authenticated: authenticatedFor(caller, customerId),
+    audit: { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) },
+  };
 }
 
 export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService): Router {

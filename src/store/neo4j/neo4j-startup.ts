@@ -13,7 +13,19 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockRule } from '../../domain/blocklist';
 import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
-import type { CustomerPolicy, CustomerSettings, IdPair, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../domain/model';
+import type {
+  CustomerPolicy,
+  CustomerSettings,
+  EraseOutcome,
+  EraseRequest,
+  HistoryPage,
+  IdPair,
+  NodeAddress,
+  SchemaRecord,
+  SearchQuery,
+  SearchResult,
+  TokenRecord,
+} from '../../domain/model';
 import type { Logger } from '../../logger';
 import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
 import { isUnavailable, neo4jCode } from './driver-errors';
@@ -177,6 +189,15 @@ export class ConnectingStore implements Store {
   }
   search(query: SearchQuery): Promise<SearchResult> {
     return this.use((s) => s.search(query));
+  }
+  nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
+    return this.use((s) => s.nodeHistory(customerId, schemaId, key, offset, limit));
+  }
+  erase(request: EraseRequest): Promise<EraseOutcome> {
+    return this.use((s) => s.erase(request));
+  }
+  pruneHistory(before: string, limit: number): Promise<number> {
+    return this.use((s) => s.pruneHistory(before, limit));
   }
   listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
     return this.use((s) => s.listDeliveries(customerId, offset, limit));

@@ -20,6 +20,10 @@ import {
   type CustomerPolicy,
   type CustomerSettings,
   DEFAULT_SETTINGS,
+  type EraseOutcome,
+  type EraseRequest,
+  type HistoryEntry,
+  type HistoryPage,
   type IdPair,
   type IdTypeDeclaration,
   type NodeAddress,
@@ -44,6 +48,8 @@ import {
 import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
+import { appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { historyEntry, historyOpOf } from '../history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { searchGraph } from './neo4j-search';
 import { guardWholeSchema, SchemaGuards } from './schema-guards';
@@ -136,6 +142,16 @@ const nodeNotFound = (node: NodeAddress) =>
 
 const nodeExists = (schemaId: string, key: IdPair) =>
   new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
+
+/** What a node write does in its transaction; it pushes the history entries it makes onto `entries`. */
+type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[]) => Promise<void>;
+
+/** Distinct IDs, in the order given. */
+function uniqueIds(ids: IdPair[]): IdPair[] {
+  const unique = new Map<string, IdPair>();
+  for (const id of ids) if (!unique.has(JSON.stringify([id.type, id.id]))) unique.set(JSON.stringify([id.type, id.id]), id);
+  return [...unique.values()];
+}
 
 /** Distinct IDs, in one canonical order: transactions that lock overlapping Id vertices then lock them in the same order. */
 function canonicalIds(ids: IdPair[]): IdPair[] {
@@ -642,11 +658,14 @@ export class Neo4jStore implements Store {
    * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
    * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
    */
-  private nodeWork(w: NodeWrite): { work: (q: Query, writeId: string, guards: SchemaGuards) => Promise<void>; onConstraintViolation?: () => DomainError } {
+  private nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
+    // The write's history entry, appended by the caller once its transaction's writes are done (appendHistory).
+    const record = (entries: HistoryEntry[], added: IdPair[], removed: IdPair[]) =>
+      entries.push(historyEntry(w.node, historyOpOf(w), added, removed, new Date().toISOString()));
     switch (w.kind) {
       case 'create':
         return {
-          work: async (q, writeId, guards) => {
+          work: async (q, writeId, guards, entries) => {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const ids = canonicalIds([w.node.key, ...w.ids]);
             if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
@@ -654,12 +673,14 @@ export class Neo4jStore implements Store {
             const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId });
             // The domain checked the schema, but a concurrent removal may have happened since.
             if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
+            // In the order given, the key first (as SQLite records it), not the locking order.
+            record(entries, uniqueIds([w.node.key, ...w.ids]), []);
           },
           onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
         };
       case 'insert':
         return {
-          work: async (q, writeId, guards) => {
+          work: async (q, writeId, guards, entries) => {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, w.ids);
@@ -667,11 +688,12 @@ export class Neo4jStore implements Store {
             if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
             await this.refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
             await this.link(q, target, w.ids, w.node);
+            record(entries, uniqueIds(w.ids), []);
           },
         };
       case 'replace':
         return {
-          work: async (q, writeId, guards) => {
+          work: async (q, writeId, guards, entries) => {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const target = await this.lockNode(q, w.node, writeId);
             const holds = await this.heldAmong(q, target, [w.where, w.set]);
@@ -679,6 +701,7 @@ export class Neo4jStore implements Store {
               if (w.upsert && !holds(w.set)) {
                 await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
                 await this.link(q, target, [w.set], w.node);
+                record(entries, [w.set], []);
               }
               return;
             }
@@ -687,29 +710,42 @@ export class Neo4jStore implements Store {
             await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
             await this.unlink(q, target, w.where);
             await this.link(q, target, [w.set]);
+            record(entries, [w.set], [w.where]);
           },
         };
       case 'removeId':
         return {
-          work: async (q, writeId) => {
+          work: async (q, writeId, _guards, entries) => {
             const target = await this.lockNode(q, w.node, writeId);
+            const holds = await this.heldAmong(q, target, [w.id]);
+            if (!holds(w.id)) return;
             await this.unlink(q, target, w.id);
+            record(entries, [], [w.id]);
           },
         };
       case 'deleteNode':
         return {
-          work: async (q, writeId) => {
+          work: async (q, writeId, _guards, entries) => {
             const target = await this.lockNode(q, w.node, writeId);
+            const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(w.node));
             await q('node.delete', { node: target });
+            record(entries, [], [...(row?.ids ?? [])].sort(byTypeThenId));
           },
         };
     }
   }
 
-  /** One node write as its own transaction. */
+  /** One node write as its own transaction, with its history entry. */
   private writeNode(w: NodeWrite): Promise<void> {
     const { work, onConstraintViolation } = this.nodeWork(w);
-    return this.write((q, writeId) => work(q, writeId, new SchemaGuards()), { onConstraintViolation, ifCommitted: this.nodeWritten(w) });
+    return this.write(
+      async (q, writeId) => {
+        const entries: HistoryEntry[] = [];
+        await work(q, writeId, new SchemaGuards(), entries);
+        await appendHistory(q, w.node.customerId, entries);
+      },
+      { onConstraintViolation, ifCommitted: this.nodeWritten(w) },
+    );
   }
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
@@ -748,6 +784,7 @@ export class Neo4jStore implements Store {
         await q('node.rekey', { node: target, keyId: newId });
         if (holds(node.key)) await this.unlink(q, target, node.key);
         if (!holds(newKey)) await this.link(q, target, [newKey]);
+        await appendHistory(q, node.customerId, [historyEntry(node, 'rekeying', [newKey], [node.key], new Date().toISOString())]);
       },
       // The node carries the mark under its new key.
       { onConstraintViolation: () => nodeExists(node.schemaId, newKey), ifCommitted: this.nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }) },
@@ -771,9 +808,10 @@ export class Neo4jStore implements Store {
       await this.write(
         async (q, writeId) => {
           const guards = new SchemaGuards();
+          const entries: HistoryEntry[] = [];
           for (const [at, step] of steps.entries()) {
             try {
-              await step.work(q, writeId, guards);
+              await step.work(q, writeId, guards, entries);
             } catch (e) {
               const error = isDomainError(e) ? e : step.onConstraintViolation && isConstraintViolation(e) ? step.onConstraintViolation() : undefined;
               // Anything else (a deadlock the driver retries, a vertex deleted meanwhile, the store gone) is not the line's.
@@ -781,6 +819,8 @@ export class Neo4jStore implements Store {
               throw new LineRefused({ at, error });
             }
           }
+          // All lines' entries in one statement: the batch commits them all or none.
+          await appendHistory(q, lines[0]?.node.customerId ?? '', entries);
         },
         {
           // A uniqueness violation found only at commit is the line's when it is alone, and names no line otherwise.
@@ -809,6 +849,28 @@ export class Neo4jStore implements Store {
 
   search(query: SearchQuery): Promise<SearchResult> {
     return this.read((q) => searchGraph(q, query));
+  }
+
+  // ---- history and erasure
+
+  nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
+    return this.read((q) => historyPage(q, customerId, schemaId, key, offset, limit));
+  }
+
+  /**
+   * One transaction (./neo4j-history.ts). No ifCommitted: an attempt run again after a commit whose reply was lost
+   * finds nothing left to erase and answers zeros, which is still true of the store.
+   */
+  erase(request: EraseRequest): Promise<EraseOutcome> {
+    return this.write(async (q, writeId) => {
+      const { outcome, entries } = await eraseInGraph(q, request, writeId);
+      await appendHistory(q, request.customerId, entries);
+      return outcome;
+    });
+  }
+
+  pruneHistory(before: string, limit: number): Promise<number> {
+    return this.write((q) => pruneHistory(q, before, limit));
   }
 
   // ---- deliveries

@@ -62,6 +62,17 @@ export const STATEMENT_NAMES = [
   'delivery.update',
   'delivery.delete',
   'delivery.written-by',
+
+  'history.append',
+  'history.page',
+  'history.of-keys',
+  'history.mentioning',
+  'history.rewrite',
+  'history.prune',
+  'erase.component',
+  'erase.lock',
+  'erase.delete-nodes',
+  'erase.still-held',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
@@ -90,11 +101,15 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/schema.index-customer',
   'schema/idtype.index-customer',
   'schema/token.index-customer',
+  'schema/history.index-key',
+  'schema/history.index-new-key',
+  'schema/history.index-customer',
+  'schema/history.index-time',
 ] as const;
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence'],
+  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry'],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 

@@ -153,4 +153,34 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    name: 'governance: node history',
+    sql: `
+      -- One row per entry, in the order the writes committed (entry_pk); the entry as the API shows it.
+      CREATE TABLE history (
+        entry_pk    INTEGER PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        entry       TEXT NOT NULL CHECK (json_valid(entry))
+      );
+      -- The keys an entry is found under: its node's key, and for a rekeying the new key too.
+      CREATE TABLE history_keys (
+        customer_id TEXT NOT NULL,
+        schema_id   TEXT NOT NULL,
+        key_type    TEXT NOT NULL,
+        key_id      TEXT NOT NULL,
+        entry_pk    INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, schema_id, key_type, key_id, entry_pk)
+      ) WITHOUT ROWID;
+      -- Every value an entry holds (key included): how an erase finds the entries to take a value out of.
+      CREATE TABLE history_values (
+        customer_id TEXT NOT NULL,
+        type        TEXT NOT NULL,
+        value       TEXT NOT NULL,
+        entry_pk    INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, type, value, entry_pk)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -11,13 +11,18 @@ import {
   type CustomerPolicy,
   type CustomerSettings,
   declaresAsExpected,
+  type EraseOutcome,
+  type EraseRequest,
+  type HistoryPage,
   DEFAULT_SETTINGS,
   type IdPair,
   type IdTypeDeclaration,
   type NodeAddress,
+  type HistoryOp,
   type SchemaRecord,
   type SearchQuery,
   type SearchResult,
+  sameId,
   type TokenRecord,
 } from '../../domain/model';
 import {
@@ -34,8 +39,10 @@ import {
   tooManyIdsToRead,
   wouldPassIdLimit,
 } from '../store';
+import { entryValues, eraseEntry, historyEntry, valueKey } from '../history';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
+import { SqliteHistory } from './sqlite-history';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -78,6 +85,8 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   db.pragma('busy_timeout = 5000');
   // 64 MB of page cache (the default is 2 MB): the ID indexes of a million-ID graph stay in memory.
   db.pragma('cache_size = -65536');
+  // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (README, Erasure).
+  db.pragma('secure_delete = ON');
   return db;
 }
 
@@ -122,6 +131,8 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
   private readonly deliveries: SqliteDeliveries;
+  private readonly history: SqliteHistory;
+  private readonly inMemory: boolean;
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
   private readonly schemaCache = new Map<string, CachedCustomer>();
 
@@ -129,6 +140,8 @@ export class SqliteStore implements Store {
     this.db = openDatabase(options);
     migrate(this.db);
     this.deliveries = new SqliteDeliveries(this.db);
+    this.history = new SqliteHistory(this.db);
+    this.inMemory = options.path === ':memory:';
     const db = this.db;
     this.s = {
       ping: db.prepare('SELECT 1').pluck(),
@@ -180,6 +193,7 @@ export class SqliteStore implements Store {
       ),
 
       findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
+      nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
       insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
       rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
       deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
@@ -515,6 +529,12 @@ export class SqliteStore implements Store {
       throw e;
     }
     for (const id of held) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    this.record(node, 'create', held, []);
+  }
+
+  /** Appends the history entry of a write of `node`, in the write's transaction. */
+  private record(node: NodeAddress, op: HistoryOp, added: IdPair[], removed: IdPair[]): void {
+    this.history.append(node.customerId, historyEntry(node, op, added, removed, new Date().toISOString()));
   }
 
   /** node_id_limit_reached when linking `adding` more IDs would take the node past NodeAddress.maxIds. Inside the write. */
@@ -550,6 +570,7 @@ export class SqliteStore implements Store {
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
     this.refuseIfOverHolderLimit(node, adding);
     for (const id of adding) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
+    this.record(node, 'insert', adding, []);
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
@@ -566,6 +587,7 @@ export class SqliteStore implements Store {
         this.refuseIfOverIdLimit(node, nodePk, 1);
         this.refuseIfOverHolderLimit(node, [set]);
         this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+        this.record(node, 'upsert', [set], []);
       }
       return;
     }
@@ -574,6 +596,7 @@ export class SqliteStore implements Store {
     this.refuseIfOverHolderLimit(node, [set]);
     this.unlink(nodePk, whereIdPk);
     this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
+    this.record(node, upsert ? 'upsert' : 'update', [set], [where]);
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
@@ -591,6 +614,7 @@ export class SqliteStore implements Store {
       const oldIdPk = this.holds(nodePk, node.customerId, node.key);
       if (oldIdPk !== undefined) this.unlink(nodePk, oldIdPk);
       if (linksNewKey) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, newKey));
+      this.record(node, 'rekeying', [newKey], [node.key]);
     });
   }
 
@@ -601,7 +625,9 @@ export class SqliteStore implements Store {
   private removeIdNow(node: NodeAddress, id: IdPair): void {
     const nodePk = this.nodePk(node);
     const idPk = this.holds(nodePk, node.customerId, id);
-    if (idPk !== undefined) this.unlink(nodePk, idPk);
+    if (idPk === undefined) return;
+    this.unlink(nodePk, idPk);
+    this.record(node, 'delete', [], [id]);
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
@@ -610,6 +636,13 @@ export class SqliteStore implements Store {
 
   private deleteNodeNow(node: NodeAddress): void {
     const nodePk = this.nodePk(node);
+    const held = this.s.nodeIds.all(nodePk) as IdPair[];
+    this.deleteNodeRow(nodePk);
+    this.record(node, 'delete', [], held);
+  }
+
+  /** Deletes a node, its links, and the IDs only it held. */
+  private deleteNodeRow(nodePk: number): void {
     const held = this.s.heldIdPks.all(nodePk) as number[];
     this.s.deleteNode.run(nodePk);
     for (const idPk of held) this.s.deleteIdIfOrphan.run(idPk, idPk);
@@ -653,6 +686,95 @@ export class SqliteStore implements Store {
       const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
       return pk === undefined ? undefined : (this.s.nodeIds.all(pk) as IdPair[]);
     });
+  }
+
+  // ---- history and erasure
+
+  nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
+    // One read transaction, so that the page and the total agree.
+    return this.run(() => this.db.transaction(() => this.history.page(customerId, schemaId, key, offset, limit))());
+  }
+
+  async erase(request: EraseRequest): Promise<EraseOutcome> {
+    const outcome = await this.write(() => this.eraseNow(request));
+    // The old pages are in the WAL until a checkpoint copies the new ones over them: checkpointed now, and the WAL
+    // truncated, so that no copy of an erased value is left on disk once the erase answered (README, Erasure).
+    if (!this.inMemory) await this.run(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
+    return outcome;
+  }
+
+  private eraseNow(r: EraseRequest): EraseOutcome {
+    const c = r.customerId;
+    const holders = this.s.startByWhere.all(c, r.id.type, r.id.id) as number[];
+    const at = new Date().toISOString();
+    if (r.scope === 'id') {
+      if (holders.length > r.maxNodes) {
+        throw new DomainError('component_too_large', `More than ${r.maxNodes} nodes hold the ID; nothing was erased.`);
+      }
+      const idPk = this.idPk(c, r.id) as number;
+      const entries = [];
+      let nodesDeleted = 0;
+      let idsRemoved = 0;
+      for (const nodePk of holders) {
+        const node = this.nodeRow(nodePk);
+        if (sameId(node.key, r.id)) {
+          const types = (this.s.nodeIds.all(nodePk) as IdPair[]).map((id) => id.type);
+          this.deleteNodeRow(nodePk);
+          entries.push(eraseEntry(node, true, types, r.audit, at));
+          nodesDeleted += 1;
+        } else {
+          this.unlink(nodePk, idPk);
+          entries.push(eraseEntry(node, false, [r.id.type], r.audit, at));
+          idsRemoved += 1;
+        }
+      }
+      this.history.erase(c, [r.id]);
+      for (const entry of entries) this.history.append(c, entry);
+      return { nodesDeleted, idsRemoved };
+    }
+    // scope person: every node of the component, found as a search with step ALL from every holder finds them.
+    const component = holders.length === 0 ? [] : [...this.traverse(holders, { ...PERSON_SEARCH, ...r })];
+    const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), held: this.s.nodeIds.all(nodePk) as IdPair[] }));
+    // What the person's nodes hold, and every value their history (followed back through rekeyings) ever named.
+    const candidates = new Map<string, IdPair>([[valueKey(r.id), r.id]]);
+    for (const node of nodes) for (const id of node.held) candidates.set(valueKey(id), id);
+    for (const value of this.valuesInHistoryOf(c, nodes)) candidates.set(valueKey(value), value);
+    for (const node of nodes) this.deleteNodeRow(node.nodePk);
+    // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
+    const erased = [...candidates.values()].filter((id) => this.idPk(c, id) === undefined);
+    this.history.erase(c, erased);
+    const erasedKeys = new Set(erased.map(valueKey));
+    for (const node of nodes) {
+      this.history.append(c, eraseEntry(node, erasedKeys.has(valueKey(node.key)), node.held.map((id) => id.type), r.audit, at));
+    }
+    return { nodesDeleted: nodes.length, idsRemoved: 0 };
+  }
+
+  private nodeRow(nodePk: number): { schemaId: string; key: IdPair } {
+    const row = this.s.nodeByPk.get(nodePk) as { schema_id: string; key_type: string; key_id: string };
+    return { schemaId: row.schema_id, key: { type: row.key_type, id: row.key_id } };
+  }
+
+  /** Every value named by the history of these nodes' keys, and of the keys they were rekeyed from. */
+  private valuesInHistoryOf(customerId: string, nodes: ReadonlyArray<{ schemaId: string; key: IdPair }>): IdPair[] {
+    const values = new Map<string, IdPair>();
+    const seen = new Set<string>();
+    const keys = nodes.map((n) => ({ schemaId: n.schemaId, key: n.key }));
+    for (let next = keys.pop(); next !== undefined; next = keys.pop()) {
+      const seenKey = JSON.stringify([next.schemaId, next.key.type, next.key.id]);
+      if (seen.has(seenKey)) continue;
+      seen.add(seenKey);
+      for (const entry of this.history.ofKey(customerId, next.schemaId, next.key)) {
+        for (const value of entryValues(entry)) values.set(valueKey(value), value);
+        // A rekeying onto this key names the key the node had before: its entries are the same node's.
+        if (entry.op === 'rekeying' && entry.key.id !== null) keys.push({ schemaId: entry.schema, key: { type: entry.key.type, id: entry.key.id } });
+      }
+    }
+    return [...values.values()];
+  }
+
+  pruneHistory(before: string, limit: number): Promise<number> {
+    return this.write(() => this.history.prune(before, limit));
   }
 
   // ---- deliveries
@@ -778,6 +900,9 @@ export class SqliteStore implements Store {
     return visitedNodes;
   }
 }
+
+/** What an erase of a person traverses like: step ALL, its bounds and `links: false` types coming from the request. */
+const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes' | 'limit'> = { step: 'ALL', exclude: false, hiddenTypes: [], limit: 0 };
 
 /** Up to this many target nodes, search results are filtered in JS; beyond, in SQL (see heldIdsSorted). */
 const FEW_TARGETS = 64;

@@ -1,0 +1,18 @@
+// params: customer, entries
+// Appends the history entries of one write transaction (extensions §3.1), in the order given (`position`). The
+// entry is kept as the JSON the API shows, but for its time: `time` is Neo4j's clock when the entry is written,
+// after the write took its locks, so entries of one node are ordered as its writes were applied. `keyId` and
+// `newKeyId` (a rekeying's new key) are what GET …/node/_history finds it by; `mentions` are the values it holds,
+// each as the JSON of [type, value], which an erase looks for.
+UNWIND $entries AS appended
+CREATE (:HistoryEntry {
+  customer: $customer,
+  schema: appended.schema,
+  keyType: appended.keyType,
+  keyId: appended.keyId,
+  newKeyId: appended.newKeyId,
+  time: datetime.realtime(),
+  position: appended.position,
+  entry: appended.entry,
+  mentions: appended.mentions
+})

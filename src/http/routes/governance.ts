@@ -1,0 +1,47 @@
+// GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (extensions §3).
+import { type RequestHandler, type Router } from 'express';
+import type { EraseBody, GovernanceService, HistoryQuery } from '../../domain/governance';
+import { actorName } from '../../domain/tokens';
+import { callerOf } from '../auth';
+import { operation, type Validators } from '../operation';
+import { publicBase } from '../public-url';
+import { caseSensitiveRouter } from '../router';
+
+export function governanceRoutes(validators: Validators, bearer: RequestHandler, governance: GovernanceService, publicBaseUrl: string | undefined): Router {
+  const router = caseSensitiveRouter();
+  const customerOf = (params: unknown) => (params as { customer_id: string }).customer_id;
+
+  router.get(
+    '/v1/:customer_id/node/_history',
+    bearer,
+    operation(validators, 'nodeHistory', async ({ params, query }, req, res) => {
+      const q = query as HistoryQuery;
+      const customerId = customerOf(params);
+      // Before the read: a request that cannot be answered reads nothing.
+      const base = publicBase(req, publicBaseUrl);
+      const { items, total } = await governance.history(callerOf(res), customerId, q);
+      // The same links as the delivery list, keeping the query that names the key.
+      const pageUrl = (n: number) => {
+        const search = new URLSearchParams({ schema: q.schema, key_type: q.key_type, key_id: q.key_id, count: String(q.count), page: String(n) });
+        return `<${base}/v1/${encodeURIComponent(customerId)}/node/_history?${search.toString()}>`;
+      };
+      const links: string[] = [];
+      if (q.page * q.count < total) links.push(`${pageUrl(q.page + 1)}; rel="next"`);
+      if (q.page > 1) links.push(`${pageUrl(q.page - 1)}; rel="previous"`, `${pageUrl(q.page - 1)}; rel="prev"`);
+      if (links.length > 0) res.set('link', links.join(', '));
+      res.set('X-Total-Count', String(total));
+      res.json(items);
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/_erase',
+    bearer,
+    operation(validators, 'eraseId', async ({ params, body }, _req, res) => {
+      const caller = callerOf(res);
+      const audit = { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) };
+      const outcome = await governance.erase(caller, customerOf(params), body as EraseBody, audit);
+      res.json({ nodes_deleted: outcome.nodesDeleted, ids_removed: outcome.idsRemoved });
+    }),
+  );
+  return router;
+}

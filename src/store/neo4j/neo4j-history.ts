@@ -1,0 +1,177 @@
+// Node history and erasure on Neo4j (extensions §3): (:HistoryEntry) vertices, appended by each write transaction
+// (history.append.cypher), and the erase, one transaction that locks what it erases before it reads it again.
+import { DomainError } from '../../domain/errors';
+import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
+import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
+import { int, type Query } from './query';
+
+/** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
+function stored(entry: HistoryEntry, position: number) {
+  const { at: _at, ...rest } = entry;
+  const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
+  return {
+    schema: entry.schema,
+    keyType: entry.key.type,
+    keyId: entry.key.id,
+    newKeyId: newKey?.id ?? null,
+    position: int(position),
+    entry: JSON.stringify(rest),
+    mentions: entryValues(entry).map(valueKey),
+  };
+}
+
+const parsed = (json: string, atMillis: number): HistoryEntry => {
+  const { at: _at, ...rest } = JSON.parse(json) as HistoryEntry;
+  return { at: new Date(atMillis).toISOString(), ...rest };
+};
+
+/** Appends the entries a write transaction made, in order; nothing for none. */
+export async function appendHistory(q: Query, customerId: string, entries: readonly HistoryEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await q('history.append', { customer: customerId, entries: entries.map(stored) });
+}
+
+export async function historyPage(q: Query, customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
+  const [row] = await q<{ total: number; page: Array<{ entry: string; atMillis: number }> }>('history.page', {
+    customer: customerId,
+    schema: schemaId,
+    keyType: key.type,
+    keyId: key.id,
+    offset: int(offset),
+    limit: int(limit),
+  });
+  return { items: (row?.page ?? []).map((e) => parsed(e.entry, e.atMillis)), total: row?.total ?? 0 };
+}
+
+interface LockedNode {
+  element: string;
+  schema: string;
+  keyType: string;
+  keyId: string;
+  held: IdPair[];
+}
+
+/** Rounds of traverse-then-lock before an erase gives up on a component that keeps growing under it. */
+const LOCK_ROUNDS = 5;
+
+/**
+ * The erase of extensions §3.2 inside one write transaction. The nodes it changes are found, then locked with
+ * every ID they hold (erase.lock.cypher), then found again: a write that committed in between is seen, one that
+ * comes later waits for the erase. Only then is anything deleted.
+ */
+export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): Promise<{ outcome: EraseOutcome; entries: HistoryEntry[] }> {
+  const c = r.customerId;
+  const at = new Date().toISOString();
+  const [start] = await q<{ source: string; starts: string[] }>('search.start-by-where', {
+    customer: c,
+    type: r.id.type,
+    value: r.id.id,
+    schema: null,
+    cap: int(r.maxNodes + 1),
+  });
+  const tooLarge = () => new DomainError('component_too_large', `The erase would reach more than ${r.scope === 'id' ? r.maxNodes : `${r.maxNodes} nodes or ${r.maxIds}`} ${r.scope === 'id' ? 'nodes' : 'IDs'}; nothing was erased.`);
+  let nodes: LockedNode[] = [];
+  if (start) {
+    const find = async (): Promise<string[]> => {
+      if (r.scope === 'id') {
+        const [again] = await q<{ starts: string[] }>('search.start-by-where', { customer: c, type: r.id.type, value: r.id.id, schema: null, cap: int(r.maxNodes + 1) });
+        return again?.starts ?? [];
+      }
+      const sources = r.unlinkedTypes.includes(r.id.type) ? start.starts : [start.source];
+      const [row] = await q<{ visited: number; idsRead: number; nodes: string[] }>('erase.component', {
+        sources,
+        maxNodes: int(r.maxNodes),
+        maxIds: int(r.maxIds),
+        unlinkedTypes: r.unlinkedTypes,
+      });
+      if (!row || row.visited > r.maxNodes || row.idsRead > r.maxIds) throw tooLarge();
+      return row.nodes;
+    };
+    let found = start.starts;
+    const locked = new Map<string, LockedNode>();
+    for (let round = 1; ; round += 1) {
+      if (found.length > r.maxNodes) throw tooLarge();
+      const fresh = found.filter((element) => !locked.has(element));
+      if (fresh.length === 0) break;
+      if (round > LOCK_ROUNDS) throw new DomainError('store_unavailable', 'The component kept changing while the erase locked it; send it again.');
+      for (const node of await q<LockedNode>('erase.lock', { nodes: fresh, write: writeId })) locked.set(node.element, node);
+      found = await find();
+    }
+    // A node locked in an earlier round and no longer found was taken out of the component meanwhile: left alone.
+    const current = new Set(found);
+    nodes = [...locked.values()].filter((n) => current.has(n.element));
+  }
+  const keyOf = (n: LockedNode) => ({ schemaId: n.schema, key: { type: n.keyType, id: n.keyId } });
+  const entries: HistoryEntry[] = [];
+  let erased: IdPair[];
+  let outcome: EraseOutcome;
+  if (r.scope === 'id') {
+    const deleted = nodes.filter((n) => n.keyType === r.id.type && n.keyId === r.id.id);
+    const kept = nodes.filter((n) => !deleted.includes(n));
+    await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
+    for (const n of kept) await q('node.unlink-id', { node: n.element, type: r.id.type, value: r.id.id });
+    for (const n of deleted) entries.push(eraseEntry(keyOf(n), true, n.held.map((id) => id.type), r.audit, at));
+    for (const n of kept) entries.push(eraseEntry(keyOf(n), false, [r.id.type], r.audit, at));
+    erased = [r.id];
+    outcome = { nodesDeleted: deleted.length, idsRemoved: kept.length };
+  } else {
+    const candidates = new Map<string, IdPair>([[valueKey(r.id), r.id]]);
+    for (const n of nodes) for (const id of n.held) candidates.set(valueKey(id), id);
+    for (const value of await valuesInHistoryOf(q, c, nodes.map(keyOf))) candidates.set(valueKey(value), value);
+    await q('erase.delete-nodes', { nodes: nodes.map((n) => n.element) });
+    // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
+    const stillHeld = new Set((await q<IdPair>('erase.still-held', { customer: c, ids: [...candidates.values()] })).map(valueKey));
+    erased = [...candidates.values()].filter((id) => !stillHeld.has(valueKey(id)));
+    const erasedKeys = new Set(erased.map(valueKey));
+    for (const n of nodes) {
+      entries.push(eraseEntry(keyOf(n), erasedKeys.has(valueKey({ type: n.keyType, id: n.keyId })), n.held.map((id) => id.type), r.audit, at));
+    }
+    outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
+  }
+  await eraseFromHistory(q, c, erased);
+  return { outcome, entries };
+}
+
+/** Every value named by the history of these keys, and of the keys they were rekeyed from. */
+async function valuesInHistoryOf(q: Query, customerId: string, keys: Array<{ schemaId: string; key: IdPair }>): Promise<IdPair[]> {
+  const values = new Map<string, IdPair>();
+  const seen = new Set<string>();
+  let next = keys;
+  while (next.length > 0) {
+    const batch = next.filter((k) => !seen.has(JSON.stringify([k.schemaId, k.key.type, k.key.id])));
+    for (const k of batch) seen.add(JSON.stringify([k.schemaId, k.key.type, k.key.id]));
+    next = [];
+    if (batch.length === 0) break;
+    const rows = await q<{ entry: string }>('history.of-keys', {
+      customer: customerId,
+      keys: batch.map((k) => ({ schema: k.schemaId, keyType: k.key.type, keyId: k.key.id })),
+    });
+    for (const row of rows) {
+      const entry = parsed(row.entry, 0);
+      for (const value of entryValues(entry)) values.set(valueKey(value), value);
+      // A rekeying onto one of these keys names the key the node had before: its entries are the same node's.
+      if (entry.op === 'rekeying' && entry.key.id !== null) next.push({ schemaId: entry.schema, key: { type: entry.key.type, id: entry.key.id } });
+    }
+  }
+  return [...values.values()];
+}
+
+/** Replaces each of `values` by erasedId in every entry of the customer that holds it. */
+async function eraseFromHistory(q: Query, customerId: string, values: readonly IdPair[]): Promise<void> {
+  if (values.length === 0) return;
+  const erased = new Set(values.map(valueKey));
+  const rows = await q<{ element: string; entry: string }>('history.mentioning', { customer: customerId, mentions: [...erased] });
+  const rewrites = [];
+  for (const row of rows) {
+    const after = scrubbed(parsed(row.entry, 0), erased);
+    if (!after) continue;
+    const s = stored(after, 0);
+    rewrites.push({ element: row.element, entry: s.entry, keyId: s.keyId, newKeyId: s.newKeyId, mentions: s.mentions });
+  }
+  if (rewrites.length > 0) await q('history.rewrite', { rewrites });
+}
+
+export async function pruneHistory(q: Query, before: string, limit: number): Promise<number> {
+  const [row] = await q<{ deleted: number }>('history.prune', { beforeMillis: int(Date.parse(before)), limit: int(limit) });
+  return row?.deleted ?? 0;
+}
