@@ -2,7 +2,8 @@
 // scenario and the two floors with the same autocannon settings; print a table, write results/latest.json
 // (SQLite) or results/neo4j.json (STORE=neo4j: NEO4J_URI's empty database, or else a local server it starts).
 // After the main scenarios, a second customer whose member schema declares a `links: false` type measures the same
-// small searches before and after IDs of that type become hot (held by hundreds of nodes each).
+// small searches before and after IDs of that type become hot (held by hundreds of nodes each). Last, the time one
+// _erase takes to erase a person of 1,000 nodes from the main customer.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -311,6 +312,7 @@ async function main(): Promise<void> {
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
   const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
+  const erase = await erasePersons(service.base, admin);
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
   await stop(service);
@@ -330,6 +332,7 @@ async function main(): Promise<void> {
     `\nhot links:false IDs (${HOT.ips} IPs, ${hot.report.holders_per_ip} holders each), after/before: search ALL ${ratio.search_all}, ` +
       `search ONE ${ratio.search_one}; IDs a search answers, mean: ALL ${total.before.all} → ${total.after.all}, ONE ${total.before.one} → ${total.after.one}`,
   );
+  console.log(`erase of a person of ${erase.nodes} nodes (${erase.history_entries} history entries), ${erase.rounds} rounds: ${erase.ms.join(', ')} ms`);
   console.log(`load: ${load.ids_per_s} IDs/s   service RSS: ${memory.rss} MB now, ${memory.peak} MB peak`);
   if (neo4jMemory) console.log(`local Neo4j server RSS: ${neo4jMemory.rss} MB now, ${neo4jMemory.peak} MB peak`);
 
@@ -342,6 +345,7 @@ async function main(): Promise<void> {
     scenarios: results,
     load,
     links_false: hot.report,
+    erase,
     rss_mb: memory.peak,
     ...(neo4jServer ? { neo4j: { server: neo4jServer.describe, ...(neo4jMemory ? { rss_mb: neo4jMemory.peak } : {}) } } : {}),
     measured_at: new Date().toISOString(),
@@ -432,6 +436,37 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, scenar
       after_over_before: { search_all: ratio(allAfter, allBefore), search_one: ratio(oneAfter, oneBefore) },
     },
   };
+}
+
+/** Issue 14: persons of ERASE.nodes member nodes in the main customer (with its whole graph and history around them). */
+const ERASE = { nodes: 1_000, rounds: 3 };
+
+/**
+ * Each round builds a person: ERASE.nodes member nodes that share one cookie, each created with an ad_id of its own
+ * and given a second one by an insert (two history entries each), loaded through _bulk; then times one _erase of the
+ * person (scope person) from the cookie, as a client sees it, and checks that every node went.
+ */
+async function erasePersons(base: string, admin: Record<string, string>) {
+  const ms: number[] = [];
+  for (let round = 0; round < ERASE.rounds; round += 1) {
+    const cookie = { type: 'cookie', id: `erase-${round}-shared` };
+    const lines: string[] = [];
+    for (let i = 0; i < ERASE.nodes; i += 1) {
+      const key = { type: 'member_id', id: `erase-${round}-${i}` };
+      lines.push(JSON.stringify({ op: 'create', body: { schema: 'member', key, ids: [cookie, { type: 'ad_id', id: `erase-${round}-${i}-a` }] } }));
+    }
+    for (let i = 0; i < ERASE.nodes; i += 1) {
+      const key = { type: 'member_id', id: `erase-${round}-${i}` };
+      lines.push(JSON.stringify({ op: 'insert', body: { schema: 'member', key, ids: [{ type: 'ad_id', id: `erase-${round}-${i}-b` }] } }));
+    }
+    await loadGraph(base, lines);
+    const started = process.hrtime.bigint();
+    const outcome = (await http(base, 'POST', `/v1/${CUSTOMER}/_erase`, { id: cookie, scope: 'person' }, admin)) as { nodes_deleted: number };
+    ms.push(Number((Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)));
+    if (outcome.nodes_deleted !== ERASE.nodes) throw new Error(`erase deleted ${outcome.nodes_deleted} nodes, ${ERASE.nodes} expected`);
+  }
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { nodes: ERASE.nodes, history_entries: 2 * ERASE.nodes, rounds: ERASE.rounds, ms, median_ms: sorted[Math.floor(sorted.length / 2)] };
 }
 
 function buildDelivery(i: number): object {
