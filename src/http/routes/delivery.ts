@@ -2,6 +2,7 @@
 import { type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
 import { operation, type Validators } from '../operation';
+import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
 
@@ -22,12 +23,7 @@ export function deliveryRoutes(validators: Validators, mapi: RequestHandler, del
       const { count, page } = query as Paging;
       const base = publicBase(req, publicBaseUrl);
       const { items, total } = await deliveries.list(customerOf(res), page, count);
-      const pageUrl = (n: number) => `<${base}/v1/delivery?count=${count}&page=${n}>`;
-      const links: string[] = [];
-      if (page * count < total) links.push(`${pageUrl(page + 1)}; rel="next"`);
-      if (page > 1) links.push(`${pageUrl(page - 1)}; rel="previous"`, `${pageUrl(page - 1)}; rel="prev"`);
-      if (links.length > 0) res.set('link', links.join(', '));
-      res.set('X-Total-Count', String(total));
+      setPageHeaders(res, { page, count, total, pageUrl: (n) => `${base}/v1/delivery?count=${count}&page=${n}` });
       res.json(items);
     }),
   );

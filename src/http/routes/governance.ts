@@ -4,6 +4,7 @@ import type { EraseBody, GovernanceService, HistoryQuery } from '../../domain/go
 import { actorName } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
+import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
 
@@ -20,16 +21,12 @@ export function governanceRoutes(validators: Validators, bearer: RequestHandler,
       // Before the read: a request that cannot be answered reads nothing.
       const base = publicBase(req, publicBaseUrl);
       const { items, total } = await governance.history(callerOf(res), customerId, q);
-      // The same links as the delivery list, keeping the query that names the key.
+      // The delivery list's links, keeping the query that names the key.
       const pageUrl = (n: number) => {
         const search = new URLSearchParams({ schema: q.schema, key_type: q.key_type, key_id: q.key_id, count: String(q.count), page: String(n) });
-        return `<${base}/v1/${encodeURIComponent(customerId)}/node/_history?${search.toString()}>`;
+        return `${base}/v1/${encodeURIComponent(customerId)}/node/_history?${search.toString()}`;
       };
-      const links: string[] = [];
-      if (q.page * q.count < total) links.push(`${pageUrl(q.page + 1)}; rel="next"`);
-      if (q.page > 1) links.push(`${pageUrl(q.page - 1)}; rel="previous"`, `${pageUrl(q.page - 1)}; rel="prev"`);
-      if (links.length > 0) res.set('link', links.join(', '));
-      res.set('X-Total-Count', String(total));
+      setPageHeaders(res, { page: q.page, count: q.count, total, pageUrl });
       res.json(items);
     }),
   );
