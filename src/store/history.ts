@@ -60,15 +60,6 @@ export function historyOpOf(w: NodeWrite): HistoryOp {
   }
 }
 
-/** The keys an entry is found under: its key, and for a rekeying the new key too (values not erased). */
-export function entryKeys(entry: HistoryEntry): IdPair[] {
-  const keys: IdPair[] = [];
-  if (entry.key.id !== null) keys.push({ type: entry.key.type, id: entry.key.id });
-  const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
-  if (newKey && newKey.id !== null) keys.push({ type: newKey.type, id: newKey.id });
-  return keys;
-}
-
 /** Every value an entry holds (its key included), once each, erased ones left out: what erasure may have to find. */
 export function entryValues(entry: HistoryEntry): IdPair[] {
   const values = new Map<string, IdPair>();

@@ -157,23 +157,26 @@ export const migrations: Migration[] = [
     version: 5,
     name: 'governance: node history',
     sql: `
-      -- One row per entry, in the order the writes committed (entry_pk); the entry as the API shows it.
+      -- One row per entry, in the order the writes committed (entry_pk). The entry the API shows is built from the
+      -- columns: its key (key_id NULL once erased; a rekeying's new key in new_key_id), at in milliseconds, and
+      -- added and removed as JSON arrays of [type, value] pairs (value null once erased). Compact on purpose: every
+      -- node write appends a row, and its bytes are what a write with history pays for.
       CREATE TABLE history (
         entry_pk    INTEGER PRIMARY KEY,
         customer_id TEXT NOT NULL,
-        at          TEXT NOT NULL,
-        entry       TEXT NOT NULL CHECK (json_valid(entry))
-      );
-      -- The keys an entry is found under: its node's key, and for a rekeying the new key too.
-      CREATE TABLE history_keys (
-        customer_id TEXT NOT NULL,
         schema_id   TEXT NOT NULL,
         key_type    TEXT NOT NULL,
-        key_id      TEXT NOT NULL,
-        entry_pk    INTEGER NOT NULL,
-        PRIMARY KEY (customer_id, schema_id, key_type, key_id, entry_pk)
-      ) WITHOUT ROWID;
-      -- Every value an entry holds (key included): how an erase finds the entries to take a value out of.
+        key_id      TEXT,
+        new_key_id  TEXT,
+        at          INTEGER NOT NULL,
+        request_id  TEXT NOT NULL,
+        actor       TEXT NOT NULL,
+        op          TEXT NOT NULL,
+        added       TEXT NOT NULL,
+        removed     TEXT NOT NULL
+      );
+      -- Every value an entry holds, its key included: how a key's entries are found, and how an erase finds the
+      -- entries to take a value out of.
       CREATE TABLE history_values (
         customer_id TEXT NOT NULL,
         type        TEXT NOT NULL,
