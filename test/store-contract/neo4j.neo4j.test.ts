@@ -6,11 +6,13 @@ import { loadStatement } from '../../src/store/neo4j/statements';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeDeliveryContract } from './deliveries-contract';
+import { describeHistoryContract } from './history-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
 describeStoreContract('neo4j', openNeo4j);
 describeDeliveryContract('neo4j', openNeo4j);
+describeHistoryContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();
