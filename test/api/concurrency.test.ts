@@ -1,7 +1,9 @@
 // Concurrent writes (decisions.md §5): a race of creates gives exactly one 201; parallel inserts never lose a write;
-// a schema replacement and the writes it races are one decision.
+// a schema replacement and the writes it races are one decision; an erase of a person and the writes it races are
+// one decision each (extensions §3.2).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { IdPair } from '../../src/domain/model';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
 import { defaultTestStore } from '../helpers/store';
@@ -9,8 +11,17 @@ import { createNode, issueToken, memberSchema, putSchema } from '../helpers/fact
 import { buildSearch, expectProblem, nodeIds, nodePath, searchPath, uniqueCustomer } from '../helpers/builders-auth';
 
 const PARALLEL = 50;
+const ERASE_RACE_WRITES = 40;
 const m = (id: string) => ({ type: 'member_id', id });
 const device = (id: string) => ({ type: 'device', id });
+
+/** A history entry as GET /v1/{customer_id}/node/_history answers it (values null once erased). */
+interface HistoryEntry {
+  op: string;
+  key: { type: string; id: string | null };
+  added: Array<{ type: string; id: string | null }>;
+  removed: Array<{ type: string; id: string | null }>;
+}
 
 const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
@@ -91,6 +102,103 @@ describe.each([
     const search = await app.call('POST', searchPath(customer), { body: { match: { from: { where: device('d-shared') }, having: { type: 'member_id' } } } });
     expect(search.body.total).toBe(PARALLEL);
   });
+
+  // Extensions §3.2: an erase is one transaction, so a write racing it happened wholly before it (and is erased) or
+  // wholly after it (and is kept).
+  test(`when ${ERASE_RACE_WRITES} inserts and creates add fresh IDs to a person's component while the person is erased, then each write is wholly erased or wholly kept, no erased value is found by search or named in history, and each kept node's history adds up to its IDs`, async () => {
+    const admin = { token: ADMIN_TOKEN };
+    const people = ['r0', 'r1', 'r2', 'r3'];
+    const cookie = (id: string) => ({ type: 'cookie', id });
+    const show = (x: IdPair) => `${x.type}=${x.id}`;
+    await createNode(app, customer, { schema: 'member', key: m('r0'), ids: [{ type: 'email', id: 'rae@example.com' }, cookie('shared')] }, ADMIN_TOKEN);
+    for (const k of people.slice(1)) await createNode(app, customer, { schema: 'member', key: m(k), ids: [cookie('shared'), cookie(`own-${k}`)] });
+    const original: IdPair[] = [{ type: 'email', id: 'rae@example.com' }, cookie('shared'), ...people.map(m), ...people.slice(1).map((k) => cookie(`own-${k}`))];
+
+    /** The IDs an administrator's search (step ALL) from the holders of `value` finds; [] when nothing holds it. */
+    const reached = async (value: IdPair): Promise<IdPair[]> => {
+      const res = await app.call('POST', searchPath(customer), { ...admin, body: buildSearch({ where: value }, { step: 'ALL' }) });
+      expect(res.status).toBe(200);
+      return res.body.results as IdPair[];
+    };
+    const historyOf = async (key: IdPair): Promise<HistoryEntry[]> => {
+      const res = await app.call('GET', `/v1/${customer}/node/_history?schema=member&key_type=${key.type}&key_id=${encodeURIComponent(key.id)}&count=100`, admin);
+      expect(res.status).toBe(200);
+      return res.body as HistoryEntry[];
+    };
+
+    // Even writes insert a fresh cookie and device into a node of the person; odd ones create a node linked to the
+    // person by the shared cookie, holding a fresh cookie. The node's key is fresh too, so it counts with them.
+    type Write = { op: '_insert' | '_create'; key: IdPair; fresh: IdPair[]; body: object };
+    const writes: Write[] = Array.from({ length: ERASE_RACE_WRITES }, (_, i): Write => {
+      if (i % 2 === 0) {
+        const key = m(people[(i / 2) % people.length] as string);
+        const fresh = [cookie(`fresh-${i}`), device(`fresh-${i}`)];
+        return { op: '_insert', key, fresh, body: { schema: 'member', key, ids: fresh } };
+      }
+      const key = m(`n${i}`);
+      return { op: '_create', key, fresh: [key, cookie(`fresh-${i}`)], body: { schema: 'member', key, ids: [cookie('shared'), cookie(`fresh-${i}`)] } };
+    });
+    const send = (w: Write) => app.call('POST', nodePath(customer, w.op), { body: w.body });
+    // The erase goes amid the writes: half are sent before it, half after, the later ones a little later each.
+    const half = ERASE_RACE_WRITES / 2;
+    const before = writes.slice(0, half).map(send);
+    const erasing = app.call('POST', `/v1/${customer}/_erase`, { ...admin, body: { id: { type: 'email', id: 'rae@example.com' }, scope: 'person' } });
+    const after = writes.slice(half).map(async (w, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 5));
+      return send(w);
+    });
+    const [erased, ...answers] = await Promise.all([erasing, ...before, ...after]);
+    expect(erased.status).toBe(200);
+
+    const kept: Write[] = [];
+    const erasedWrites: Write[] = [];
+    let refused = 0;
+    for (const [i, res] of answers.entries()) {
+      const w = writes[i] as Write;
+      if (res.status !== 201) {
+        // Only an insert into a node the erase had deleted may be refused.
+        expect([i, w.op, res.status, res.body.code]).toEqual([i, '_insert', 404, 'node_not_found']);
+        refused += 1;
+        continue;
+      }
+      const held = (await nodeIds(app, customer, 'member', w.key)) ?? [];
+      const has = w.fresh.map((f) => held.some((h) => h.type === f.type && h.id === f.id));
+      if (has.every(Boolean)) kept.push(w);
+      else {
+        expect([i, has]).toEqual([i, w.fresh.map(() => false)]);
+        erasedWrites.push(w);
+      }
+    }
+    // Wholly erased: none of its IDs is found. Wholly kept: each of its IDs is found with its node.
+    for (const w of erasedWrites) for (const f of w.fresh) expect([show(f), await reached(f)]).toEqual([show(f), []]);
+    for (const w of kept) for (const f of w.fresh) expect(await reached(f)).toEqual(expect.arrayContaining([f, w.key]));
+    // The erase deleted the person's four nodes and every node a create had linked to them before it.
+    expect(erased.body).toEqual({ nodes_deleted: people.length + erasedWrites.filter((w) => w.op === '_create').length, ids_removed: 0 });
+
+    // Values the erase took, unless a later write brought them back (a kept create holds the shared cookie again).
+    const keptValues = new Set(kept.flatMap((w) => (w.op === '_create' ? [...w.fresh, cookie('shared')] : w.fresh)).map(show));
+    const mustBeGone = [...original, ...erasedWrites.flatMap((w) => w.fresh)].filter((v) => !keptValues.has(show(v)));
+    for (const value of mustBeGone) expect([show(value), await reached(value)]).toEqual([show(value), []]);
+    const names = (e: HistoryEntry, v: IdPair) => [e.key, ...e.added, ...e.removed].some((h) => h.type === v.type && h.id === v.id);
+    for (const key of new Map(writes.map((w) => [show(w.key), w.key])).values()) {
+      for (const e of await historyOf(key)) expect([show(key), e.op, mustBeGone.filter((v) => names(e, v)).map(show)]).toEqual([show(key), e.op, []]);
+    }
+    // The person's nodes, and the nodes created before the erase, are found under their keys no more.
+    for (const key of [...people.map(m), ...erasedWrites.filter((w) => w.op === '_create').map((w) => w.key)]) expect([show(key), await historyOf(key)]).toEqual([show(key), []]);
+    // A kept node's history, replayed oldest first, gives exactly the IDs it holds.
+    for (const w of kept) {
+      const entries = await historyOf(w.key);
+      const replayed = new Map<string, IdPair>();
+      for (const e of [...entries].reverse()) {
+        for (const r of e.removed) replayed.delete(show(r as IdPair));
+        for (const a of e.added) replayed.set(show(a as IdPair), a as IdPair);
+      }
+      expect([show(w.key), entries.map((e) => e.op)]).toEqual([show(w.key), ['create']]);
+      const sorted = [...replayed.values()].sort((a, b) => (a.type === b.type ? (a.id < b.id ? -1 : 1) : a.type < b.type ? -1 : 1));
+      expect(sorted).toEqual(await nodeIds(app, customer, 'member', w.key));
+    }
+    process.stdout.write(`erase race: ${kept.length} writes kept, ${erasedWrites.length} erased, ${refused} refused (node gone)\n`);
+  }, 60_000);
 });
 
 // Issue 12 item 2: the type check and the write are one decision. A replacement that drops a (secure) type, racing

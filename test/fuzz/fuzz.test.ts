@@ -4,6 +4,11 @@
 // assorted credentials. For every answer: never a 5xx; every 4xx is a Problem; a refused request changes nothing.
 // The identity protections get their own property: generated (and hostile) blocklist patterns, time zones and type
 // options are put, then writes of long near-matches and of an ID at its holder limit meet them.
+// History and erasure are part of the surface: _erase bodies are mutated like the others, and the history list gets
+// generated query strings like the delivery list. What a request must not change includes every history entry of
+// the nodes looked at, and what a search finds from the IDs a request names (an erase's ID among them); a successful
+// erase, like any successful write, is free to change them. The app runs with TRAVERSAL_MAX_NODES 3, the size of
+// acme's largest seeded person, so that an erase after a write joining that person is refused (422) and is checked.
 // Each run starts from the same seeded dataset, so a failing run replays (and shrinks) on its own.
 import fc from 'fast-check';
 import request from 'supertest';
@@ -20,10 +25,12 @@ import { buildDelivery } from '../helpers/deliveries';
 
 const SEED = 20240611;
 /**
- * Runs per property: together about 5,750 requests, some 25 s on two idle cores. The protections property took its
- * share from the other three, so that the file takes about as long as it did without it.
+ * Runs per property: together about 5,200 requests, some 25 s on two idle cores. The protections property took its
+ * share from the other three, so that the file takes about as long as it did without it; so did history and
+ * erasure (reading the history of the nodes looked at, before and after each refused request, costs about a tenth
+ * more per request), from the paths and queries properties.
  */
-const RUNS = { bodies: 850, paths: 1000, queries: 700, protections: 300 };
+const RUNS = { bodies: 850, paths: 650, queries: 650, protections: 300 };
 const TEST_TIMEOUT_MS = 60_000;
 
 // ---- the seeded dataset, recreated for every run
@@ -129,8 +136,11 @@ function isName(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value);
 }
 
-/** Node addresses and customers a request names, so that a node it might have made or moved is looked at too. */
-function addressesNamedBy(path: string, body: unknown): { customers: string[]; nodes: NodeAddress[] } {
+/**
+ * Node addresses, IDs and customers a request names, so that a node it might have made or moved, and the person
+ * holding an ID it might have erased, are looked at too.
+ */
+function addressesNamedBy(path: string, body: unknown): { customers: string[]; nodes: NodeAddress[]; ids: Array<{ customerId: string; id: IdPair }> } {
   let customer: string | undefined;
   try {
     customer = decodeURIComponent(/^\/v1\/([^/?]+)/.exec(path)?.[1] ?? '');
@@ -139,18 +149,39 @@ function addressesNamedBy(path: string, body: unknown): { customers: string[]; n
   }
   const customers = isName(customer) && customer !== 'delivery' ? [customer] : [];
   const nodes: NodeAddress[] = [];
-  const b = body as { schema?: unknown; key?: { type?: unknown; id?: unknown }; set?: { id?: unknown } } | null;
+  const ids: Array<{ customerId: string; id: IdPair }> = [];
+  const b = body as { schema?: unknown; key?: { type?: unknown; id?: unknown }; set?: { id?: unknown }; id?: { type?: unknown; id?: unknown } } | null;
   if (b && typeof b === 'object' && typeof b.schema === 'string' && b.key && typeof b.key === 'object' && typeof b.key.type === 'string' && typeof b.key.id === 'string') {
     for (const customerId of customers) {
       nodes.push({ customerId, schemaId: b.schema, key: id(b.key.type, b.key.id) });
       if (b.set && typeof b.set === 'object' && typeof b.set.id === 'string') nodes.push({ customerId, schemaId: b.schema, key: id(b.key.type, b.set.id) });
     }
   }
-  return { customers, nodes };
+  // An erase's ID.
+  if (b && typeof b === 'object' && b.id && typeof b.id === 'object' && typeof b.id.type === 'string' && typeof b.id.id === 'string') {
+    for (const customerId of customers) ids.push({ customerId, id: id(b.id.type, b.id.id) });
+  }
+  return { customers, nodes, ids };
 }
 
-/** Everything a client could observe of the customers and nodes involved, as one comparable value. */
-async function observe(store: Store, named: { customers: string[]; nodes: NodeAddress[] }): Promise<unknown> {
+/** What a search (step ALL, nothing hidden, no limit that matters) from the holders of `held` finds. */
+async function linkedFrom(store: Store, customerId: string, held: IdPair): Promise<IdPair[]> {
+  const linked = await store.search({
+    customerId,
+    where: { id: held },
+    step: 'ALL',
+    exclude: false,
+    hiddenTypes: [],
+    unlinkedTypes: [],
+    limit: 100000,
+    maxNodes: 100000,
+    maxIds: 100000,
+  });
+  return linked.results;
+}
+
+/** Everything a client could observe of the customers, nodes and IDs involved, as one comparable value. */
+async function observe(store: Store, named: ReturnType<typeof addressesNamedBy>): Promise<unknown> {
   const customers = [...new Set([...SEEDED_CUSTOMERS, ...named.customers])];
   const state: Record<string, unknown> = {};
   for (const customerId of customers) {
@@ -162,22 +193,15 @@ async function observe(store: Store, named: { customers: string[]; nodes: NodeAd
   }
   for (const address of [...SEEDED_NODES.map((n) => n.address), ...named.nodes]) {
     state[`node ${JSON.stringify(address)}`] = await store.getNodeIds(address);
+    state[`history ${JSON.stringify(address)}`] = await store.nodeHistory(address.customerId, address.schemaId, address.key, 0, 1000);
   }
   for (const { address, ids } of SEEDED_NODES) {
     for (const held of [address.key, ...ids]) {
-      const linked = await store.search({
-        customerId: address.customerId,
-        where: { id: held },
-        step: 'ALL',
-        exclude: false,
-        hiddenTypes: [],
-        unlinkedTypes: [],
-        limit: 100000,
-        maxNodes: 100000,
-        maxIds: 100000,
-      });
-      state[`linked ${address.customerId} ${JSON.stringify(held)}`] = linked.results;
+      state[`linked ${address.customerId} ${JSON.stringify(held)}`] = await linkedFrom(store, address.customerId, held);
     }
+  }
+  for (const { customerId, id: held } of named.ids) {
+    state[`linked ${customerId} ${JSON.stringify(held)}`] = await linkedFrom(store, customerId, held);
   }
   return state;
 }
@@ -455,8 +479,11 @@ interface Endpoint {
   /** `{customer}` and `{delivery}` are filled in per request. */
   path: string;
   body?: Json;
-  /** Who normally calls it: half the requests to it carry such a credential, so that they get past authentication. */
-  caller: 'identity' | 'admin' | 'mapi' | 'anyone';
+  /**
+   * Who normally calls it: half the requests to it carry such a credential, so that they get past authentication.
+   * 'customer': always a bearer token of the customer or the administrator (history and erasure).
+   */
+  caller: 'identity' | 'customer' | 'admin' | 'mapi' | 'anyone';
 }
 
 const key = (value: string): Json => ({ type: 'member_id', id: value });
@@ -471,6 +498,10 @@ const BODY_ENDPOINTS: Endpoint[] = [
   { name: 'delete node', method: 'POST', path: '/v1/{customer}/node/_delete', body: { schema: 'member', key: key('m-3') }, caller: 'identity' },
   { name: 'search by key', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE', having: { type: 'device' } }, limit: 10 }, caller: 'identity' },
   { name: 'search by where', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { where: pair('email', 'one@example.com') } } }, caller: 'identity' },
+  // m-3's cookie: m-3 loses it. d-1's person (m-1, m-2 and the contact, linked by the email): 3 nodes, as many as
+  // TRAVERSAL_MAX_NODES allows, so a create that joins it first makes this erase 422.
+  { name: 'erase ID', method: 'POST', path: '/v1/{customer}/_erase', body: { id: pair('cookie', 'c-2') }, caller: 'customer' },
+  { name: 'erase person', method: 'POST', path: '/v1/{customer}/_erase', body: { id: pair('device', 'd-1'), scope: 'person' }, caller: 'customer' },
   { name: 'schema PUT', method: 'PUT', path: '/v1/{customer}/schema/member', body: { id_types: asJson(acmeMemberBody) }, caller: 'admin' },
   {
     name: 'new schema PUT',
@@ -499,6 +530,7 @@ const BODILESS_ENDPOINTS: Endpoint[] = [
   { name: 'token DELETE', method: 'DELETE', path: '/v1/{customer}/token/tok_acme_bearer', caller: 'admin' },
   { name: 'settings GET', method: 'GET', path: '/v1/{customer}/settings', caller: 'admin' },
   { name: 'blocklist GET', method: 'GET', path: '/v1/{customer}/blocklist', caller: 'admin' },
+  { name: 'node history', method: 'GET', path: '/v1/{customer}/node/_history?schema=member&key_type=member_id&key_id=m-1', caller: 'customer' },
   { name: 'delivery list', method: 'GET', path: '/v1/delivery', caller: 'mapi' },
   { name: 'delivery GET', method: 'GET', path: '/v1/delivery/{delivery}', caller: 'mapi' },
   { name: 'delivery DELETE', method: 'DELETE', path: '/v1/delivery/{delivery}', caller: 'mapi' },
@@ -536,6 +568,7 @@ const rawBody = fc.record({
 
 const SUITED: Record<Endpoint['caller'], Credential[]> = {
   identity: CREDENTIALS.filter((c) => ['none', 'admin', 'acme bearer'].includes(c.name)),
+  customer: CREDENTIALS.filter((c) => ['admin', 'acme bearer'].includes(c.name)),
   admin: CREDENTIALS.filter((c) => c.name === 'admin'),
   mapi: CREDENTIALS.filter((c) => c.name === 'acme mapi'),
   anyone: CREDENTIALS.filter((c) => c.name === 'none'),
@@ -562,7 +595,7 @@ const bodyRequest: fc.Arbitrary<FuzzRequest> = fc
   }));
 
 const SEGMENTS = [
-  'v1', 'acme', 'globex', 'delivery', 'node', '_create', '_insert', '_search', '_delete', 'schema', 'token', 'member', 'healthz', 'docs', 'metrics',
+  'v1', 'acme', 'globex', 'delivery', 'node', '_create', '_insert', '_search', '_delete', '_erase', '_history', 'schema', 'token', 'member', 'healthz', 'docs', 'metrics',
   '1', '0', '-1', '1.5', '999999999999999999999', '9007199254740993', '..', '.', '', '%2e%2e', '%2F', '%2f', '%00', '%', '%zz', '%C0%AF', '%E2%82%AC',
   '%F0%9F%98%80', '%ED%A0%80', ';', '~', '*', ':customer_id', '%3F', '%23', 'DELIVERY', 'V1', 'delivery%00', 'a'.repeat(65), 'a'.repeat(300), '1'.repeat(400),
 ];
@@ -596,7 +629,7 @@ const pathRequest: fc.Arbitrary<FuzzRequest> = fc
   // Node's HTTP client cannot frame a HEAD body (the server sees stray bytes after the request), so HEAD goes without one.
   .map(({ method, path, credential: cred, body }) => ({ method, path, credential: cred, ...(body && method !== 'HEAD' ? { body } : {}), canonical: false }));
 
-const QUERY_NAMES = ['count', 'page', 'limit', 'foo', 'count[]', 'page[0]', 'count[a]', '__proto__', 'constructor', '', 'x'.repeat(500)];
+const QUERY_NAMES = ['count', 'page', 'limit', 'foo', 'count[]', 'page[0]', 'count[a]', '__proto__', 'constructor', '', 'x'.repeat(500), 'schema', 'key_type', 'key_id', 'key_id[]'];
 const QUERY_VALUES = ['', '0', '1', '2', '20', '100', '101', '-1', '1.5', '1e2', 'abc', '%201', '1%20', '0x10', 'Infinity', 'NaN', 'null', 'true', '[]', '9007199254740993', '%00', '%', '%zz', '%F0%9F%98%80', '1'.repeat(400)];
 const queryPair = fc.oneof(
   fc.tuple(
@@ -616,12 +649,21 @@ const queryString = fc.oneof(
   { weight: 8, arbitrary: fc.array(queryPair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([n, v, withValue]) => (withValue ? `${n}=${v}` : n)).join('&')}`) },
   { weight: 1, arbitrary: fc.constantFrom('?', '?&&&', '?=1', '?count', '?count=1&count=2', '?page=1&page=2', `?count=${'9'.repeat(5000)}`) },
 );
+/** The history list's query without the parameters that name the key, for queries that leave some of them out. */
+const HISTORY_KEY_QUERIES = ['', '?schema=member', '?key_type=member_id&key_id=m-1', '?schema=member&key_type=member_id', '?schema=member&key_type=device&key_id=d-1', '?schema=contact&key_type=email&key_id=one%40example.com'];
+const historyList = BODILESS_ENDPOINTS.find((e) => e.name === 'node history')!;
 const queryRequest: fc.Arbitrary<FuzzRequest> = fc
-  .oneof({ weight: 4, arbitrary: fc.constant(BODILESS_ENDPOINTS.find((e) => e.name === 'delivery list')!) }, { weight: 3, arbitrary: fc.constantFrom(...ALL_ENDPOINTS) })
+  .oneof(
+    { weight: 3, arbitrary: fc.constant(BODILESS_ENDPOINTS.find((e) => e.name === 'delivery list')!) },
+    { weight: 1, arbitrary: fc.constant(historyList) },
+    { weight: 1, arbitrary: fc.constantFrom(...HISTORY_KEY_QUERIES).map((q): Endpoint => ({ ...historyList, path: `${historyList.path.split('?')[0]}${q}` })) },
+    { weight: 3, arbitrary: fc.constantFrom(...ALL_ENDPOINTS) },
+  )
   .chain((endpoint) => fc.record({ endpoint: fc.constant(endpoint), customer: customerSegment, query: queryString, credential: credentialFor(endpoint) }))
   .map(({ endpoint, customer, query, credential: cred }) => ({
     method: endpoint.method,
-    path: `${endpoint.path.replace('{customer}', customer)}${query}`,
+    // A path with a query of its own (the history list's key) gets the generated parameters after it.
+    path: `${endpoint.path.replace('{customer}', customer)}${endpoint.path.includes('?') ? query.replace(/^\?/, '&') : query}`,
     credential: cred,
     ...(endpoint.body !== undefined ? { body: { json: endpoint.body } } : {}),
     // The health endpoints document no 400, though an unknown query field gets one (see the report).
@@ -784,6 +826,23 @@ async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number
 // and its minimum and maximum then let through. As `count` or `page` they reached SQLite and failed with a 500.
 const TOO_MANY_DIGITS = '1'.repeat(400);
 const pinned = (method: Method, path: string): FuzzRequest => ({ method, path, credential: CREDENTIALS.find((c) => c.name === 'acme mapi')!, canonical: true });
+/** An endpoint's valid request to acme, as the administrator. */
+const asListed = (name: string): FuzzRequest => {
+  const endpoint = ALL_ENDPOINTS.find((e) => e.name === name)!;
+  return {
+    method: endpoint.method,
+    path: endpoint.path.replace('{customer}', 'acme'),
+    credential: CREDENTIALS.find((c) => c.name === 'admin')!,
+    ...(endpoint.body !== undefined ? { body: { json: endpoint.body } } : {}),
+    canonical: true,
+  };
+};
+// Also replayed first: erasures that succeed and then are read back, and one refused past TRAVERSAL_MAX_NODES
+// (the create joins m-new to d-1's person, which then has 4 nodes), which must change nothing.
+const ERASURES: FuzzRequest[][] = [
+  [asListed('erase person'), asListed('erase ID'), asListed('node history'), asListed('erase person')],
+  [asListed('create'), asListed('erase person'), asListed('erase ID'), asListed('node history')],
+];
 
 describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
   let app: TestApp;
@@ -798,7 +857,7 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
 
   beforeAll(async () => {
     await reset();
-    app = await startApp({ store: backing.store });
+    app = await startApp({ store: backing.store, env: { TRAVERSAL_MAX_NODES: '3' } });
   });
   afterAll(() => app.close());
 
@@ -821,7 +880,7 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
   }
 
   test(`when mutated bodies of every endpoint are sent with assorted tokens, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.bodies} runs)`, async () => {
-    await check('bodies', fc.array(bodyRequest, { minLength: 1, maxLength: 5 }), RUNS.bodies);
+    await check('bodies', fc.array(bodyRequest, { minLength: 1, maxLength: 5 }), RUNS.bodies, ERASURES);
   }, TEST_TIMEOUT_MS);
 
   test(`when generated paths are requested with any method, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.paths} runs)`, async () => {

@@ -67,10 +67,33 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ total: 1, documents: [JSON.stringify(storedDelivery)] }];
     case 'delivery.delete':
       return [{ deleted: 1 }];
+    case 'history.page':
+      return [{ total: 1, page: [{ entry: STORED_ENTRY, atMillis: 0 }] }];
+    case 'history.of-keys':
+      return [{ entry: STORED_ENTRY }];
+    case 'history.mentioning':
+      return [{ element: 'h1', entry: STORED_ENTRY }];
+    case 'history.prune':
+      return [{ deleted: 1 }];
+    case 'erase.component':
+      return [{ visited: 1, idsRead: 2, nodes: ['n1'] }];
+    case 'erase.lock':
+      return [{ element: 'n1', schema: 'member', keyType: 'member_id', keyId: 'm1', held: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     default:
       return [];
   }
 }
+
+/** A history entry as history.append.cypher stores it (its JSON without `at`): n1's create. */
+const STORED_ENTRY = JSON.stringify({
+  request_id: 'r1',
+  actor: 'admin',
+  op: 'create',
+  schema: 'member',
+  key: { type: 'member_id', id: 'm1' },
+  added: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }],
+  removed: [],
+});
 
 /** What the fake schema declares under its guard: cookie has a holder limit. */
 const LIMITED_TYPES = [
@@ -191,6 +214,11 @@ describe('Neo4j store, with a fake driver', () => {
     await store.replaceDelivery('acme', 7, buildDelivery() as never);
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
+    await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
+    const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
+    await store.erase({ ...erase, scope: 'id' });
+    await store.erase({ ...erase, scope: 'person' });
+    await store.pruneHistory('2026-01-01T00:00:00.000Z', 1000);
   }
 
   test('when every store method runs, also after lost commit replies, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
@@ -408,12 +436,12 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test.each([
-      // where held, set held, upsert → statements after the lock and the held check
+      // where held, set held, upsert → statements after the lock and the held check (a change, then its history)
       [false, false, false, []],
-      [false, false, true, ['node.link-ids']],
+      [false, false, true, ['node.link-ids', 'history.append']],
       [false, true, true, []],
-      [true, false, false, ['node.unlink-id', 'node.link-ids']],
-      [true, false, true, ['node.unlink-id', 'node.link-ids']],
+      [true, false, false, ['node.unlink-id', 'node.link-ids', 'history.append']],
+      [true, false, true, ['node.unlink-id', 'node.link-ids', 'history.append']],
     ])('when replaceId finds where held=%s and set held=%s (upsert %s), then it runs %j', async (whereHeld, setHeld, upsert, expected) => {
       const where = id('device', 'd1');
       const set = id('device', 'd2');
@@ -446,7 +474,7 @@ describe('Neo4j store, with a fake driver', () => {
     test('when rekey succeeds, then the old key ID is unlinked and the new one linked', async () => {
       const fake = fakeStore((name) => (name === 'node.held-among' ? ([id('member_id', 'm1')] as unknown as Row[]) : undefined));
       await fake.store.rekey(member('m1'), 'm9');
-      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.held-among', 'node.rekey', 'node.unlink-id', 'node.link-ids']);
+      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.held-among', 'node.rekey', 'node.unlink-id', 'node.link-ids', 'history.append']);
       expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
       expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
       expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')], maxIds: null });
@@ -463,7 +491,7 @@ describe('Neo4j store, with a fake driver', () => {
       });
       expect(fake.names()).toEqual([]);
       await fake.store.createNode(limited('m1', 3), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')]);
-      expect(fake.names()).toEqual(['node.create']);
+      expect(fake.names()).toEqual(['node.create', 'history.append']);
     });
 
     test('when insert or upsert grows the node, then node.link-ids gets maxIds, and linking nothing means node_id_limit_reached', async () => {
@@ -658,7 +686,17 @@ describe('Neo4j store, with a fake driver', () => {
       );
       await expect(fake.store.createNode(member('m1'), [])).resolves.toBeUndefined();
       await expect(fake.store.insertIds(member('m1'), [id('cookie', 'k1')])).resolves.toBeUndefined();
-      expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.lock', 'node.find', 'node.held-among', 'node.link-ids', 'node.last-write']);
+      expect(fake.names()).toEqual([
+        'node.create',
+        'history.append',
+        'node.last-write',
+        'node.lock',
+        'node.find',
+        'node.held-among',
+        'node.link-ids',
+        'history.append',
+        'node.last-write',
+      ]);
       // One write id per call, a new one for each call.
       expect(new Set(writeIds).size).toBe(2);
       expect(fake.named('node.last-write')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1' });
@@ -667,7 +705,7 @@ describe('Neo4j store, with a fake driver', () => {
     test('when a commit reply is lost and nothing carries this call\'s write id, then the write runs again with the same write id', async () => {
       const fake = fakeStore((name) => (name === 'node.last-write' ? [{ lastWrite: 'another-call' }] : undefined), { loseCommitReplies: true });
       await fake.store.createNode(member('m1'), []);
-      expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.create']);
+      expect(fake.names()).toEqual(['node.create', 'history.append', 'node.last-write', 'node.create', 'history.append']);
       const [first, second] = fake.named('node.create');
       expect(first?.params.write).toEqual(second?.params.write);
     });
