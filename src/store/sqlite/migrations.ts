@@ -175,14 +175,13 @@ export const migrations: Migration[] = [
         added       TEXT NOT NULL,
         removed     TEXT NOT NULL
       );
-      -- Every value an entry holds, its key included: how a key's entries are found, and how an erase finds the
-      -- entries to take a value out of.
+      -- Every ID an entry holds, its key included, by its row in ids: how a key's entries are found, and how an
+      -- erase finds every entry that names a value. From here on an ids row stays while a node holds the ID or an
+      -- entry names it (erasure and retention delete it then), so new IDs append here in id_pk order.
       CREATE TABLE history_values (
-        customer_id TEXT NOT NULL,
-        type        TEXT NOT NULL,
-        value       TEXT NOT NULL,
-        entry_pk    INTEGER NOT NULL,
-        PRIMARY KEY (customer_id, type, value, entry_pk)
+        id_pk    INTEGER NOT NULL,
+        entry_pk INTEGER NOT NULL,
+        PRIMARY KEY (id_pk, entry_pk)
       ) WITHOUT ROWID;
     `,
   },

@@ -18,6 +18,7 @@ import {
   type IdPair,
   type IdTypeDeclaration,
   type NodeAddress,
+  type HistoryEntry,
   type HistoryOp,
   type SchemaRecord,
   type SearchQuery,
@@ -159,8 +160,10 @@ export class SqliteStore implements Store {
         'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ? ORDER BY schema_id',
       ),
       declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
-      // ids holds a row only while a node holds the ID (see unlink): any row means the type is in use.
-      typeHeld: db.prepare('SELECT 1 FROM ids WHERE customer_id = ? AND type = ? LIMIT 1').pluck(),
+      // An ids row stays while history names the ID (migration 5): the type is in use when a node holds one of them.
+      typeHeld: db.prepare(
+        'SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1',
+      ).pluck(),
       deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
       insertSchemaType: db.prepare(
         'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -199,7 +202,7 @@ export class SqliteStore implements Store {
       deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
       findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
       insertId: db.prepare('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?) ON CONFLICT (customer_id, type, value) DO NOTHING'),
-      deleteIdIfOrphan: db.prepare('DELETE FROM ids WHERE id_pk = ? AND NOT EXISTS (SELECT 1 FROM node_ids WHERE id_pk = ?)'),
+      isHeld: db.prepare('SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT 1').pluck(),
       holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
       link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
       unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
@@ -503,9 +506,9 @@ export class SqliteStore implements Store {
     return idPk !== undefined && this.s.holds.get(nodePk, idPk) !== undefined ? idPk : undefined;
   }
 
+  /** The ids row stays: the write's history entry names the ID (erasure and retention delete it; migration 5). */
   private unlink(nodePk: number, idPk: number): void {
     this.s.unlink.run(nodePk, idPk);
-    this.s.deleteIdIfOrphan.run(idPk, idPk);
   }
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
@@ -528,13 +531,21 @@ export class SqliteStore implements Store {
       }
       throw e;
     }
-    for (const id of held) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
-    this.record(node, 'create', held, []);
+    const idPks = held.map((id) => {
+      const idPk = this.ensureIdPk(node.customerId, id);
+      this.s.link.run(nodePk, idPk);
+      return idPk;
+    });
+    this.record(node, 'create', held, [], idPks);
   }
 
-  /** Appends the history entry of a write of `node`, in the write's transaction. */
-  private record(node: NodeAddress, op: HistoryOp, added: IdPair[], removed: IdPair[]): void {
-    this.history.append(node.customerId, historyEntry(node, op, added, removed, new Date().toISOString()));
+  /**
+   * Appends the history entry of a write of `node`, in the write's transaction. `idPks`: the ids rows of the IDs it
+   * names; the key's is looked up when not among them.
+   */
+  private record(node: NodeAddress, op: HistoryOp, added: IdPair[], removed: IdPair[], idPks: number[], keyIdPk?: number): void {
+    const key = keyIdPk ?? (added.some((id) => sameId(id, node.key)) ? undefined : this.idPk(node.customerId, node.key));
+    this.history.append(node.customerId, historyEntry(node, op, added, removed, new Date().toISOString()), key === undefined ? idPks : [key, ...idPks]);
   }
 
   /** node_id_limit_reached when linking `adding` more IDs would take the node past NodeAddress.maxIds. Inside the write. */
@@ -569,8 +580,12 @@ export class SqliteStore implements Store {
     const adding = uniqueById(ids);
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
     this.refuseIfOverHolderLimit(node, adding);
-    for (const id of adding) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, id));
-    this.record(node, 'insert', adding, []);
+    const idPks = adding.map((id) => {
+      const idPk = this.ensureIdPk(node.customerId, id);
+      this.s.link.run(nodePk, idPk);
+      return idPk;
+    });
+    this.record(node, 'insert', adding, [], idPks);
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
@@ -586,8 +601,9 @@ export class SqliteStore implements Store {
       if (upsert && !setHeld) {
         this.refuseIfOverIdLimit(node, nodePk, 1);
         this.refuseIfOverHolderLimit(node, [set]);
-        this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
-        this.record(node, 'upsert', [set], []);
+        const setIdPk = this.ensureIdPk(node.customerId, set);
+        this.s.link.run(nodePk, setIdPk);
+        this.record(node, 'upsert', [set], [], [setIdPk]);
       }
       return;
     }
@@ -595,8 +611,9 @@ export class SqliteStore implements Store {
     if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
     this.refuseIfOverHolderLimit(node, [set]);
     this.unlink(nodePk, whereIdPk);
-    this.s.link.run(nodePk, this.ensureIdPk(node.customerId, set));
-    this.record(node, upsert ? 'upsert' : 'update', [set], [where]);
+    const setIdPk = this.ensureIdPk(node.customerId, set);
+    this.s.link.run(nodePk, setIdPk);
+    this.record(node, upsert ? 'upsert' : 'update', [set], [where], [setIdPk, whereIdPk]);
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
@@ -608,13 +625,14 @@ export class SqliteStore implements Store {
       if (this.s.findNode.get(node.customerId, node.schemaId, newKey.type, newKey.id) !== undefined) {
         throw new DomainError('node_exists', `A node with key ${newKey.type}=${newKey.id} already exists in schema '${node.schemaId}'.`);
       }
-      const linksNewKey = this.holds(nodePk, node.customerId, newKey) === undefined;
-      if (linksNewKey) this.refuseIfOverHolderLimit(node, [newKey]);
+      const heldNewKey = this.holds(nodePk, node.customerId, newKey);
+      if (heldNewKey === undefined) this.refuseIfOverHolderLimit(node, [newKey]);
       this.s.rekeyNode.run(newId, nodePk);
-      const oldIdPk = this.holds(nodePk, node.customerId, node.key);
-      if (oldIdPk !== undefined) this.unlink(nodePk, oldIdPk);
-      if (linksNewKey) this.s.link.run(nodePk, this.ensureIdPk(node.customerId, newKey));
-      this.record(node, 'rekeying', [newKey], [node.key]);
+      const oldIdPk = this.holds(nodePk, node.customerId, node.key) as number;
+      this.unlink(nodePk, oldIdPk);
+      const newIdPk = heldNewKey ?? this.ensureIdPk(node.customerId, newKey);
+      if (heldNewKey === undefined) this.s.link.run(nodePk, newIdPk);
+      this.record(node, 'rekeying', [newKey], [node.key], [newIdPk], oldIdPk);
     });
   }
 
@@ -627,7 +645,7 @@ export class SqliteStore implements Store {
     const idPk = this.holds(nodePk, node.customerId, id);
     if (idPk === undefined) return;
     this.unlink(nodePk, idPk);
-    this.record(node, 'delete', [], [id]);
+    this.record(node, 'delete', [], [id], [idPk]);
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
@@ -637,15 +655,10 @@ export class SqliteStore implements Store {
   private deleteNodeNow(node: NodeAddress): void {
     const nodePk = this.nodePk(node);
     const held = this.s.nodeIds.all(nodePk) as IdPair[];
-    this.deleteNodeRow(nodePk);
-    this.record(node, 'delete', [], held);
-  }
-
-  /** Deletes a node, its links, and the IDs only it held. */
-  private deleteNodeRow(nodePk: number): void {
-    const held = this.s.heldIdPks.all(nodePk) as number[];
+    const keyIdPk = this.idPk(node.customerId, node.key) as number;
+    const idPks = this.s.heldIdPks.all(nodePk) as number[];
     this.s.deleteNode.run(nodePk);
-    for (const idPk of held) this.s.deleteIdIfOrphan.run(idPk, idPk);
+    this.record(node, 'delete', [], held, idPks.filter((idPk) => idPk !== keyIdPk), keyIdPk);
   }
 
   /**
@@ -707,6 +720,17 @@ export class SqliteStore implements Store {
     const c = r.customerId;
     const holders = this.s.startByWhere.all(c, r.id.type, r.id.id) as number[];
     const at = new Date().toISOString();
+    /** The ids rows of the IDs the deleted nodes held: those no node holds and no entry names any more go at the end. */
+    const freed: number[] = [];
+    const deleteNodeRow = (nodePk: number) => {
+      freed.push(...(this.s.heldIdPks.all(nodePk) as number[]));
+      this.s.deleteNode.run(nodePk);
+    };
+    /** Each node's erase entry, naming its key's ids row when the key was not erased. */
+    const appendEntries = (entries: Array<{ entry: HistoryEntry; keyIdPk: number | undefined }>) => {
+      for (const { entry, keyIdPk } of entries) this.history.append(c, entry, keyIdPk === undefined ? [] : [keyIdPk]);
+      for (const idPk of freed) this.history.forgetIdIfUnused(idPk);
+    };
     if (r.scope === 'id') {
       if (holders.length > r.maxNodes) {
         throw new DomainError('component_too_large', `More than ${r.maxNodes} nodes hold the ID; nothing was erased.`);
@@ -719,17 +743,17 @@ export class SqliteStore implements Store {
         const node = this.nodeRow(nodePk);
         if (sameId(node.key, r.id)) {
           const types = (this.s.nodeIds.all(nodePk) as IdPair[]).map((id) => id.type);
-          this.deleteNodeRow(nodePk);
-          entries.push(eraseEntry(node, true, types, r.audit, at));
+          deleteNodeRow(nodePk);
+          entries.push({ entry: eraseEntry(node, true, types, r.audit, at), keyIdPk: undefined });
           nodesDeleted += 1;
         } else {
           this.unlink(nodePk, idPk);
-          entries.push(eraseEntry(node, false, [r.id.type], r.audit, at));
+          entries.push({ entry: eraseEntry(node, false, [r.id.type], r.audit, at), keyIdPk: this.idPk(c, node.key) });
           idsRemoved += 1;
         }
       }
       this.history.erase(c, [r.id]);
-      for (const entry of entries) this.history.append(c, entry);
+      appendEntries(entries);
       return { nodesDeleted, idsRemoved };
     }
     // scope person: every node of the component, found as a search with step ALL from every holder finds them.
@@ -739,15 +763,24 @@ export class SqliteStore implements Store {
     const candidates = new Map<string, IdPair>([[valueKey(r.id), r.id]]);
     for (const node of nodes) for (const id of node.held) candidates.set(valueKey(id), id);
     for (const value of this.valuesInHistoryOf(c, nodes)) candidates.set(valueKey(value), value);
-    for (const node of nodes) this.deleteNodeRow(node.nodePk);
+    for (const node of nodes) deleteNodeRow(node.nodePk);
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
-    const erased = [...candidates.values()].filter((id) => this.idPk(c, id) === undefined);
+    const erased = [...candidates.values()].filter((id) => !this.isHeld(c, id));
     this.history.erase(c, erased);
     const erasedKeys = new Set(erased.map(valueKey));
-    for (const node of nodes) {
-      this.history.append(c, eraseEntry(node, erasedKeys.has(valueKey(node.key)), node.held.map((id) => id.type), r.audit, at));
-    }
+    appendEntries(
+      nodes.map((node) => {
+        const keyErased = erasedKeys.has(valueKey(node.key));
+        return { entry: eraseEntry(node, keyErased, node.held.map((id) => id.type), r.audit, at), keyIdPk: keyErased ? undefined : this.idPk(c, node.key) };
+      }),
+    );
     return { nodesDeleted: nodes.length, idsRemoved: 0 };
+  }
+
+  /** Whether any node of the customer holds the ID. */
+  private isHeld(customerId: string, id: IdPair): boolean {
+    const idPk = this.idPk(customerId, id);
+    return idPk !== undefined && this.s.isHeld.get(idPk) !== undefined;
   }
 
   private nodeRow(nodePk: number): { schemaId: string; key: IdPair } {
