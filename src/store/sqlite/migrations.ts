@@ -157,17 +157,16 @@ export const migrations: Migration[] = [
     version: 5,
     name: 'governance: node history',
     sql: `
-      -- One row per entry, in the order the writes committed (entry_pk). The entry the API shows is built from the
-      -- columns: its key (key_id NULL once erased; a rekeying's new key in new_key_id), at in milliseconds, and
-      -- added and removed as JSON arrays of [type, value] pairs (value null once erased). Compact on purpose: every
-      -- node write appends a row, and its bytes are what a write with history pays for.
+      -- One row per entry, in the order the writes committed (entry_pk). It names IDs by their ids rows: key_pk, a
+      -- rekeying's new_key_pk, and added and removed as JSON arrays of id_pk, or of [type] where an erase names
+      -- only the type; so a value's bytes are stored once, in ids, however many entries name it. at: milliseconds.
       CREATE TABLE history (
         entry_pk    INTEGER PRIMARY KEY,
         customer_id TEXT NOT NULL,
         schema_id   TEXT NOT NULL,
         key_type    TEXT NOT NULL,
-        key_id      TEXT,
-        new_key_id  TEXT,
+        key_pk      INTEGER NOT NULL,
+        new_key_pk  INTEGER,
         at          INTEGER NOT NULL,
         request_id  TEXT NOT NULL,
         actor       TEXT NOT NULL,
@@ -175,14 +174,15 @@ export const migrations: Migration[] = [
         added       TEXT NOT NULL,
         removed     TEXT NOT NULL
       );
-      -- Every ID an entry holds, its key included, by its row in ids: how a key's entries are found, and how an
-      -- erase finds every entry that names a value. From here on an ids row stays while a node holds the ID or an
-      -- entry names it (erasure and retention delete it then), so new IDs append here in id_pk order.
-      CREATE TABLE history_values (
-        id_pk    INTEGER NOT NULL,
-        entry_pk INTEGER NOT NULL,
-        PRIMARY KEY (id_pk, entry_pk)
-      ) WITHOUT ROWID;
+      -- A key's entries; a rekeying is found under its new key too (few entries are rekeyings: a partial index).
+      CREATE INDEX history_by_key ON history (key_pk, entry_pk);
+      CREATE INDEX history_by_new_key ON history (new_key_pk, entry_pk) WHERE new_key_pk IS NOT NULL;
+
+      -- From here on an ids row stays while a node holds the ID or an entry names it. last_entry is the newest entry
+      -- that took the ID from a node (or the erase that did): once retention has deleted the entries up to it, no
+      -- entry names an ID no node holds, and its row goes. An erased ID's row moves to the customer '' (no customer
+      -- id is empty) with its id_pk as value: no lookup finds it, and the entries that name it show its type alone.
+      ALTER TABLE ids ADD COLUMN last_entry INTEGER;
     `,
   },
 ];

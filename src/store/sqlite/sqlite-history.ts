@@ -1,15 +1,32 @@
-// Node history on SQLite (extensions §3): each entry is a row of `history` (compact columns the API's entry is built
-// from), found by the ids rows of the IDs it names, its key's included, through `history_values`. Called inside the store's write transactions.
+// Node history on SQLite (extensions §3). An entry is a row of `history` that names IDs by their rows in `ids`
+// (id_pk): its key, a rekeying's new key, and the IDs it added and removed. A value's bytes are therefore stored
+// once, in `ids`, however many entries name it, and an erase changes that one row (see migration 5): the entries
+// that name it then show its type alone, and no lookup by the value finds it. Called inside the store's transactions.
 import type Database from 'better-sqlite3';
-import type { HistoryEntry, HistoryId, HistoryOp, HistoryPage, IdPair } from '../../domain/model';
-import { entryValues, erasedId, scrubbed, valueKey } from '../history';
+import type { HistoryEntry, HistoryId, HistoryOp, HistoryPage, IdPair, WriteAudit } from '../../domain/model';
+import { erasedId, NO_AUDIT } from '../history';
+
+/** An ID in `added` or `removed`: its id_pk, or [type] where an erase names the type alone. */
+export type StoredId = number | [string];
+
+/** An entry to append. */
+export interface NewEntry {
+  schemaId: string;
+  keyType: string;
+  keyPk: number;
+  /** A rekeying's new key. */
+  newKeyPk?: number;
+  op: HistoryOp;
+  audit: WriteAudit | undefined;
+  added: number[];
+  removed: StoredId[];
+}
 
 interface HistoryRow {
   entry_pk: number;
-  customer_id: string;
   schema_id: string;
-  key_type: string;
-  key_id: string | null;
+  key_pk: number;
+  new_key_pk: number | null;
   at: number;
   request_id: string;
   actor: string;
@@ -18,135 +35,153 @@ interface HistoryRow {
   removed: string;
 }
 
-/** added and removed as stored: [type, value] pairs, value null once erased. */
-const packIds = (ids: HistoryId[]): string => JSON.stringify(ids.map((id) => [id.type, id.id]));
-const unpackIds = (text: string): HistoryId[] =>
-  (JSON.parse(text) as Array<[string, string | null]>).map(([type, id]) => (id === null ? erasedId(type) : { type, id }));
+const ROW = 'entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed';
 
-/** The row's columns that an entry sets (all but entry_pk and customer_id). */
-function columns(entry: HistoryEntry) {
-  return {
-    schema_id: entry.schema,
-    key_type: entry.key.type,
-    key_id: entry.key.id,
-    // A rekeying is found under its new key too.
-    new_key_id: entry.op === 'rekeying' ? (entry.added[0]?.id ?? null) : null,
-    at: Date.parse(entry.at),
-    request_id: entry.request_id,
-    actor: entry.actor,
-    op: entry.op,
-    added: packIds(entry.added),
-    removed: packIds(entry.removed),
-  };
+/** A key's entries: its own, and the rekeyings onto it (each through its index, history_by_key and history_by_new_key). */
+const UNDER_KEY = 'FROM history WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema';
+
+const storedIds = (text: string): StoredId[] => JSON.parse(text) as StoredId[];
+
+/** Every id_pk a row names. */
+function idPksOf(row: HistoryRow): number[] {
+  const pks = new Set<number>([row.key_pk]);
+  if (row.new_key_pk !== null) pks.add(row.new_key_pk);
+  for (const id of [...storedIds(row.added), ...storedIds(row.removed)]) if (typeof id === 'number') pks.add(id);
+  return [...pks];
 }
-
-const toEntry = (row: HistoryRow): HistoryEntry => ({
-  at: new Date(row.at).toISOString(),
-  request_id: row.request_id,
-  actor: row.actor,
-  op: row.op,
-  schema: row.schema_id,
-  key: row.key_id === null ? erasedId(row.key_type) : { type: row.key_type, id: row.key_id },
-  added: unpackIds(row.added),
-  removed: unpackIds(row.removed),
-});
-
-const ROW = 'h.entry_pk, h.customer_id, h.schema_id, h.key_type, h.key_id, h.at, h.request_id, h.actor, h.op, h.added, h.removed';
 
 export class SqliteHistory {
   private readonly s;
 
   constructor(db: Database.Database) {
-    // A key's entries: the entries that hold its value (history_values) and have it as their key or new key.
-    const underKey =
-      'FROM ids i JOIN history_values v ON v.id_pk = i.id_pk JOIN history h ON h.entry_pk = v.entry_pk ' +
-      'WHERE i.customer_id = @customer AND i.type = @type AND i.value = @id ' +
-      'AND h.schema_id = @schema AND h.key_type = @type AND (h.key_id = @id OR h.new_key_id = @id)';
     this.s = {
       insert: db.prepare(
-        'INSERT INTO history (customer_id, schema_id, key_type, key_id, new_key_id, at, request_id, actor, op, added, removed) ' +
+        'INSERT INTO history (customer_id, schema_id, key_type, key_pk, new_key_pk, at, request_id, actor, op, added, removed) ' +
           'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      insertValue: db.prepare('INSERT OR IGNORE INTO history_values (id_pk, entry_pk) VALUES (?, ?)'),
+      tookAway: db.prepare('UPDATE ids SET last_entry = ? WHERE id_pk = ?'),
       findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
-      // An ID no node holds and no entry names is no longer needed (see migration 5).
-      deleteIdIfUnused: db.prepare(
-        'DELETE FROM ids WHERE id_pk = @idPk AND NOT EXISTS (SELECT 1 FROM node_ids WHERE id_pk = @idPk) ' +
-          'AND NOT EXISTS (SELECT 1 FROM history_values WHERE id_pk = @idPk)',
-      ),
-      page: db.prepare(`SELECT ${ROW} ${underKey} ORDER BY v.entry_pk DESC LIMIT @limit OFFSET @offset`),
-      count: db.prepare(`SELECT COUNT(*) ${underKey}`).pluck(),
-      ofKey: db.prepare(`SELECT ${ROW} ${underKey}`),
-      mentioning: db.prepare('SELECT entry_pk FROM history_values WHERE id_pk = ?').pluck(),
-      forgetValue: db.prepare('DELETE FROM history_values WHERE id_pk = ?'),
-      entry: db.prepare(`SELECT ${ROW} FROM history h WHERE h.entry_pk = ?`),
-      rewrite: db.prepare('UPDATE history SET key_id = @key_id, new_key_id = @new_key_id, added = @added, removed = @removed WHERE entry_pk = @entry_pk'),
-      forgetEntryValue: db.prepare('DELETE FROM history_values WHERE id_pk = ? AND entry_pk = ?'),
-      oldest: db.prepare(`SELECT ${ROW} FROM history h ORDER BY h.entry_pk LIMIT CAST(? AS INTEGER)`),
+      lastEntry: db.prepare('SELECT coalesce(max(entry_pk), 0) FROM history').pluck(),
+      page: db.prepare(`SELECT ${ROW} ${UNDER_KEY} ORDER BY entry_pk DESC LIMIT @limit OFFSET @offset`),
+      count: db.prepare(`SELECT COUNT(*) ${UNDER_KEY}`).pluck(),
+      ofKey: db.prepare(`SELECT ${ROW} ${UNDER_KEY}`),
+      // The IDs a page names, in one statement; customer '' marks an erased one.
+      idsByPk: db.prepare('SELECT id_pk, customer_id, type, value FROM ids WHERE id_pk IN (SELECT value FROM json_each(?))'),
+      erase: db.prepare("UPDATE ids SET customer_id = '', value = CAST(id_pk AS TEXT), last_entry = @lastEntry WHERE id_pk = @idPk"),
+      oldest: db.prepare(`SELECT ${ROW} FROM history ORDER BY entry_pk LIMIT CAST(? AS INTEGER)`),
       deleteEntry: db.prepare('DELETE FROM history WHERE entry_pk = ?'),
+      // No node holds it, and every entry that names it is gone (those up to last_entry: see migration 5).
+      deleteIdIfUnused: db.prepare(
+        'DELETE FROM ids WHERE id_pk = @idPk AND last_entry <= @prunedThrough AND NOT EXISTS (SELECT 1 FROM node_ids WHERE id_pk = @idPk)',
+      ),
+      // Erased IDs: no entry after the erase names them (a new write of the value makes a new row).
+      deleteErased: db.prepare("DELETE FROM ids WHERE customer_id = '' AND last_entry <= ?"),
     };
   }
 
-  /** One row for the entry and one per ID it holds: `idPks`, the ids rows of its key and of every ID it names. */
-  append(customerId: string, entry: HistoryEntry, idPks: readonly number[]): void {
-    // Positional: binding the eleven parameters by name cost 8–10 µs more a write (measured on a create).
-    const c = columns(entry);
-    const row = [customerId, c.schema_id, c.key_type, c.key_id, c.new_key_id, c.at, c.request_id, c.actor, c.op, c.added, c.removed];
-    const entryPk = Number(this.s.insert.run(...row).lastInsertRowid);
-    for (const idPk of idPks) this.s.insertValue.run(idPk, entryPk);
+  /** Appends an entry; the IDs it removes remember it (last_entry). Answers its entry_pk. */
+  append(customerId: string, e: NewEntry): number {
+    const audit = e.audit ?? NO_AUDIT;
+    const entryPk = Number(
+      // Positional: binding the eleven parameters by name cost 8–10 µs more a write (measured on a create).
+      this.s.insert.run(
+        customerId,
+        e.schemaId,
+        e.keyType,
+        e.keyPk,
+        e.newKeyPk ?? null,
+        Date.now(),
+        audit.requestId,
+        audit.actor,
+        e.op,
+        JSON.stringify(e.added),
+        JSON.stringify(e.removed),
+      ).lastInsertRowid,
+    );
+    for (const id of e.removed) if (typeof id === 'number') this.s.tookAway.run(entryPk, id);
+    return entryPk;
+  }
+
+  /** The ids rows an erase took from nodes (or deleted nodes held) remember the erase's last entry. */
+  tookAway(idPks: Iterable<number>, entryPk: number): void {
+    for (const idPk of idPks) this.s.tookAway.run(entryPk, idPk);
+  }
+
+  /** The newest entry's entry_pk (0 when none). */
+  lastEntryPk(): number {
+    return this.s.lastEntry.get() as number;
   }
 
   page(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): HistoryPage {
-    const params = { customer: customerId, schema: schemaId, type: key.type, id: key.id };
-    const items = (this.s.page.all({ ...params, limit, offset }) as HistoryRow[]).map(toEntry);
-    return { items, total: this.s.count.get(params) as number };
-  }
-
-  /** The entries found under a key, in no particular order. */
-  ofKey(customerId: string, schemaId: string, key: IdPair): HistoryEntry[] {
-    return (this.s.ofKey.all({ customer: customerId, schema: schemaId, type: key.type, id: key.id }) as HistoryRow[]).map(toEntry);
+    const keyPk = this.s.findId.get(customerId, key.type, key.id) as number | undefined;
+    if (keyPk === undefined) return { items: [], total: 0 };
+    const rows = this.s.page.all({ keyPk, schema: schemaId, limit, offset }) as HistoryRow[];
+    return { items: this.entries(rows), total: this.s.count.get({ keyPk, schema: schemaId }) as number };
   }
 
   /**
-   * Replaces each of `values` (which no node holds any more) by erasedId in every entry of the customer that holds
-   * it, and deletes its ids row.
+   * Every ID (id_pk) the history of these node keys names, and of the keys they were rekeyed from: what an erase of
+   * a person takes out of history, with what the nodes hold.
    */
-  erase(customerId: string, values: readonly IdPair[]): void {
-    const erased = new Set(values.map(valueKey));
-    const entryPks = new Set<number>();
-    for (const value of values) {
-      const idPk = this.s.findId.get(customerId, value.type, value.id) as number | undefined;
-      if (idPk === undefined) continue;
-      for (const entryPk of this.s.mentioning.all(idPk) as number[]) entryPks.add(entryPk);
-      this.s.forgetValue.run(idPk);
-      this.s.deleteIdIfUnused.run({ idPk });
+  namedByKeys(keys: ReadonlyArray<{ schemaId: string; keyPk: number }>): Set<number> {
+    const named = new Set<number>();
+    const seen = new Set<string>();
+    const pending = [...keys];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const seenKey = `${next.schemaId}\u0000${next.keyPk}`;
+      if (seen.has(seenKey)) continue;
+      seen.add(seenKey);
+      for (const row of this.s.ofKey.all({ keyPk: next.keyPk, schema: next.schemaId }) as HistoryRow[]) {
+        for (const idPk of idPksOf(row)) named.add(idPk);
+        // A rekeying onto this key names the key the node had before: its entries are the same node's.
+        if (row.op === 'rekeying' && row.new_key_pk === next.keyPk) pending.push({ schemaId: row.schema_id, keyPk: row.key_pk });
+      }
     }
-    for (const entryPk of entryPks) {
-      const row = this.s.entry.get(entryPk) as HistoryRow | undefined;
-      const after = row === undefined ? undefined : scrubbed(toEntry(row), erased);
-      if (!after) continue;
-      const { key_id, new_key_id, added, removed } = columns(after);
-      this.s.rewrite.run({ key_id, new_key_id, added, removed, entry_pk: entryPk });
-    }
+    return named;
   }
 
-  /** Deletes an ids row that no node holds and no entry names (an erase's deleted nodes leave such rows behind). */
-  forgetIdIfUnused(idPk: number): void {
-    this.s.deleteIdIfUnused.run({ idPk });
+  /** The entries as the API shows them, their IDs read from `ids` in one statement. */
+  private entries(rows: HistoryRow[]): HistoryEntry[] {
+    const pks = [...new Set(rows.flatMap(idPksOf))];
+    const found = this.s.idsByPk.all(JSON.stringify(pks)) as Array<{ id_pk: number; customer_id: string; type: string; value: string }>;
+    const ids = new Map(found.map((r): [number, HistoryId] => [r.id_pk, r.customer_id === '' ? erasedId(r.type) : { type: r.type, id: r.value }]));
+    const shown = (id: StoredId): HistoryId => (typeof id === 'number' ? (ids.get(id) as HistoryId) : erasedId(id[0]));
+    return rows.map((row) => ({
+      at: new Date(row.at).toISOString(),
+      request_id: row.request_id,
+      actor: row.actor,
+      op: row.op,
+      schema: row.schema_id,
+      key: shown(row.key_pk),
+      added: storedIds(row.added).map(shown),
+      removed: storedIds(row.removed).map(shown),
+    }));
   }
 
-  /** Deletes up to `limit` entries older than `before`, oldest first (entry_pk is commit order), with their value rows. */
+  /**
+   * Erases IDs no node holds any more: each row keeps its type, leaves the customer and loses its value, so every
+   * entry that names it shows {type, id: null, erased: true} and no lookup finds it. `lastEntry`: the erase's.
+   */
+  erase(idPks: Iterable<number>, lastEntry: number): void {
+    for (const idPk of idPks) this.s.erase.run({ idPk, lastEntry });
+  }
+
+  /**
+   * Deletes up to `limit` entries older than `before`, oldest first (entry_pk is commit order), and the ids rows no
+   * node holds whose last entry went with them.
+   */
   prune(before: string, limit: number): number {
-    let deleted = 0;
     const beforeMs = Date.parse(before);
+    let deleted = 0;
+    let prunedThrough = 0;
     for (const row of this.s.oldest.all(limit) as HistoryRow[]) {
       if (row.at >= beforeMs) break;
-      const idPks = entryValues(toEntry(row)).map((value) => this.s.findId.get(row.customer_id, value.type, value.id) as number | undefined);
-      for (const idPk of idPks) if (idPk !== undefined) this.s.forgetEntryValue.run(idPk, row.entry_pk);
       this.s.deleteEntry.run(row.entry_pk);
-      for (const idPk of idPks) if (idPk !== undefined) this.s.deleteIdIfUnused.run({ idPk });
+      for (const idPk of idPksOf(row)) this.s.deleteIdIfUnused.run({ idPk, prunedThrough: row.entry_pk });
+      prunedThrough = row.entry_pk;
       deleted += 1;
     }
+    if (deleted > 0) this.s.deleteErased.run(prunedThrough);
     return deleted;
   }
 }

@@ -18,7 +18,6 @@ import {
   type IdPair,
   type IdTypeDeclaration,
   type NodeAddress,
-  type HistoryEntry,
   type HistoryOp,
   type SchemaRecord,
   type SearchQuery,
@@ -40,10 +39,9 @@ import {
   tooManyIdsToRead,
   wouldPassIdLimit,
 } from '../store';
-import { entryValues, eraseEntry, historyEntry, valueKey } from '../history';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
-import { SqliteHistory } from './sqlite-history';
+import { type NewEntry, SqliteHistory, type StoredId } from './sqlite-history';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -197,6 +195,8 @@ export class SqliteStore implements Store {
 
       findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
       nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
+      keyIdPk: db.prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?').pluck(),
+      typeOfId: db.prepare('SELECT type FROM ids WHERE id_pk = ?').pluck(),
       insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
       rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
       deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
@@ -207,6 +207,8 @@ export class SqliteStore implements Store {
       link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
       unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
       heldIdPks: db.prepare('SELECT id_pk FROM node_ids WHERE node_pk = ?').pluck(),
+      // What deleting a node removes, in the order history lists it: by type, then value.
+      heldIdPksSorted: db.prepare('SELECT ni.id_pk FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value').pluck(),
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
       // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (README, Performance).
       heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
@@ -536,16 +538,25 @@ export class SqliteStore implements Store {
       this.s.link.run(nodePk, idPk);
       return idPk;
     });
-    this.record(node, 'create', held, [], idPks);
+    // `held` starts with the key.
+    this.record(node, 'create', idPks, [], { keyPk: idPks[0] });
   }
 
   /**
-   * Appends the history entry of a write of `node`, in the write's transaction. `idPks`: the ids rows of the IDs it
-   * names; the key's is looked up when not among them.
+   * Appends the history entry of a write of `node`, in the write's transaction: the IDs it added and removed as their
+   * ids rows; the key's row is looked up unless given.
    */
-  private record(node: NodeAddress, op: HistoryOp, added: IdPair[], removed: IdPair[], idPks: number[], keyIdPk?: number): void {
-    const key = keyIdPk ?? (added.some((id) => sameId(id, node.key)) ? undefined : this.idPk(node.customerId, node.key));
-    this.history.append(node.customerId, historyEntry(node, op, added, removed, new Date().toISOString()), key === undefined ? idPks : [key, ...idPks]);
+  private record(node: NodeAddress, op: HistoryOp, added: number[], removed: number[], keys: { keyPk?: number; newKeyPk?: number } = {}): void {
+    this.history.append(node.customerId, {
+      schemaId: node.schemaId,
+      keyType: node.key.type,
+      keyPk: keys.keyPk ?? (this.idPk(node.customerId, node.key) as number),
+      ...(keys.newKeyPk !== undefined ? { newKeyPk: keys.newKeyPk } : {}),
+      op,
+      audit: node.audit,
+      added,
+      removed,
+    });
   }
 
   /** node_id_limit_reached when linking `adding` more IDs would take the node past NodeAddress.maxIds. Inside the write. */
@@ -585,7 +596,7 @@ export class SqliteStore implements Store {
       this.s.link.run(nodePk, idPk);
       return idPk;
     });
-    this.record(node, 'insert', adding, [], idPks);
+    this.record(node, 'insert', idPks, []);
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
@@ -603,7 +614,7 @@ export class SqliteStore implements Store {
         this.refuseIfOverHolderLimit(node, [set]);
         const setIdPk = this.ensureIdPk(node.customerId, set);
         this.s.link.run(nodePk, setIdPk);
-        this.record(node, 'upsert', [set], [], [setIdPk]);
+        this.record(node, 'upsert', [setIdPk], []);
       }
       return;
     }
@@ -613,7 +624,7 @@ export class SqliteStore implements Store {
     this.unlink(nodePk, whereIdPk);
     const setIdPk = this.ensureIdPk(node.customerId, set);
     this.s.link.run(nodePk, setIdPk);
-    this.record(node, upsert ? 'upsert' : 'update', [set], [where], [setIdPk, whereIdPk]);
+    this.record(node, upsert ? 'upsert' : 'update', [setIdPk], [whereIdPk]);
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
@@ -632,7 +643,7 @@ export class SqliteStore implements Store {
       this.unlink(nodePk, oldIdPk);
       const newIdPk = heldNewKey ?? this.ensureIdPk(node.customerId, newKey);
       if (heldNewKey === undefined) this.s.link.run(nodePk, newIdPk);
-      this.record(node, 'rekeying', [newKey], [node.key], [newIdPk], oldIdPk);
+      this.record(node, 'rekeying', [newIdPk], [oldIdPk], { keyPk: oldIdPk, newKeyPk: newIdPk });
     });
   }
 
@@ -645,7 +656,7 @@ export class SqliteStore implements Store {
     const idPk = this.holds(nodePk, node.customerId, id);
     if (idPk === undefined) return;
     this.unlink(nodePk, idPk);
-    this.record(node, 'delete', [], [id], [idPk]);
+    this.record(node, 'delete', [], [idPk]);
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
@@ -654,11 +665,10 @@ export class SqliteStore implements Store {
 
   private deleteNodeNow(node: NodeAddress): void {
     const nodePk = this.nodePk(node);
-    const held = this.s.nodeIds.all(nodePk) as IdPair[];
-    const keyIdPk = this.idPk(node.customerId, node.key) as number;
-    const idPks = this.s.heldIdPks.all(nodePk) as number[];
+    const held = this.s.heldIdPksSorted.all(nodePk) as number[];
+    const keyPk = this.idPk(node.customerId, node.key) as number;
     this.s.deleteNode.run(nodePk);
-    this.record(node, 'delete', [], held, idPks.filter((idPk) => idPk !== keyIdPk), keyIdPk);
+    this.record(node, 'delete', [], held, { keyPk });
   }
 
   /**
@@ -719,91 +729,73 @@ export class SqliteStore implements Store {
   private eraseNow(r: EraseRequest): EraseOutcome {
     const c = r.customerId;
     const holders = this.s.startByWhere.all(c, r.id.type, r.id.id) as number[];
-    const at = new Date().toISOString();
-    /** The ids rows of the IDs the deleted nodes held: those no node holds and no entry names any more go at the end. */
-    const freed: number[] = [];
-    const deleteNodeRow = (nodePk: number) => {
-      freed.push(...(this.s.heldIdPks.all(nodePk) as number[]));
+    // The erased ID's row may be there with no holder: history still names it.
+    const idPk = this.idPk(c, r.id);
+    /** The ids rows the erase takes from nodes, or that deleted nodes held. */
+    const freed = new Set<number>();
+    /** A node's erase entry: the IDs it lost, the erased ones by their row (which will show the type alone), others by type. */
+    const eraseEntry = (node: { schemaId: string; key: IdPair; keyPk: number }, lost: number[], erased: ReadonlySet<number>): NewEntry => ({
+      schemaId: node.schemaId,
+      keyType: node.key.type,
+      keyPk: node.keyPk,
+      op: 'erase',
+      audit: r.audit,
+      added: [],
+      removed: lost.map((pk): StoredId => (erased.has(pk) ? pk : [this.s.typeOfId.get(pk) as string])),
+    });
+    const deleteNodeRow = (nodePk: number): number[] => {
+      const held = this.s.heldIdPksSorted.all(nodePk) as number[];
+      for (const pk of held) freed.add(pk);
       this.s.deleteNode.run(nodePk);
+      return held;
     };
-    /** Each node's erase entry, naming its key's ids row when the key was not erased. */
-    const appendEntries = (entries: Array<{ entry: HistoryEntry; keyIdPk: number | undefined }>) => {
-      for (const { entry, keyIdPk } of entries) this.history.append(c, entry, keyIdPk === undefined ? [] : [keyIdPk]);
-      for (const idPk of freed) this.history.forgetIdIfUnused(idPk);
+    const finish = (erased: ReadonlySet<number>, entries: NewEntry[]) => {
+      let lastEntry = this.history.lastEntryPk();
+      for (const entry of entries) lastEntry = this.history.append(c, entry);
+      this.history.tookAway(freed, lastEntry);
+      this.history.erase(erased, lastEntry);
     };
     if (r.scope === 'id') {
       if (holders.length > r.maxNodes) {
         throw new DomainError('component_too_large', `More than ${r.maxNodes} nodes hold the ID; nothing was erased.`);
       }
-      const idPk = this.idPk(c, r.id) as number;
-      const entries = [];
+      const erased = new Set(idPk === undefined ? [] : [idPk]);
+      const entries: NewEntry[] = [];
       let nodesDeleted = 0;
-      let idsRemoved = 0;
       for (const nodePk of holders) {
-        const node = this.nodeRow(nodePk);
+        const node = { ...this.nodeRow(nodePk), keyPk: this.s.keyIdPk.get(nodePk) as number };
         if (sameId(node.key, r.id)) {
-          const types = (this.s.nodeIds.all(nodePk) as IdPair[]).map((id) => id.type);
-          deleteNodeRow(nodePk);
-          entries.push({ entry: eraseEntry(node, true, types, r.audit, at), keyIdPk: undefined });
+          entries.push(eraseEntry(node, deleteNodeRow(nodePk), erased));
           nodesDeleted += 1;
         } else {
-          this.unlink(nodePk, idPk);
-          entries.push({ entry: eraseEntry(node, false, [r.id.type], r.audit, at), keyIdPk: this.idPk(c, node.key) });
-          idsRemoved += 1;
+          this.unlink(nodePk, idPk as number);
+          freed.add(idPk as number);
+          entries.push(eraseEntry(node, [idPk as number], erased));
         }
       }
-      this.history.erase(c, [r.id]);
-      appendEntries(entries);
-      return { nodesDeleted, idsRemoved };
+      finish(erased, entries);
+      return { nodesDeleted, idsRemoved: holders.length - nodesDeleted };
     }
     // scope person: every node of the component, found as a search with step ALL from every holder finds them.
     const component = holders.length === 0 ? [] : [...this.traverse(holders, { ...PERSON_SEARCH, ...r })];
-    const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), held: this.s.nodeIds.all(nodePk) as IdPair[] }));
-    // What the person's nodes hold, and every value their history (followed back through rekeyings) ever named.
-    const candidates = new Map<string, IdPair>([[valueKey(r.id), r.id]]);
-    for (const node of nodes) for (const id of node.held) candidates.set(valueKey(id), id);
-    for (const value of this.valuesInHistoryOf(c, nodes)) candidates.set(valueKey(value), value);
-    for (const node of nodes) deleteNodeRow(node.nodePk);
+    const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), keyPk: this.s.keyIdPk.get(nodePk) as number }));
+    // What the person's nodes hold, and every ID their history (followed back through rekeyings) ever named.
+    const candidates = this.history.namedByKeys(nodes.map((n) => ({ schemaId: n.schemaId, keyPk: n.keyPk })));
+    if (idPk !== undefined) candidates.add(idPk);
+    const lost = nodes.map((node) => deleteNodeRow(node.nodePk));
+    for (const held of lost) for (const pk of held) candidates.add(pk);
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
-    const erased = [...candidates.values()].filter((id) => !this.isHeld(c, id));
-    this.history.erase(c, erased);
-    const erasedKeys = new Set(erased.map(valueKey));
-    appendEntries(
-      nodes.map((node) => {
-        const keyErased = erasedKeys.has(valueKey(node.key));
-        return { entry: eraseEntry(node, keyErased, node.held.map((id) => id.type), r.audit, at), keyIdPk: keyErased ? undefined : this.idPk(c, node.key) };
-      }),
+    const erased = new Set([...candidates].filter((pk) => this.s.isHeld.get(pk) === undefined));
+    finish(
+      erased,
+      nodes.map((node, i) => eraseEntry(node, lost[i] as number[], erased)),
     );
     return { nodesDeleted: nodes.length, idsRemoved: 0 };
-  }
-
-  /** Whether any node of the customer holds the ID. */
-  private isHeld(customerId: string, id: IdPair): boolean {
-    const idPk = this.idPk(customerId, id);
-    return idPk !== undefined && this.s.isHeld.get(idPk) !== undefined;
   }
 
   private nodeRow(nodePk: number): { schemaId: string; key: IdPair } {
     const row = this.s.nodeByPk.get(nodePk) as { schema_id: string; key_type: string; key_id: string };
     return { schemaId: row.schema_id, key: { type: row.key_type, id: row.key_id } };
-  }
-
-  /** Every value named by the history of these nodes' keys, and of the keys they were rekeyed from. */
-  private valuesInHistoryOf(customerId: string, nodes: ReadonlyArray<{ schemaId: string; key: IdPair }>): IdPair[] {
-    const values = new Map<string, IdPair>();
-    const seen = new Set<string>();
-    const keys = nodes.map((n) => ({ schemaId: n.schemaId, key: n.key }));
-    for (let next = keys.pop(); next !== undefined; next = keys.pop()) {
-      const seenKey = JSON.stringify([next.schemaId, next.key.type, next.key.id]);
-      if (seen.has(seenKey)) continue;
-      seen.add(seenKey);
-      for (const entry of this.history.ofKey(customerId, next.schemaId, next.key)) {
-        for (const value of entryValues(entry)) values.set(valueKey(value), value);
-        // A rekeying onto this key names the key the node had before: its entries are the same node's.
-        if (entry.op === 'rekeying' && entry.key.id !== null) keys.push({ schemaId: entry.schema, key: { type: entry.key.type, id: entry.key.id } });
-      }
-    }
-    return [...values.values()];
   }
 
   pruneHistory(before: string, limit: number): Promise<number> {
