@@ -1,4 +1,9 @@
-// HISTORY_RETENTION_DAYS on a real store: entries older than the period go, in batches, and newer ones stay.
+// HISTORY_RETENTION_DAYS on a real store: entries older than the period go, in batches, and newer ones stay; on
+// SQLite, so do the rows of IDs no node holds once no entry names them.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import { HistoryRetention } from '../../src/domain/retention';
 import { createLogger } from '../../src/logger';
@@ -39,4 +44,45 @@ test('when no entry is past the period, then none is deleted', async () => {
   await store.createNode(node('m-1'), [id('device', 'd-1')]);
   expect(await new HistoryRetention(store, 365, logger).prune()).toBe(0);
   expect(await historyOf('m-1')).toEqual(['create']);
+});
+
+describe('retention of the IDs history names (SQLite keeps an ID while an entry names it)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-retention-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** The values of the customer's rows in `ids`, read through a second connection. */
+  function storedValues(file: string): string[] {
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare("SELECT value FROM ids WHERE customer_id = 'acme' ORDER BY value").pluck().all() as string[]);
+    } finally {
+      db.close();
+    }
+  }
+
+  test('when the entries naming a removed or erased ID are pruned, then its row goes; IDs still held stay', async () => {
+    const file = path.join(dir, 'gc.sqlite');
+    const fileStore = new SqliteStore({ path: file });
+    try {
+      await fileStore.putSchema('acme', SCHEMA);
+      await fileStore.createNode(node('m-1'), [id('device', 'kept'), id('device', 'removed'), id('device', 'erased')]);
+      await fileStore.removeId(node('m-1'), id('device', 'removed'));
+      await fileStore.erase({ customerId: 'acme', id: id('device', 'erased'), scope: 'id', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r', actor: 'admin' } });
+      // The removal's entry still names `removed`: its row stays, though no node holds it.
+      expect(storedValues(file)).toEqual(['kept', 'm-1', 'removed']);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const later = Date.now() + DAY_MS;
+      expect(await new HistoryRetention(fileStore, 1, logger, () => later).prune()).toBe(3);
+      expect(storedValues(file)).toEqual(['kept', 'm-1']);
+      expect(await fileStore.getNodeIds(node('m-1'))).toEqual([id('device', 'kept'), id('member_id', 'm-1')]);
+      const erasedRows = new Database(file, { readonly: true });
+      try {
+        expect(erasedRows.prepare("SELECT COUNT(*) FROM ids WHERE customer_id = ''").pluck().get()).toBe(0);
+      } finally {
+        erasedRows.close();
+      }
+    } finally {
+      await fileStore.close();
+    }
+  });
 });
