@@ -114,7 +114,7 @@ function buildToken(customerId: string, overrides: Partial<StoredToken> = {}): S
 }
 
 /** The store `openStore` gives, opened before and closed after the tests of the enclosing describe block. */
-function useStore(openStore: () => Promise<Store>): () => Store {
+export function useStore(openStore: () => Promise<Store>): () => Store {
   let store: Store | undefined;
   beforeAll(async () => {
     store = await openStore();

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Delivery } from '../../src/domain/deliveries';
 import type { Store } from '../../src/store/store';
 import { buildButton, buildCondition, buildDelivery, buildMessage, clientPart, type DeliveryBody } from '../helpers/deliveries';
+import { useStore } from './contract';
 
 const RUN = randomUUID().slice(0, 8);
 let counter = 0;
@@ -36,17 +37,7 @@ function draftWithServerFields(name: string): DeliveryBody {
 
 export function describeDeliveryContract(name: string, openStore: () => Promise<Store>): void {
   describe(`Store contract, deliveries: ${name}`, () => {
-    let opened: Store | undefined;
-    beforeAll(async () => {
-      opened = await openStore();
-    });
-    afterAll(async () => {
-      await opened?.close();
-    });
-    const store = (): Store => {
-      if (!opened) throw new Error('store not opened');
-      return opened;
-    };
+    const store = useStore(openStore);
 
     describe('create', () => {
       test('when a delivery is created, then it is stored as sent with server-assigned ids and zero counts', async () => {

@@ -8,7 +8,7 @@
 // Every assertion reads back what is stored (nodeHistory, getNodeIds, search), not merely what a call returned.
 import type { EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
 import type { Store } from '../../src/store/store';
-import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP } from './contract';
+import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
 
 // ---- fixtures
 
@@ -73,17 +73,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function describeHistoryContract(name: string, openStore: () => Promise<Store>): void {
   describe(`Store contract, history and erasure: ${name}`, () => {
-    let opened: Store | undefined;
-    beforeAll(async () => {
-      opened = await openStore();
-    });
-    afterAll(async () => {
-      await opened?.close();
-    });
-    const store = (): Store => {
-      if (!opened) throw new Error('store not opened');
-      return opened;
-    };
+    const store = useStore(openStore);
 
     async function customerWith(...schemas: SchemaRecord[]): Promise<string> {
       const c = newCustomer();

@@ -127,6 +127,36 @@ describe('Neo4j store specifics', () => {
     expect(await idVertices()).toEqual(['device=d1', 'member_id=m9']);
   });
 
+  test('when a person is erased, then no vertex and no relationship of the graph holds their values in any property; the others\' values are still found', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    const tag = newCustomer();
+    const audit = { requestId: 'r-1', actor: 'admin' };
+    const at = (memberId: string) => ({ ...member(c, memberId), audit });
+    await store.createNode(at(`ann-${tag}`), [id('email', `ann-${tag}@example.com`), id('device', `phone-${tag}`)]);
+    await store.createNode(at(`ann2-${tag}`), [id('device', `phone-${tag}`), id('cookie', `cookie-${tag}`)]);
+    await store.replaceId(at(`ann2-${tag}`), id('cookie', `cookie-${tag}`), id('cookie', `cookie2-${tag}`), false);
+    await store.rekey(at(`ann2-${tag}`), `ann3-${tag}`);
+    await store.createNode(at(`bob-${tag}`), [id('device', `bobs-device-${tag}`)]);
+    const outcome = await store.erase({ customerId: c, id: id('device', `phone-${tag}`), scope: 'person', unlinkedTypes: [], maxNodes: 100, maxIds: 100, audit });
+    expect(outcome).toEqual({ nodesDeleted: 2, idsRemoved: 0 });
+    /** Whether any property of any vertex or relationship (lists included) contains `value`. */
+    const inGraph = async (value: string) => {
+      const { records } = await driver.executeQuery(
+        'CALL () { MATCH (n) RETURN properties(n) AS props UNION ALL MATCH ()-[r]->() RETURN properties(r) AS props } ' +
+          'WITH props WHERE any(k IN keys(props) WHERE any(v IN CASE WHEN valueType(props[k]) STARTS WITH "LIST" THEN props[k] ELSE [props[k]] END WHERE toString(v) CONTAINS $value)) ' +
+          'RETURN count(*) AS found',
+        { value },
+        { database: connection.database },
+      );
+      return Number(records[0]?.get('found'));
+    };
+    for (const value of [`ann-${tag}`, `ann2-${tag}`, `ann3-${tag}`, `ann-${tag}@example.com`, `phone-${tag}`, `cookie-${tag}`, `cookie2-${tag}`]) {
+      expect({ value, found: await inGraph(value) }).toEqual({ value, found: 0 });
+    }
+    expect(await inGraph(`bobs-device-${tag}`)).toBeGreaterThan(0);
+  });
+
   test('when a node is created, then it points to its schema vertex with IN_SCHEMA (what keeps the schema from going)', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
