@@ -37,6 +37,15 @@ export const wouldPassIdLimit = (node: NodeAddress, held: number, adding: number
 export const tooManyIdsToRead = (maxIds: number): DomainError =>
   new DomainError('component_too_large', `The search would read more than ${maxIds} IDs; narrow it (step ONE, or another start).`);
 
+/** What an erase answers past its bounds (EraseRequest.maxNodes, maxIds); nothing is erased. */
+export const eraseTooLarge = (r: Pick<EraseRequest, 'scope' | 'maxNodes' | 'maxIds'>): DomainError =>
+  new DomainError(
+    'component_too_large',
+    r.scope === 'id'
+      ? `More than ${r.maxNodes} nodes hold the ID (TRAVERSAL_MAX_NODES); nothing was erased.`
+      : `The person has more than ${r.maxNodes} nodes or ${r.maxIds} IDs (TRAVERSAL_MAX_NODES, TRAVERSAL_MAX_IDS); nothing was erased.`,
+  );
+
 /**
  * The IDs among `adding` (which the node does not hold yet) whose type has a holder limit, by what the write was
  * checked against (NodeAddress.expectedTypes), with that limit. A store counts their holders inside the write.
@@ -177,7 +186,7 @@ export interface Store {
 
   search(query: SearchQuery): Promise<SearchResult>;
 
-  // History and erasure (extensions §3). Every node write above appends its entries (./history.ts) in its own
+  // History and erasure (extensions §3). Every node write above appends its entries (extensions §3.1) in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.
   /** The entries found under a node key (a rekeying's under both keys), newest first; [] for an unknown key. */
   nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage>;

@@ -3,6 +3,7 @@
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
+import { eraseTooLarge } from '../store';
 import { int, type Query } from './query';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
@@ -69,7 +70,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     schema: null,
     cap: int(r.maxNodes + 1),
   });
-  const tooLarge = () => new DomainError('component_too_large', `The erase would reach more than ${r.scope === 'id' ? r.maxNodes : `${r.maxNodes} nodes or ${r.maxIds}`} ${r.scope === 'id' ? 'nodes' : 'IDs'}; nothing was erased.`);
+  const tooLarge = () => eraseTooLarge(r);
   let nodes: LockedNode[] = [];
   if (start) {
     const find = async (): Promise<string[]> => {

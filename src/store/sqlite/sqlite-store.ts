@@ -26,6 +26,7 @@ import {
   type TokenRecord,
 } from '../../domain/model';
 import {
+  eraseTooLarge,
   holderLimitReached,
   limitedIds,
   nodeIdLimitReached,
@@ -756,9 +757,7 @@ export class SqliteStore implements Store {
       this.history.erase(erased, lastEntry);
     };
     if (r.scope === 'id') {
-      if (holders.length > r.maxNodes) {
-        throw new DomainError('component_too_large', `More than ${r.maxNodes} nodes hold the ID; nothing was erased.`);
-      }
+      if (holders.length > r.maxNodes) throw eraseTooLarge(r);
       const erased = new Set(idPk === undefined ? [] : [idPk]);
       const entries: NewEntry[] = [];
       let nodesDeleted = 0;
@@ -777,7 +776,7 @@ export class SqliteStore implements Store {
       return { nodesDeleted, idsRemoved: holders.length - nodesDeleted };
     }
     // scope person: every node of the component, found as a search with step ALL from every holder finds them.
-    const component = holders.length === 0 ? [] : [...this.traverse(holders, { ...PERSON_SEARCH, ...r })];
+    const component = holders.length === 0 ? [] : [...this.personOf(holders, r)];
     const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), keyPk: this.s.keyIdPk.get(nodePk) as number }));
     // What the person's nodes hold, and every ID their history (followed back through rekeyings) ever named.
     const candidates = this.history.namedByKeys(nodes.map((n) => ({ schemaId: n.schemaId, keyPk: n.keyPk })));
@@ -791,6 +790,15 @@ export class SqliteStore implements Store {
       nodes.map((node, i) => eraseEntry(node, lost[i] as number[], erased)),
     );
     return { nodesDeleted: nodes.length, idsRemoved: 0 };
+  }
+
+  /** The nodes a search with step ALL reaches from `holders`; eraseTooLarge past the request's bounds. */
+  private personOf(holders: number[], r: EraseRequest): Set<number> {
+    try {
+      return this.traverse(holders, { ...PERSON_SEARCH, ...r });
+    } catch (e) {
+      throw isDomainError(e) && e.code === 'component_too_large' ? eraseTooLarge(r) : e;
+    }
   }
 
   private nodeRow(nodePk: number): { schemaId: string; key: IdPair } {
