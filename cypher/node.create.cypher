@@ -1,4 +1,4 @@
-// params: customer, schema, keyType, keyId, ids, write
+// params: customer, schema, keyType, keyId, ids, write, history
 // Creates a node of an existing schema holding `ids` (the key among them; no duplicates), creating the Id
 // vertices that do not exist yet. No row comes back when the schema does not exist. A taken key fails on the
 // idnode_key_unique constraint (node_exists), and the whole transaction, Id vertices included, is undone.
@@ -13,6 +13,11 @@
 // DeadlockDetected, which the driver retries (seen on Neo4j 5.26; test/neo4j/driver-errors.neo4j.test.ts pins the
 // EntityNotFound case).
 // The relationship is created last, so the schema's lock is held for as short a time as possible.
+//
+// `history`: the create's history entry, as history.append.cypher stores one (the same properties), or [] when the
+// caller appends it later with the other entries of its transaction (a _bulk batch). A single create writes it
+// here, which saves the round trip of a statement of its own: on a local Neo4j 5.26, over HTTP, a create with
+// history made 353 requests a second with the extra statement, against 431 before history.
 MATCH (schemaVertex:Schema {customer: $customer, schemaId: $schema})
 CREATE (node:IdNode {customer: $customer, schema: $schema, keyType: $keyType, keyId: $keyId, lastWrite: $write})
 WITH schemaVertex, node
@@ -21,4 +26,17 @@ MERGE (id:Id {customer: $customer, type: held.type, value: held.id})
 CREATE (node)-[:LINKED]->(id)
 WITH schemaVertex, node, count(id) AS linked
 CREATE (node)-[:IN_SCHEMA]->(schemaVertex)
+FOREACH (appended IN $history |
+  CREATE (:HistoryEntry {
+    customer: $customer,
+    schema: appended.schema,
+    keyType: appended.keyType,
+    keyId: appended.keyId,
+    newKeyId: appended.newKeyId,
+    time: datetime.realtime(),
+    position: appended.position,
+    entry: appended.entry,
+    mentions: appended.mentions
+  })
+)
 RETURN elementId(node) AS node, linked

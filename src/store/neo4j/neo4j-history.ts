@@ -7,7 +7,7 @@ import { eraseTooLarge } from '../store';
 import { int, type Query } from './query';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
-function stored(entry: HistoryEntry, position: number) {
+export function stored(entry: HistoryEntry, position: number) {
   const { at: _at, ...rest } = entry;
   const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
   return {

@@ -48,7 +48,7 @@ import {
 import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
-import { appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
 import { historyEntry, historyOpOf } from '../history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { searchGraph } from './neo4j-search';
@@ -143,8 +143,12 @@ const nodeNotFound = (node: NodeAddress) =>
 const nodeExists = (schemaId: string, key: IdPair) =>
   new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
 
-/** What a node write does in its transaction; it pushes the history entries it makes onto `entries`. */
-type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[]) => Promise<void>;
+/**
+ * What a node write does in its transaction; it pushes the history entries it makes onto `entries`, for the caller
+ * to append once its writes are done. `alone`: the write is its transaction's only one, and a create then writes its
+ * entry in its own statement (node.create.cypher), saving a round trip.
+ */
+type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[], alone: boolean) => Promise<void>;
 
 /** Distinct IDs, in the order given. */
 function uniqueIds(ids: IdPair[]): IdPair[] {
@@ -665,16 +669,18 @@ export class Neo4jStore implements Store {
     switch (w.kind) {
       case 'create':
         return {
-          work: async (q, writeId, guards, entries) => {
+          work: async (q, writeId, guards, entries, alone) => {
             await guards.refuseIfSchemaChanged(q, w.node, writeId);
             const ids = canonicalIds([w.node.key, ...w.ids]);
             if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
             await this.refuseIfOverHolderLimit(q, w.node, ids, writeId);
-            const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId });
+            // In the order given, the key first (as SQLite records it), not the locking order.
+            const entry = historyEntry(w.node, 'create', uniqueIds([w.node.key, ...w.ids]), [], new Date().toISOString());
+            const history = alone ? [storedEntry(entry, 0)] : [];
+            const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
             // The domain checked the schema, but a concurrent removal may have happened since.
             if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
-            // In the order given, the key first (as SQLite records it), not the locking order.
-            record(entries, uniqueIds([w.node.key, ...w.ids]), []);
+            if (!alone) entries.push(entry);
           },
           onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
         };
@@ -741,7 +747,7 @@ export class Neo4jStore implements Store {
     return this.write(
       async (q, writeId) => {
         const entries: HistoryEntry[] = [];
-        await work(q, writeId, new SchemaGuards(), entries);
+        await work(q, writeId, new SchemaGuards(), entries, true);
         await appendHistory(q, w.node.customerId, entries);
       },
       { onConstraintViolation, ifCommitted: this.nodeWritten(w) },
@@ -811,7 +817,7 @@ export class Neo4jStore implements Store {
           const entries: HistoryEntry[] = [];
           for (const [at, step] of steps.entries()) {
             try {
-              await step.work(q, writeId, guards, entries);
+              await step.work(q, writeId, guards, entries, false);
             } catch (e) {
               const error = isDomainError(e) ? e : step.onConstraintViolation && isConstraintViolation(e) ? step.onConstraintViolation() : undefined;
               // Anything else (a deadlock the driver retries, a vertex deleted meanwhile, the store gone) is not the line's.
