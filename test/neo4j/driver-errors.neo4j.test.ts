@@ -61,6 +61,8 @@ describe('Neo4j error codes, from a real server', () => {
     ...key(customer, memberId),
     ids: [id('device', device), id('member_id', memberId)],
     write: `test-${memberId}`,
+    // No history entry: these tests are about the locks and errors of the node's own writes.
+    history: [],
   });
 
   /** Locks a node as every store write to it starts (node.lock) and returns its element id. */
