@@ -657,6 +657,14 @@ describe('Neo4j store, with a fake driver', () => {
         unavailable: 'Connection was closed by server',
         other: 'Received FAILURE as a response for RESET: oops',
       },
+      {
+        // The channel's other message, for a socket error (seen: EPIPE from a server stopping).
+        when: 'a write to a new connection fails while the driver logs in',
+        code: 'ProtocolError',
+        unavailable:
+          'Failed to connect to server. Please ensure that your database is listening on the correct host and port and that you have compatible encryption settings both on Neo4j server and driver. Note that the default encryption setting has changed in Neo4j 4.0. Caused by: write EPIPE',
+        other: 'Unknown Bolt protocol version: 9',
+      },
     ])('when $when, then store_unavailable; other $code errors stay 500s', async ({ code, unavailable, other }) => {
       const down = fakeStore(() => driverError(code, unavailable));
       await expect(down.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'store_unavailable' });

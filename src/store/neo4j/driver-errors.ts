@@ -32,13 +32,17 @@ const isAcquisitionTimeout = (e: unknown, code: string): boolean =>
   code === 'N/A' && e instanceof Error && e.message.startsWith('Connection acquisition timed out');
 
 /**
- * The server closed a new connection while the driver was logging in (a server stopping as the pool opens a
- * connection). The channel reports ServiceUnavailable, but the driver's login step passes on only its message, as a
- * ProtocolError (neo4j-driver-bolt-connection, BoltProtocol._onLoginError), so it is told by that message: the
- * channel's own, unchanged since driver 4. Seen once in a CI run of test/neo4j/faults.neo4j.test.ts as a 500.
+ * The connection failed while the driver was logging in (a server stopping as the pool opens a connection: it
+ * closes the socket, or a write to it fails with EPIPE). The channel reports ServiceUnavailable, but the driver's
+ * login step passes on only its message, as a ProtocolError (neo4j-driver-bolt-connection, BoltProtocol._onLoginError),
+ * so it is told by that message: one of the channel's two (node-channel.js, _handleConnectionTerminated and
+ * _handleConnectionError), unchanged since driver 4. Each was seen once in a CI run of
+ * test/neo4j/faults.neo4j.test.ts as a 500 (the second with "Caused by: write EPIPE").
  */
-const isClosedDuringLogin = (e: unknown, code: string): boolean =>
-  code === 'ProtocolError' && e instanceof Error && e.message === 'Connection was closed by server';
+const isConnectionLostDuringLogin = (e: unknown, code: string): boolean =>
+  code === 'ProtocolError' &&
+  e instanceof Error &&
+  (e.message === 'Connection was closed by server' || e.message.startsWith('Failed to connect to server. '));
 
 const SERVER_STOPPED_TRANSACTION = new Set([
   'Neo.ClientError.Transaction.LockClientStopped',
@@ -53,7 +57,7 @@ export function isUnavailable(e: unknown): boolean {
   if (code === undefined) return false;
   return (
     isAcquisitionTimeout(e, code) ||
-    isClosedDuringLogin(e, code) ||
+    isConnectionLostDuringLogin(e, code) ||
     code === 'ServiceUnavailable' ||
     code === 'SessionExpired' ||
     // Still transient after the driver's retries (deadlocks, leader switches, a database starting or stopping).
