@@ -35,11 +35,6 @@ interface HistoryRow {
   removed: string;
 }
 
-const ROW = 'entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed';
-
-/** A key's entries: its own, and the rekeyings onto it (each through its index, history_by_key and history_by_new_key). */
-const UNDER_KEY = 'FROM history WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema';
-
 const storedIds = (text: string): StoredId[] => JSON.parse(text) as StoredId[];
 
 /** Every id_pk a row names. */
@@ -62,13 +57,21 @@ export class SqliteHistory {
       tookAway: db.prepare('UPDATE ids SET last_entry = ? WHERE id_pk = ?'),
       findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
       lastEntry: db.prepare('SELECT coalesce(max(entry_pk), 0) FROM history').pluck(),
-      page: db.prepare(`SELECT ${ROW} ${UNDER_KEY} ORDER BY entry_pk DESC LIMIT @limit OFFSET @offset`),
-      count: db.prepare(`SELECT COUNT(*) ${UNDER_KEY}`).pluck(),
-      ofKey: db.prepare(`SELECT ${ROW} ${UNDER_KEY}`),
+      // A key's entries: its own, and the rekeyings onto it (each through its index, history_by_key and
+      // history_by_new_key).
+      // LIMIT -1: all of them (an erase of a person reads a key's whole history).
+      page: db.prepare(
+        'SELECT entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed FROM history ' +
+          'WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema ORDER BY entry_pk DESC LIMIT @limit OFFSET @offset',
+      ),
+      count: db.prepare('SELECT COUNT(*) FROM history WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema').pluck(),
       // The IDs a page names, in one statement; customer '' marks an erased one.
       idsByPk: db.prepare('SELECT id_pk, customer_id, type, value FROM ids WHERE id_pk IN (SELECT value FROM json_each(?))'),
       erase: db.prepare("UPDATE ids SET customer_id = '', value = CAST(id_pk AS TEXT), last_entry = @lastEntry WHERE id_pk = @idPk"),
-      oldest: db.prepare(`SELECT ${ROW} FROM history ORDER BY entry_pk LIMIT CAST(? AS INTEGER)`),
+      oldest: db.prepare(
+        'SELECT entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed FROM history ' +
+          'ORDER BY entry_pk LIMIT CAST(? AS INTEGER)',
+      ),
       deleteEntry: db.prepare('DELETE FROM history WHERE entry_pk = ?'),
       // No node holds it, and every entry that names it is gone (those up to last_entry: see migration 5).
       deleteIdIfUnused: db.prepare(
@@ -131,7 +134,7 @@ export class SqliteHistory {
       const seenKey = `${next.schemaId}\u0000${next.keyPk}`;
       if (seen.has(seenKey)) continue;
       seen.add(seenKey);
-      for (const row of this.s.ofKey.all({ keyPk: next.keyPk, schema: next.schemaId }) as HistoryRow[]) {
+      for (const row of this.s.page.all({ keyPk: next.keyPk, schema: next.schemaId, limit: -1, offset: 0 }) as HistoryRow[]) {
         for (const idPk of idPksOf(row)) named.add(idPk);
         // A rekeying onto this key names the key the node had before: its entries are the same node's.
         if (row.op === 'rekeying' && row.new_key_pk === next.keyPk) pending.push({ schemaId: row.schema_id, keyPk: row.key_pk });
