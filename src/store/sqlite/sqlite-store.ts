@@ -207,7 +207,6 @@ export class SqliteStore implements Store {
       holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
       link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
       unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
-      heldIdPks: db.prepare('SELECT id_pk FROM node_ids WHERE node_pk = ?').pluck(),
       // What deleting a node removes, in the order history lists it: by type, then value.
       heldIdPksSorted: db.prepare('SELECT ni.id_pk FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value').pluck(),
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
