@@ -5,4 +5,5 @@
 // it only runs then, which is rare.
 MATCH (delivery:Delivery {customer: $customer})
 WHERE delivery.lastWrite = $write
-RETURN delivery.document AS document
+RETURN delivery.document AS document, coalesce(delivery.deliveryCount, 0) AS deliveryCount,
+       coalesce(delivery.iphoneCount, 0) AS iphoneCount, coalesce(delivery.androidCount, 0) AS androidCount

@@ -5,6 +5,7 @@ import { bytes } from './http/bytes';
 import type { Config } from './config';
 import { CustomerSettingsService } from './domain/customer-settings';
 import { DeliveryService } from './domain/deliveries';
+import { ShowingService } from './domain/showing';
 import { GovernanceService } from './domain/governance';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
@@ -82,7 +83,8 @@ export function createApp(deps: AppDependencies): Express {
   // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
   if (limiter) app.use('/v1', identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')), limiter);
   // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
-  app.use(deliveryRoutes(validators, mapiCustomer(tokens), new DeliveryService(store), config.publicBaseUrl));
+  const showing = new ShowingService(store, config);
+  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store), showing }, config.publicBaseUrl));
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   const nodes = new NodeService(store, config);
   app.use(nodeRoutes(validators, bearer, nodes));

@@ -1,6 +1,7 @@
 // In-app message deliveries. A delivery is a document shaped exactly as the interface's tables describe it,
 // so its fields keep their wire names; the service owns its ids and its count fields.
 import { DomainError, type FieldProblem } from './errors';
+import type { IdPair } from './model';
 import type { Store } from '../store/store';
 
 export interface Period {
@@ -116,7 +117,7 @@ export class DeliveryService {
 
   async get(customerId: string, deliveryId: number): Promise<Delivery> {
     const delivery = await this.store.getDelivery(customerId, deliveryId);
-    if (!delivery) throw notFound(deliveryId);
+    if (!delivery) throw deliveryNotFound(deliveryId);
     return delivery;
   }
 
@@ -128,16 +129,18 @@ export class DeliveryService {
   async replace(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery> {
     checkPeriods(draft);
     const replaced = await this.store.replaceDelivery(customerId, deliveryId, draft);
-    if (!replaced) throw notFound(deliveryId);
+    if (!replaced) throw deliveryNotFound(deliveryId);
     return replaced;
   }
 
   async delete(customerId: string, deliveryId: number): Promise<void> {
-    if (!(await this.store.deleteDelivery(customerId, deliveryId))) throw notFound(deliveryId);
+    if (!(await this.store.deleteDelivery(customerId, deliveryId))) throw deliveryNotFound(deliveryId);
   }
 }
 
-const notFound = (deliveryId: number) => new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
+/** The 404 of every delivery endpoint. */
+export const deliveryNotFound = (deliveryId: number): DomainError =>
+  new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
 
 const LEAP_SECOND = 'is a leap second (:60), which cannot be compared with other times here; use :59';
 
@@ -156,4 +159,64 @@ function checkPeriods(draft: DeliveryDraft): void {
   if (problems.length > 0) {
     throw new DomainError('validation_failed', 'A display period must start before it ends, at times this service can compare.', problems);
   }
+}
+
+// ---- showing messages (extensions §4): the records the domain and the stores exchange
+
+export type Platform = 'ios' | 'android' | 'other';
+
+/** A person: the component of `user` (step ALL, never through `links: false` types); an ID no node holds alone. */
+export interface PersonRequest {
+  customerId: string;
+  user: IdPair;
+  unlinkedTypes: string[];
+  /** TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS: component_too_large past them, as for a search. */
+  maxNodes: number;
+  maxIds: number;
+}
+
+/** A person's impressions of one delivery: in all, and on one calendar day. */
+export interface PersonCounts {
+  total: number;
+  today: number;
+}
+
+export const NO_IMPRESSIONS: PersonCounts = { total: 0, today: 0 };
+
+/** What eligibility is decided on, read together: every delivery with its live counts, and the person's counts by delivery id. */
+export interface EligibilityState {
+  deliveries: Delivery[];
+  person: Map<number, PersonCounts>;
+}
+
+/** One display to count (extensions §4.2), checked. */
+export interface ImpressionRequest {
+  person: PersonRequest;
+  deliveryId: number;
+  platform: Platform;
+  /** The calendar day of the impression's `at` in the customer's time zone, YYYY-MM-DD. */
+  day: string;
+  idempotencyKey?: string;
+  /** When the store received it (ISO instant): how old an idempotency key is. */
+  receivedAt: string;
+}
+
+/** The 201 body of an impression. */
+export interface ImpressionAnswer {
+  delivery_id: number;
+  delivery_count: number;
+  person_total: number;
+  person_today: number;
+}
+
+/** What an impression is checked against inside its transaction, before anything is counted. */
+export interface ImpressionState {
+  delivery: Delivery;
+  person: PersonCounts;
+}
+
+export interface ImpressionOutcome {
+  answer: ImpressionAnswer;
+  /** The answer of an earlier impression with the same idempotency key; nothing was counted. */
+  replayed: boolean;
 }

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'schema_changed'
   | 'node_id_limit_reached'
   | 'holder_limit_reached'
+  | 'cap_reached'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'
@@ -41,11 +42,17 @@ export interface FieldProblem {
   message: string;
 }
 
+/** Members a problem of some codes carries beside the standard ones (cap_reached: which cap). */
+export interface ProblemMembers {
+  cap?: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldProblem[],
+    readonly members?: ProblemMembers,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -128,7 +128,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (isDomainError(err)) {
       if (err.code === 'store_unavailable') logger.warn('store unavailable', { error: err.message });
-      sendProblem(res, err.code, err.message, err.errors);
+      sendProblem(res, err.code, err.message, err.errors, err.members);
       return;
     }
     // A path with broken percent-encoding (e.g. /v1/%zz/schema) fails in the router before any route runs.

@@ -1,6 +1,6 @@
 // The one place where error codes become HTTP statuses and RFC 9457 bodies.
 import type { Response } from 'express';
-import type { ErrorCode, FieldProblem } from '../domain/errors';
+import type { ErrorCode, FieldProblem, ProblemMembers } from '../domain/errors';
 
 const statuses: Record<ErrorCode, number> = {
   malformed_request: 400,
@@ -27,6 +27,7 @@ const statuses: Record<ErrorCode, number> = {
   schema_changed: 409,
   node_id_limit_reached: 409,
   holder_limit_reached: 409,
+  cap_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,
@@ -47,7 +48,7 @@ const titleOf = (code: ErrorCode): string => {
 export const statusOf = (code: ErrorCode): number => statuses[code];
 
 /** The RFC 9457 body of a problem. */
-export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldProblem[]): string {
+export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldProblem[], members?: ProblemMembers): string {
   const status = statuses[code];
   return JSON.stringify({
     type: `urn:idlink:problem:${code}`,
@@ -57,10 +58,11 @@ export function problemBody(code: ErrorCode, detail: string, requestId: string, 
     code,
     request_id: requestId,
     ...(errors && errors.length > 0 ? { errors } : {}),
+    ...members,
   });
 }
 
-export function sendProblem(res: Response, code: ErrorCode, detail: string, errors?: FieldProblem[]): void {
+export function sendProblem(res: Response, code: ErrorCode, detail: string, errors?: FieldProblem[], members?: ProblemMembers): void {
   const status = statuses[code];
   if (status === 401) {
     res.set('WWW-Authenticate', code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
@@ -68,5 +70,5 @@ export function sendProblem(res: Response, code: ErrorCode, detail: string, erro
   res
     .status(status)
     .type('application/problem+json')
-    .send(problemBody(code, detail, String(res.locals.requestId ?? ''), errors));
+    .send(problemBody(code, detail, String(res.locals.requestId ?? ''), errors, members));
 }

@@ -1,6 +1,15 @@
 // The port every store implements. Each write is one atomic transaction; rule violations that only the store
 // can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
-import type { Delivery, DeliveryDraft, DeliveryPage } from '../domain/deliveries';
+import type {
+  Delivery,
+  DeliveryDraft,
+  DeliveryPage,
+  EligibilityState,
+  ImpressionOutcome,
+  ImpressionRequest,
+  ImpressionState,
+  PersonRequest,
+} from '../domain/deliveries';
 import { DomainError } from '../domain/errors';
 import type { BlockRule } from '../domain/blocklist';
 import {
@@ -44,6 +53,13 @@ export const eraseTooLarge = (r: Pick<EraseRequest, 'scope' | 'maxNodes' | 'maxI
     r.scope === 'id'
       ? `More than ${r.maxNodes} nodes hold the ID (TRAVERSAL_MAX_NODES); nothing was erased.`
       : `The person has more than ${r.maxNodes} nodes or ${r.maxIds} IDs (TRAVERSAL_MAX_NODES, TRAVERSAL_MAX_IDS); nothing was erased.`,
+  );
+
+/** What eligibility and impressions answer when the person's component passes PersonRequest.maxNodes or maxIds; nothing is counted. */
+export const personTooLarge = (p: Pick<PersonRequest, 'maxNodes' | 'maxIds'>): DomainError =>
+  new DomainError(
+    'component_too_large',
+    `The person has more than ${p.maxNodes} nodes or ${p.maxIds} IDs (TRAVERSAL_MAX_NODES, TRAVERSAL_MAX_IDS); nothing was counted.`,
   );
 
 /**
@@ -206,6 +222,24 @@ export interface Store {
   createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery>;
   /** undefined when the customer has no such delivery. Keeps ids, counts and the message ids sent back. */
   replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined>;
-  /** false when the customer has no such delivery. */
+  /** false when the customer has no such delivery. Its impressions and idempotency keys go with it. */
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean>;
+
+  // Showing messages (extensions §4). Impressions are counted per delivery and per ID they were recorded against,
+  // by calendar day; a person's counts are the sums over the IDs of its component. An erase removes the
+  // impressions of every value it erases.
+  /**
+   * Every delivery of the customer with its live counts, and the person's counts (on `day`) of each delivery they
+   * saw, read together. component_too_large past the person's bounds.
+   */
+  eligibility(person: PersonRequest, day: string): Promise<EligibilityState>;
+  /**
+   * One atomic change: delivery_not_found when the customer has no such delivery; the earlier answer, counting
+   * nothing, when the idempotency key was used for this delivery; else `check` decides on the delivery and the
+   * person's counts (it throws cap_reached, and nothing is counted), and the impression is counted. Impressions of
+   * one delivery are applied one at a time, so concurrent ones never pass a cap.
+   */
+  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome>;
+  /** Deletes up to `limit` idempotency keys stored before `before` (an ISO instant); answers how many it deleted. */
+  pruneImpressionKeys(before: string, limit: number): Promise<number>;
 }

@@ -68,6 +68,13 @@ const CASES: Record<string, Case> = {
   getDelivery: { kind: 'mapi', method: 'GET', url: () => '/v1/delivery/1' },
   replaceDelivery: { kind: 'mapi', method: 'PUT', url: () => '/v1/delivery/1', options: { body: buildDelivery() } },
   deleteDelivery: { kind: 'mapi', method: 'DELETE', url: () => '/v1/delivery/1' },
+  deliveryEligibility: {
+    kind: 'mapi',
+    method: 'POST',
+    url: () => '/v1/delivery/_eligible',
+    options: { body: { user: { type: 'member_id', id: 'm-1' }, event_name: 'app_open' } },
+  },
+  recordImpression: { kind: 'mapi', method: 'POST', url: () => '/v1/delivery/1/_impression', options: { body: { user: { type: 'member_id', id: 'm-1' } } } },
   healthz: { kind: 'none', method: 'GET', url: () => '/healthz', anonymousStatus: 200 },
   readyz: { kind: 'none', method: 'GET', url: () => '/readyz', anonymousStatus: 200 },
   metrics: { kind: 'none', method: 'GET', url: () => '/metrics', anonymousStatus: 200 },

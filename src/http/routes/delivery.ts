@@ -1,6 +1,8 @@
-// GET/POST /v1/delivery and GET/PUT/DELETE /v1/delivery/{delivery_id}, for the customer the mapi token names.
+// GET/POST /v1/delivery, GET/PUT/DELETE /v1/delivery/{delivery_id}, and showing messages (POST
+// /v1/delivery/_eligible and /v1/delivery/{delivery_id}/_impression), for the customer the mapi token names.
 import { type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
+import type { EligibleBody, ImpressionBody, ShowingService } from '../../domain/showing';
 import { operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
@@ -13,8 +15,14 @@ interface Paging {
 
 const customerOf = (res: Response): string => res.locals.customerId as string;
 
-export function deliveryRoutes(validators: Validators, mapi: RequestHandler, deliveries: DeliveryService, publicBaseUrl: string | undefined): Router {
+export function deliveryRoutes(
+  validators: Validators,
+  mapi: RequestHandler,
+  services: { deliveries: DeliveryService; showing: ShowingService },
+  publicBaseUrl: string | undefined,
+): Router {
   const router = caseSensitiveRouter();
+  const { deliveries, showing } = services;
 
   router.get(
     '/v1/delivery',
@@ -57,6 +65,23 @@ export function deliveryRoutes(validators: Validators, mapi: RequestHandler, del
     operation(validators, 'deleteDelivery', async ({ params }, _req, res) => {
       await deliveries.delete(customerOf(res), (params as { delivery_id: number }).delivery_id);
       res.status(204).end();
+    }),
+  );
+  router.post(
+    '/v1/delivery/_eligible',
+    mapi,
+    operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
+      res.json(await showing.eligible(customerOf(res), body as EligibleBody));
+    }),
+  );
+  router.post(
+    '/v1/delivery/:delivery_id/_impression',
+    mapi,
+    operation(validators, 'recordImpression', async ({ params, body }, _req, res) => {
+      const { answer, replayed } = await showing.impression(customerOf(res), (params as { delivery_id: number }).delivery_id, body as ImpressionBody);
+      // The header Stripe's API uses to say so: this is an earlier answer, and nothing was counted.
+      if (replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(201).json(answer);
     }),
   );
   return router;

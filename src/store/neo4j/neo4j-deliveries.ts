@@ -1,7 +1,9 @@
 // The delivery half of the Neo4j store: each delivery is a :Delivery vertex whose `document` is the JSON of the
-// Delivery exactly as returned; delivery, condition and message ids come from the customer's own :Sequence
+// Delivery as written (what the client controls, and the ids), with its live counts as properties beside it
+// (impression.record.cypher keeps them). Delivery, condition and message ids come from the customer's own :Sequence
 // counters and are never given out twice to one customer. Every method runs inside a transaction of the store (it
 // receives the transaction's Query).
+import { LRUCache } from 'lru-cache';
 import {
   assembleDelivery,
   type Delivery,
@@ -14,9 +16,45 @@ import { int, type Query } from './query';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
 
-const parse = (document: string): Delivery => JSON.parse(document) as Delivery;
+/** A delivery as the statements return it: the document and the counts kept beside it. */
+interface StoredDelivery {
+  document: string;
+  deliveryCount: number;
+  iphoneCount: number;
+  androidCount: number;
+}
+
+type Counts = Omit<StoredDelivery, 'document'>;
+
+const withCounts = (delivery: Delivery, counts: Counts): Delivery => ({
+  ...delivery,
+  condition: {
+    ...delivery.condition,
+    delivery_count: counts.deliveryCount,
+    iphone_delivery_count: counts.iphoneCount,
+    android_delivery_count: counts.androidCount,
+  },
+});
+
+export const parseStored = (row: StoredDelivery): Delivery => withCounts(JSON.parse(row.document) as Delivery, row);
+
+/** A delivery's document as parsed, and the revision it was read at (delivery.catalogue.cypher). */
+interface ParsedRevision {
+  revision: number;
+  delivery: Delivery;
+}
+
+/** Parsed documents are kept for this many customers' deliveries (see Neo4jDeliveries.all). */
+const CACHED_CUSTOMERS = 100;
 
 export class Neo4jDeliveries {
+  /**
+   * Eligibility weighs every delivery of a customer on each request: their parsed documents are kept by revision,
+   * which every replacement raises in the database (delivery.lock.cypher), so that processes sharing one Neo4j
+   * never use a stale one; only documents that changed are read again.
+   */
+  private readonly documents = new LRUCache<string, Map<number, ParsedRevision>>({ max: CACHED_CUSTOMERS });
+
   /** The customer's next `count` ids of a sequence, in increasing order. */
   private async next(q: Query, customerId: string, name: SequenceName, count: number): Promise<number[]> {
     if (count === 0) return [];
@@ -37,25 +75,45 @@ export class Neo4jDeliveries {
   }
 
   async list(q: Query, customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
-    const [row] = await q<{ total: number; documents: Array<string | null> }>('delivery.list', {
+    const [row] = await q<{ total: number; items: Array<StoredDelivery | null> }>('delivery.list', {
       customer: customerId,
       offset: int(offset),
       limit: int(limit),
     });
     // A document is null only if its delivery was deleted between being listed and being read.
-    const items = (row?.documents ?? []).filter((d): d is string => typeof d === 'string').map(parse);
+    const items = (row?.items ?? []).filter((d): d is StoredDelivery => typeof d?.document === 'string').map(parseStored);
     return { items, total: row?.total ?? 0 };
   }
 
   async get(q: Query, customerId: string, deliveryId: number): Promise<Delivery | undefined> {
-    const [row] = await q<{ document: string }>('delivery.get', { customer: customerId, deliveryId: int(deliveryId) });
-    return row ? parse(row.document) : undefined;
+    const [row] = await q<StoredDelivery>('delivery.get', { customer: customerId, deliveryId: int(deliveryId) });
+    return row ? parseStored(row) : undefined;
+  }
+
+  /** Every delivery of the customer with its live counts, in delivery_id order. */
+  async all(q: Query, customerId: string): Promise<Delivery[]> {
+    const cached = this.documents.get(customerId) ?? new Map<number, ParsedRevision>();
+    const known = [...cached].map(([deliveryId, { revision }]) => [int(deliveryId), int(revision)]);
+    const rows = await q<Counts & { deliveryId: number; revision: number; document: string | null }>('delivery.catalogue', {
+      customer: customerId,
+      known,
+    });
+    const fresh = new Map<number, ParsedRevision>();
+    const deliveries = rows.map((row) => {
+      const parsed =
+        row.document === null ? (cached.get(row.deliveryId) as ParsedRevision) : { revision: row.revision, delivery: JSON.parse(row.document) as Delivery };
+      fresh.set(row.deliveryId, parsed);
+      return withCounts(parsed.delivery, row);
+    });
+    // Deleted deliveries leave the cache with this.
+    this.documents.set(customerId, fresh);
+    return deliveries;
   }
 
   /** The delivery the store call `writeId` created or replaced last, as stored; undefined when there is none. */
   async writtenBy(q: Query, customerId: string, writeId: string): Promise<Delivery | undefined> {
-    const [row] = await q<{ document: string }>('delivery.written-by', { customer: customerId, write: writeId });
-    return row ? parse(row.document) : undefined;
+    const [row] = await q<StoredDelivery>('delivery.written-by', { customer: customerId, write: writeId });
+    return row ? parseStored(row) : undefined;
   }
 
   /**
@@ -87,9 +145,9 @@ export class Neo4jDeliveries {
    * back that belong to this delivery.
    */
   async replace(q: Query, customerId: string, deliveryId: number, draft: DeliveryDraft, writeId: string): Promise<Delivery | undefined> {
-    const [row] = await q<{ document: string }>('delivery.lock', { customer: customerId, deliveryId: int(deliveryId), write: writeId });
+    const [row] = await q<StoredDelivery>('delivery.lock', { customer: customerId, deliveryId: int(deliveryId), write: writeId });
     if (!row) return undefined;
-    const existing = parse(row.document);
+    const existing = parseStored(row);
     const kept = keptMessageIds(existing, draft);
     const fresh = await this.next(q, customerId, 'message', kept.filter((k) => k === undefined).length);
     const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
@@ -104,9 +162,11 @@ export class Neo4jDeliveries {
     return delivery;
   }
 
-  /** Call inside a write transaction. */
+  /** Call inside a write transaction. Its impressions and idempotency keys go with it. */
   async delete(q: Query, customerId: string, deliveryId: number): Promise<boolean> {
     const [row] = await q<{ deleted: number }>('delivery.delete', { customer: customerId, deliveryId: int(deliveryId) });
-    return (row?.deleted ?? 0) > 0;
+    if ((row?.deleted ?? 0) === 0) return false;
+    await q('impression.delete-of-delivery', { customer: customerId, deliveryId: int(deliveryId) });
+    return true;
   }
 }

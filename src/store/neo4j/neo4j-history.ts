@@ -130,6 +130,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
   await eraseFromHistory(q, c, erased);
+  await q('impression.erase', { customer: c, ids: erased });
   return { outcome, entries };
 }
 

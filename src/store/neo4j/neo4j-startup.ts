@@ -11,7 +11,16 @@
 // from setting off Neo4j's lock after repeated failed logins (3, then 5 s) for the instances sharing its user.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockRule } from '../../domain/blocklist';
-import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
+import type {
+  Delivery,
+  DeliveryDraft,
+  DeliveryPage,
+  EligibilityState,
+  ImpressionOutcome,
+  ImpressionRequest,
+  ImpressionState,
+  PersonRequest,
+} from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
 import type {
   CustomerPolicy,
@@ -213,5 +222,14 @@ export class ConnectingStore implements Store {
   }
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
     return this.use((s) => s.deleteDelivery(customerId, deliveryId));
+  }
+  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
+    return this.use((s) => s.eligibility(person, day));
+  }
+  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
+    return this.use((s) => s.recordImpression(request, check));
+  }
+  pruneImpressionKeys(before: string, limit: number): Promise<number> {
+    return this.use((s) => s.pruneImpressionKeys(before, limit));
   }
 }

@@ -12,7 +12,16 @@
 // so a traversal stays in one customer.
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
-import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
+import type {
+  Delivery,
+  DeliveryDraft,
+  DeliveryPage,
+  EligibilityState,
+  ImpressionOutcome,
+  ImpressionRequest,
+  ImpressionState,
+  PersonRequest,
+} from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -51,6 +60,7 @@ import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
 import { historyEntry, historyOpOf } from '../history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
+import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { searchGraph } from './neo4j-search';
 import { guardWholeSchema, SchemaGuards } from './schema-guards';
 import { int, type Query, type Row } from './query';
@@ -912,5 +922,28 @@ export class Neo4jStore implements Store {
       // As for deleteNode: gone after an attempt that reached its commit means deleted.
       ifCommitted: async (q) => ((await this.deliveries.get(q, customerId, deliveryId)) === undefined ? { result: true } : undefined),
     });
+  }
+
+  // ---- showing messages (./neo4j-impressions.ts)
+
+  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
+    // One read transaction: the counts of the deliveries and of the person agree.
+    return this.read(async (q) => {
+      const deliveries = await this.deliveries.all(q, person.customerId);
+      return { deliveries, person: deliveries.length === 0 ? new Map() : await personCounts(q, person, day) };
+    });
+  }
+
+  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
+    return this.write((q, writeId) => recordInGraph(q, request, check, writeId), {
+      ifCommitted: async (q, writeId) => {
+        const counted = await countedBy(q, request, writeId);
+        return counted ? { result: counted } : undefined;
+      },
+    });
+  }
+
+  pruneImpressionKeys(before: string, limit: number): Promise<number> {
+    return this.write((q) => pruneKeys(q, before, limit));
   }
 }

@@ -62,6 +62,16 @@ export const STATEMENT_NAMES = [
   'delivery.update',
   'delivery.delete',
   'delivery.written-by',
+  'delivery.catalogue',
+
+  'person.ids',
+  'impression.counts',
+  'impression.lock',
+  'impression.record',
+  'impression.counted-by',
+  'impression.erase',
+  'impression.delete-of-delivery',
+  'impression.prune-keys',
 
   'history.append',
   'history.page',
@@ -105,11 +115,15 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/history.index-new-key',
   'schema/history.index-customer',
   'schema/history.index-time',
+  'schema/impression.index-id',
+  'schema/impression.index-delivery',
+  'schema/impressionkey.unique-key',
+  'schema/impressionkey.index-time',
 ] as const;
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry'],
+  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry', 'ImpressionCount', 'ImpressionKey'],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 

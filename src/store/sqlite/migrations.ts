@@ -185,4 +185,45 @@ export const migrations: Migration[] = [
       ALTER TABLE ids ADD COLUMN last_entry INTEGER;
     `,
   },
+  {
+    version: 6,
+    name: 'showing messages: live delivery counts, impressions, idempotency keys',
+    sql: `
+      -- A delivery's counts change with every impression: columns beside the document, which keeps what the client
+      -- controls (the counts in it are no longer read). They were never changed before; copied all the same.
+      ALTER TABLE deliveries ADD COLUMN delivery_count INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE deliveries ADD COLUMN iphone_count INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE deliveries ADD COLUMN android_count INTEGER NOT NULL DEFAULT 0;
+      UPDATE deliveries SET
+        delivery_count = coalesce(json_extract(document, '$.condition.delivery_count'), 0),
+        iphone_count = coalesce(json_extract(document, '$.condition.iphone_delivery_count'), 0),
+        android_count = coalesce(json_extract(document, '$.condition.android_delivery_count'), 0);
+
+      -- Impressions, counted per delivery, per ID they were recorded against (by value: the ID may be held by no
+      -- node) and per calendar day in the customer's time zone. A person's counts are sums over the IDs of their
+      -- component: keyed by ID first, so those are one range per ID, whatever the delivery.
+      CREATE TABLE impression_counts (
+        customer_id TEXT NOT NULL,
+        id_type     TEXT NOT NULL,
+        id_value    TEXT NOT NULL,
+        delivery_id INTEGER NOT NULL,
+        day         TEXT NOT NULL,
+        count       INTEGER NOT NULL CHECK (count >= 1),
+        PRIMARY KEY (customer_id, id_type, id_value, delivery_id, day)
+      ) WITHOUT ROWID;
+      -- What deleting a delivery removes.
+      CREATE INDEX impression_counts_by_delivery ON impression_counts (customer_id, delivery_id);
+
+      -- The answer of each impression sent with an idempotency key, kept at least 24 hours. created_at: ISO instant.
+      CREATE TABLE impression_keys (
+        customer_id TEXT NOT NULL,
+        delivery_id INTEGER NOT NULL,
+        key         TEXT NOT NULL,
+        answer      TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (customer_id, delivery_id, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX impression_keys_by_age ON impression_keys (created_at);
+    `,
+  },
 ];

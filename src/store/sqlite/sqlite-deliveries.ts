@@ -1,28 +1,91 @@
 // The delivery half of the embedded store, sharing the identity store's connection. Delivery, condition and
-// message ids are numbered per customer (delivery_sequences) and never given out twice to one customer.
+// message ids are numbered per customer (delivery_sequences) and never given out twice to one customer. A
+// delivery's counts are columns beside its document (migration 6), and its impressions rows of their own.
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import {
   assembleDelivery,
   type Delivery,
   type DeliveryDraft,
   type DeliveryPage,
+  type ImpressionAnswer,
   keptMessageIds,
+  type Platform,
   ZERO_COUNTS,
 } from '../../domain/deliveries';
+import type { IdPair } from '../../domain/model';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
 
+interface DeliveryRow {
+  document: string;
+  delivery_count: number;
+  iphone_count: number;
+  android_count: number;
+}
+
+interface CountsRow {
+  delivery_id: number;
+  delivery_count: number;
+  iphone_count: number;
+  android_count: number;
+}
+
+/** The stored document with the live counts of its row. */
+const withCounts = (delivery: Delivery, row: Omit<CountsRow, 'delivery_id'>): Delivery => ({
+  ...delivery,
+  condition: { ...delivery.condition, delivery_count: row.delivery_count, iphone_delivery_count: row.iphone_count, android_delivery_count: row.android_count },
+});
+
+const parseRow = (row: DeliveryRow): Delivery => withCounts(JSON.parse(row.document) as Delivery, row);
+
+/** The documents of this many customers stay parsed (Catalogue): one entry is a customer's deliveries, a few KB each. */
+const CACHED_CUSTOMERS = 100;
+
+interface Catalogue {
+  /** PRAGMA data_version when read: another connection's commit changes it. */
+  dataVersion: number;
+  documents: Map<number, Delivery>;
+}
+
 export class SqliteDeliveries {
   private readonly s;
+  /**
+   * Every eligibility request weighs all of a customer's deliveries: their parsed documents are kept, and only the
+   * count columns read each time. A write of this connection drops the customer's entry; one of another
+   * connection (another process on the file) changes data_version, which drops every entry.
+   */
+  private readonly catalogues = new LRUCache<string, Catalogue>({ max: CACHED_CUSTOMERS });
 
   constructor(db: Database.Database) {
     this.s = {
-      page: db.prepare('SELECT document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id LIMIT ? OFFSET ?').pluck(),
+      page: db.prepare(
+        'SELECT document, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? ORDER BY delivery_id LIMIT ? OFFSET ?',
+      ),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
-      one: db.prepare('SELECT document FROM deliveries WHERE customer_id = ? AND delivery_id = ?').pluck(),
+      one: db.prepare('SELECT document, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
+      documents: db.prepare('SELECT delivery_id, document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id').raw(),
+      counts: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? ORDER BY delivery_id'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insert: db.prepare('INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES (?, ?, ?, ?)'),
       update: db.prepare('UPDATE deliveries SET document = ? WHERE customer_id = ? AND delivery_id = ?'),
       delete: db.prepare('DELETE FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
+      deleteImpressions: db.prepare('DELETE FROM impression_counts WHERE customer_id = ? AND delivery_id = ?'),
+      deleteKeys: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND delivery_id = ?'),
+      countDisplay: db.prepare(
+        `UPDATE deliveries SET delivery_count = delivery_count + 1,
+           iphone_count = iphone_count + (@platform = 'ios'), android_count = android_count + (@platform = 'android')
+         WHERE customer_id = @customer AND delivery_id = @delivery RETURNING delivery_count`,
+      ).pluck(),
+      countImpression: db.prepare(
+        `INSERT INTO impression_counts (customer_id, id_type, id_value, delivery_id, day, count) VALUES (?, ?, ?, ?, ?, 1)
+         ON CONFLICT (customer_id, id_type, id_value, delivery_id, day) DO UPDATE SET count = count + 1`,
+      ),
+      keyAnswer: db.prepare('SELECT answer FROM impression_keys WHERE customer_id = ? AND delivery_id = ? AND key = ?').pluck(),
+      insertKey: db.prepare('INSERT INTO impression_keys (customer_id, delivery_id, key, answer, created_at) VALUES (?, ?, ?, ?, ?)'),
+      oldKeys: db.prepare('SELECT customer_id, delivery_id, key FROM impression_keys WHERE created_at < ? ORDER BY created_at LIMIT ?').raw(),
+      deleteKey: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND delivery_id = ? AND key = ?'),
+      eraseImpressions: db.prepare('DELETE FROM impression_counts WHERE customer_id = ? AND id_type = ? AND id_value = ?'),
       next: db
         .prepare(
           `INSERT INTO delivery_sequences (customer_id, name, last) VALUES (?, ?, ?)
@@ -40,13 +103,27 @@ export class SqliteDeliveries {
   }
 
   list(customerId: string, offset: number, limit: number): DeliveryPage {
-    const items = (this.s.page.all(customerId, limit, offset) as string[]).map((d) => JSON.parse(d) as Delivery);
+    const items = (this.s.page.all(customerId, limit, offset) as DeliveryRow[]).map(parseRow);
     return { items, total: this.s.count.get(customerId) as number };
   }
 
   get(customerId: string, deliveryId: number): Delivery | undefined {
-    const document = this.s.one.get(customerId, deliveryId) as string | undefined;
-    return document === undefined ? undefined : (JSON.parse(document) as Delivery);
+    const row = this.s.one.get(customerId, deliveryId) as DeliveryRow | undefined;
+    return row === undefined ? undefined : parseRow(row);
+  }
+
+  /** Every delivery of the customer with its live counts, in delivery_id order. Call inside a read transaction. */
+  all(customerId: string): Delivery[] {
+    const dataVersion = this.s.dataVersion.get() as number;
+    let catalogue = this.catalogues.get(customerId);
+    if (catalogue === undefined || catalogue.dataVersion !== dataVersion) {
+      if (catalogue !== undefined) this.catalogues.clear();
+      const documents = new Map((this.s.documents.all(customerId) as Array<[number, string]>).map(([id, d]) => [id, JSON.parse(d) as Delivery]));
+      catalogue = { dataVersion, documents };
+      this.catalogues.set(customerId, catalogue);
+    }
+    const { documents } = catalogue;
+    return (this.s.counts.all(customerId) as CountsRow[]).map((row) => withCounts(documents.get(row.delivery_id) as Delivery, row));
   }
 
   /** Call inside a write transaction. */
@@ -56,6 +133,7 @@ export class SqliteDeliveries {
     const [deliveryId] = this.next(customerId, 'delivery', 1) as [number];
     const delivery = assembleDelivery(draft, { deliveryId, conditionId, messageIds, counts: ZERO_COUNTS });
     this.s.insert.run(customerId, deliveryId, conditionId, JSON.stringify(delivery));
+    this.catalogues.delete(customerId);
     return delivery;
   }
 
@@ -74,10 +152,49 @@ export class SqliteDeliveries {
       counts: { iphone_delivery_count, android_delivery_count, delivery_count },
     });
     this.s.update.run(JSON.stringify(delivery), customerId, deliveryId);
+    this.catalogues.delete(customerId);
     return delivery;
   }
 
+  /** Call inside a write transaction. Its impressions and idempotency keys go with it. */
   delete(customerId: string, deliveryId: number): boolean {
-    return this.s.delete.run(customerId, deliveryId).changes > 0;
+    this.catalogues.delete(customerId);
+    if (this.s.delete.run(customerId, deliveryId).changes === 0) return false;
+    this.s.deleteImpressions.run(customerId, deliveryId);
+    this.s.deleteKeys.run(customerId, deliveryId);
+    return true;
+  }
+
+  // ---- impressions
+
+  /** The answer stored with an idempotency key of the delivery, if that key was used. */
+  answerOf(customerId: string, deliveryId: number, key: string): ImpressionAnswer | undefined {
+    const answer = this.s.keyAnswer.get(customerId, deliveryId, key) as string | undefined;
+    return answer === undefined ? undefined : (JSON.parse(answer) as ImpressionAnswer);
+  }
+
+  /**
+   * Counts one display of the delivery against `id` on `day`; answers the delivery's count after it. Call inside a
+   * write transaction, after the checks.
+   */
+  count(customerId: string, deliveryId: number, id: IdPair, day: string, platform: Platform): number {
+    this.s.countImpression.run(customerId, id.type, id.id, deliveryId, day);
+    return this.s.countDisplay.get({ customer: customerId, delivery: deliveryId, platform }) as number;
+  }
+
+  rememberKey(customerId: string, deliveryId: number, key: string, answer: ImpressionAnswer, at: string): void {
+    this.s.insertKey.run(customerId, deliveryId, key, JSON.stringify(answer), at);
+  }
+
+  /** Call inside a write transaction. */
+  pruneKeys(before: string, limit: number): number {
+    const old = this.s.oldKeys.all(before, limit) as Array<[string, number, string]>;
+    for (const [customerId, deliveryId, key] of old) this.s.deleteKey.run(customerId, deliveryId, key);
+    return old.length;
+  }
+
+  /** The impressions recorded against each of `ids`. Call inside a write transaction. */
+  eraseImpressions(customerId: string, ids: Iterable<IdPair>): void {
+    for (const id of ids) this.s.eraseImpressions.run(customerId, id.type, id.id);
   }
 }

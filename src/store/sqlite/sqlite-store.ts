@@ -3,7 +3,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Delivery, DeliveryDraft, DeliveryPage } from '../../domain/deliveries';
+import {
+  type Delivery,
+  type DeliveryDraft,
+  type DeliveryPage,
+  deliveryNotFound,
+  type EligibilityState,
+  type ImpressionOutcome,
+  type ImpressionRequest,
+  type ImpressionState,
+  type PersonCounts,
+  type PersonRequest,
+} from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -31,6 +42,7 @@ import {
   limitedIds,
   nodeIdLimitReached,
   type NodeWrite,
+  personTooLarge,
   type PutSchemaOutcome,
   refuseConflictingDeclarations,
   schemaChanged,
@@ -198,6 +210,7 @@ export class SqliteStore implements Store {
       nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
       keyIdPk: db.prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?').pluck(),
       typeOfId: db.prepare('SELECT type FROM ids WHERE id_pk = ?').pluck(),
+      idOfPk: db.prepare('SELECT type, value AS id FROM ids WHERE id_pk = ?'),
       insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
       rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
       deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
@@ -241,6 +254,15 @@ export class SqliteStore implements Store {
       heldIdsSorted: db.prepare(
         'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
           'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
+      ).raw(),
+      // A person's impressions, per ID of their component: a range of the primary key each.
+      impressionsOfId: db.prepare(
+        'SELECT delivery_id, SUM(count) AS total, SUM(CASE WHEN day = ? THEN count ELSE 0 END) AS today FROM impression_counts ' +
+          'WHERE customer_id = ? AND id_type = ? AND id_value = ? GROUP BY delivery_id',
+      ).raw(),
+      impressionsOfIdFor: db.prepare(
+        'SELECT SUM(count) AS total, SUM(CASE WHEN day = ? THEN count ELSE 0 END) AS today FROM impression_counts ' +
+          'WHERE customer_id = ? AND id_type = ? AND id_value = ? AND delivery_id = ?',
       ).raw(),
       results: db.prepare(
         'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
@@ -772,6 +794,7 @@ export class SqliteStore implements Store {
         }
       }
       finish(erased, entries);
+      this.deliveries.eraseImpressions(c, [r.id]);
       return { nodesDeleted, idsRemoved: holders.length - nodesDeleted };
     }
     // scope person: every node of the component, found as a search with step ALL from every holder finds them.
@@ -784,6 +807,11 @@ export class SqliteStore implements Store {
     for (const held of lost) for (const pk of held) candidates.add(pk);
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
     const erased = new Set([...candidates].filter((pk) => this.s.isHeld.get(pk) === undefined));
+    // Impressions go with the values: read before finish() turns the rows into tombstones. The ID given counts too
+    // when no row names it (impressions recorded against an ID no node ever held).
+    const erasedValues = [...erased].map((pk) => this.s.idOfPk.get(pk) as IdPair);
+    if (idPk === undefined) erasedValues.push(r.id);
+    this.deliveries.eraseImpressions(c, erasedValues);
     finish(
       erased,
       nodes.map((node, i) => eraseEntry(node, lost[i] as number[], erased)),
@@ -830,6 +858,71 @@ export class SqliteStore implements Store {
 
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
     return this.write(() => this.deliveries.delete(customerId, deliveryId));
+  }
+
+  // ---- showing messages
+
+  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
+    // One read transaction: the counts of the deliveries and of the person agree.
+    return this.run(() =>
+      this.db.transaction(() => {
+        const deliveries = this.deliveries.all(person.customerId);
+        if (deliveries.length === 0) return { deliveries, person: new Map<number, PersonCounts>() };
+        const counts = new Map<number, PersonCounts>();
+        for (const id of this.personIds(person)) {
+          for (const [deliveryId, total, today] of this.s.impressionsOfId.all(day, person.customerId, id.type, id.id) as Array<[number, number, number]>) {
+            const sum = counts.get(deliveryId) ?? { total: 0, today: 0 };
+            counts.set(deliveryId, { total: sum.total + total, today: sum.today + today });
+          }
+        }
+        return { deliveries, person: counts };
+      })(),
+    );
+  }
+
+  recordImpression(r: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
+    // A write of its own (one connection, one transaction at a time): concurrent impressions are applied in turn.
+    return this.write(() => {
+      const c = r.person.customerId;
+      const delivery = this.deliveries.get(c, r.deliveryId);
+      if (delivery === undefined) throw deliveryNotFound(r.deliveryId);
+      if (r.idempotencyKey !== undefined) {
+        const earlier = this.deliveries.answerOf(c, r.deliveryId, r.idempotencyKey);
+        if (earlier !== undefined) return { answer: earlier, replayed: true };
+      }
+      const person = { total: 0, today: 0 };
+      for (const id of this.personIds(r.person)) {
+        const [total, today] = this.s.impressionsOfIdFor.get(r.day, c, id.type, id.id, r.deliveryId) as [number | null, number | null];
+        person.total += total ?? 0;
+        person.today += today ?? 0;
+      }
+      check({ delivery, person });
+      const answer = {
+        delivery_id: r.deliveryId,
+        delivery_count: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),
+        person_total: person.total + 1,
+        person_today: person.today + 1,
+      };
+      if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt);
+      return { answer, replayed: false };
+    });
+  }
+
+  pruneImpressionKeys(before: string, limit: number): Promise<number> {
+    return this.write(() => this.deliveries.pruneKeys(before, limit));
+  }
+
+  /** The IDs of a person (extensions §4): every ID of the component of the user's holders; the user's ID alone when no node holds it. */
+  private personIds(p: PersonRequest): IdPair[] {
+    const holders = this.s.startByWhere.all(p.customerId, p.user.type, p.user.id) as number[];
+    if (holders.length === 0) return [p.user];
+    let nodes: Set<number>;
+    try {
+      nodes = this.traverse(holders, { ...PERSON_SEARCH, ...p });
+    } catch (e) {
+      throw isDomainError(e) && e.code === 'component_too_large' ? personTooLarge(p) : e;
+    }
+    return (this.s.heldIdsSorted.all(JSON.stringify([...nodes])) as Array<[string, string]>).map(([type, id]) => ({ type, id }));
   }
 
   // ---- search

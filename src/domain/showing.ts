@@ -1,0 +1,174 @@
+// Showing messages (extensions §4): which deliveries a person should see now, and counting a display against the
+// caps, per person: every ID linked to them in the customer's identity graph. The rules are decided here; the
+// stores read the counts, and count an impression in one transaction that checks it with `capExceeded`.
+import {
+  type Delivery,
+  type EligibilityState,
+  type ImpressionOutcome,
+  type ImpressionState,
+  NO_IMPRESSIONS,
+  type PersonCounts,
+  type PersonRequest,
+  type Platform,
+} from './deliveries';
+import { DomainError } from './errors';
+import type { IdPair } from './model';
+import type { Store } from '../store/store';
+
+export interface EligibleBody {
+  user: IdPair;
+  event_name: string;
+  platform?: Platform;
+  at?: string;
+  segments?: number[];
+  explain?: boolean;
+}
+
+export interface ImpressionBody {
+  user: IdPair;
+  platform?: Platform;
+  at?: string;
+  idempotency_key?: string;
+}
+
+export type ExclusionReason =
+  | 'inactive'
+  | 'event_not_matched'
+  | 'outside_period'
+  | 'not_in_segment'
+  | 'delivery_cap_reached'
+  | 'person_cap_reached'
+  | 'person_daily_cap_reached';
+
+export interface Eligibility {
+  deliveries: Delivery[];
+  excluded?: Array<{ delivery_id: number; reason: ExclusionReason }>;
+}
+
+export type CapName = 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day';
+
+export interface ShowingLimits {
+  traversalMaxNodes: number;
+  traversalMaxIds: number;
+}
+
+/** What a request asks eligibility about, with `at` as an instant. */
+interface Moment {
+  eventName: string;
+  at: number;
+  segments: ReadonlySet<number> | undefined;
+}
+
+/** The first cap a delivery and a person's counts have reached, in the order of extensions §4.1; undefined when none. */
+export function capReached(delivery: Delivery, person: PersonCounts): CapName | undefined {
+  const c = delivery.condition;
+  if (c.delivery_count >= c.max_delivery_count) return 'max_delivery_count';
+  if (person.total >= c.max_total_count) return 'max_total_count';
+  if (person.today >= c.max_total_count_per_day) return 'max_total_count_per_day';
+  return undefined;
+}
+
+const REASON_OF_CAP: Record<CapName, ExclusionReason> = {
+  max_delivery_count: 'delivery_cap_reached',
+  max_total_count: 'person_cap_reached',
+  max_total_count_per_day: 'person_daily_cap_reached',
+};
+
+/** Why a delivery is not shown at `moment` (the first rule of extensions §4.1 that holds), or undefined when it is eligible. */
+export function exclusionReason(delivery: Delivery, moment: Moment, person: PersonCounts): ExclusionReason | undefined {
+  const c = delivery.condition;
+  if (!c.is_active) return 'inactive';
+  if (!c.trigger.event_name.includes(moment.eventName)) return 'event_not_matched';
+  // Instants: a period's offsets only say how it was written.
+  if (!c.trigger.period.some((p) => Date.parse(p.start) <= moment.at && moment.at < Date.parse(p.end))) return 'outside_period';
+  if (moment.segments !== undefined && !moment.segments.has(c.target.segmentation_id)) return 'not_in_segment';
+  const cap = capReached(delivery, person);
+  return cap === undefined ? undefined : REASON_OF_CAP[cap];
+}
+
+/** Highest priority first, then delivery_id ascending. */
+const showingOrder = (a: Delivery, b: Delivery): number => b.priority - a.priority || a.delivery_id - b.delivery_id;
+
+/** One formatter per time zone: building one costs far more than using it. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) of the instant `at` in the IANA time zone `timeZone`. */
+export function calendarDay(at: number, timeZone: string): string {
+  let format = dayFormats.get(timeZone);
+  if (format === undefined) {
+    // en-CA writes dates as YYYY-MM-DD; the parts are read by type below, so the layout is not relied on.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'gregory', numberingSystem: 'latn' });
+    dayFormats.set(timeZone, format);
+  }
+  const parts: Record<string, string> = {};
+  for (const part of format.formatToParts(at)) parts[part.type] = part.value;
+  return `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day}`;
+}
+
+/** `at` as an instant; the request time when absent. 400 for a leap second, which JavaScript cannot place. */
+function instantOf(at: string | undefined, path: string): number {
+  if (at === undefined) return Date.now();
+  const instant = Date.parse(at);
+  if (Number.isNaN(instant)) {
+    throw new DomainError('validation_failed', 'at must be a time this service can compare.', [
+      { path, message: 'is a leap second (:60), which cannot be compared with other times here; use :59' },
+    ]);
+  }
+  return instant;
+}
+
+export class ShowingService {
+  constructor(
+    private readonly store: Store,
+    private readonly limits: ShowingLimits,
+  ) {}
+
+  private async person(customerId: string, user: IdPair): Promise<{ person: PersonRequest; timeZone: string }> {
+    const { settings, unlinkedTypes } = await this.store.customerPolicy(customerId);
+    return {
+      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds },
+      timeZone: settings.timezone,
+    };
+  }
+
+  async eligible(customerId: string, body: EligibleBody): Promise<Eligibility> {
+    const at = instantOf(body.at, '/body/at');
+    const { person, timeZone } = await this.person(customerId, body.user);
+    const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone));
+    const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
+    const deliveries: Delivery[] = [];
+    const excluded: Array<{ delivery_id: number; reason: ExclusionReason }> = [];
+    for (const delivery of state.deliveries) {
+      const reason = exclusionReason(delivery, moment, state.person.get(delivery.delivery_id) ?? NO_IMPRESSIONS);
+      if (reason === undefined) deliveries.push(delivery);
+      else excluded.push({ delivery_id: delivery.delivery_id, reason });
+    }
+    deliveries.sort(showingOrder);
+    return body.explain === true ? { deliveries, excluded } : { deliveries };
+  }
+
+  async impression(customerId: string, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
+    const at = instantOf(body.at, '/body/at');
+    const { person, timeZone } = await this.person(customerId, body.user);
+    return this.store.recordImpression(
+      {
+        person,
+        deliveryId,
+        platform: body.platform ?? 'other',
+        day: calendarDay(at, timeZone),
+        ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
+        receivedAt: new Date().toISOString(),
+      },
+      refuseOverCap,
+    );
+  }
+}
+
+/** The check every store runs inside an impression's transaction: 409 cap_reached, naming the cap, when counting it would pass one. */
+function refuseOverCap({ delivery, person }: ImpressionState): void {
+  const cap = capReached(delivery, person);
+  if (cap !== undefined) {
+    throw new DomainError('cap_reached', `Counting this display would pass the delivery's ${cap}; nothing was counted.`, undefined, { cap });
+  }
+}
+

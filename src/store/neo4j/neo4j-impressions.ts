@@ -1,0 +1,92 @@
+// Showing messages on Neo4j (extensions §4): a person's IDs and impressions, and counting one impression. Counts are
+// (:ImpressionCount) vertices per delivery, ID and calendar day; idempotency keys (:ImpressionKey) vertices. Every
+// function runs inside a transaction of the store (it receives the transaction's Query).
+import {
+  deliveryNotFound,
+  type ImpressionAnswer,
+  type ImpressionOutcome,
+  type ImpressionRequest,
+  type ImpressionState,
+  type PersonCounts,
+  type PersonRequest,
+} from '../../domain/deliveries';
+import type { IdPair } from '../../domain/model';
+import { personTooLarge } from '../store';
+import { parseStored } from './neo4j-deliveries';
+import { int, type Query } from './query';
+
+/** The IDs of a person: those of the component of the user's ID (person.ids.cypher); the user's ID alone when no node holds it. */
+export async function personIds(q: Query, p: PersonRequest): Promise<IdPair[]> {
+  const [row] = await q<{ visited: number; idsRead: number; ids: IdPair[] }>('person.ids', {
+    customer: p.customerId,
+    type: p.user.type,
+    value: p.user.id,
+    unlinkedTypes: p.unlinkedTypes,
+    maxNodes: int(p.maxNodes),
+    maxIds: int(p.maxIds),
+  });
+  if (!row) return [p.user];
+  if (row.visited > p.maxNodes || row.idsRead > p.maxIds) throw personTooLarge(p);
+  return row.ids;
+}
+
+/** The person's impressions by delivery (only `deliveryId`'s when given), in all and on `day`. */
+export async function personCounts(q: Query, p: PersonRequest, day: string, deliveryId?: number): Promise<Map<number, PersonCounts>> {
+  const ids = await personIds(q, p);
+  const rows = await q<{ deliveryId: number; total: number; today: number }>('impression.counts', {
+    customer: p.customerId,
+    ids,
+    day,
+    deliveryId: deliveryId === undefined ? null : int(deliveryId),
+  });
+  return new Map(rows.map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
+}
+
+/**
+ * One impression inside one write transaction of the store call `writeId`: the delivery's lock first
+ * (impression.lock.cypher), so that impressions of one delivery are applied one at a time, each reading what the one
+ * before committed; then the idempotency key, the person's counts, `check`, and the count.
+ */
+export async function recordInGraph(q: Query, r: ImpressionRequest, check: (state: ImpressionState) => void, writeId: string): Promise<ImpressionOutcome> {
+  const c = r.person.customerId;
+  const deliveryId = int(r.deliveryId);
+  const [locked] = await q<{ document: string; deliveryCount: number; iphoneCount: number; androidCount: number; answer: string | null }>(
+    'impression.lock',
+    { customer: c, deliveryId, key: r.idempotencyKey ?? null, write: writeId },
+  );
+  if (!locked) throw deliveryNotFound(r.deliveryId);
+  if (locked.answer !== null) return { answer: JSON.parse(locked.answer) as ImpressionAnswer, replayed: true };
+  const person = (await personCounts(q, r.person, r.day, r.deliveryId)).get(r.deliveryId) ?? { total: 0, today: 0 };
+  check({ delivery: parseStored(locked), person });
+  const answer: ImpressionAnswer = {
+    delivery_id: r.deliveryId,
+    delivery_count: locked.deliveryCount + 1,
+    person_total: person.total + 1,
+    person_today: person.today + 1,
+  };
+  await q('impression.record', {
+    customer: c,
+    deliveryId,
+    type: r.person.user.type,
+    value: r.person.user.id,
+    day: r.day,
+    platform: r.platform,
+    key: r.idempotencyKey ?? null,
+    answer: JSON.stringify(answer),
+    receivedAt: r.receivedAt,
+    write: writeId,
+  });
+  return { answer, replayed: false };
+}
+
+/** ifCommitted of an impression: the answer of the impression this store call counted, when its commit went through. */
+export async function countedBy(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome | undefined> {
+  const [row] = await q<{ answer: string }>('impression.counted-by', { customer: r.person.customerId, deliveryId: int(r.deliveryId), write: writeId });
+  return row ? { answer: JSON.parse(row.answer) as ImpressionAnswer, replayed: false } : undefined;
+}
+
+/** Retention of idempotency keys: up to `limit` of those stored before `before`. */
+export async function pruneKeys(q: Query, before: string, limit: number): Promise<number> {
+  const [row] = await q<{ deleted: number }>('impression.prune-keys', { before, limit: int(limit) });
+  return row?.deleted ?? 0;
+}
