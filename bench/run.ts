@@ -2,15 +2,16 @@
 // scenario and the two floors with the same autocannon settings; print a table, write results/latest.json
 // (SQLite) or results/neo4j.json (STORE=neo4j: NEO4J_URI's empty database, or else a local server it starts).
 // After the main scenarios, a second customer whose member schema declares a `links: false` type measures the same
-// small searches before and after IDs of that type become hot (held by hundreds of nodes each). Last, the time one
-// _erase takes to erase a person of 1,000 nodes from the main customer.
+// small searches before and after IDs of that type become hot (held by hundreds of nodes each). Then showing messages:
+// _impression and _eligible for persons of 20 IDs over 100 active deliveries, in a customer of their own. Last, the
+// time one _erase takes to erase a person of 1,000 nodes from the main customer.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { generateGraph, type GeneratedGraph, type NodeRef, SCHEMAS } from './graph';
+import { generateGraph, type GeneratedGraph, type NodeRef, prng, SCHEMAS } from './graph';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const quick = process.argv.includes('--quick');
@@ -103,10 +104,20 @@ interface Measured {
   errors: number;
 }
 
-type RequestSpec = { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: () => string; connections?: number };
+type RequestSpec = {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: () => string;
+  /** Instead of `body`: a path of its own for each request too (the path names a delivery, say). */
+  request?: () => { path: string; body: string };
+  connections?: number;
+};
+
+type NextRequest = () => { path?: string; body: string };
 
 /** Bodies are built before the clock starts: the client shares the machine, so building them while measuring would slow the server. */
-async function drive(base: string, spec: RequestSpec, seconds: number, nextBody?: () => string): Promise<Measured> {
+async function drive(base: string, spec: RequestSpec, seconds: number, next?: NextRequest): Promise<Measured> {
   const result = await autocannon({
     url: base,
     connections: spec.connections ?? MODE.connections,
@@ -115,11 +126,13 @@ async function drive(base: string, spec: RequestSpec, seconds: number, nextBody?
       {
         method: spec.method,
         path: spec.path,
-        headers: { ...(spec.body ? { 'content-type': 'application/json' } : {}), ...spec.headers },
-        ...(nextBody
+        headers: { ...(spec.body || spec.request ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+        ...(next
           ? {
               setupRequest: (req) => {
-                req.body = nextBody();
+                const { path: nextPath, body } = next();
+                req.body = body;
+                if (nextPath !== undefined) req.path = nextPath;
                 return req;
               },
             }
@@ -143,9 +156,10 @@ async function drive(base: string, spec: RequestSpec, seconds: number, nextBody?
 const warmupSeconds = (store: string) => (store === 'neo4j' ? MODE.warmup * 5 : MODE.warmup);
 
 async function measure(base: string, spec: RequestSpec, warmup: number): Promise<Measured> {
-  const nextBody = spec.body ? cycle(Array.from({ length: MODE.bodies }, spec.body)) : undefined;
-  await drive(base, spec, warmup, nextBody);
-  return drive(base, spec, MODE.seconds, nextBody);
+  const make = spec.request ?? (spec.body ? () => ({ body: (spec.body as () => string)() }) : undefined);
+  const next = make ? cycle(Array.from({ length: MODE.bodies }, make)) : undefined;
+  await drive(base, spec, warmup, next);
+  return drive(base, spec, MODE.seconds, next);
 }
 
 function cycle<T>(items: T[]): () => T {
@@ -312,6 +326,7 @@ async function main(): Promise<void> {
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
   const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
+  results.push(...(await showingMessages(service.base, admin, scenario)));
   const erase = await erasePersons(service.base, admin);
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
@@ -436,6 +451,70 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, scenar
       after_over_before: { search_all: ratio(allAfter, allBefore), search_one: ratio(oneAfter, oneBefore) },
     },
   };
+}
+
+/**
+ * Issue 15: a customer of its own with SHOW.deliveries active deliveries and SHOW.persons persons of SHOW.idsPerPerson
+ * IDs each (SHOW.nodesPerPerson nodes sharing one device_id). Every request names one ID of a random person. The
+ * impressions run first (caps high enough never to answer 409, spread over every delivery), so that eligibility
+ * then weighs persons with impressions. Eligibility asks at a fixed instant inside every period, on an event that
+ * a tenth of the deliveries trigger on.
+ */
+const SHOW = { customer: 'bench-show', deliveries: 100, persons: 1_000, nodesPerPerson: 4, idsPerPerson: 20, events: 10, at: '2026-06-01T09:00:00+09:00' };
+
+async function showingMessages(base: string, admin: Record<string, string>, scenario: (name: string, spec: RequestSpec) => Promise<ScenarioResult>) {
+  await http(base, 'PUT', `/v1/${SHOW.customer}/schema/app`, { id_types: [{ type: 'user_id' }, { type: 'device_id' }, { type: 'cookie' }, { type: 'ad_id' }] }, admin);
+  const mapi = { 'x-service-mapi-token': ((await http(base, 'POST', `/v1/${SHOW.customer}/token`, { kind: 'mapi' }, admin)) as { token: string }).token };
+  for (let i = 0; i < SHOW.deliveries; i += 1) {
+    const delivery = buildDelivery(i) as { condition: Record<string, unknown> & { trigger: Record<string, unknown> } };
+    Object.assign(delivery.condition, { max_delivery_count: 1_000_000_000, max_total_count: 1_000_000, max_total_count_per_day: 1_000_000 });
+    delivery.condition.trigger.event_name = [`event-${i % SHOW.events}`];
+    await http(base, 'POST', '/v1/delivery', delivery, mapi);
+  }
+  /** Each person: nodes keyed by user_id sharing the person's device_id, and private IDs dealt out among them. */
+  const personIds: Array<Array<{ type: string; id: string }>> = [];
+  const lines: string[] = [];
+  for (let p = 0; p < SHOW.persons; p += 1) {
+    const device = { type: 'device_id', id: `show-${p}` };
+    const held: Array<Array<{ type: string; id: string }>> = Array.from({ length: SHOW.nodesPerPerson }, () => [device]);
+    const privates = SHOW.idsPerPerson - SHOW.nodesPerPerson - 1;
+    for (let i = 0; i < privates; i += 1) held[i % SHOW.nodesPerPerson]?.push({ type: i % 2 === 0 ? 'cookie' : 'ad_id', id: `show-${p}-${i}` });
+    const ids = [device];
+    held.forEach((nodeIds, j) => {
+      const key = { type: 'user_id', id: `show-${p}-u${j}` };
+      ids.push(key, ...nodeIds.slice(1));
+      lines.push(JSON.stringify({ op: 'create', body: { schema: 'app', key, ids: nodeIds } }));
+    });
+    personIds.push(ids);
+  }
+  await loadGraph(base, lines, SHOW.customer);
+  const random = prng(20261124);
+  const anyId = () => {
+    const ids = personIds[Math.floor(random() * personIds.length)] as Array<{ type: string; id: string }>;
+    return ids[Math.floor(random() * ids.length)];
+  };
+  const platforms = ['ios', 'android', 'other'];
+  const results: ScenarioResult[] = [];
+  results.push(
+    await scenario('impression (person of 20 IDs)', {
+      method: 'POST',
+      path: '/v1/delivery/1/_impression',
+      headers: mapi,
+      request: () => ({
+        path: `/v1/delivery/${1 + Math.floor(random() * SHOW.deliveries)}/_impression`,
+        body: JSON.stringify({ user: anyId(), platform: platforms[Math.floor(random() * 3)], at: SHOW.at }),
+      }),
+    }),
+  );
+  results.push(
+    await scenario('eligible (person of 20 IDs, 100 active deliveries)', {
+      method: 'POST',
+      path: '/v1/delivery/_eligible',
+      headers: mapi,
+      body: () => JSON.stringify({ user: anyId(), event_name: `event-${Math.floor(random() * SHOW.events)}`, platform: 'ios', at: SHOW.at }),
+    }),
+  );
+  return results;
 }
 
 /** Issue 14: persons of ERASE.nodes member nodes in the main customer (with its whole graph and history around them). */

@@ -1,4 +1,4 @@
-// Runs the store contract (identity and deliveries) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
+// Runs the store contract (identity, deliveries, history and showing) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
 // Plus what only the Neo4j store has: the planner's choice for the traversals, and the graph left behind.
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
@@ -7,12 +7,14 @@ import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeDeliveryContract } from './deliveries-contract';
 import { describeHistoryContract } from './history-contract';
+import { describeShowingContract } from './showing-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
 describeStoreContract('neo4j', openNeo4j);
 describeDeliveryContract('neo4j', openNeo4j);
 describeHistoryContract('neo4j', openNeo4j);
+describeShowingContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();

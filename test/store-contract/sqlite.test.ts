@@ -6,9 +6,11 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeHistoryContract } from './history-contract';
+import { describeShowingContract } from './showing-contract';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-store-contract-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -16,6 +18,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describeStoreContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
 describe('sqlite file store', () => {
   test('when the store opens a file, then the database is in WAL mode', async () => {

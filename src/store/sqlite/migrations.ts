@@ -189,15 +189,23 @@ export const migrations: Migration[] = [
     version: 6,
     name: 'showing messages: live delivery counts, impressions, idempotency keys',
     sql: `
-      -- A delivery's counts change with every impression: columns beside the document, which keeps what the client
-      -- controls (the counts in it are no longer read). They were never changed before; copied all the same.
-      ALTER TABLE deliveries ADD COLUMN delivery_count INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE deliveries ADD COLUMN iphone_count INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE deliveries ADD COLUMN android_count INTEGER NOT NULL DEFAULT 0;
-      UPDATE deliveries SET
-        delivery_count = coalesce(json_extract(document, '$.condition.delivery_count'), 0),
-        iphone_count = coalesce(json_extract(document, '$.condition.iphone_delivery_count'), 0),
-        android_count = coalesce(json_extract(document, '$.condition.android_delivery_count'), 0);
+      -- A delivery's counts change with every impression: a small table of their own beside the document, which
+      -- keeps what the client controls (the counts in it are no longer read), so that eligibility reads every
+      -- delivery's counts without reading the documents. They were never changed before; copied all the same.
+      CREATE TABLE delivery_counts (
+        customer_id    TEXT NOT NULL,
+        delivery_id    INTEGER NOT NULL,
+        delivery_count INTEGER NOT NULL,
+        iphone_count   INTEGER NOT NULL,
+        android_count  INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, delivery_id)
+      ) WITHOUT ROWID;
+      INSERT INTO delivery_counts (customer_id, delivery_id, delivery_count, iphone_count, android_count)
+      SELECT customer_id, delivery_id,
+             coalesce(json_extract(document, '$.condition.delivery_count'), 0),
+             coalesce(json_extract(document, '$.condition.iphone_delivery_count'), 0),
+             coalesce(json_extract(document, '$.condition.android_delivery_count'), 0)
+      FROM deliveries;
 
       -- Impressions, counted per delivery, per ID they were recorded against (by value: the ID may be held by no
       -- node) and per calendar day in the customer's time zone. A person's counts are sums over the IDs of their

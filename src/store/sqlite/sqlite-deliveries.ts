@@ -31,6 +31,11 @@ interface CountsRow {
   android_count: number;
 }
 
+/** delivery_id, delivery_count, iphone_count, android_count. */
+type CountsRaw = [number, number, number, number];
+
+const countsOfRaw = (row: CountsRaw): Omit<CountsRow, 'delivery_id'> => ({ delivery_count: row[1], iphone_count: row[2], android_count: row[3] });
+
 /** The stored document with the live counts of its row. */
 const withCounts = (delivery: Delivery, row: Omit<CountsRow, 'delivery_id'>): Delivery => ({
   ...delivery,
@@ -60,20 +65,27 @@ export class SqliteDeliveries {
   constructor(db: Database.Database) {
     this.s = {
       page: db.prepare(
-        'SELECT document, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? ORDER BY delivery_id LIMIT ? OFFSET ?',
+        'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
+          'WHERE d.customer_id = ? ORDER BY d.delivery_id LIMIT ? OFFSET ?',
       ),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
-      one: db.prepare('SELECT document, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
+      one: db.prepare(
+        'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
+          'WHERE d.customer_id = ? AND d.delivery_id = ?',
+      ),
       documents: db.prepare('SELECT delivery_id, document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id').raw(),
-      counts: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM deliveries WHERE customer_id = ? ORDER BY delivery_id'),
+      counts: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? ORDER BY delivery_id').raw(),
+      countsOf: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?').raw(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insert: db.prepare('INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES (?, ?, ?, ?)'),
+      insertCounts: db.prepare('INSERT INTO delivery_counts (customer_id, delivery_id, delivery_count, iphone_count, android_count) VALUES (?, ?, 0, 0, 0)'),
       update: db.prepare('UPDATE deliveries SET document = ? WHERE customer_id = ? AND delivery_id = ?'),
       delete: db.prepare('DELETE FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
+      deleteCounts: db.prepare('DELETE FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?'),
       deleteImpressions: db.prepare('DELETE FROM impression_counts WHERE customer_id = ? AND delivery_id = ?'),
       deleteKeys: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND delivery_id = ?'),
       countDisplay: db.prepare(
-        `UPDATE deliveries SET delivery_count = delivery_count + 1,
+        `UPDATE delivery_counts SET delivery_count = delivery_count + 1,
            iphone_count = iphone_count + (@platform = 'ios'), android_count = android_count + (@platform = 'android')
          WHERE customer_id = @customer AND delivery_id = @delivery RETURNING delivery_count`,
       ).pluck(),
@@ -112,18 +124,27 @@ export class SqliteDeliveries {
     return row === undefined ? undefined : parseRow(row);
   }
 
-  /** Every delivery of the customer with its live counts, in delivery_id order. Call inside a read transaction. */
+  /** Every delivery of the customer with its live counts, in delivery_id order. Call inside a transaction. */
   all(customerId: string): Delivery[] {
+    const documents = this.documents(customerId);
+    return (this.s.counts.all(customerId) as CountsRaw[]).map((row) => withCounts(documents.get(row[0]) as Delivery, countsOfRaw(row)));
+  }
+
+  /** One delivery with its live counts, its document parsed once (see catalogues). Call inside a transaction. */
+  one(customerId: string, deliveryId: number): Delivery | undefined {
+    const row = this.s.countsOf.get(customerId, deliveryId) as CountsRaw | undefined;
+    if (row === undefined) return undefined;
+    return withCounts(this.documents(customerId).get(deliveryId) as Delivery, countsOfRaw(row));
+  }
+
+  /** The customer's parsed documents by delivery id, read again when this or another connection changed them. */
+  private documents(customerId: string): Map<number, Delivery> {
     const dataVersion = this.s.dataVersion.get() as number;
-    let catalogue = this.catalogues.get(customerId);
-    if (catalogue === undefined || catalogue.dataVersion !== dataVersion) {
-      if (catalogue !== undefined) this.catalogues.clear();
-      const documents = new Map((this.s.documents.all(customerId) as Array<[number, string]>).map(([id, d]) => [id, JSON.parse(d) as Delivery]));
-      catalogue = { dataVersion, documents };
-      this.catalogues.set(customerId, catalogue);
-    }
-    const { documents } = catalogue;
-    return (this.s.counts.all(customerId) as CountsRow[]).map((row) => withCounts(documents.get(row.delivery_id) as Delivery, row));
+    const cached = this.catalogues.get(customerId);
+    if (cached !== undefined && cached.dataVersion === dataVersion) return cached.documents;
+    const documents = new Map((this.s.documents.all(customerId) as Array<[number, string]>).map(([id, d]) => [id, JSON.parse(d) as Delivery]));
+    this.catalogues.set(customerId, { dataVersion, documents });
+    return documents;
   }
 
   /** Call inside a write transaction. */
@@ -133,6 +154,7 @@ export class SqliteDeliveries {
     const [deliveryId] = this.next(customerId, 'delivery', 1) as [number];
     const delivery = assembleDelivery(draft, { deliveryId, conditionId, messageIds, counts: ZERO_COUNTS });
     this.s.insert.run(customerId, deliveryId, conditionId, JSON.stringify(delivery));
+    this.s.insertCounts.run(customerId, deliveryId);
     this.catalogues.delete(customerId);
     return delivery;
   }
@@ -160,6 +182,7 @@ export class SqliteDeliveries {
   delete(customerId: string, deliveryId: number): boolean {
     this.catalogues.delete(customerId);
     if (this.s.delete.run(customerId, deliveryId).changes === 0) return false;
+    this.s.deleteCounts.run(customerId, deliveryId);
     this.s.deleteImpressions.run(customerId, deliveryId);
     this.s.deleteKeys.run(customerId, deliveryId);
     return true;

@@ -255,14 +255,16 @@ export class SqliteStore implements Store {
         'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
           'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
       ).raw(),
-      // A person's impressions, per ID of their component: a range of the primary key each.
-      impressionsOfId: db.prepare(
-        'SELECT delivery_id, SUM(count) AS total, SUM(CASE WHEN day = ? THEN count ELSE 0 END) AS today FROM impression_counts ' +
-          'WHERE customer_id = ? AND id_type = ? AND id_value = ? GROUP BY delivery_id',
+      // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
+      // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
+      impressionsOfIdPks: db.prepare(
+        'SELECT c.delivery_id, SUM(c.count), SUM(CASE WHEN c.day = @day THEN c.count ELSE 0 END) ' +
+          'FROM ids i JOIN impression_counts c ON c.customer_id = i.customer_id AND c.id_type = i.type AND c.id_value = i.value ' +
+          'WHERE i.id_pk IN (SELECT value FROM json_each(@pks)) AND (@delivery IS NULL OR c.delivery_id = @delivery) GROUP BY c.delivery_id',
       ).raw(),
-      impressionsOfIdFor: db.prepare(
-        'SELECT SUM(count) AS total, SUM(CASE WHEN day = ? THEN count ELSE 0 END) AS today FROM impression_counts ' +
-          'WHERE customer_id = ? AND id_type = ? AND id_value = ? AND delivery_id = ?',
+      impressionsOfId: db.prepare(
+        'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
+          'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
       ).raw(),
       results: db.prepare(
         'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
@@ -822,7 +824,7 @@ export class SqliteStore implements Store {
   /** The nodes a search with step ALL reaches from `holders`; eraseTooLarge past the request's bounds. */
   private personOf(holders: number[], r: EraseRequest): Set<number> {
     try {
-      return this.traverse(holders, { ...PERSON_SEARCH, ...r });
+      return this.traverse(holders, { ...PERSON_SEARCH, ...r }).nodes;
     } catch (e) {
       throw isDomainError(e) && e.code === 'component_too_large' ? eraseTooLarge(r) : e;
     }
@@ -867,41 +869,42 @@ export class SqliteStore implements Store {
     return this.run(() =>
       this.db.transaction(() => {
         const deliveries = this.deliveries.all(person.customerId);
-        if (deliveries.length === 0) return { deliveries, person: new Map<number, PersonCounts>() };
         const counts = new Map<number, PersonCounts>();
-        for (const id of this.personIds(person)) {
-          for (const [deliveryId, total, today] of this.s.impressionsOfId.all(day, person.customerId, id.type, id.id) as Array<[number, number, number]>) {
-            const sum = counts.get(deliveryId) ?? { total: 0, today: 0 };
-            counts.set(deliveryId, { total: sum.total + total, today: sum.today + today });
-          }
-        }
+        if (deliveries.length === 0) return { deliveries, person: counts };
+        for (const [deliveryId, total, today] of this.personImpressions(person, day)) counts.set(deliveryId, { total, today });
         return { deliveries, person: counts };
       })(),
     );
+  }
+
+  /** The person's impressions, per delivery (only `deliveryId`'s when given): [delivery_id, total, on `day`]. */
+  private personImpressions(p: PersonRequest, day: string, deliveryId?: number): Array<[number, number, number]> {
+    const pks = this.personIdPks(p);
+    const params = { customer: p.customerId, day, delivery: deliveryId ?? null };
+    return (
+      pks === undefined
+        ? this.s.impressionsOfId.all({ ...params, type: p.user.type, value: p.user.id })
+        : this.s.impressionsOfIdPks.all({ ...params, pks: JSON.stringify(pks) })
+    ) as Array<[number, number, number]>;
   }
 
   recordImpression(r: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
     // A write of its own (one connection, one transaction at a time): concurrent impressions are applied in turn.
     return this.write(() => {
       const c = r.person.customerId;
-      const delivery = this.deliveries.get(c, r.deliveryId);
+      const delivery = this.deliveries.one(c, r.deliveryId);
       if (delivery === undefined) throw deliveryNotFound(r.deliveryId);
       if (r.idempotencyKey !== undefined) {
         const earlier = this.deliveries.answerOf(c, r.deliveryId, r.idempotencyKey);
         if (earlier !== undefined) return { answer: earlier, replayed: true };
       }
-      const person = { total: 0, today: 0 };
-      for (const id of this.personIds(r.person)) {
-        const [total, today] = this.s.impressionsOfIdFor.get(r.day, c, id.type, id.id, r.deliveryId) as [number | null, number | null];
-        person.total += total ?? 0;
-        person.today += today ?? 0;
-      }
-      check({ delivery, person });
+      const [[, total, today] = [r.deliveryId, 0, 0]] = this.personImpressions(r.person, r.day, r.deliveryId);
+      check({ delivery, person: { total, today } });
       const answer = {
         delivery_id: r.deliveryId,
         delivery_count: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),
-        person_total: person.total + 1,
-        person_today: person.today + 1,
+        person_total: total + 1,
+        person_today: today + 1,
       };
       if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt);
       return { answer, replayed: false };
@@ -912,17 +915,18 @@ export class SqliteStore implements Store {
     return this.write(() => this.deliveries.pruneKeys(before, limit));
   }
 
-  /** The IDs of a person (extensions §4): every ID of the component of the user's holders; the user's ID alone when no node holds it. */
-  private personIds(p: PersonRequest): IdPair[] {
+  /**
+   * The ids rows of a person's IDs (extensions §4): every ID the nodes of the component of the user's holders hold;
+   * undefined when no node holds the user's ID (the person is that ID alone).
+   */
+  private personIdPks(p: PersonRequest): number[] | undefined {
     const holders = this.s.startByWhere.all(p.customerId, p.user.type, p.user.id) as number[];
-    if (holders.length === 0) return [p.user];
-    let nodes: Set<number>;
+    if (holders.length === 0) return undefined;
     try {
-      nodes = this.traverse(holders, { ...PERSON_SEARCH, ...p });
+      return [...this.traverse(holders, { ...PERSON_SEARCH, ...p }).ids];
     } catch (e) {
       throw isDomainError(e) && e.code === 'component_too_large' ? personTooLarge(p) : e;
     }
-    return (this.s.heldIdsSorted.all(JSON.stringify([...nodes])) as Array<[string, string]>).map(([type, id]) => ({ type, id }));
   }
 
   // ---- search
@@ -932,7 +936,7 @@ export class SqliteStore implements Store {
       const start = this.startNodes(query);
       const empty: SearchResult = { results: [], total: 0, visitedNodes: start.length };
       if (start.length === 0) return empty;
-      const visited = this.traverse(start, query);
+      const visited = this.traverse(start, query).nodes;
       const startSet = new Set(start);
       const targets = query.exclude ? [...visited].filter((n) => !startSet.has(n)) : [...visited];
       if (targets.length === 0) return { ...empty, visitedNodes: visited.size };
@@ -978,9 +982,9 @@ export class SqliteStore implements Store {
    * every node and every ID is expanded once, so an ID held by hundreds of nodes costs one lookup, not one per holder.
    * It reads every ID of every node it visits (for ONE, also those of the nodes ONE reaches, which the results are
    * made of), hidden types included, and stops as soon as more than maxNodes nodes or maxIds IDs are read: each
-   * statement reads at most one row past the bound.
+   * statement reads at most one row past the bound. Answers the nodes it visited and the IDs it read.
    */
-  private traverse(start: number[], query: SearchQuery): Set<number> {
+  private traverse(start: number[], query: SearchQuery): { nodes: Set<number>; ids: Set<number> } {
     const tooManyNodes = () =>
       new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
     const visitedNodes = new Set(start);
@@ -1022,7 +1026,7 @@ export class SqliteStore implements Store {
       }
       frontier = next;
     }
-    return visitedNodes;
+    return { nodes: visitedNodes, ids: visitedIds };
   }
 }
 

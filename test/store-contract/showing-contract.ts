@@ -1,0 +1,877 @@
+// The showing half of the store contract (extensions §4, delivery that counts): eligibility, recordImpression and
+// pruneImpressionKeys, and what replaceDelivery, deleteDelivery, node writes and erase do to impressions, as plain
+// Store calls, no HTTP. Every Store implementation runs it (`describeShowingContract(name, openStore)`), so it
+// assumes nothing of a particular store:
+// - the store is opened before and closed after the tests, and never emptied;
+// - each test works on customer ids of its own (unique per run and per test), because a shared store (Neo4j)
+//   keeps what earlier tests and runs wrote. The one exception is pruneImpressionKeys, which is not per customer:
+//   its test only asserts on the keys it stored itself, with instants no other test uses.
+// Every assertion reads back what is stored (getDelivery, listDeliveries, eligibility), not merely what a call returned.
+import type { Delivery, ImpressionOutcome, ImpressionRequest, ImpressionState, PersonCounts, PersonRequest, Platform } from '../../src/domain/deliveries';
+import { DomainError } from '../../src/domain/errors';
+import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
+import { capReached, type CapName } from '../../src/domain/showing';
+import type { Store } from '../../src/store/store';
+import { buildCondition, buildDelivery, type ConditionBody } from '../helpers/deliveries';
+import { id, member, MEMBER, newCustomer, useStore } from './contract';
+
+// ---- fixtures
+
+/** The calendar days impressions are counted on (ImpressionRequest.day, the `day` of eligibility). */
+const DAY = '2026-12-01';
+const NEXT_DAY = '2026-12-02';
+
+/** A cap no test reaches. */
+const NO_CAP = 1_000_000;
+
+type Caps = Partial<Pick<ConditionBody, 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day'>>;
+
+/** MEMBER plus an ip that never links (extensions §2.1). */
+const MEMBER_WITH_IP: SchemaRecord = { schemaId: 'member', idTypes: [...MEMBER.idTypes, { type: 'ip', secure: false, links: false }] };
+
+/** MEMBER whose device never links (a shared family tablet): two people holding it stay two people. */
+const MEMBER_SHARED_DEVICE: SchemaRecord = {
+  schemaId: 'member',
+  idTypes: MEMBER.idTypes.map((t) => (t.type === 'device' ? { ...t, links: false } : t)),
+};
+
+const ZERO: PersonCounts = { total: 0, today: 0 };
+const counts = (total: number, today: number): PersonCounts => ({ total, today });
+
+/** The check the service runs inside the transaction (refuseOverCap, src/domain/showing.ts): cap_reached naming the first cap reached. */
+function refuseOverCap({ delivery, person }: ImpressionState): void {
+  const cap = capReached(delivery, person);
+  if (cap !== undefined) throw new DomainError('cap_reached', `Counting this display would pass the delivery's ${cap}.`, undefined, { cap });
+}
+
+/** A check that lets every impression through. */
+const allowAll = (): void => undefined;
+
+/** The three counters the store keeps in a delivery. */
+const countersOf = (d: Delivery | undefined) => ({
+  delivery_count: d?.condition.delivery_count,
+  iphone_delivery_count: d?.condition.iphone_delivery_count,
+  android_delivery_count: d?.condition.android_delivery_count,
+});
+const counters = (delivery_count: number, iphone_delivery_count = 0, android_delivery_count = 0) => ({
+  delivery_count,
+  iphone_delivery_count,
+  android_delivery_count,
+});
+
+const byDeliveryId = (a: Delivery, b: Delivery): number => a.delivery_id - b.delivery_id;
+
+/** `code/cap` of a rejection: what the races tally. */
+const refusal = (reason: unknown): string => {
+  const e = reason as DomainError;
+  return `${e.code}/${e.members?.cap ?? '-'}`;
+};
+
+export function describeShowingContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`Store contract, showing messages: ${name}`, () => {
+    const store = useStore(openStore);
+
+    async function customerWith(...schemas: SchemaRecord[]): Promise<string> {
+      const c = newCustomer();
+      for (const schema of schemas) await store().putSchema(c, schema);
+      return c;
+    }
+
+    /** A delivery of `customerId` with the caps given and none reachable otherwise. */
+    const deliveryWith = (customerId: string, caps: Caps = {}, name = 'shown'): Promise<Delivery> =>
+      store().createDelivery(
+        customerId,
+        buildDelivery({ name, condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: NO_CAP, max_total_count_per_day: NO_CAP, ...caps }) }),
+      );
+
+    /** The person of `user`, as the service asks about them, with generous bounds unless overridden. */
+    const personOf = (customerId: string, user: IdPair, overrides: Partial<PersonRequest> = {}): PersonRequest => ({
+      customerId,
+      user,
+      unlinkedTypes: [],
+      maxNodes: 10_000,
+      maxIds: 50_000,
+      ...overrides,
+    });
+
+    interface Shown {
+      platform?: Platform;
+      day?: string;
+      key?: string;
+      receivedAt?: string;
+      person?: Partial<PersonRequest>;
+    }
+
+    /** One display of `deliveryId` to `user`: platform other, on DAY, received now, unless told otherwise. */
+    const impression = (customerId: string, deliveryId: number, user: IdPair, o: Shown = {}): ImpressionRequest => ({
+      person: personOf(customerId, user, o.person),
+      deliveryId,
+      platform: o.platform ?? 'other',
+      day: o.day ?? DAY,
+      ...(o.key !== undefined ? { idempotencyKey: o.key } : {}),
+      receivedAt: o.receivedAt ?? new Date().toISOString(),
+    });
+
+    const record = (request: ImpressionRequest, check: (state: ImpressionState) => void = refuseOverCap): Promise<ImpressionOutcome> =>
+      store().recordImpression(request, check);
+
+    /** Records `times` displays, one after the other, through the service's check. */
+    async function show(customerId: string, deliveryId: number, user: IdPair, times = 1, o: Shown = {}): Promise<void> {
+      for (let i = 0; i < times; i += 1) await record(impression(customerId, deliveryId, user, o));
+    }
+
+    /** The person's counts of every delivery they saw, read back with eligibility, by delivery id. */
+    async function seenBy(customerId: string, user: IdPair, day = DAY, overrides: Partial<PersonRequest> = {}): Promise<Array<[number, PersonCounts]>> {
+      const { person } = await store().eligibility(personOf(customerId, user, overrides), day);
+      return [...person.entries()].sort((a, b) => a[0] - b[0]);
+    }
+
+    /** The person's counts of one delivery (zeros when they saw none), read back with eligibility. */
+    async function countsFor(customerId: string, user: IdPair, deliveryId: number, day = DAY, overrides: Partial<PersonRequest> = {}): Promise<PersonCounts> {
+      const { person } = await store().eligibility(personOf(customerId, user, overrides), day);
+      return person.get(deliveryId) ?? ZERO;
+    }
+
+    /** The delivery's counters as getDelivery reads them back. */
+    const storedCounters = async (customerId: string, deliveryId: number) => countersOf(await store().getDelivery(customerId, deliveryId));
+
+    // ------------------------------------------------------------------ eligibility
+    describe('eligibility', () => {
+      test('when the customer has no deliveries, then eligibility gives no delivery and no counts, whatever another customer recorded for the same ID', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const other = await customerWith(MEMBER);
+        const ofOther = await deliveryWith(other);
+        await show(other, ofOther.delivery_id, id('member_id', 'm1'), 2);
+
+        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
+        expect(state.deliveries).toEqual([]);
+        expect([...state.person.entries()]).toEqual([]);
+        expect(await seenBy(other, id('member_id', 'm1'))).toEqual([[ofOther.delivery_id, counts(2, 2)]]);
+      });
+
+      test('when the person saw nothing, then every delivery of the customer comes with its stored counts, and no person counts', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const created = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
+        // Someone else saw the second one twice: its counts are not zero, and not the person's.
+        await show(c, created[1]?.delivery_id ?? 0, id('member_id', 'someone-else'), 2, { platform: 'ios' });
+
+        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
+        const listed = await store().listDeliveries(c, 0, 100);
+        expect(listed.total).toBe(3);
+        expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
+        expect(countersOf(state.deliveries.find((d) => d.delivery_id === created[1]?.delivery_id))).toEqual(counters(2, 2, 0));
+        expect([...state.person.entries()]).toEqual([]);
+        // An ID no node holds is a person too, who saw nothing.
+        expect(await seenBy(c, id('cookie', 'nobody-holds-it'))).toEqual([]);
+      });
+
+      test('when a person saw deliveries through two linked IDs, then each delivery counts the impressions of both, whichever ID asks', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
+        const a = await deliveryWith(c, {}, 'a');
+        const b = await deliveryWith(c, {}, 'b');
+        await show(c, a.delivery_id, id('member_id', 'm1'), 2);
+        await show(c, a.delivery_id, id('device', 'd1'), 1);
+        await show(c, a.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, b.delivery_id, id('cookie', 'k1'), 1, { day: NEXT_DAY });
+
+        for (const user of [id('member_id', 'm1'), id('device', 'd1'), id('cookie', 'k1')]) {
+          expect([user.type, await seenBy(c, user, DAY)]).toEqual([user.type, [[a.delivery_id, counts(4, 3)], [b.delivery_id, counts(1, 0)]]]);
+          expect([user.type, await seenBy(c, user, NEXT_DAY)]).toEqual([user.type, [[a.delivery_id, counts(4, 1)], [b.delivery_id, counts(1, 1)]]]);
+        }
+        const state = await store().eligibility(personOf(c, id('cookie', 'k1')), DAY);
+        expect(state.deliveries.map((d) => [d.delivery_id, d.condition.delivery_count]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0))).toEqual([
+          [a.delivery_id, 4],
+          [b.delivery_id, 1],
+        ]);
+      });
+
+      test('when impressions fall on several days, then today counts only those of the day asked about', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        await show(c, d.delivery_id, user, 1, { day: '2026-12-31' });
+        await show(c, d.delivery_id, user, 2, { day: '2027-01-01' });
+        await show(c, d.delivery_id, user, 3, { day: '2027-01-02' });
+
+        expect(await countsFor(c, user, d.delivery_id, '2026-12-31')).toEqual(counts(6, 1));
+        expect(await countsFor(c, user, d.delivery_id, '2027-01-01')).toEqual(counts(6, 2));
+        expect(await countsFor(c, user, d.delivery_id, '2027-01-02')).toEqual(counts(6, 3));
+        expect(await countsFor(c, user, d.delivery_id, '2027-01-03')).toEqual(counts(6, 0));
+        expect(await countsFor(c, user, d.delivery_id, '2026-01-01')).toEqual(counts(6, 0));
+      });
+    });
+
+    // ------------------------------------------------------------------ recordImpression
+    describe('recordImpression', () => {
+      test('when the delivery is unknown (or another customer\'s), then delivery_not_found, the check is not called, and nothing is counted', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        await show(c, d.delivery_id, user);
+        const other = await customerWith(MEMBER);
+        const ofOther = await deliveryWith(other);
+        await deliveryWith(other);
+        const check = jest.fn(refuseOverCap);
+
+        await expect(record(impression(c, d.delivery_id + 1_000, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        // The other customer has a delivery of that number too: it is not this customer's.
+        await expect(record(impression(c, d.delivery_id + 1, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.delivery_id + 1, user, { key: 'k-unknown' }), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        expect(check).not.toHaveBeenCalled();
+
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(1, 1)]]);
+        expect(await storedCounters(other, ofOther.delivery_id)).toEqual(counters(0));
+        expect(await storedCounters(other, ofOther.delivery_id + 1)).toEqual(counters(0));
+        expect(await seenBy(other, user)).toEqual([]);
+      });
+
+      test('when displays are counted, then delivery_count counts all, iphone_delivery_count the ios ones, android_delivery_count the android ones, and get, list and eligibility show them', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const untouched = await deliveryWith(c, {}, 'untouched');
+        const platforms: Platform[] = ['ios', 'android', 'other', 'ios', 'ios', 'android', 'other'];
+        for (const [i, platform] of platforms.entries()) await show(c, d.delivery_id, id('member_id', `m${i}`), 1, { platform });
+
+        const expected = counters(7, 3, 2);
+        const read = await store().getDelivery(c, d.delivery_id);
+        expect(countersOf(read)).toEqual(expected);
+        // Only the counters changed.
+        expect(read).toEqual({ ...d, condition: { ...d.condition, ...expected } });
+        const listed = await store().listDeliveries(c, 0, 100);
+        expect(listed.items.map(countersOf)).toEqual([expected, counters(0)]);
+        expect(listed.items[0]).toEqual(read);
+        const state = await store().eligibility(personOf(c, id('member_id', 'm0')), DAY);
+        expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
+        expect(await store().getDelivery(c, untouched.delivery_id)).toEqual(untouched);
+      });
+
+      test('when a display is counted, then it answers the counts right after it: the delivery\'s, and the person\'s in all and on its day', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
+        const d = await deliveryWith(c);
+        const p1 = id('member_id', 'p1');
+        const p1Device = id('device', 'd1');
+        const p2 = id('member_id', 'p2');
+        const answers = [
+          await record(impression(c, d.delivery_id, p1)),
+          await record(impression(c, d.delivery_id, p1Device, { day: NEXT_DAY, platform: 'ios' })),
+          await record(impression(c, d.delivery_id, p2)),
+          await record(impression(c, d.delivery_id, p1Device)),
+          await record(impression(c, d.delivery_id, p1, { day: NEXT_DAY })),
+        ];
+        const answer = (delivery_count: number, person_total: number, person_today: number): ImpressionOutcome => ({
+          answer: { delivery_id: d.delivery_id, delivery_count, person_total, person_today },
+          replayed: false,
+        });
+        expect(answers).toEqual([answer(1, 1, 1), answer(2, 2, 1), answer(3, 1, 1), answer(4, 3, 2), answer(5, 4, 2)]);
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5, 1, 0));
+        expect(await countsFor(c, p1, d.delivery_id, DAY)).toEqual(counts(4, 2));
+        expect(await countsFor(c, p1Device, d.delivery_id, NEXT_DAY)).toEqual(counts(4, 2));
+        expect(await countsFor(c, p2, d.delivery_id, DAY)).toEqual(counts(1, 1));
+      });
+
+      test('when a display is checked, then the check sees the delivery as stored, with its live counts, and the person\'s counts before this one', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
+        const d = await deliveryWith(c, { max_total_count: 50 });
+        await show(c, d.delivery_id, id('member_id', 'p1'), 2, { platform: 'android' });
+        await show(c, d.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, d.delivery_id, id('member_id', 'p2'), 1, { platform: 'ios' });
+        const before = await store().getDelivery(c, d.delivery_id);
+
+        const seen: ImpressionState[] = [];
+        await record(impression(c, d.delivery_id, id('device', 'd1')), (state) => {
+          seen.push(state);
+        });
+        expect(seen).toEqual([{ delivery: before, person: counts(3, 2) }]);
+        expect(countersOf(seen[0]?.delivery)).toEqual(counters(4, 1, 2));
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5, 1, 2));
+      });
+
+      test('when a delivery is replaced, then its counts stay, impressions go on counting, and its new caps apply', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        await show(c, d.delivery_id, user, 1, { platform: 'ios' });
+        await show(c, d.delivery_id, user, 1, { platform: 'android' });
+        await show(c, d.delivery_id, user, 1);
+
+        const replaced = await store().replaceDelivery(
+          c,
+          d.delivery_id,
+          buildDelivery({ name: 'replaced', condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: 4, max_total_count_per_day: NO_CAP }) }),
+        );
+        expect(replaced?.name).toBe('replaced');
+        expect(countersOf(replaced)).toEqual(counters(3, 1, 1));
+        expect(await store().getDelivery(c, d.delivery_id)).toEqual(replaced);
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(3, 3)]]);
+
+        await expect(record(impression(c, d.delivery_id, user, { platform: 'ios' }))).resolves.toEqual({
+          answer: { delivery_id: d.delivery_id, delivery_count: 4, person_total: 4, person_today: 4 },
+          replayed: false,
+        });
+        await expect(record(impression(c, d.delivery_id, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(4, 2, 1));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(4, 4)]]);
+      });
+
+      test('when two customers have a delivery of the same number and a person of the same ID, then each counts its own', async () => {
+        const a = await customerWith(MEMBER);
+        const b = await customerWith(MEMBER);
+        const ofA = await deliveryWith(a);
+        const ofB = await deliveryWith(b);
+        expect(ofB.delivery_id).toBe(ofA.delivery_id);
+        const user = id('member_id', 'm1');
+        await store().createNode(member(a, 'm1'), []);
+        await store().createNode(member(b, 'm1'), []);
+        await show(a, ofA.delivery_id, user, 3);
+        await show(b, ofB.delivery_id, user, 1, { platform: 'ios' });
+
+        expect(await storedCounters(a, ofA.delivery_id)).toEqual(counters(3));
+        expect(await storedCounters(b, ofB.delivery_id)).toEqual(counters(1, 1));
+        expect(await seenBy(a, user)).toEqual([[ofA.delivery_id, counts(3, 3)]]);
+        expect(await seenBy(b, user)).toEqual([[ofB.delivery_id, counts(1, 1)]]);
+      });
+    });
+
+    // ------------------------------------------------------------------ the check refusing
+    describe('a refused display', () => {
+      test('when the check throws, then its very error comes out and nothing is counted', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const d = await deliveryWith(c);
+        await show(c, d.delivery_id, id('member_id', 'm1'), 2, { platform: 'ios' });
+        const thrown = new DomainError('cap_reached', 'refused by the test', undefined, { cap: 'max_total_count' });
+
+        await expect(
+          record(impression(c, d.delivery_id, id('device', 'd1'), { platform: 'ios' }), () => {
+            throw thrown;
+          }),
+        ).rejects.toBe(thrown);
+        await expect(
+          record(impression(c, d.delivery_id, id('member_id', 'm2'), { platform: 'android', day: NEXT_DAY }), () => {
+            throw thrown;
+          }),
+        ).rejects.toBe(thrown);
+
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(2, 2, 0));
+        expect(await seenBy(c, id('device', 'd1'))).toEqual([[d.delivery_id, counts(2, 2)]]);
+        expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
+        // And the next display is counted as if the refused ones had never been.
+        await expect(record(impression(c, d.delivery_id, id('device', 'd1')), allowAll)).resolves.toEqual({
+          answer: { delivery_id: d.delivery_id, delivery_count: 3, person_total: 3, person_today: 3 },
+          replayed: false,
+        });
+      });
+
+      test.each<[CapName, Caps]>([
+        ['max_delivery_count', { max_delivery_count: 3 }],
+        ['max_total_count', { max_total_count: 3 }],
+        ['max_total_count_per_day', { max_total_count_per_day: 3 }],
+      ])('when a display would pass %s, then cap_reached naming it, and nothing is counted', async (cap, caps) => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const d = await deliveryWith(c, caps);
+        const m1 = id('member_id', 'm1');
+        const d1 = id('device', 'd1');
+        // The cap is reached with the third display: by others for the delivery cap, by the person otherwise.
+        const third = cap === 'max_delivery_count' ? id('member_id', 'someone-else') : d1;
+        await show(c, d.delivery_id, m1);
+        await show(c, d.delivery_id, d1, 1, { platform: 'ios' });
+        await show(c, d.delivery_id, third, 1, { platform: 'android' });
+        const personBefore = await seenBy(c, m1);
+
+        await expect(record(impression(c, d.delivery_id, m1, { platform: 'ios' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+        await expect(record(impression(c, d.delivery_id, d1, { platform: 'android', key: 'k-refused' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(3, 1, 1));
+        expect(await seenBy(c, m1)).toEqual(personBefore);
+        if (cap === 'max_total_count_per_day') {
+          // Another day is another count.
+          await expect(record(impression(c, d.delivery_id, m1, { day: NEXT_DAY }))).resolves.toMatchObject({ answer: { delivery_count: 4, person_total: 4, person_today: 1 } });
+        } else if (cap === 'max_total_count') {
+          // Another person is not capped.
+          await expect(record(impression(c, d.delivery_id, id('member_id', 'm2')))).resolves.toMatchObject({ answer: { delivery_count: 4, person_total: 1 } });
+        } else {
+          // Nobody is shown it any more.
+          await expect(record(impression(c, d.delivery_id, id('member_id', 'm2')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+        }
+      });
+    });
+
+    // ------------------------------------------------------------------ idempotency keys
+    describe('idempotency keys', () => {
+      test('when a key is used again for the same delivery, then the first answer comes back, replayed, and nothing more is counted', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        const first = await record(impression(c, d.delivery_id, user, { key: 'k-1', platform: 'ios' }));
+        expect(first).toEqual({ answer: { delivery_id: d.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 }, replayed: false });
+        // Others count meanwhile: the repeat still answers what the first answer said.
+        await show(c, d.delivery_id, user, 2);
+
+        const again = await record(impression(c, d.delivery_id, user, { key: 'k-1', platform: 'ios' }));
+        const otherwise = await record(impression(c, d.delivery_id, id('member_id', 'm2'), { key: 'k-1', platform: 'android', day: NEXT_DAY }));
+        expect(again).toEqual({ answer: first.answer, replayed: true });
+        expect(otherwise).toEqual({ answer: first.answer, replayed: true });
+
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(3, 1, 0));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(3, 3)]]);
+        expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
+      });
+
+      test('when a key is used again once the cap is reached, then the first answer comes back rather than cap_reached, and the check is not called', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c, { max_total_count: 1 });
+        const user = id('member_id', 'm1');
+        const first = await record(impression(c, d.delivery_id, user, { key: 'k-capped' }));
+        await expect(record(impression(c, d.delivery_id, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        const check = jest.fn(refuseOverCap);
+
+        await expect(record(impression(c, d.delivery_id, user, { key: 'k-capped' }), check)).resolves.toEqual({ answer: first.answer, replayed: true });
+        expect(check).not.toHaveBeenCalled();
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(1, 1)]]);
+      });
+
+      test('when a key is used for another delivery, or by another customer, then that display counts', async () => {
+        const c = await customerWith(MEMBER);
+        const a = await deliveryWith(c, {}, 'a');
+        const b = await deliveryWith(c, {}, 'b');
+        const other = await customerWith(MEMBER);
+        const ofOther = await deliveryWith(other);
+        expect(ofOther.delivery_id).toBe(a.delivery_id);
+        const user = id('member_id', 'm1');
+
+        const onA = await record(impression(c, a.delivery_id, user, { key: 'k-shared' }));
+        const onB = await record(impression(c, b.delivery_id, user, { key: 'k-shared' }));
+        const ofTheOther = await record(impression(other, ofOther.delivery_id, user, { key: 'k-shared' }));
+        for (const [outcome, deliveryId] of [
+          [onA, a.delivery_id],
+          [onB, b.delivery_id],
+          [ofTheOther, ofOther.delivery_id],
+        ] as const) {
+          expect(outcome).toEqual({ answer: { delivery_id: deliveryId, delivery_count: 1, person_total: 1, person_today: 1 }, replayed: false });
+        }
+        expect(await storedCounters(c, a.delivery_id)).toEqual(counters(1));
+        expect(await storedCounters(c, b.delivery_id)).toEqual(counters(1));
+        expect(await storedCounters(other, ofOther.delivery_id)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([
+          [a.delivery_id, counts(1, 1)],
+          [b.delivery_id, counts(1, 1)],
+        ]);
+      });
+
+      test('when a display with a key is refused, then the key is not kept: a retry once the cap is raised counts, and its repeat replays', async () => {
+        const c = await customerWith(MEMBER);
+        const draft = (maxTotal: number) =>
+          buildDelivery({ condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: maxTotal, max_total_count_per_day: NO_CAP }) });
+        const d = await store().createDelivery(c, draft(1));
+        const user = id('member_id', 'm1');
+        await show(c, d.delivery_id, user);
+
+        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached' });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+
+        await store().replaceDelivery(c, d.delivery_id, draft(2));
+        const retried = await record(impression(c, d.delivery_id, user, { key: 'k-retry' }));
+        expect(retried).toEqual({ answer: { delivery_id: d.delivery_id, delivery_count: 2, person_total: 2, person_today: 2 }, replayed: false });
+        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).resolves.toEqual({ answer: retried.answer, replayed: true });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(2));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(2, 2)]]);
+      });
+
+      test('when keys are pruned before an instant, then those received earlier go (a repeat then counts again) and those received at or after it stay', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        const cut = '2001-01-02T00:00:00.000Z';
+        const keyed = (key: string, receivedAt: string) => impression(c, d.delivery_id, user, { key, receivedAt });
+        const old = await Promise.all(['old-1', 'old-2', 'old-3'].map(async (k) => record(keyed(k, '2001-01-01T00:00:00.000Z'))));
+        const atCut = await record(keyed('at-cut', cut));
+        const recent = await record(keyed('recent', '2001-01-03T00:00:00.000Z'));
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5));
+
+        // Nothing of this test is that old.
+        await expect(store().pruneImpressionKeys('1990-01-01T00:00:00.000Z', 1000)).resolves.toBe(0);
+        await expect(record(keyed('old-1', new Date().toISOString()))).resolves.toEqual({ answer: old[0]?.answer, replayed: true });
+        // At least this test's three old keys are there to prune: exactly `limit` go.
+        await expect(store().pruneImpressionKeys(cut, 2)).resolves.toBe(2);
+        let rounds = 0;
+        while ((await store().pruneImpressionKeys(cut, 1000)) > 0) {
+          rounds += 1;
+          expect(rounds).toBeLessThan(100);
+        }
+        await expect(store().pruneImpressionKeys(cut, 1000)).resolves.toBe(0);
+
+        for (const key of ['old-1', 'old-2', 'old-3']) {
+          const repeat = await record(keyed(key, new Date().toISOString()));
+          expect([key, repeat.replayed]).toEqual([key, false]);
+        }
+        await expect(record(keyed('at-cut', new Date().toISOString()))).resolves.toEqual({ answer: atCut.answer, replayed: true });
+        await expect(record(keyed('recent', new Date().toISOString()))).resolves.toEqual({ answer: recent.answer, replayed: true });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(8));
+        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(8, 8)]]);
+        // The keys given again were kept anew: their repeats replay.
+        await expect(record(keyed('old-2', new Date().toISOString()))).resolves.toMatchObject({ replayed: true, answer: { delivery_count: 7 } });
+      });
+    });
+
+    // ------------------------------------------------------------------ people change
+    describe('people change', () => {
+      test('when two people are linked, then each ID of either sees the sum, and when the link is removed, each has their own again', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'a'), [id('cookie', 'ka')]);
+        await store().createNode(member(c, 'b'), [id('cookie', 'kb')]);
+        const d = await deliveryWith(c, { max_total_count: 6 });
+        const a = id('member_id', 'a');
+        const b = id('member_id', 'b');
+        await show(c, d.delivery_id, a, 2);
+        await show(c, d.delivery_id, id('cookie', 'kb'), 3, { day: NEXT_DAY });
+        expect(await countsFor(c, a, d.delivery_id)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.delivery_id)).toEqual(counts(3, 0));
+
+        // b's node takes a's cookie: one person.
+        await store().insertIds(member(c, 'b'), [id('cookie', 'ka')]);
+        for (const user of [a, b, id('cookie', 'ka'), id('cookie', 'kb')]) {
+          expect([user, await countsFor(c, user, d.delivery_id)]).toEqual([user, counts(5, 2)]);
+        }
+        await expect(record(impression(c, d.delivery_id, b))).resolves.toMatchObject({ answer: { person_total: 6, person_today: 3 } });
+        await expect(record(impression(c, d.delivery_id, a))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(6));
+
+        // The link goes: two people again, each with what was recorded against their own IDs.
+        await store().removeId(member(c, 'b'), id('cookie', 'ka'));
+        expect(await countsFor(c, a, d.delivery_id)).toEqual(counts(2, 2));
+        expect(await countsFor(c, id('cookie', 'ka'), d.delivery_id)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.delivery_id)).toEqual(counts(4, 1));
+        await expect(record(impression(c, d.delivery_id, a))).resolves.toMatchObject({ answer: { delivery_count: 7, person_total: 3, person_today: 3 } });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(7));
+      });
+
+      test('when two people hold the same ID of a links:false type, then they stay two people; without the option they would be one', async () => {
+        const c = await customerWith(MEMBER_WITH_IP);
+        await store().createNode(member(c, 'a'), [id('ip', '10.0.0.1')]);
+        await store().createNode(member(c, 'b'), [id('ip', '10.0.0.1')]);
+        const d = await deliveryWith(c, { max_total_count: 3 });
+        const unlinked = { unlinkedTypes: ['ip'] };
+        const a = id('member_id', 'a');
+        const b = id('member_id', 'b');
+        await show(c, d.delivery_id, a, 2, { person: unlinked });
+        await show(c, d.delivery_id, b, 1, { person: unlinked });
+
+        expect(await countsFor(c, a, d.delivery_id, DAY, unlinked)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.delivery_id, DAY, unlinked)).toEqual(counts(1, 1));
+        // What unlinkedTypes prevents: stepping through the ip makes them one person.
+        expect(await countsFor(c, a, d.delivery_id, DAY)).toEqual(counts(3, 3));
+
+        await expect(record(impression(c, d.delivery_id, a, { person: unlinked }))).resolves.toMatchObject({ answer: { person_total: 3 } });
+        await expect(record(impression(c, d.delivery_id, b, { person: unlinked }))).resolves.toMatchObject({ answer: { person_total: 2 } });
+        await expect(record(impression(c, d.delivery_id, a, { person: unlinked }))).rejects.toMatchObject({ code: 'cap_reached' });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5));
+        expect(await countsFor(c, a, d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+        expect(await countsFor(c, b, d.delivery_id, DAY, unlinked)).toEqual(counts(2, 2));
+      });
+
+      test('when no node holds an ID, then it is a person of its own, whose impressions join a node that takes the ID', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
+        const d = await deliveryWith(c);
+        const loose = id('device', 'loose');
+        const m1 = id('member_id', 'm1');
+        const answers = [await record(impression(c, d.delivery_id, loose)), await record(impression(c, d.delivery_id, loose))];
+        await show(c, d.delivery_id, m1);
+        expect(answers.map((o) => o.answer.person_total)).toEqual([1, 2]);
+        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(2, 2));
+        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(1, 1));
+        expect(await countsFor(c, id('device', 'another-loose'), d.delivery_id)).toEqual(ZERO);
+
+        await store().insertIds(member(c, 'm1'), [loose]);
+        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(3, 3));
+        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(3, 3));
+        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).resolves.toMatchObject({ answer: { person_total: 4 } });
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(4));
+      });
+
+      test('when an ID is erased (scope id), then the impressions recorded against it go, and the person keeps those of their other IDs', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]);
+        await store().createNode(member(c, 'm2'), [id('cookie', 'k2')]);
+        const d = await deliveryWith(c);
+        const other = await deliveryWith(c, {}, 'other');
+        await show(c, d.delivery_id, id('member_id', 'm1'), 2);
+        await show(c, d.delivery_id, id('cookie', 'k1'), 3);
+        await show(c, other.delivery_id, id('cookie', 'k1'), 1);
+        await show(c, d.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, d.delivery_id, id('member_id', 'm2'), 1);
+        // The same value under another customer is another value.
+        const elsewhere = await customerWith(MEMBER);
+        const ofElsewhere = await deliveryWith(elsewhere);
+        await show(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 2);
+        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([
+          [d.delivery_id, counts(6, 5)],
+          [other.delivery_id, counts(1, 1)],
+        ]);
+
+        await store().erase(eraseRequest(c, id('cookie', 'k1'), 'id'));
+
+        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(3, 2)]]);
+        expect(await seenBy(c, id('cookie', 'k1'))).toEqual([]);
+        expect(await seenBy(c, id('member_id', 'm2'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+        expect(await seenBy(elsewhere, id('cookie', 'k1'))).toEqual([[ofElsewhere.delivery_id, counts(2, 2)]]);
+        // The value used again starts from nothing.
+        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).resolves.toMatchObject({ answer: { person_total: 1, person_today: 1 } });
+      });
+
+      test('when a person is erased, then the impressions of all their values go, and another person keeps theirs, a links:false ID they shared included', async () => {
+        const c = await customerWith(MEMBER_SHARED_DEVICE);
+        const unlinked = { unlinkedTypes: ['device'] };
+        // Ann: a1 and a2, linked by cookie ka; Bob: b1. They share a tablet, which never links.
+        await store().createNode(member(c, 'a1'), [id('cookie', 'ka'), id('device', 'tablet')]);
+        await store().createNode(member(c, 'a2'), [id('cookie', 'ka'), id('cookie', 'kb')]);
+        await store().createNode(member(c, 'b1'), [id('device', 'tablet')]);
+        const d = await deliveryWith(c);
+        await show(c, d.delivery_id, id('member_id', 'a1'), 1, { person: unlinked });
+        await show(c, d.delivery_id, id('cookie', 'ka'), 1, { person: unlinked });
+        await show(c, d.delivery_id, id('cookie', 'kb'), 2, { person: unlinked });
+        await show(c, d.delivery_id, id('device', 'tablet'), 1, { person: unlinked });
+        await show(c, d.delivery_id, id('member_id', 'b1'), 2, { person: unlinked });
+        expect(await countsFor(c, id('member_id', 'a2'), d.delivery_id, DAY, unlinked)).toEqual(counts(5, 5));
+        expect(await countsFor(c, id('member_id', 'b1'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+
+        await expect(store().erase(eraseRequest(c, id('cookie', 'kb'), 'person', unlinked))).resolves.toMatchObject({ nodesDeleted: 2 });
+
+        for (const value of [id('member_id', 'a1'), id('member_id', 'a2'), id('cookie', 'ka'), id('cookie', 'kb')]) {
+          expect([value, await seenBy(c, value, DAY, unlinked)]).toEqual([value, []]);
+        }
+        expect(await countsFor(c, id('member_id', 'b1'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+        expect(await countsFor(c, id('device', 'tablet'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+      });
+
+      test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then its impressions go, and others stay', async (scope) => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), []);
+        const d = await deliveryWith(c);
+        await show(c, d.delivery_id, id('device', 'loose'), 2);
+        await show(c, d.delivery_id, id('device', 'other-loose'), 1);
+        await show(c, d.delivery_id, id('member_id', 'm1'), 1);
+
+        await expect(store().erase(eraseRequest(c, id('device', 'loose'), scope))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
+
+        expect(await seenBy(c, id('device', 'loose'))).toEqual([]);
+        expect(await seenBy(c, id('device', 'other-loose'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+      });
+
+      test('when a delivery is deleted, then its impressions go with it: no person counts it, a new delivery starts from nothing, and it cannot be shown', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const gone = await deliveryWith(c, {}, 'gone');
+        const kept = await deliveryWith(c, {}, 'kept');
+        const m1 = id('member_id', 'm1');
+        await show(c, gone.delivery_id, m1, 2, { platform: 'ios' });
+        await show(c, gone.delivery_id, id('device', 'd1'), 1, { key: 'k-gone' });
+        await show(c, gone.delivery_id, id('device', 'loose'), 1);
+        await show(c, kept.delivery_id, m1, 1);
+
+        await expect(store().deleteDelivery(c, gone.delivery_id)).resolves.toBe(true);
+
+        expect(await seenBy(c, m1)).toEqual([[kept.delivery_id, counts(1, 1)]]);
+        expect(await seenBy(c, id('device', 'loose'))).toEqual([]);
+        await expect(record(impression(c, gone.delivery_id, m1))).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, gone.delivery_id, id('device', 'd1'), { key: 'k-gone' }))).rejects.toMatchObject({ code: 'delivery_not_found' });
+        const fresh = await deliveryWith(c, {}, 'fresh');
+        expect(countersOf(fresh)).toEqual(counters(0));
+        const state = await store().eligibility(personOf(c, m1), DAY);
+        expect(state.deliveries.map((x) => x.delivery_id).sort((x, y) => x - y)).toEqual([kept.delivery_id, fresh.delivery_id]);
+        expect([...state.person.entries()]).toEqual([[kept.delivery_id, counts(1, 1)]]);
+        await expect(record(impression(c, fresh.delivery_id, m1))).resolves.toMatchObject({ answer: { delivery_count: 1, person_total: 1 } });
+        expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(1));
+      });
+    });
+
+    // ------------------------------------------------------------------ bounds
+    describe('bounds', () => {
+      test('when the person has more nodes or IDs than allowed, then eligibility and recordImpression answer component_too_large and nothing is counted', async () => {
+        const c = await customerWith(MEMBER);
+        // Three nodes in a chain: m1 -k1- m2 -k2- m3; five IDs (m1, m2, m3, k1, k2).
+        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
+        await store().createNode(member(c, 'm2'), [id('cookie', 'k1'), id('cookie', 'k2')]);
+        await store().createNode(member(c, 'm3'), [id('cookie', 'k2')]);
+        const d = await deliveryWith(c);
+        const check = jest.fn(refuseOverCap);
+        for (const bounds of [{ maxNodes: 2 }, { maxIds: 4 }]) {
+          for (const user of [id('member_id', 'm1'), id('cookie', 'k2'), id('member_id', 'm3')]) {
+            await expect(store().eligibility(personOf(c, user, bounds), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
+            await expect(record(impression(c, d.delivery_id, user, { person: bounds, key: `k-${user.id}` }), check)).rejects.toMatchObject({
+              code: 'component_too_large',
+            });
+          }
+        }
+        expect(check).not.toHaveBeenCalled();
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(0));
+        expect(await seenBy(c, id('member_id', 'm2'))).toEqual([]);
+
+        // At the bounds exactly, the person is counted; the keys of the refused displays were not kept.
+        const atBounds = { maxNodes: 3, maxIds: 5 };
+        await expect(record(impression(c, d.delivery_id, id('member_id', 'm1'), { person: atBounds, key: 'k-m1' }))).resolves.toMatchObject({
+          replayed: false,
+          answer: { delivery_count: 1, person_total: 1 },
+        });
+        expect(await countsFor(c, id('member_id', 'm3'), d.delivery_id, DAY, atBounds)).toEqual(counts(1, 1));
+        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+      });
+    });
+
+    // ------------------------------------------------------------------ races
+    describe('races: exact under concurrency', () => {
+      const RACE_TIMEOUT = 180_000;
+
+      /** Settles every call at once; tallies the fulfilled answers and the refusals (code/cap). */
+      async function race(calls: Array<() => Promise<ImpressionOutcome>>) {
+        const settled = await Promise.allSettled(calls.map((call) => call()));
+        const fulfilled: ImpressionOutcome[] = [];
+        const refused = new Map<string, number>();
+        for (const s of settled) {
+          if (s.status === 'fulfilled') fulfilled.push(s.value);
+          else refused.set(refusal(s.reason), (refused.get(refusal(s.reason)) ?? 0) + 1);
+        }
+        return { fulfilled, refused: Object.fromEntries(refused) };
+      }
+
+      const sortedNumbers = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+      const upTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+      test(
+        'when 200 displays to one person, through 5 IDs of 3 linked nodes, race against max_total_count 3, then exactly 3 are counted',
+        async () => {
+          const c = await customerWith(MEMBER);
+          // r0 -k01- r1 -k12- r2; the person's IDs used: r0, r1, r2, k01, k12.
+          await store().createNode(member(c, 'r0'), [id('cookie', 'k01')]);
+          await store().createNode(member(c, 'r1'), [id('cookie', 'k01'), id('cookie', 'k12')]);
+          await store().createNode(member(c, 'r2'), [id('cookie', 'k12')]);
+          const users = [id('member_id', 'r0'), id('member_id', 'r1'), id('member_id', 'r2'), id('cookie', 'k01'), id('cookie', 'k12')];
+          const d = await deliveryWith(c, { max_total_count: 3 });
+          const platforms: Platform[] = ['ios', 'android', 'other'];
+
+          const { fulfilled, refused } = await race(
+            Array.from({ length: 200 }, (_, i) => () =>
+              record(impression(c, d.delivery_id, users[i % users.length] as IdPair, { platform: platforms[i % 3] as Platform })),
+            ),
+          );
+
+          expect(fulfilled).toHaveLength(3);
+          expect(refused).toEqual({ 'cap_reached/max_total_count': 197 });
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(3));
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.person_total))).toEqual(upTo(3));
+          const stored = await store().getDelivery(c, d.delivery_id);
+          expect(stored?.condition.delivery_count).toBe(fulfilled.length);
+          expect((stored?.condition.iphone_delivery_count ?? 0) + (stored?.condition.android_delivery_count ?? 0)).toBeLessThanOrEqual(3);
+          for (const user of users) expect([user, await countsFor(c, user, d.delivery_id)]).toEqual([user, counts(3, 3)]);
+        },
+        RACE_TIMEOUT,
+      );
+
+      test(
+        'when 300 displays to 50 people race against max_delivery_count 40, then exactly 40 are counted, each to its person',
+        async () => {
+          const c = await customerWith(MEMBER);
+          // People 0-24 are nodes, 25-49 IDs no node holds.
+          for (let p = 0; p < 25; p += 1) await store().createNode(member(c, `p${p}`), [id('cookie', `k${p}`)]);
+          const people = Array.from({ length: 50 }, (_, p) => (p < 25 ? id('member_id', `p${p}`) : id('device', `loose-${p}`)));
+          const d = await deliveryWith(c, { max_delivery_count: 40 });
+
+          const calls = Array.from({ length: 300 }, (_, i) => {
+            const p = i % 50;
+            // Half of each node's displays go through its cookie.
+            const user = p < 25 && i % 100 >= 50 ? id('cookie', `k${p}`) : (people[p] as IdPair);
+            return () => record(impression(c, d.delivery_id, user, { platform: i % 2 === 0 ? 'ios' : 'android' })).then((o) => ({ ...o, p }));
+          });
+          const settled = await Promise.allSettled(calls.map((call) => call()));
+          const fulfilled = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+          const refused = settled.flatMap((s) => (s.status === 'rejected' ? [refusal(s.reason)] : []));
+
+          expect(fulfilled).toHaveLength(40);
+          expect(refused).toEqual(Array.from({ length: 260 }, () => 'cap_reached/max_delivery_count'));
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(40));
+          const stored = await store().getDelivery(c, d.delivery_id);
+          expect(stored?.condition.delivery_count).toBe(40);
+          expect((stored?.condition.iphone_delivery_count ?? 0) + (stored?.condition.android_delivery_count ?? 0)).toBe(40);
+          let sum = 0;
+          for (const [p, user] of people.entries()) {
+            const total = (await countsFor(c, user, d.delivery_id)).total;
+            sum += total;
+            expect([p, total]).toEqual([p, fulfilled.filter((o) => o.p === p).length]);
+          }
+          expect(sum).toBe(40);
+        },
+        RACE_TIMEOUT,
+      );
+
+      test(
+        'when 100 displays on one day and 100 on the next, to one person, race against max_total_count_per_day 2, then exactly 2 are counted each day',
+        async () => {
+          const c = await customerWith(MEMBER);
+          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          const users = [id('member_id', 'm1'), id('device', 'd1')];
+          const d = await deliveryWith(c, { max_total_count_per_day: 2 });
+
+          const calls = Array.from({ length: 200 }, (_, i) => {
+            const day = i % 2 === 0 ? DAY : NEXT_DAY;
+            return () => record(impression(c, d.delivery_id, users[Math.floor(i / 2) % 2] as IdPair, { day })).then((o) => ({ ...o, day }));
+          });
+          const settled = await Promise.allSettled(calls.map((call) => call()));
+          const fulfilled = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+          const refused = settled.flatMap((s) => (s.status === 'rejected' ? [refusal(s.reason)] : []));
+
+          expect(fulfilled.filter((o) => o.day === DAY)).toHaveLength(2);
+          expect(fulfilled.filter((o) => o.day === NEXT_DAY)).toHaveLength(2);
+          expect(refused).toEqual(Array.from({ length: 196 }, () => 'cap_reached/max_total_count_per_day'));
+          for (const day of [DAY, NEXT_DAY]) {
+            expect(sortedNumbers(fulfilled.filter((o) => o.day === day).map((o) => o.answer.person_today))).toEqual([1, 2]);
+          }
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(4));
+          expect(await storedCounters(c, d.delivery_id)).toEqual(counters(fulfilled.length));
+          for (const user of users) {
+            expect(await countsFor(c, user, d.delivery_id, DAY)).toEqual(counts(4, 2));
+            expect(await countsFor(c, user, d.delivery_id, NEXT_DAY)).toEqual(counts(4, 2));
+          }
+        },
+        RACE_TIMEOUT,
+      );
+
+      test(
+        'when 100 displays with the same idempotency key race, then exactly one is counted and all 100 get its answer, 99 replayed',
+        async () => {
+          const c = await customerWith(MEMBER);
+          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          const d = await deliveryWith(c);
+          const users = [id('member_id', 'm1'), id('device', 'd1')];
+
+          const { fulfilled, refused } = await race(
+            Array.from({ length: 100 }, (_, i) => () => record(impression(c, d.delivery_id, users[i % 2] as IdPair, { key: 'k-race', platform: 'android' }))),
+          );
+
+          expect(refused).toEqual({});
+          expect(fulfilled).toHaveLength(100);
+          expect(fulfilled.filter((o) => !o.replayed)).toHaveLength(1);
+          expect(fulfilled.filter((o) => o.replayed)).toHaveLength(99);
+          const expected = { delivery_id: d.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 };
+          expect(fulfilled.filter((o) => JSON.stringify(o.answer) !== JSON.stringify(expected))).toEqual([]);
+          expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1, 0, 1));
+          expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+        },
+        RACE_TIMEOUT,
+      );
+    });
+  });
+
+  function eraseRequest(customerId: string, erased: IdPair, scope: 'id' | 'person', overrides: Partial<EraseRequest> = {}): EraseRequest {
+    return { customerId, id: erased, scope, unlinkedTypes: [], maxNodes: 10_000, maxIds: 50_000, audit: { requestId: 'req-erase', actor: 'admin' }, ...overrides };
+  }
+}
