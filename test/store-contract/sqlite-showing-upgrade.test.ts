@@ -1,0 +1,69 @@
+// A SQLite file made before impressions (migrations 1 to 5) is carried forward by migration 6: its deliveries keep
+// their documents and the counts written in them, and then count impressions, replace and delete like new ones.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Delivery, ImpressionState } from '../../src/domain/deliveries';
+import { migrations } from '../../src/store/sqlite/migrations';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { id } from './contract';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-showing-upgrade-'));
+const file = path.join(dir, 'idlink.sqlite');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A delivery as version 5 stored it, with counts in its document (no version changed them; an import might have). */
+const stored: Delivery = {
+  name: 'Welcome',
+  priority: 1,
+  delivery_id: 7,
+  condition: {
+    trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] },
+    target: { segmentation_id: 3 },
+    iphone_delivery_count: 2,
+    android_delivery_count: 1,
+    delivery_count: 4,
+    max_delivery_count: 5,
+    max_total_count: 10,
+    max_total_count_per_day: 10,
+    category: 'onboarding',
+    condition_id: 7,
+    is_active: true,
+  },
+  message: [{ template_id: 1, title: 'Hi', body: 'Welcome', image_url: 'https://example.com/a.png', buttons: [], message_id: 7 }],
+};
+
+beforeAll(() => {
+  const db = new Database(file);
+  db.pragma('foreign_keys = ON');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of migrations.filter((m) => m.version <= 5)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
+  }
+  db.prepare("INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES ('acme', 7, 7, ?)").run(JSON.stringify(stored));
+  db.prepare("INSERT INTO delivery_sequences (customer_id, name, last) VALUES ('acme', 'delivery', 7), ('acme', 'condition', 7), ('acme', 'message', 7)").run();
+  db.close();
+});
+
+const person = { customerId: 'acme', user: id('device', 'd-1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
+const request = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
+const noCheck = (_state: ImpressionState) => undefined;
+
+test('when a file made before impressions is opened, then its deliveries keep their counts and count on from them', async () => {
+  const store = new SqliteStore({ path: file });
+  try {
+    expect(await store.getDelivery('acme', 7)).toEqual(stored);
+    const outcome = await store.recordImpression(request, noCheck);
+    expect(outcome).toEqual({ answer: { delivery_id: 7, delivery_count: 5, person_total: 1, person_today: 1 }, replayed: false });
+    expect((await store.getDelivery('acme', 7))?.condition).toMatchObject({ delivery_count: 5, iphone_delivery_count: 3, android_delivery_count: 1 });
+    const { deliveries, person: counts } = await store.eligibility(person, '2026-06-01');
+    expect(deliveries.map((d) => d.condition.delivery_count)).toEqual([5]);
+    expect(counts.get(7)).toEqual({ total: 1, today: 1 });
+    expect(await store.deleteDelivery('acme', 7)).toBe(true);
+    expect((await store.eligibility(person, '2026-06-01')).deliveries).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
