@@ -62,9 +62,22 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ last: 100 }];
     case 'delivery.lock':
     case 'delivery.get':
-      return [{ document: JSON.stringify(storedDelivery) }];
+      return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS }];
     case 'delivery.list':
-      return [{ total: 1, documents: [JSON.stringify(storedDelivery)] }];
+      return [{ total: 1, items: [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS }] }];
+    case 'delivery.catalogue':
+      // The document only when the caller has not parsed revision 2 of delivery 7 yet.
+      return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : JSON.stringify(storedDocument) }];
+    case 'impression.lock':
+      return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS, answer: null }];
+    case 'person.ids':
+      return [{ visited: 1, idsRead: 2, ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+    case 'impression.counts':
+      return [{ deliveryId: 7, total: 2, today: 1 }];
+    case 'impression.counted-by':
+      return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
+    case 'impression.prune-keys':
+      return [{ deleted: 1 }];
     case 'delivery.delete':
       return [{ deleted: 1 }];
     case 'history.page':
@@ -107,6 +120,13 @@ const storedDelivery: Delivery = {
 };
 storedDelivery.condition = { ...storedDelivery.condition, condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 };
 storedDelivery.message = storedDelivery.message.map((m, i) => ({ ...m, message_id: 700 + i }));
+/** The counts are properties beside the document; the document keeps those it was written with. */
+const STORED_COUNTS = { deliveryCount: 3, iphoneCount: 1, androidCount: 2 };
+const storedDocument: Delivery = { ...storedDelivery, condition: { ...storedDelivery.condition, iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 } };
+
+/** Whether delivery.catalogue's `known` holds [deliveryId, revision]. */
+const isKnown = (known: unknown, deliveryId: number, revision: number): boolean =>
+  (known as Array<[unknown, unknown]>).some(([d, r]) => String(d) === String(deliveryId) && String(r) === String(revision));
 
 /** `loseCommitReplies`: every write transaction runs twice, as the driver runs it again when a commit's reply is lost. */
 function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean } = {}) {
@@ -219,6 +239,11 @@ describe('Neo4j store, with a fake driver', () => {
     await store.erase({ ...erase, scope: 'id' });
     await store.erase({ ...erase, scope: 'person' });
     await store.pruneHistory('2026-01-01T00:00:00.000Z', 1000);
+    const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
+    await store.eligibility(person, '2026-06-01');
+    const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
+    await store.recordImpression(impression, () => undefined);
+    await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
   }
 
   test('when every store method runs, also after lost commit replies, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
@@ -625,6 +650,70 @@ describe('Neo4j store, with a fake driver', () => {
     });
   });
 
+  describe('showing messages', () => {
+    const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: ['ip'], maxNodes: 10, maxIds: 10 };
+    const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
+
+    test('when eligibility is read twice, then the documents come with live counts, and the second read asks only for documents that changed', async () => {
+      const fake = fakeStore();
+      const first = await fake.store.eligibility(person, '2026-06-01');
+      expect(first.deliveries).toEqual([storedDelivery]);
+      expect(first.person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+      await fake.store.eligibility(person, '2026-06-01');
+      const [before, after] = fake.named('delivery.catalogue').map((c) => c.params.known as unknown[]);
+      expect(before).toEqual([]);
+      expect(isKnown(after, 7, 2)).toBe(true);
+      const ids = fake.named('person.ids')[0]?.params;
+      expect([ids?.type, ids?.value, ids?.unlinkedTypes, String(ids?.maxNodes), neo4j.isInt(ids?.maxNodes)]).toEqual(['device', 'd1', ['ip'], '10', true]);
+      expect(fake.named('impression.counts')[0]?.params).toMatchObject({ ids: [id('member_id', 'm1'), id('device', 'd1')], day: '2026-06-01', deliveryId: null });
+    });
+
+    test('when no node holds the ID, then the person is that ID alone; past the bounds, component_too_large and nothing read further', async () => {
+      const alone = fakeStore((name) => (name === 'person.ids' ? [] : undefined));
+      await alone.store.eligibility(person, '2026-06-01');
+      expect(alone.named('impression.counts')[0]?.params.ids).toEqual([id('device', 'd1')]);
+      const big = fakeStore((name) => (name === 'person.ids' ? [{ visited: 11, idsRead: 3, ids: [] }] : undefined));
+      await expect(big.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'component_too_large' });
+      expect(big.named('impression.record')).toEqual([]);
+    });
+
+    test('when an impression is counted, then the lock comes first, the check sees the delivery and the person, and the answer is stored with the key', async () => {
+      const fake = fakeStore();
+      const seen: unknown[] = [];
+      const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
+      expect(outcome).toEqual({ answer: { delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }, replayed: false });
+      expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
+      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.ids')).toEqual([
+        'impression.lock',
+        'person.ids',
+        'impression.counts',
+        'impression.record',
+      ]);
+      const record = fake.named('impression.record')[0]?.params;
+      expect(record).toMatchObject({ type: 'device', value: 'd1', day: '2026-06-01', platform: 'ios', key: 'k1' });
+      expect(JSON.parse(record?.answer as string)).toEqual(outcome.answer);
+      expect(fake.named('impression.counts')[0]?.params.deliveryId).toEqual(neo4j.int(7));
+    });
+
+    test('when the check refuses, the delivery is missing, or the key was used, then nothing is counted', async () => {
+      const refused = fakeStore();
+      const cap = new DomainError('cap_reached', 'max_total_count', undefined, { cap: 'max_total_count' });
+      await expect(
+        refused.store.recordImpression(impression, () => {
+          throw cap;
+        }),
+      ).rejects.toBe(cap);
+      const missing = fakeStore((name) => (name === 'impression.lock' ? [] : undefined));
+      await expect(missing.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'delivery_not_found' });
+      const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
+      const replay = fakeStore((name) =>
+        name === 'impression.lock' ? [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS, answer: JSON.stringify(earlier) }] : undefined,
+      );
+      await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({ answer: earlier, replayed: true });
+      for (const fake of [refused, missing, replay]) expect(fake.named('impression.record')).toEqual([]);
+    });
+  });
+
   describe('driver errors and lifecycle', () => {
     test('when Neo4j cannot be reached or stays transiently failing, then store_unavailable', async () => {
       for (const code of [
@@ -731,7 +820,8 @@ describe('Neo4j store, with a fake driver', () => {
           if ('write' in params) lastWrite = params.write;
           if (name === 'schema.last-write') return [{ lastWrite, created: true }];
           if (name === 'token.last-write') return [{ lastWrite }];
-          if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: JSON.stringify(stored) }] : [];
+          if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: JSON.stringify(stored), ...STORED_COUNTS }] : [];
+          if (name === 'impression.counted-by') return params.write === lastWrite ? undefined : [];
           return undefined;
         },
         { loseCommitReplies: true },
@@ -744,6 +834,13 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('token.revoke')).toHaveLength(1);
       expect(fake.named('delivery.create')).toHaveLength(1);
       expect(fake.named('delivery.update')).toHaveLength(1);
+      const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
+      const impression = { person, deliveryId: 7, platform: 'android' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
+      await expect(fake.store.recordImpression(impression, () => undefined)).resolves.toEqual({
+        answer: { delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 },
+        replayed: false,
+      });
+      expect(fake.named('impression.record')).toHaveLength(1);
 
       // A delete leaves no mark: what it deleted being gone after an attempt that reached its commit is the sign.
       const gone = fakeStore((name) => (['schema.last-write', 'node.last-write', 'delivery.get'].includes(name) ? [] : undefined), { loseCommitReplies: true });
