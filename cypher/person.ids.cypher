@@ -2,8 +2,8 @@
 // The IDs of a person (extensions §4), whose impressions add up: every ID held by the nodes of the component
 // of the ID given, never stepped through `links: false` IDs (but for the ID given itself, whose holders are all
 // start nodes), `links: false` ones included. The traversal is erase.component.cypher's from an Id vertex (its
-// comment and search.traverse-all.cypher's say why this shape). No row when no node holds the ID: the caller
-// then counts that ID alone. `visited` and `idsRead` past maxNodes or maxIds mean component_too_large, and then
+// comment and search.traverse-all.cypher's say why this shape). When no node holds the ID, `visited` is 0 (the
+// aggregation still answers one row): the caller then counts that ID alone. `visited` and `idsRead` past maxNodes or maxIds mean component_too_large, and then
 // no IDs are gathered.
 MATCH (source:Id {customer: $customer, type: $type, value: $value})
 MATCH path = (source)-[:LINKED*0..20000001]-(reached)

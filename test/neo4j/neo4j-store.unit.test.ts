@@ -669,7 +669,7 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when no node holds the ID, then the person is that ID alone; past the bounds, component_too_large and nothing read further', async () => {
-      const alone = fakeStore((name) => (name === 'person.ids' ? [] : undefined));
+      const alone = fakeStore((name) => (name === 'person.ids' ? [{ visited: 0, idsRead: 0, ids: [] }] : undefined));
       await alone.store.eligibility(person, '2026-06-01');
       expect(alone.named('impression.counts')[0]?.params.ids).toEqual([id('device', 'd1')]);
       const big = fakeStore((name) => (name === 'person.ids' ? [{ visited: 11, idsRead: 3, ids: [] }] : undefined));

@@ -578,23 +578,30 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await countsFor(c, b, d.delivery_id, DAY, unlinked)).toEqual(counts(2, 2));
       });
 
-      test('when no node holds an ID, then it is a person of its own, whose impressions join a node that takes the ID', async () => {
+      test('when no node holds an ID, then it is a person of its own, capped like any other, whose impressions join a node that takes the ID', async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
-        const d = await deliveryWith(c);
+        const d = await deliveryWith(c, { max_total_count: 3 });
         const loose = id('device', 'loose');
         const m1 = id('member_id', 'm1');
-        const answers = [await record(impression(c, d.delivery_id, loose)), await record(impression(c, d.delivery_id, loose))];
+        const answers = [await record(impression(c, d.delivery_id, loose)), await record(impression(c, d.delivery_id, loose, { day: NEXT_DAY }))];
         await show(c, d.delivery_id, m1);
-        expect(answers.map((o) => o.answer.person_total)).toEqual([1, 2]);
-        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(2, 2));
+        expect(answers.map((o) => [o.answer.person_total, o.answer.person_today])).toEqual([
+          [1, 1],
+          [2, 1],
+        ]);
+        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(2, 1));
         expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(1, 1));
         expect(await countsFor(c, id('device', 'another-loose'), d.delivery_id)).toEqual(ZERO);
+        await expect(record(impression(c, d.delivery_id, loose))).resolves.toMatchObject({ answer: { person_total: 3, person_today: 2 } });
+        await expect(record(impression(c, d.delivery_id, loose))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(3, 2));
 
+        // m1's node takes the ID: its impressions are m1's now, and m1 is past the cap.
         await store().insertIds(member(c, 'm1'), [loose]);
-        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(3, 3));
-        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(3, 3));
-        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).resolves.toMatchObject({ answer: { person_total: 4 } });
+        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(4, 3));
+        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(4, 3));
+        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
         expect(await storedCounters(c, d.delivery_id)).toEqual(counters(4));
       });
 

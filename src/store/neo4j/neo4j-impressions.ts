@@ -25,7 +25,8 @@ export async function personIds(q: Query, p: PersonRequest): Promise<IdPair[]> {
     maxNodes: int(p.maxNodes),
     maxIds: int(p.maxIds),
   });
-  if (!row) return [p.user];
+  // The statement aggregates, so it answers one row even when no Id vertex matched: no node reached.
+  if (!row || row.visited === 0) return [p.user];
   if (row.visited > p.maxNodes || row.idsRead > p.maxIds) throw personTooLarge(p);
   return row.ids;
 }
