@@ -96,13 +96,24 @@ const dayFormats = new Map<string, Intl.DateTimeFormat>();
 export function calendarDay(at: number, timeZone: string): string {
   let format = dayFormats.get(timeZone);
   if (format === undefined) {
-    // en-CA writes dates as YYYY-MM-DD; the parts are read by type below, so the layout is not relied on.
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'gregory', numberingSystem: 'latn' });
+    // The parts are read by type below, so the layout is not relied on. The era tells 1 BC (RFC 3339's year 0000)
+    // from AD 1, which the year alone does not.
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      era: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      calendar: 'gregory',
+      numberingSystem: 'latn',
+    });
     dayFormats.set(timeZone, format);
   }
   const parts: Record<string, string> = {};
   for (const part of format.formatToParts(at)) parts[part.type] = part.value;
-  return `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day}`;
+  // Astronomical year numbering, as RFC 3339 and ISO 8601 count: 1 BC is 0, 2 BC is -1.
+  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year);
+  return `${year < 0 ? '-' : ''}${String(Math.abs(year)).padStart(4, '0')}-${parts.month}-${parts.day}`;
 }
 
 /** `at` as an instant; the request time when absent. 400 for a leap second, which JavaScript cannot place. */

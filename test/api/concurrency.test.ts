@@ -1,12 +1,15 @@
 // Concurrent writes (decisions.md §5): a race of creates gives exactly one 201; parallel inserts never lose a write;
 // a schema replacement and the writes it races are one decision; an erase of a person and the writes it races are
-// one decision each (extensions §3.2).
+// one decision each (extensions §3.2); impressions racing for a cap give exactly as many 201s as the cap allows, and
+// retries racing with one idempotency key count once (extensions §4.2).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IdPair } from '../../src/domain/model';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
 import { defaultTestStore } from '../helpers/store';
+import type { Delivery } from '../../src/domain/deliveries';
+import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
 import { buildSearch, expectProblem, nodeIds, nodePath, searchPath, uniqueCustomer } from '../helpers/builders-auth';
 
@@ -101,6 +104,110 @@ describe.each([
     expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: PARALLEL });
     const search = await app.call('POST', searchPath(customer), { body: { match: { from: { where: device('d-shared') }, having: { type: 'member_id' } } } });
     expect(search.body.total).toBe(PARALLEL);
+  });
+
+  // Extensions §4.2: impressions of one delivery are applied one at a time, so N racing for a cap of k give exactly
+  // min(N, k) 201s, whichever linked ID each names; a person is read inside the impression's transaction.
+  describe('impressions racing for a cap', () => {
+    const AT = '2025-01-15T12:00:00Z';
+    const impression = (mapi: string, deliveryId: number, body: object) => app.call('POST', `/v1/delivery/${deliveryId}/_impression`, asMapi(mapi, body));
+    const countsOf = async (mapi: string, deliveryId: number) => {
+      const res = await app.call('GET', `/v1/delivery/${deliveryId}`, asMapi(mapi));
+      expect(res.status).toBe(200);
+      const c = (res.body as Delivery).condition;
+      return { delivery_count: c.delivery_count, iphone_delivery_count: c.iphone_delivery_count, android_delivery_count: c.android_delivery_count };
+    };
+    /** One person over two nodes linked by a shared cookie: seven IDs to show through. */
+    async function twoNodePerson(): Promise<Array<{ type: string; id: string }>> {
+      await createNode(app, customer, { schema: 'member', key: m('p-1'), ids: [device('pd-0'), device('pd-1'), { type: 'cookie', id: 'pc-shared' }] });
+      await createNode(app, customer, { schema: 'member', key: m('p-2'), ids: [device('pd-2'), device('pd-3'), { type: 'cookie', id: 'pc-shared' }] });
+      return [m('p-1'), m('p-2'), device('pd-0'), device('pd-1'), device('pd-2'), device('pd-3'), { type: 'cookie', id: 'pc-shared' }];
+    }
+
+    test.each([
+      { cap: 'max_total_count' as const, caps: { max_total_count: 3, max_total_count_per_day: 1000 } },
+      { cap: 'max_total_count_per_day' as const, caps: { max_total_count: 1000, max_total_count_per_day: 3 } },
+    ])(
+      `when ${PARALLEL} impressions for one person race through seven linked IDs against $cap 3, then exactly three are 201, the rest 409 cap_reached naming it, and GET shows delivery_count 3`,
+      async ({ cap, caps }) => {
+        const mapi = (await issueToken(app, customer, 'mapi')).token;
+        const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_delivery_count: 1000, ...caps }) }));
+        const linked = await twoNodePerson();
+        const responses = await Promise.all(
+          Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: i % 2 === 0 ? 'ios' : 'android', at: AT })),
+        );
+        expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: 3, 409: PARALLEL - 3 });
+        for (const res of responses.filter((r) => r.status === 409)) {
+          expectProblem(res, 409, 'cap_reached');
+          expect(res.body.cap).toBe(cap);
+        }
+        // Applied one at a time: the three answers are the 1st, 2nd and 3rd, of the delivery and of the person.
+        const answers = responses.filter((r) => r.status === 201).map((r) => r.body as { delivery_count: number; person_total: number; person_today: number });
+        expect(answers.map((a) => [a.delivery_count, a.person_total, a.person_today]).sort()).toEqual([
+          [1, 1, 1],
+          [2, 2, 2],
+          [3, 3, 3],
+        ]);
+        const counts = await countsOf(mapi, delivery.delivery_id);
+        expect(counts.delivery_count).toBe(3);
+        expect(counts.iphone_delivery_count + counts.android_delivery_count).toBe(3);
+        const eligible = await app.call('POST', '/v1/delivery/_eligible', asMapi(mapi, { user: device('pd-3'), event_name: 'app_open', at: AT, explain: true }));
+        expect(eligible.body.excluded).toEqual([{ delivery_id: delivery.delivery_id, reason: cap === 'max_total_count' ? 'person_cap_reached' : 'person_daily_cap_reached' }]);
+      },
+      60_000,
+    );
+
+    test(`when ${PARALLEL} impressions of ${PARALLEL} different people race against max_delivery_count 5, then exactly five are 201 and GET shows delivery_count 5`, async () => {
+      const mapi = (await issueToken(app, customer, 'mapi')).token;
+      const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_delivery_count: 5, max_total_count: 1, max_total_count_per_day: 1 }) }));
+      const responses = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: m(`someone-${i}`), at: AT })));
+      expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: 5, 409: PARALLEL - 5 });
+      for (const res of responses.filter((r) => r.status === 409)) expect(res.body.cap).toBe('max_delivery_count');
+      expect(responses.filter((r) => r.status === 201).map((r) => r.body.delivery_count).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect((await countsOf(mapi, delivery.delivery_id)).delivery_count).toBe(5);
+    });
+
+    test(`when ${PARALLEL} retries of one impression race with the same idempotency key, then all are 201 with the same body, one counted and the rest replayed, and GET shows delivery_count 1`, async () => {
+      const mapi = (await issueToken(app, customer, 'mapi')).token;
+      const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_total_count: 1000, max_total_count_per_day: 1000 }) }));
+      const linked = await twoNodePerson();
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: 'ios', at: AT, idempotency_key: 'retry-1' })),
+      );
+      expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: PARALLEL });
+      const first = { delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 };
+      for (const res of responses) expect(res.body).toEqual(first);
+      expect(statusCounts(responses.map((r) => (r.headers['idempotent-replayed'] === 'true' ? 1 : 0)))).toEqual({ 0: 1, 1: PARALLEL - 1 });
+      expect(await countsOf(mapi, delivery.delivery_id)).toEqual({ delivery_count: 1, iphone_delivery_count: 1, android_delivery_count: 0 });
+      // The person has that one impression, and no more.
+      const next = await impression(mapi, delivery.delivery_id, { user: m('p-2'), at: AT });
+      expect([next.status, next.body]).toEqual([201, { ...first, delivery_count: 2, person_total: 2, person_today: 2 }]);
+    });
+
+    test(`when ${PARALLEL} impressions with ${PARALLEL / 5} keys, five uses each, race against max_total_count 4, then each key is counted once at most, exactly four are counted, and every repeat of a counted key answers its first answer`, async () => {
+      const mapi = (await issueToken(app, customer, 'mapi')).token;
+      const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_total_count: 4, max_total_count_per_day: 1000 }) }));
+      const linked = await twoNodePerson();
+      const keyOf = (i: number) => `key-${i % (PARALLEL / 5)}`;
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], at: AT, idempotency_key: keyOf(i) })),
+      );
+      const counted = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+      expect(counted.map((r) => r.body.person_total).sort()).toEqual([1, 2, 3, 4]);
+      const countedKeys = new Map<string, unknown>();
+      responses.forEach((r, i) => {
+        if (r.status === 201 && r.headers['idempotent-replayed'] === undefined) countedKeys.set(keyOf(i), r.body);
+      });
+      expect(countedKeys.size).toBe(4);
+      responses.forEach((r, i) => {
+        if (r.status === 201) expect(r.body).toEqual(countedKeys.get(keyOf(i)));
+        else {
+          expectProblem(r, 409, 'cap_reached');
+          expect(r.body.cap).toBe('max_total_count');
+        }
+      });
+      expect((await countsOf(mapi, delivery.delivery_id)).delivery_count).toBe(4);
+    });
   });
 
   // Extensions §3.2: an erase is one transaction, so a write racing it happened wholly before it (and is erased) or

@@ -9,11 +9,18 @@
 // the nodes looked at, and what a search finds from the IDs a request names (an erase's ID among them); a successful
 // erase, like any successful write, is free to change them. The app runs with TRAVERSAL_MAX_NODES 3, the size of
 // acme's largest seeded person, so that an erase after a write joining that person is refused (422) and is checked.
+// Showing deliveries is part of the surface: _eligible and _impression bodies are mutated like the others, and what a
+// refused request must not change includes the impressions of the people looked at (the seeded people, and the
+// person of the `user` a request names). A property of their own sends near-valid impressions and eligibility
+// questions among writes that link and unlink people, and checks each answer against a model of what the run has
+// counted (each ID's impressions by delivery and day, people found by search): an eligibility question counts
+// nothing; a counted impression adds exactly one to its delivery (and its platform) and answers its person's counts;
+// a 409 names the cap reached; a repeated idempotency key answers the first answer and counts nothing.
 // Each run starts from the same seeded dataset, so a failing run replays (and shrinks) on its own.
 import fc from 'fast-check';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import type { DeliveryDraft } from '../../src/domain/deliveries';
+import type { Delivery, DeliveryDraft } from '../../src/domain/deliveries';
 import type { IdPair, NodeAddress } from '../../src/domain/model';
 import { hashToken } from '../../src/domain/tokens';
 import { contractAjv, detach, loadContract } from '../../src/http/openapi';
@@ -21,16 +28,18 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import type { Store } from '../../src/store/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
-import { buildDelivery } from '../helpers/deliveries';
+import { buildCondition, buildDelivery } from '../helpers/deliveries';
 
 const SEED = 20240611;
 /**
  * Runs per property: together about 5,200 requests, some 25 s on two idle cores. The protections property took its
  * share from the other three, so that the file takes about as long as it did without it; so did history and
  * erasure (reading the history of the nodes looked at, before and after each refused request, costs about a tenth
- * more per request), from the paths and queries properties.
+ * more per request), from the paths and queries properties. Showing deliveries came on top: its property (about
+ * 1,500 requests, some 10 s), and reading the impressions of the people looked at around every request (about a
+ * tenth more per request in the others).
  */
-const RUNS = { bodies: 850, paths: 650, queries: 650, protections: 300 };
+const RUNS = { bodies: 850, paths: 650, queries: 650, protections: 300, showing: 200 };
 const TEST_TIMEOUT_MS = 60_000;
 
 // ---- the seeded dataset, recreated for every run
@@ -140,7 +149,10 @@ function isName(value: unknown): value is string {
  * Node addresses, IDs and customers a request names, so that a node it might have made or moved, and the person
  * holding an ID it might have erased, are looked at too.
  */
-function addressesNamedBy(path: string, body: unknown): { customers: string[]; nodes: NodeAddress[]; ids: Array<{ customerId: string; id: IdPair }> } {
+function addressesNamedBy(
+  path: string,
+  body: unknown,
+): { customers: string[]; nodes: NodeAddress[]; ids: Array<{ customerId: string; id: IdPair }>; users: IdPair[] } {
   let customer: string | undefined;
   try {
     customer = decodeURIComponent(/^\/v1\/([^/?]+)/.exec(path)?.[1] ?? '');
@@ -150,7 +162,13 @@ function addressesNamedBy(path: string, body: unknown): { customers: string[]; n
   const customers = isName(customer) && customer !== 'delivery' ? [customer] : [];
   const nodes: NodeAddress[] = [];
   const ids: Array<{ customerId: string; id: IdPair }> = [];
-  const b = body as { schema?: unknown; key?: { type?: unknown; id?: unknown }; set?: { id?: unknown }; id?: { type?: unknown; id?: unknown } } | null;
+  const b = body as {
+    schema?: unknown;
+    key?: { type?: unknown; id?: unknown };
+    set?: { id?: unknown };
+    id?: { type?: unknown; id?: unknown };
+    user?: { type?: unknown; id?: unknown };
+  } | null;
   if (b && typeof b === 'object' && typeof b.schema === 'string' && b.key && typeof b.key === 'object' && typeof b.key.type === 'string' && typeof b.key.id === 'string') {
     for (const customerId of customers) {
       nodes.push({ customerId, schemaId: b.schema, key: id(b.key.type, b.key.id) });
@@ -161,7 +179,22 @@ function addressesNamedBy(path: string, body: unknown): { customers: string[]; n
   if (b && typeof b === 'object' && b.id && typeof b.id === 'object' && typeof b.id.type === 'string' && typeof b.id.id === 'string') {
     for (const customerId of customers) ids.push({ customerId, id: id(b.id.type, b.id.id) });
   }
-  return { customers, nodes, ids };
+  // The person an impression or an eligibility question names (of the customer of the mapi token: a seeded one).
+  const users: IdPair[] = [];
+  if (b && typeof b === 'object' && b.user && typeof b.user === 'object' && typeof b.user.type === 'string' && typeof b.user.id === 'string') users.push(id(b.user.type, b.user.id));
+  return { customers, nodes, ids, users };
+}
+
+/** One ID of each seeded person (and an ID no node holds): their impressions are looked at around every request. */
+const PERSON_PROBES: IdPair[] = [id('device', 'd-1'), id('member_id', 'm-3'), id('ssn', 'ssn-1'), id('member_id', 'm-1'), id('device', 'd-unheld')];
+/** The day per-day counts are read for: the day of the seeded deliveries' `at`s. */
+const PROBE_DAY = '2025-01-15';
+
+/** The person of `user` (every linked ID, no traversal limit that matters): their impressions by delivery id, in all and on PROBE_DAY. */
+async function impressionsOf(store: Store, customerId: string, user: IdPair, day = PROBE_DAY): Promise<Array<[number, { total: number; today: number }]>> {
+  const { unlinkedTypes } = await store.customerPolicy(customerId);
+  const state = await store.eligibility({ customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: 100000, maxIds: 100000 }, day);
+  return [...state.person.entries()].sort(([a], [b]) => a - b);
 }
 
 /** What a search (step ALL, nothing hidden, no limit that matters) from the holders of `held` finds. */
@@ -202,6 +235,9 @@ async function observe(store: Store, named: ReturnType<typeof addressesNamedBy>)
   }
   for (const { customerId, id: held } of named.ids) {
     state[`linked ${customerId} ${JSON.stringify(held)}`] = await linkedFrom(store, customerId, held);
+  }
+  for (const customerId of SEEDED_CUSTOMERS) {
+    for (const user of [...PERSON_PROBES, ...named.users]) state[`impressions ${customerId} ${JSON.stringify(user)}`] = await impressionsOf(store, customerId, user);
   }
   return state;
 }
@@ -309,6 +345,8 @@ function mutate(body: Json, mutations: Mutation[]): Json {
 const NUMBERS: Json[] = [0, -0, 1, -1, 0.5, 1.5, 100, 101, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e21, -1e21, 1e308, -1e308, 5e-324];
 const RAW_NUMBERS = ['1e400', '-1e400', '9007199254740993', '123456789012345678901234567890', '1.0', '1E2', '-0.0', '0.0000001'].map((t) => new RawJson(t));
 const WORDS: Json[] = ['', ' ', '0', '1', 'true', 'null', 'delivery', 'ONE', 'ALL', 'bearer', 'mapi', 'admin', 'member', 'contact', 'member_id', 'email', 'device', 'cookie', 'm-1', 'd-1', 'one@example.com'];
+/** Words of showing deliveries: platforms, the seeded trigger event, an idempotency key. */
+const SHOWING_WORDS: Json[] = ['ios', 'android', 'other', 'IOS', 'app_open', 'k-1', 'k'.repeat(128), 'k'.repeat(129)];
 /** Values acme's blocklist blocks, and names of the protections. */
 const PROTECTION_WORDS: Json[] = ['d-blocked', 'D-BLOCKED', 'blocked-1', 'aaaa', 'ip', '10.0.0.1', 'ssn', 'vault', 'rules', 'values', 'pattern', 'UTC', 'Asia/Tokyo'];
 /** Time-zone names and things that look like them: unknown ones, odd spellings, offsets, aliases. */
@@ -411,6 +449,7 @@ const jsonLeaf: fc.Arbitrary<Json> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom<Json>(...WORDS, ...AWKWARD_STRINGS, ...DATES, ...URLS),
   fc.constantFrom<Json>(...PROTECTION_WORDS, ...TIME_ZONES, ...HOSTILE_PATTERNS),
+  fc.constantFrom<Json>(...SHOWING_WORDS),
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
@@ -430,6 +469,7 @@ const fieldName = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', 'foo', 'schema', 'key', 'ids', 'set', 'where', 'limit', 'id', 'type', 'secure'),
   fc.constantFrom('kind', 'label', 'delivery_id', 'message_id', 'condition_id', 'delivery_count', 'match', 'from', 'step', 'having', 'exclude'),
   fc.constantFrom('links', 'max_holders', 'rules', 'values', 'pattern', 'ignore_case', 'require_token', 'timezone'),
+  fc.constantFrom('user', 'event_name', 'platform', 'at', 'segments', 'explain', 'idempotency_key'),
   fc.string({ maxLength: 10 }),
 );
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
@@ -521,6 +561,21 @@ const BODY_ENDPOINTS: Endpoint[] = [
   { name: 'token POST', method: 'POST', path: '/v1/{customer}/token', body: { kind: 'bearer', label: 'fuzz' }, caller: 'admin' },
   { name: 'delivery POST', method: 'POST', path: '/v1/delivery', body: asJson(buildDelivery()), caller: 'mapi' },
   { name: 'delivery PUT', method: 'PUT', path: '/v1/delivery/{delivery}', body: asJson(buildDelivery({ name: 'replaced' })), caller: 'mapi' },
+  // d-9's person is the contact, m-1 and m-2: as many nodes as TRAVERSAL_MAX_NODES allows, until a write joins it.
+  {
+    name: 'eligible',
+    method: 'POST',
+    path: '/v1/delivery/_eligible',
+    body: { user: pair('member_id', 'm-1'), event_name: 'app_open', platform: 'ios', at: '2025-01-15T09:00:00+09:00', segments: [7], explain: true },
+    caller: 'mapi',
+  },
+  {
+    name: 'impression',
+    method: 'POST',
+    path: '/v1/delivery/{delivery}/_impression',
+    body: { user: pair('device', 'd-9'), platform: 'android', at: '2025-01-15T09:00:05+09:00', idempotency_key: 'k-1' },
+    caller: 'mapi',
+  },
 ];
 const BODILESS_ENDPOINTS: Endpoint[] = [
   { name: 'schema list', method: 'GET', path: '/v1/{customer}/schema', caller: 'admin' },
@@ -777,6 +832,118 @@ const protectionRequest: fc.Arbitrary<FuzzRequest> = protectionBody.map(({ metho
   canonical: true,
 }));
 
+// ---- showing deliveries: near-valid impressions and eligibility questions, among writes that move people
+
+/**
+ * acme's people: d-1's (m-1, m-2 and the contact, which holds d-9: three nodes, as many as TRAVERSAL_MAX_NODES
+ * allows), m-3's (c-2), and IDs no node holds. ip never links.
+ */
+const SHOWING_USERS: Json[] = [
+  pair('member_id', 'm-1'),
+  pair('member_id', 'm-2'),
+  pair('member_id', 'm-3'),
+  pair('device', 'd-1'),
+  pair('device', 'd-9'),
+  pair('cookie', 'c-2'),
+  pair('email', 'one@example.com'),
+  pair('ip', '10.0.0.1'),
+  pair('device', 'd-unheld'),
+];
+/** In acme's time zone (Asia/Tokyo): the 15th twice, the 16th twice (15:00Z is already the 16th), the 14th; then outside the period, a leap second, no offset. */
+const SHOWING_ATS: Json[] = [
+  '2025-01-15T09:00:00+09:00',
+  '2025-01-15T23:59:59+09:00',
+  '2025-01-15T15:00:00Z',
+  '2025-01-16T00:00:00+09:00',
+  '2025-01-14T14:59:59Z',
+  '2025-02-01T00:00:00Z',
+  '2016-12-31T23:59:60Z',
+  '2025-01-15T00:00:00',
+];
+const acmeMapi = CREDENTIALS.find((c) => c.name === 'acme mapi')!;
+const admin = CREDENTIALS.find((c) => c.name === 'admin')!;
+const showingCredential: fc.Arbitrary<Credential> = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(acmeMapi) },
+  { weight: 1, arbitrary: fc.constantFrom(...CREDENTIALS.filter((c) => c.name === 'globex mapi')) },
+  { weight: 1, arbitrary: credential },
+);
+/** Optional fields are left out at random (never sent as undefined). */
+/** Mostly one of `valid`, sometimes one of `invalid`. */
+const mostly = (valid: Json[], invalid: Json[]): fc.Arbitrary<Json> => fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) });
+/** The 15th in Tokyo three times out of eight, so that per-day caps are met. */
+const VALID_ATS = [SHOWING_ATS[0]!, SHOWING_ATS[0]!, SHOWING_ATS[1]!, ...SHOWING_ATS.slice(0, 6)];
+const INVALID_ATS = SHOWING_ATS.slice(6);
+/** An idempotency key one time in three, so that most impressions count. */
+const idempotencyKey = fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: mostly(['k-1', 'k-2', 'k-3'], ['', 'k'.repeat(129)]) });
+const impressionBody: fc.Arbitrary<Json> = fc
+  .record({
+    fields: fc.record(
+      {
+        user: fc.constantFrom(...SHOWING_USERS),
+        platform: mostly(['ios', 'android', 'other'], ['windows']),
+        at: mostly(VALID_ATS, INVALID_ATS),
+      },
+      { requiredKeys: ['user'] },
+    ),
+    key: idempotencyKey,
+  })
+  .map(({ fields, key: k }) => (k === undefined ? fields : { ...fields, idempotency_key: k }));
+const eligibleBody: fc.Arbitrary<Json> = fc.record(
+  {
+    user: fc.constantFrom(...SHOWING_USERS),
+    event_name: mostly(['app_open', 'app_open', 'app_close'], ['']),
+    platform: mostly(['ios', 'android', 'other'], ['windows']),
+    at: mostly(VALID_ATS, INVALID_ATS),
+    segments: mostly([[7], [], [1, 2], [0, 7, 7]], [[-1], 7]),
+    explain: mostly([true, false, true], ['yes']),
+  },
+  { requiredKeys: ['user', 'event_name'] },
+);
+const impressionPath = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('/v1/delivery/{delivery}/_impression') },
+  { weight: 3, arbitrary: fc.constant('/v1/delivery/{delivery2}/_impression') },
+  { weight: 1, arbitrary: fc.constant('/v1/delivery/987654/_impression') },
+);
+const writeAs = (method: Method, path: string, body?: Json, cred: Credential = admin): FuzzRequest => ({ method, path, credential: cred, ...(body !== undefined ? { body: { json: body } } : {}), canonical: true });
+/** What changes people, caps and days between impressions: links made and undone, erasures, lowered caps, a deleted delivery, another time zone. */
+const SHOWING_WRITES: FuzzRequest[] = [
+  writeAs('POST', '/v1/acme/node/_insert', { schema: 'member', key: key('m-3'), ids: [pair('device', 'd-1')] }),
+  writeAs('POST', '/v1/acme/node/_delete', { schema: 'member', key: key('m-3'), where: pair('device', 'd-1') }),
+  writeAs('POST', '/v1/acme/node/_create', { schema: 'member', key: key('m-4'), ids: [pair('cookie', 'c-2'), pair('device', 'd-unheld')] }),
+  writeAs('POST', '/v1/acme/node/_delete', { schema: 'member', key: key('m-2'), where: pair('device', 'd-1') }),
+  writeAs('POST', '/v1/acme/_erase', { id: pair('device', 'd-9') }),
+  writeAs('POST', '/v1/acme/_erase', { id: pair('member_id', 'm-3'), scope: 'person' }),
+  writeAs('PUT', '/v1/delivery/{delivery}', asJson(buildDelivery({ condition: buildCondition({ max_delivery_count: 4, max_total_count: 2, max_total_count_per_day: 1 }) })), acmeMapi),
+  writeAs('PUT', '/v1/delivery/{delivery}', asJson(buildDelivery({ condition: buildCondition({ max_total_count: 10, max_total_count_per_day: 5 }) })), acmeMapi),
+  writeAs('DELETE', '/v1/delivery/{delivery2}', undefined, acmeMapi),
+  writeAs('PUT', '/v1/acme/settings', { timezone: 'UTC' }),
+  writeAs('PUT', '/v1/acme/settings', { timezone: 'Pacific/Chatham' }),
+];
+const showingRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.record({ path: impressionPath, body: impressionBody, credential: showingCredential }).map(({ path, body, credential: cred }) => ({ method: 'POST' as const, path, credential: cred, body: { json: body }, canonical: true })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({ body: eligibleBody, credential: showingCredential }).map(({ body, credential: cred }) => ({ method: 'POST' as const, path: ELIGIBLE_PATH, credential: cred, body: { json: body }, canonical: true })),
+  },
+  { weight: 3, arbitrary: fc.constantFrom(...SHOWING_WRITES) },
+  // Mutated near-valid bodies.
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ eligible: fc.boolean(), impression: impressionBody, question: eligibleBody, path: impressionPath, mutations: fc.array(mutation, { minLength: 1, maxLength: 2 }), credential: showingCredential })
+      .map(({ eligible, impression, question, path, mutations, credential: cred }) => ({
+        method: 'POST' as const,
+        path: eligible ? ELIGIBLE_PATH : path,
+        credential: cred,
+        body: { json: mutate(eligible ? question : impression, mutations) },
+        canonical: true,
+      })),
+  },
+);
+
 // ---- sending and checking
 
 const contract = loadContract();
@@ -795,13 +962,211 @@ async function send(app: TestApp, r: FuzzRequest, path: string): Promise<Respons
   return req.set('Content-Type', 'application/json').send(serialize(r.body.json));
 }
 
+// ---- showing deliveries: what an answered eligibility question or impression must have done
+
+const ELIGIBLE_PATH = '/v1/delivery/_eligible';
+const IMPRESSION_PATH = /^\/v1\/delivery\/([0-9]+)\/_impression$/;
+const ERASE_PATH = /^\/v1\/([^/]+)\/_erase$/;
+
+/** The seeded customer whose mapi token a request carries in X-SERVICE-MAPI-TOKEN. */
+function mapiCustomer(r: FuzzRequest): string | undefined {
+  const token = r.credential.headers['X-SERVICE-MAPI-TOKEN'];
+  return token === SECRETS.acmeMapi ? 'acme' : token === SECRETS.globexMapi ? 'globex' : undefined;
+}
+
+/**
+ * What this run has counted, kept beside the service as a model of it (each run starts from no impressions): the
+ * answers of counted impressions by customer, delivery and idempotency key, and the impressions by customer,
+ * delivery, ID and calendar day. An erasure takes impressions this model does not follow, so a customer with one
+ * has its person counts checked no more in that run.
+ */
+interface ShowingModel {
+  answers: Map<string, unknown>;
+  counted: Array<{ customerId: string; deliveryId: number; id: IdPair; day: string }>;
+  erased: Set<string>;
+}
+const newModel = (): ShowingModel => ({ answers: new Map(), counted: [], erased: new Set() });
+
+/** What an impression or a question is decided on, read before it is sent. */
+interface ShowingBefore {
+  customerId: string;
+  deliveries: Delivery[];
+  /** The IDs of the person of `user`, as a search with step ALL (never through `links: false` types) finds them. */
+  component: IdPair[] | undefined;
+  timeZone: string;
+  /** The calendar day of `at` (of now, when absent) in the customer's time zone, and whether now is on the same day after the answer. */
+  day: string | undefined;
+}
+
+/** The calendar day of `at` in `timeZone`, by Intl here (not by the service's code). */
+function dayIn(at: number, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at).map((part) => [part.type, part.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+const fields = (body: Json | undefined) => (body !== null && typeof body === 'object' && !Array.isArray(body) && !(body instanceof RawJson) ? body : {}) as { [name: string]: Json };
+
+async function showingBefore(store: Store, customerId: string, user: IdPair | undefined, body: Json | undefined): Promise<ShowingBefore> {
+  const policy = await store.customerPolicy(customerId);
+  let component: IdPair[] | undefined;
+  if (user) {
+    const found = await store.search({
+      customerId,
+      where: { id: user },
+      step: 'ALL',
+      exclude: false,
+      hiddenTypes: [],
+      unlinkedTypes: [...policy.unlinkedTypes],
+      limit: 100000,
+      maxNodes: 100000,
+      maxIds: 100000,
+    });
+    component = found.results.length === 0 ? [user] : found.results;
+  }
+  const at = fields(body).at;
+  const instant = at === undefined ? Date.now() : typeof at === 'string' ? Date.parse(at) : Number.NaN;
+  return {
+    customerId,
+    deliveries: (await store.listDeliveries(customerId, 0, 1000)).items,
+    component,
+    timeZone: policy.settings.timezone,
+    day: Number.isNaN(instant) ? undefined : dayIn(instant, policy.settings.timezone),
+  };
+}
+
+/** The person's impressions of a delivery as the model has them: in all, and on `day`. */
+function modelCounts(model: ShowingModel, customerId: string, deliveryId: number, component: IdPair[], day: string): { total: number; today: number } {
+  const person = model.counted.filter((i) => i.customerId === customerId && i.deliveryId === deliveryId && component.some((c) => c.type === i.id.type && c.id === i.id.id));
+  return { total: person.length, today: person.filter((i) => i.day === day).length };
+}
+
+const same = (a: unknown, b: unknown): boolean => {
+  try {
+    expect(a).toEqual(b);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+type Counts = { delivery_count: number; iphone_delivery_count: number; android_delivery_count: number };
+const countsOf = (d: Delivery | undefined): Counts | undefined =>
+  d && { delivery_count: d.condition.delivery_count, iphone_delivery_count: d.condition.iphone_delivery_count, android_delivery_count: d.condition.android_delivery_count };
+
+/**
+ * An answered eligibility question changed nothing, listed the customer's deliveries in showing order as stored and,
+ * with explain, every other one once. A counted impression added exactly one to its delivery (and its platform) and
+ * answered the counts the model expects for its person; a replayed one (Idempotent-Replayed) answered the first
+ * answer of its key and counted nothing; a 409 named the cap the model says is reached, in §4.2's order.
+ */
+async function showingProblems(
+  store: Store,
+  path: string,
+  body: Json | undefined,
+  user: IdPair | undefined,
+  res: Response,
+  before: ShowingBefore,
+  model: ShowingModel,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const b = fields(body);
+  const { customerId } = before;
+  const after = res.status < 300 ? (await store.listDeliveries(customerId, 0, 1000)).items : undefined;
+  if (path === ELIGIBLE_PATH && res.status === 200) {
+    if (!same(after, before.deliveries)) problems.push('an eligibility question changed a delivery');
+    const answer = res.body as { deliveries: Delivery[]; excluded?: Array<{ delivery_id: number; reason: string }> };
+    const order = answer.deliveries.map((d) => [d.priority, d.delivery_id] as const);
+    if (!same(order, [...order].sort((x, y) => y[0] - x[0] || x[1] - y[1]))) problems.push(`eligible deliveries out of order: ${JSON.stringify(order)}`);
+    for (const d of answer.deliveries) {
+      if (!same(d, before.deliveries.find((stored) => stored.delivery_id === d.delivery_id))) problems.push(`eligible delivery ${d.delivery_id} is not as stored`);
+    }
+    if ((b.explain === true) !== (answer.excluded !== undefined)) problems.push(`explain ${JSON.stringify(b.explain)} but excluded is ${answer.excluded ? 'present' : 'absent'}`);
+    if (answer.excluded) {
+      const excludedIds = answer.excluded.map((e) => e.delivery_id);
+      if (!same(excludedIds, [...excludedIds].sort((x, y) => x - y))) problems.push('excluded is not in delivery_id order');
+      const all = [...answer.deliveries.map((d) => d.delivery_id), ...excludedIds].sort((x, y) => x - y);
+      if (!same(all, before.deliveries.map((d) => d.delivery_id))) problems.push(`shown and excluded ${JSON.stringify(all)} are not the deliveries`);
+    }
+  }
+  const impression = IMPRESSION_PATH.exec(path);
+  if (!impression) return problems;
+  const deliveryId = Number(impression[1]);
+  const key = typeof b.idempotency_key === 'string' ? b.idempotency_key : undefined;
+  const answerKey = JSON.stringify([customerId, deliveryId, key]);
+  const was = before.deliveries.find((d) => d.delivery_id === deliveryId);
+  // The person's counts and the cap reached before this one, as the model has them (when it can tell).
+  const modelled = was && before.component && before.day !== undefined && !model.erased.has(customerId) ? modelCounts(model, customerId, deliveryId, before.component, before.day) : undefined;
+  const c = was?.condition;
+  const capBefore =
+    c && modelled
+      ? c.delivery_count >= c.max_delivery_count
+        ? 'max_delivery_count'
+        : modelled.total >= c.max_total_count
+          ? 'max_total_count'
+          : modelled.today >= c.max_total_count_per_day
+            ? 'max_total_count_per_day'
+            : undefined
+      : c && c.delivery_count >= c.max_delivery_count
+        ? 'max_delivery_count'
+        : undefined;
+  // A day that changed while the request was in flight (at absent, around midnight) is not held against the answer.
+  const sameDay = b.at !== undefined || before.day === dayIn(Date.now(), before.timeZone);
+  if (res.status === 409 && (res.body as { code?: string }).code === 'cap_reached') {
+    const cap = (res.body as { cap?: string }).cap;
+    if (key !== undefined && model.answers.has(answerKey)) problems.push(`key ${key} was counted before, yet the repeat is 409 instead of its first answer`);
+    if (sameDay && (modelled || capBefore === 'max_delivery_count') && cap !== capBefore) problems.push(`409 naming ${cap}, but the cap reached is ${capBefore}`);
+  }
+  if (res.status !== 201) return problems;
+  const answer = res.body as { delivery_id: number; delivery_count: number; person_total: number; person_today: number };
+  if (res.headers['idempotent-replayed'] === 'true') {
+    if (key === undefined || !model.answers.has(answerKey)) problems.push('replayed an answer this run never gave');
+    else if (!same(res.body, model.answers.get(answerKey))) problems.push(`replayed ${JSON.stringify(res.body)}, not the first answer ${JSON.stringify(model.answers.get(answerKey))}`);
+    if (!same(after, before.deliveries)) problems.push('a replayed impression counted');
+    return problems;
+  }
+  if (key !== undefined && model.answers.has(answerKey)) problems.push(`key ${key} was counted again instead of replayed`);
+  const expected = countsOf(was) && {
+    delivery_count: countsOf(was)!.delivery_count + 1,
+    iphone_delivery_count: countsOf(was)!.iphone_delivery_count + (b.platform === 'ios' ? 1 : 0),
+    android_delivery_count: countsOf(was)!.android_delivery_count + (b.platform === 'android' ? 1 : 0),
+  };
+  const is = after?.find((d) => d.delivery_id === deliveryId);
+  if (!expected || !same(countsOf(is), expected)) problems.push(`counted ${JSON.stringify(countsOf(is))}, expected ${JSON.stringify(expected)}`);
+  if (answer.delivery_count !== is?.condition.delivery_count) problems.push(`answered delivery_count ${answer.delivery_count}, stored ${is?.condition.delivery_count}`);
+  const others = (list: Delivery[] | undefined) => list?.filter((d) => d.delivery_id !== deliveryId);
+  if (!same(others(after), others(before.deliveries))) problems.push('an impression changed another delivery');
+  if (sameDay && capBefore !== undefined) problems.push(`counted although ${capBefore} was reached`);
+  if (sameDay && modelled && !same([answer.person_total, answer.person_today], [modelled.total + 1, modelled.today + 1])) {
+    problems.push(`answered person_total ${answer.person_total} and person_today ${answer.person_today}; the person had ${modelled.total} and ${modelled.today} on ${before.day}`);
+  }
+  if (user && before.day !== undefined) model.counted.push({ customerId, deliveryId, id: user, day: before.day });
+  if (key !== undefined) model.answers.set(answerKey, res.body);
+  return problems;
+}
+
 /** Sends one request and checks the answer and the store; throws a message naming the request when anything is wrong. */
-async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number[]): Promise<number> {
-  const path = r.path.replace('{delivery}', String(acmeDeliveries[0]));
-  const named = addressesNamedBy(path, r.body && 'json' in r.body ? r.body.json : undefined);
+async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number[], model: ShowingModel = newModel()): Promise<number> {
+  const path = r.path.replace('{delivery2}', String(acmeDeliveries[1])).replace('{delivery}', String(acmeDeliveries[0]));
+  const json = r.body && 'json' in r.body ? r.body.json : undefined;
+  const named = addressesNamedBy(path, json);
   const before = await observe(app.store, named);
+  const showingCustomer = path === ELIGIBLE_PATH || IMPRESSION_PATH.test(path) ? mapiCustomer(r) : undefined;
+  const decidedOn = showingCustomer ? await showingBefore(app.store, showingCustomer, named.users[0], json) : undefined;
   const res = await send(app, r, path);
   const problems: string[] = [];
+  if (decidedOn) problems.push(...(await showingProblems(app.store, path, json, named.users[0], res, decidedOn, model)));
+  const erased = ERASE_PATH.exec(path);
+  if (erased && res.status === 200) model.erased.add(decodeURIComponent(erased[1] ?? ''));
+  // A deleted delivery takes its impressions and keys with it.
+  const deleted = /^\/v1\/delivery\/([0-9]+)$/.exec(path);
+  const owner = mapiCustomer(r);
+  if (deleted && r.method === 'DELETE' && res.status === 204 && owner) {
+    const gone = Number(deleted[1]);
+    model.counted = model.counted.filter((i) => !(i.customerId === owner && i.deliveryId === gone));
+    for (const k of [...model.answers.keys()]) if (k.startsWith(JSON.stringify([owner, gone]).slice(0, -1) + ',')) model.answers.delete(k);
+  }
   if (res.status >= 500) problems.push(`answered ${res.status}: ${res.text?.slice(0, 300)}`);
   if (res.status >= 400 && res.status < 500) {
     const type = String(res.headers['content-type'] ?? '');
@@ -867,8 +1232,9 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
     await fc.assert(
       fc.asyncProperty(requests, async (sequence) => {
         await reset();
+        const model = newModel();
         for (const r of sequence) {
-          const status = await sendAndCheck(app, r, acmeDeliveries);
+          const status = await sendAndCheck(app, r, acmeDeliveries, model);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
         }
       }),
@@ -890,6 +1256,11 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
   // Jest's timeout bounds every request: a pattern that backtracked on a long near-match would take far longer.
   test(`when generated and hostile blocklist patterns, time zones and type options are put and then met by writes, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.protections} runs)`, async () => {
     await check('protections', fc.array(protectionRequest, { minLength: 1, maxLength: 4 }), RUNS.protections);
+  }, TEST_TIMEOUT_MS);
+
+  // Runs of 4 to 12 requests, so that caps are reached, keys repeated and people linked between impressions.
+  test(`when near-valid impressions and eligibility questions meet writes that link and unlink people, lower caps and change the time zone, then no answer is a 5xx, a refused request counts nothing, a question counts nothing and lists the deliveries in order, a counted impression adds exactly one to its delivery and answers its person's counts, a 409 names the cap reached, and a repeated key answers the first answer (seed ${SEED}, ${RUNS.showing} runs)`, async () => {
+    await check('showing', fc.array(showingRequest, { minLength: 4, maxLength: 12, size: 'medium' }), RUNS.showing);
   }, TEST_TIMEOUT_MS);
 
   test(`when generated query strings are sent to the list and the other endpoints, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.queries} runs)`, async () => {
