@@ -137,6 +137,11 @@ export class SqliteDeliveries {
     return withCounts(this.documents(customerId).get(deliveryId) as Delivery, countsOfRaw(row));
   }
 
+  /** Drops every parsed document: after a transaction that may have cached some was rolled back. */
+  forgetDocuments(): void {
+    this.catalogues.clear();
+  }
+
   /** The customer's parsed documents by delivery id, read again when this or another connection changed them. */
   private documents(customerId: string): Map<number, Delivery> {
     const dataVersion = this.s.dataVersion.get() as number;

@@ -317,7 +317,9 @@ export class SqliteStore implements Store {
         })
         .immediate();
     } catch (e) {
-      // The commit itself failed: nothing of the group is stored.
+      // The commit itself failed: nothing of the group is stored, and documents a later write of the group read
+      // back from an earlier one may be in the deliveries' cache.
+      this.deliveries.forgetDocuments();
       for (const w of group) w.reject(storeError(e));
       return;
     }
