@@ -183,11 +183,19 @@ export interface PersonCounts {
 
 export const NO_IMPRESSIONS: PersonCounts = { total: 0, today: 0 };
 
-/** What eligibility is decided on, read together: every delivery with its live counts, and the person's counts by delivery id. */
+/**
+ * What eligibility is decided on, read together: the deliveries that could be shown (Store.eligibility's `showable`)
+ * with their live counts, the others as stored (their counts not read), and the person's counts by delivery id
+ * (read only when some delivery could be shown).
+ */
 export interface EligibilityState {
   deliveries: Delivery[];
+  others: Delivery[];
   person: Map<number, PersonCounts>;
 }
+
+/** Every delivery is showable: what Store.eligibility assumes without a `showable`. */
+export const EVERY_DELIVERY = (_delivery: Delivery): boolean => true;
 
 /** One display to count (extensions §4.2), checked. */
 export interface ImpressionRequest {

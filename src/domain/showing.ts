@@ -74,14 +74,21 @@ const REASON_OF_CAP: Record<CapName, ExclusionReason> = {
   max_total_count_per_day: 'person_daily_cap_reached',
 };
 
-/** Why a delivery is not shown at `moment` (the first rule of extensions §4.1 that holds), or undefined when it is eligible. */
-export function exclusionReason(delivery: Delivery, moment: Moment, person: PersonCounts): ExclusionReason | undefined {
+/** The first of the rules of extensions §4.1 that need no counts that holds at `moment`, or undefined when none does. */
+function uncountedReason(delivery: Delivery, moment: Moment): ExclusionReason | undefined {
   const c = delivery.condition;
   if (!c.is_active) return 'inactive';
   if (!c.trigger.event_name.includes(moment.eventName)) return 'event_not_matched';
   // Instants: a period's offsets only say how it was written.
   if (!c.trigger.period.some((p) => Date.parse(p.start) <= moment.at && moment.at < Date.parse(p.end))) return 'outside_period';
   if (moment.segments !== undefined && !moment.segments.has(c.target.segmentation_id)) return 'not_in_segment';
+  return undefined;
+}
+
+/** Why a delivery is not shown at `moment` (the first rule of extensions §4.1 that holds), or undefined when it is eligible. */
+export function exclusionReason(delivery: Delivery, moment: Moment, person: PersonCounts): ExclusionReason | undefined {
+  const reason = uncountedReason(delivery, moment);
+  if (reason !== undefined) return reason;
   const cap = capReached(delivery, person);
   return cap === undefined ? undefined : REASON_OF_CAP[cap];
 }
@@ -145,8 +152,9 @@ export class ShowingService {
   async eligible(customerId: string, body: EligibleBody): Promise<Eligibility> {
     const at = instantOf(body.at, '/body/at');
     const { person, timeZone } = await this.person(customerId, body.user);
-    const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone));
     const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
+    // The store reads counts, and the person, only for deliveries the other rules leave.
+    const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
     const deliveries: Delivery[] = [];
     const excluded: Array<{ delivery_id: number; reason: ExclusionReason }> = [];
     for (const delivery of state.deliveries) {
@@ -154,8 +162,9 @@ export class ShowingService {
       if (reason === undefined) deliveries.push(delivery);
       else excluded.push({ delivery_id: delivery.delivery_id, reason });
     }
-    deliveries.sort(showingOrder);
-    return body.explain === true ? { deliveries, excluded } : { deliveries };
+    if (body.explain !== true) return { deliveries: deliveries.sort(showingOrder) };
+    for (const delivery of state.others) excluded.push({ delivery_id: delivery.delivery_id, reason: uncountedReason(delivery, moment) as ExclusionReason });
+    return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.delivery_id - b.delivery_id) };
   }
 
   async impression(customerId: string, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {

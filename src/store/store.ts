@@ -229,10 +229,11 @@ export interface Store {
   // by calendar day; a person's counts are the sums over the IDs of its component. An erase removes the
   // impressions of every value it erases.
   /**
-   * Every delivery of the customer with its live counts, and the person's counts (on `day`) of each delivery they
-   * saw, read together. component_too_large past the person's bounds.
+   * The customer's deliveries, in delivery_id order, split by `showable` (the rules that need no counts): those it
+   * accepts with their live counts, the others as stored; and when any is showable, the person's counts (on `day`)
+   * of each delivery they saw, read together. component_too_large past the person's bounds.
    */
-  eligibility(person: PersonRequest, day: string): Promise<EligibilityState>;
+  eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
   /**
    * One atomic change: delivery_not_found when the customer has no such delivery; the earlier answer, counting
    * nothing, when the idempotency key was used for this delivery; else `check` decides on the delivery and the

@@ -702,6 +702,37 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       });
     });
 
+    // ------------------------------------------------------------------ showable
+    describe('showable', () => {
+      test('when only some deliveries are showable, then those come with live counts, the others as stored, in delivery_id order', async () => {
+        const c = await customerWith(MEMBER);
+        const [first, second, third] = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
+        await show(c, first.delivery_id, id('member_id', 'm1'), 2);
+        await show(c, third.delivery_id, id('member_id', 'm1'));
+        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY, (d) => d.name !== 'b');
+        expect(state.deliveries.map((d) => [d.delivery_id, d.condition.delivery_count])).toEqual([
+          [first.delivery_id, 2],
+          [third.delivery_id, 1],
+        ]);
+        expect(state.others.map((d) => d.delivery_id)).toEqual([second.delivery_id]);
+        expect([...state.person.entries()].sort((a, b) => a[0] - b[0])).toEqual([
+          [first.delivery_id, counts(2, 2)],
+          [third.delivery_id, counts(1, 1)],
+        ]);
+      });
+
+      test('when no delivery is showable, then the person is not read: no counts, and no component_too_large for a person past the bounds', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
+        await store().createNode(member(c, 'm2'), [id('cookie', 'k1')]);
+        const d = await deliveryWith(c);
+        await show(c, d.delivery_id, id('member_id', 'm1'));
+        const state = await store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY, () => false);
+        expect(state).toEqual({ deliveries: [], others: [expect.objectContaining({ delivery_id: d.delivery_id })], person: new Map() });
+        await expect(store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
+      });
+    });
+
     // ------------------------------------------------------------------ bounds
     describe('bounds', () => {
       test('when the person has more nodes or IDs than allowed, then eligibility and recordImpression answer component_too_large and nothing is counted', async () => {

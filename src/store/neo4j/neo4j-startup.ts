@@ -223,8 +223,8 @@ export class ConnectingStore implements Store {
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
     return this.use((s) => s.deleteDelivery(customerId, deliveryId));
   }
-  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
-    return this.use((s) => s.eligibility(person, day));
+  eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState> {
+    return this.use((s) => s.eligibility(person, day, showable));
   }
   recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
     return this.use((s) => s.recordImpression(request, check));

@@ -12,15 +12,16 @@
 // so a traversal stays in one customer.
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
-import type {
-  Delivery,
-  DeliveryDraft,
-  DeliveryPage,
-  EligibilityState,
-  ImpressionOutcome,
-  ImpressionRequest,
-  ImpressionState,
-  PersonRequest,
+import {
+  type Delivery,
+  type DeliveryDraft,
+  type DeliveryPage,
+  type EligibilityState,
+  EVERY_DELIVERY,
+  type ImpressionOutcome,
+  type ImpressionRequest,
+  type ImpressionState,
+  type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
@@ -926,11 +927,13 @@ export class Neo4jStore implements Store {
 
   // ---- showing messages (./neo4j-impressions.ts)
 
-  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
+  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
     // One read transaction: the counts of the deliveries and of the person agree.
     return this.read(async (q) => {
-      const deliveries = await this.deliveries.all(q, person.customerId);
-      return { deliveries, person: deliveries.length === 0 ? new Map() : await personCounts(q, person, day) };
+      const deliveries: Delivery[] = [];
+      const others: Delivery[] = [];
+      for (const delivery of await this.deliveries.all(q, person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
+      return { deliveries, others, person: deliveries.length === 0 ? new Map() : await personCounts(q, person, day) };
     });
   }
 

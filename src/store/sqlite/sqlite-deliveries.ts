@@ -74,7 +74,6 @@ export class SqliteDeliveries {
           'WHERE d.customer_id = ? AND d.delivery_id = ?',
       ),
       documents: db.prepare('SELECT delivery_id, document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id').raw(),
-      counts: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? ORDER BY delivery_id').raw(),
       countsOf: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?').raw(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insert: db.prepare('INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES (?, ?, ?, ?)'),
@@ -124,10 +123,22 @@ export class SqliteDeliveries {
     return row === undefined ? undefined : parseRow(row);
   }
 
-  /** Every delivery of the customer with its live counts, in delivery_id order. Call inside a transaction. */
-  all(customerId: string): Delivery[] {
-    const documents = this.documents(customerId);
-    return (this.s.counts.all(customerId) as CountsRaw[]).map((row) => withCounts(documents.get(row[0]) as Delivery, countsOfRaw(row)));
+  /**
+   * The customer's deliveries in delivery_id order, split by `showable`: those it accepts with their live counts (read
+   * for them alone), the others as stored. Call inside a transaction.
+   */
+  split(customerId: string, showable: (delivery: Delivery) => boolean): { shown: Delivery[]; others: Delivery[] } {
+    const shown: Delivery[] = [];
+    const others: Delivery[] = [];
+    for (const delivery of this.documents(customerId).values()) {
+      if (!showable(delivery)) {
+        others.push(delivery);
+        continue;
+      }
+      const row = this.s.countsOf.get(customerId, delivery.delivery_id) as CountsRaw | undefined;
+      if (row !== undefined) shown.push(withCounts(delivery, countsOfRaw(row)));
+    }
+    return { shown, others };
   }
 
   /** One delivery with its live counts, its document parsed once (see catalogues). Call inside a transaction. */

@@ -9,6 +9,7 @@ import {
   type DeliveryPage,
   deliveryNotFound,
   type EligibilityState,
+  EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
   type ImpressionState,
@@ -866,15 +867,15 @@ export class SqliteStore implements Store {
 
   // ---- showing messages
 
-  eligibility(person: PersonRequest, day: string): Promise<EligibilityState> {
+  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
     // One read transaction: the counts of the deliveries and of the person agree.
     return this.run(() =>
       this.db.transaction(() => {
-        const deliveries = this.deliveries.all(person.customerId);
+        const { shown: deliveries, others } = this.deliveries.split(person.customerId, showable);
         const counts = new Map<number, PersonCounts>();
-        if (deliveries.length === 0) return { deliveries, person: counts };
+        if (deliveries.length === 0) return { deliveries, others, person: counts };
         for (const [deliveryId, total, today] of this.personImpressions(person, day)) counts.set(deliveryId, { total, today });
-        return { deliveries, person: counts };
+        return { deliveries, others, person: counts };
       })(),
     );
   }
