@@ -74,13 +74,27 @@ const REASON_OF_CAP: Record<CapName, ExclusionReason> = {
   max_total_count_per_day: 'person_daily_cap_reached',
 };
 
+/**
+ * A trigger's periods as instants: a period's offsets only say how it was written. Kept per trigger object, which
+ * the stores keep with the parsed document, so a delivery's periods are parsed once, not on every request.
+ */
+const parsedPeriods = new WeakMap<Delivery['condition']['trigger'], Array<[number, number]>>();
+
+function periodsOf(trigger: Delivery['condition']['trigger']): Array<[number, number]> {
+  let periods = parsedPeriods.get(trigger);
+  if (periods === undefined) {
+    periods = trigger.period.map((p): [number, number] => [Date.parse(p.start), Date.parse(p.end)]);
+    parsedPeriods.set(trigger, periods);
+  }
+  return periods;
+}
+
 /** The first of the rules of extensions §4.1 that need no counts that holds at `moment`, or undefined when none does. */
 function uncountedReason(delivery: Delivery, moment: Moment): ExclusionReason | undefined {
   const c = delivery.condition;
   if (!c.is_active) return 'inactive';
   if (!c.trigger.event_name.includes(moment.eventName)) return 'event_not_matched';
-  // Instants: a period's offsets only say how it was written.
-  if (!c.trigger.period.some((p) => Date.parse(p.start) <= moment.at && moment.at < Date.parse(p.end))) return 'outside_period';
+  if (!periodsOf(c.trigger).some(([start, end]) => start <= moment.at && moment.at < end)) return 'outside_period';
   if (moment.segments !== undefined && !moment.segments.has(c.target.segmentation_id)) return 'not_in_segment';
   return undefined;
 }
@@ -99,8 +113,26 @@ const showingOrder = (a: Delivery, b: Delivery): number => b.priority - a.priori
 /** One formatter per time zone: building one costs far more than using it. */
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
+/**
+ * Each time zone's last answer, by UTC minute. Since 1980 every zone's offset is a whole number of minutes, so a
+ * day starts on a whole UTC minute and one minute's instants share a day; most requests are about now, so the
+ * formatter (a few microseconds) runs about once a minute. Earlier instants (local mean times had seconds) skip it.
+ */
+const lastDays = new Map<string, { minute: number; day: string }>();
+const WHOLE_MINUTE_OFFSETS_SINCE = Date.UTC(1980, 0, 1);
+
 /** The calendar day (YYYY-MM-DD) of the instant `at` in the IANA time zone `timeZone`. */
 export function calendarDay(at: number, timeZone: string): string {
+  if (at < WHOLE_MINUTE_OFFSETS_SINCE) return formatDay(at, timeZone);
+  const minute = Math.floor(at / 60_000);
+  const last = lastDays.get(timeZone);
+  if (last?.minute === minute) return last.day;
+  const day = formatDay(at, timeZone);
+  lastDays.set(timeZone, { minute, day });
+  return day;
+}
+
+function formatDay(at: number, timeZone: string): string {
   let format = dayFormats.get(timeZone);
   if (format === undefined) {
     // The parts are read by type below, so the layout is not relied on. The era tells 1 BC (RFC 3339's year 0000)

@@ -271,3 +271,22 @@ describe('calendarDay at the edges of the years RFC 3339 can write', () => {
     expect(calendarDay(Date.parse('9999-12-31T23:59:59Z'), 'UTC')).toBe('9999-12-31');
   });
 });
+
+describe('calendarDay, asked again within a minute', () => {
+  test('when instants of one UTC minute straddle a local midnight, then each still gets its own day (offsets are whole minutes)', () => {
+    // 2026-03-29T22:00:00Z is midnight in Berlin (CEST, +02:00): the minute before and the one that starts there.
+    expect(calendarDay(Date.parse('2026-03-29T21:59:59.999Z'), 'Europe/Berlin')).toBe('2026-03-29');
+    expect(calendarDay(Date.parse('2026-03-29T22:00:00.000Z'), 'Europe/Berlin')).toBe('2026-03-30');
+    expect(calendarDay(Date.parse('2026-03-29T21:59:30.000Z'), 'Europe/Berlin')).toBe('2026-03-29');
+    // Kathmandu (+05:45): its midnight is at 18:15 UTC.
+    expect(calendarDay(Date.parse('2026-06-01T18:14:59.999Z'), 'Asia/Kathmandu')).toBe('2026-06-01');
+    expect(calendarDay(Date.parse('2026-06-01T18:15:00.000Z'), 'Asia/Kathmandu')).toBe('2026-06-02');
+    expect(calendarDay(Date.parse('2026-06-01T18:14:00.000Z'), 'Asia/Kathmandu')).toBe('2026-06-01');
+  });
+
+  test('when an instant is before 1980, then its day comes from the zone rules of the time, offsets with seconds included', () => {
+    // Monrovia kept -00:44:30 until 1972: 00:44:30 UTC was its midnight.
+    expect(calendarDay(Date.parse('1970-06-02T00:44:29Z'), 'Africa/Monrovia')).toBe('1970-06-01');
+    expect(calendarDay(Date.parse('1970-06-02T00:44:30Z'), 'Africa/Monrovia')).toBe('1970-06-02');
+  });
+});
