@@ -59,6 +59,9 @@ export type DeliveryCounts = Pick<Condition, 'iphone_delivery_count' | 'android_
 
 export const ZERO_COUNTS: DeliveryCounts = { iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 };
 
+/** A stored document with the live counts its store keeps beside it (the counts in the document are those it was written with). */
+export const withCounts = (delivery: Delivery, counts: DeliveryCounts): Delivery => ({ ...delivery, condition: { ...delivery.condition, ...counts } });
+
 /** Builds the stored document from a draft and the ids and counts the service owns. */
 export function assembleDelivery(
   draft: DeliveryDraft,

@@ -7,9 +7,11 @@ import { LRUCache } from 'lru-cache';
 import {
   assembleDelivery,
   type Delivery,
+  type DeliveryCounts,
   type DeliveryDraft,
   type DeliveryPage,
   keptMessageIds,
+  withCounts,
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 import { int, type Query } from './query';
@@ -26,17 +28,13 @@ interface StoredDelivery {
 
 type Counts = Omit<StoredDelivery, 'document'>;
 
-const withCounts = (delivery: Delivery, counts: Counts): Delivery => ({
-  ...delivery,
-  condition: {
-    ...delivery.condition,
-    delivery_count: counts.deliveryCount,
-    iphone_delivery_count: counts.iphoneCount,
-    android_delivery_count: counts.androidCount,
-  },
+const countsOf = (row: Counts): DeliveryCounts => ({
+  delivery_count: row.deliveryCount,
+  iphone_delivery_count: row.iphoneCount,
+  android_delivery_count: row.androidCount,
 });
 
-export const parseStored = (row: StoredDelivery): Delivery => withCounts(JSON.parse(row.document) as Delivery, row);
+export const parseStored = (row: StoredDelivery): Delivery => withCounts(JSON.parse(row.document) as Delivery, countsOf(row));
 
 /** A delivery's document as parsed, and the revision it was read at (delivery.catalogue.cypher). */
 interface ParsedRevision {
@@ -103,7 +101,7 @@ export class Neo4jDeliveries {
       const parsed =
         row.document === null ? (cached.get(row.deliveryId) as ParsedRevision) : { revision: row.revision, delivery: JSON.parse(row.document) as Delivery };
       fresh.set(row.deliveryId, parsed);
-      return withCounts(parsed.delivery, row);
+      return withCounts(parsed.delivery, countsOf(row));
     });
     // Deleted deliveries leave the cache with this.
     this.documents.set(customerId, fresh);

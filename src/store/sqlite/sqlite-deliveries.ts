@@ -1,48 +1,38 @@
 // The delivery half of the embedded store, sharing the identity store's connection. Delivery, condition and
 // message ids are numbered per customer (delivery_sequences) and never given out twice to one customer. A
-// delivery's counts are columns beside its document (migration 6), and its impressions rows of their own.
+// delivery's counts are a row of delivery_counts beside its document (migration 6), its impressions rows of
+// impression_counts, and the answers of its idempotency keys rows of impression_keys.
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import {
   assembleDelivery,
   type Delivery,
+  type DeliveryCounts,
   type DeliveryDraft,
   type DeliveryPage,
   type ImpressionAnswer,
   keptMessageIds,
   type Platform,
+  withCounts,
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
 
-interface DeliveryRow {
-  document: string;
-  delivery_count: number;
-  iphone_count: number;
-  android_count: number;
-}
+/** A row of delivery_counts, raw: delivery_count, iphone_count, android_count. */
+type CountsRaw = [number, number, number];
 
-interface CountsRow {
-  delivery_id: number;
-  delivery_count: number;
-  iphone_count: number;
-  android_count: number;
-}
-
-/** delivery_id, delivery_count, iphone_count, android_count. */
-type CountsRaw = [number, number, number, number];
-
-const countsOfRaw = (row: CountsRaw): Omit<CountsRow, 'delivery_id'> => ({ delivery_count: row[1], iphone_count: row[2], android_count: row[3] });
-
-/** The stored document with the live counts of its row. */
-const withCounts = (delivery: Delivery, row: Omit<CountsRow, 'delivery_id'>): Delivery => ({
-  ...delivery,
-  condition: { ...delivery.condition, delivery_count: row.delivery_count, iphone_delivery_count: row.iphone_count, android_delivery_count: row.android_count },
+const countsOf = ([delivery_count, iphone_delivery_count, android_delivery_count]: CountsRaw): DeliveryCounts => ({
+  delivery_count,
+  iphone_delivery_count,
+  android_delivery_count,
 });
 
-const parseRow = (row: DeliveryRow): Delivery => withCounts(JSON.parse(row.document) as Delivery, row);
+/** A document and its counts, raw, as the page and one statements read them. */
+type DeliveryRaw = [string, ...CountsRaw];
+
+const parseRow = ([document, ...counts]: DeliveryRaw): Delivery => withCounts(JSON.parse(document) as Delivery, countsOf(counts));
 
 /** The documents of this many customers stay parsed (Catalogue): one entry is a customer's deliveries, a few KB each. */
 const CACHED_CUSTOMERS = 100;
@@ -56,9 +46,9 @@ interface Catalogue {
 export class SqliteDeliveries {
   private readonly s;
   /**
-   * Every eligibility request weighs all of a customer's deliveries: their parsed documents are kept, and only the
-   * count columns read each time. A write of this connection drops the customer's entry; one of another
-   * connection (another process on the file) changes data_version, which drops every entry.
+   * Every eligibility request weighs all of a customer's deliveries: their parsed documents are kept, and only
+   * counts are read each time. A delivery write of this connection drops the customer's entry; a commit of another
+   * connection (another process on the file) changes data_version, and each entry read before it is read again.
    */
   private readonly catalogues = new LRUCache<string, Catalogue>({ max: CACHED_CUSTOMERS });
 
@@ -67,14 +57,14 @@ export class SqliteDeliveries {
       page: db.prepare(
         'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
           'WHERE d.customer_id = ? ORDER BY d.delivery_id LIMIT ? OFFSET ?',
-      ),
+      ).raw(),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
       one: db.prepare(
         'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
           'WHERE d.customer_id = ? AND d.delivery_id = ?',
-      ),
+      ).raw(),
       documents: db.prepare('SELECT delivery_id, document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id').raw(),
-      countsOf: db.prepare('SELECT delivery_id, delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?').raw(),
+      countsOf: db.prepare('SELECT delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?').raw(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insert: db.prepare('INSERT INTO deliveries (customer_id, delivery_id, condition_id, document) VALUES (?, ?, ?, ?)'),
       insertCounts: db.prepare('INSERT INTO delivery_counts (customer_id, delivery_id, delivery_count, iphone_count, android_count) VALUES (?, ?, 0, 0, 0)'),
@@ -114,12 +104,12 @@ export class SqliteDeliveries {
   }
 
   list(customerId: string, offset: number, limit: number): DeliveryPage {
-    const items = (this.s.page.all(customerId, limit, offset) as DeliveryRow[]).map(parseRow);
+    const items = (this.s.page.all(customerId, limit, offset) as DeliveryRaw[]).map(parseRow);
     return { items, total: this.s.count.get(customerId) as number };
   }
 
   get(customerId: string, deliveryId: number): Delivery | undefined {
-    const row = this.s.one.get(customerId, deliveryId) as DeliveryRow | undefined;
+    const row = this.s.one.get(customerId, deliveryId) as DeliveryRaw | undefined;
     return row === undefined ? undefined : parseRow(row);
   }
 
@@ -136,7 +126,7 @@ export class SqliteDeliveries {
         continue;
       }
       const row = this.s.countsOf.get(customerId, delivery.delivery_id) as CountsRaw | undefined;
-      if (row !== undefined) shown.push(withCounts(delivery, countsOfRaw(row)));
+      if (row !== undefined) shown.push(withCounts(delivery, countsOf(row)));
     }
     return { shown, others };
   }
@@ -145,7 +135,7 @@ export class SqliteDeliveries {
   one(customerId: string, deliveryId: number): Delivery | undefined {
     const row = this.s.countsOf.get(customerId, deliveryId) as CountsRaw | undefined;
     if (row === undefined) return undefined;
-    return withCounts(this.documents(customerId).get(deliveryId) as Delivery, countsOfRaw(row));
+    return withCounts(this.documents(customerId).get(deliveryId) as Delivery, countsOf(row));
   }
 
   /** Drops every parsed document: after a transaction that may have cached some was rolled back. */

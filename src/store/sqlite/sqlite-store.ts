@@ -901,7 +901,8 @@ export class SqliteStore implements Store {
         const earlier = this.deliveries.answerOf(c, r.deliveryId, r.idempotencyKey);
         if (earlier !== undefined) return { answer: earlier, replayed: true };
       }
-      const [[, total, today] = [r.deliveryId, 0, 0]] = this.personImpressions(r.person, r.day, r.deliveryId);
+      // One row for this delivery, or none when the person never saw it.
+      const [, total, today] = this.personImpressions(r.person, r.day, r.deliveryId)[0] ?? [r.deliveryId, 0, 0];
       check({ delivery, person: { total, today } });
       const answer = {
         delivery_id: r.deliveryId,
