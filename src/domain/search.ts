@@ -1,13 +1,21 @@
 // The ID search: which start nodes, who may see what, then one store traversal.
 import { DomainError } from './errors';
-import type { IdPair, SearchResult, Step } from './model';
+import type { CustomerPolicy, IdPair, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
 import type { Store } from '../store/store';
 
+/** Where a search (and a graph) starts: a keyed node, or every node holding an ID (of one schema, when given). */
+export interface StartBody {
+  schema?: string;
+  key?: IdPair;
+  where?: IdPair;
+  exclude?: boolean;
+}
+
 export interface SearchBody {
   match: {
-    from: { schema?: string; key?: IdPair; where?: IdPair; exclude?: boolean };
+    from: StartBody;
     step?: Step;
     having?: { type?: string };
   };
@@ -30,43 +38,17 @@ export class SearchService {
 
   async search(actor: Actor, body: SearchBody): Promise<SearchResult> {
     const { from } = body.match;
-    if (!from.where && !(from.schema !== undefined && from.key)) {
-      throw new DomainError('invalid_search', 'Give match.from.schema with match.from.key, or match.from.where.');
-    }
-    if (from.key && from.schema === undefined) {
-      throw new DomainError('invalid_search', 'match.from.key needs match.from.schema.');
-    }
+    refuseIncompleteStart(from);
     const limit = body.limit ?? Math.min(DEFAULT_SEARCH_LIMIT, this.limits.searchMaxLimit);
     if (limit > this.limits.searchMaxLimit) {
       throw new DomainError('validation_failed', 'limit is too large.', [
         { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },
       ]);
     }
-    // One read (on Neo4j one statement). The token requirement is answered before anything the schema says, so
-    // that a caller without a token learns nothing of the customer's schemas.
-    const { schema, policy } =
-      from.schema === undefined
-        ? { schema: undefined, policy: await this.store.customerPolicy(actor.customerId) }
-        : await this.store.schemaWithPolicy(actor.customerId, from.schema);
-    requireTokenIfAsked(actor, policy);
-    const { secureTypes, unlinkedTypes } = policy;
-    if (from.schema !== undefined) {
-      if (!schema) throw new DomainError('schema_not_found', `Schema '${from.schema}' does not exist.`);
-      const declared = new Set(schema.idTypes.map((t) => t.type));
-      if (from.key && !declared.has(from.key.type)) {
-        throw new DomainError('key_type_not_in_schema', `Key type '${from.key.type}' is not an ID type of schema '${from.schema}'.`, [
-          { path: '/body/match/from/key/type', message: `is not declared by schema '${from.schema}'` },
-        ]);
-      }
-    }
-    const startsFromSecure = [from.key, from.where].some((id) => id !== undefined && secureTypes.has(id.type));
-    if (startsFromSecure && !actor.authenticated) {
-      throw new DomainError('authentication_required', 'A search that starts from a secure ID type needs a bearer token.');
-    }
+    const { secureTypes, unlinkedTypes } = await checkedStart(this.store, actor, from);
     return this.store.search({
       customerId: actor.customerId,
-      ...(from.key && from.schema !== undefined ? { key: { schemaId: from.schema, key: from.key } } : {}),
-      ...(from.where ? { where: { id: from.where, ...(from.schema !== undefined ? { schemaId: from.schema } : {}) } } : {}),
+      ...startOf(from),
       step: body.match.step ?? 'ALL',
       exclude: from.exclude ?? false,
       ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
@@ -78,3 +60,45 @@ export class SearchService {
     });
   }
 }
+
+/** invalid_search unless the start names a keyed node (schema with key) or an ID (where). */
+export function refuseIncompleteStart(from: StartBody): void {
+  if (!from.where && !(from.schema !== undefined && from.key)) {
+    throw new DomainError('invalid_search', 'Give match.from.schema with match.from.key, or match.from.where.');
+  }
+  if (from.key && from.schema === undefined) {
+    throw new DomainError('invalid_search', 'match.from.key needs match.from.schema.');
+  }
+}
+
+/**
+ * The search's rules on its start, for a start refuseIncompleteStart let through: the customer's required token,
+ * the schema and the key's type, and a token for a start from a secure type. Answers the customer's policy.
+ */
+export async function checkedStart(store: Store, actor: Actor, from: StartBody): Promise<CustomerPolicy> {
+  // One read (on Neo4j one statement). The token requirement is answered before anything the schema says, so
+  // that a caller without a token learns nothing of the customer's schemas.
+  const { schema, policy } =
+    from.schema === undefined ? { schema: undefined, policy: await store.customerPolicy(actor.customerId) } : await store.schemaWithPolicy(actor.customerId, from.schema);
+  requireTokenIfAsked(actor, policy);
+  if (from.schema !== undefined) {
+    if (!schema) throw new DomainError('schema_not_found', `Schema '${from.schema}' does not exist.`);
+    const declared = new Set(schema.idTypes.map((t) => t.type));
+    if (from.key && !declared.has(from.key.type)) {
+      throw new DomainError('key_type_not_in_schema', `Key type '${from.key.type}' is not an ID type of schema '${from.schema}'.`, [
+        { path: '/body/match/from/key/type', message: `is not declared by schema '${from.schema}'` },
+      ]);
+    }
+  }
+  const startsFromSecure = [from.key, from.where].some((id) => id !== undefined && policy.secureTypes.has(id.type));
+  if (startsFromSecure && !actor.authenticated) {
+    throw new DomainError('authentication_required', 'A search that starts from a secure ID type needs a bearer token.');
+  }
+  return policy;
+}
+
+/** The start of a checked StartBody, as a store's query names it. */
+export const startOf = (from: StartBody): Pick<SearchQuery, 'key' | 'where'> => ({
+  ...(from.key && from.schema !== undefined ? { key: { schemaId: from.schema, key: from.key } } : {}),
+  ...(from.where ? { where: { id: from.where, ...(from.schema !== undefined ? { schemaId: from.schema } : {}) } } : {}),
+});

@@ -11,6 +11,7 @@ import type {
   PersonRequest,
 } from '../domain/deliveries';
 import { DomainError } from '../domain/errors';
+import type { GraphComponent, GraphQuery } from '../domain/graph';
 import type { BlockRule } from '../domain/blocklist';
 import {
   type CustomerPolicy,
@@ -201,6 +202,11 @@ export interface Store {
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
 
   search(query: SearchQuery): Promise<SearchResult>;
+  /**
+   * The explorer's read (extensions §5), in one read: the nodes the search of `query` reaches (component_too_large
+   * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
+   */
+  graph(query: GraphQuery): Promise<GraphComponent>;
 
   // History and erasure (extensions §3). Every node write above appends its entries (extensions §3.1) in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.

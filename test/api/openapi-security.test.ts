@@ -1,6 +1,9 @@
 // Every operation of openapi.yaml declares its own `security`, and what it declares is what the service does:
 // Swagger UI sends a token, and generated clients type one, only where the operation says so.
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadContract, operations } from '../../src/http/openapi';
+import { EXPLORER_DIR } from '../../src/http/routes/explorer';
 import { type CallOptions, startApp, type TestApp } from '../helpers/app';
 import { expectAuthenticationRequired } from '../helpers/builders-auth';
 import { buildDelete, buildInsert, buildRekey, buildSearch, buildUpdate, id, uniqueCustomer } from '../helpers/builders-nodesearch';
@@ -37,6 +40,13 @@ interface Case {
 // In the order they run: the node operations work on the node that _create makes (m-1, rekeyed to m-2).
 const CASES: Record<string, Case> = {
   search: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/_search`, options: { body: buildSearch({ schema: 'member', key: { type: 'member_id', id: 'm-1' } }) }, anonymousStatus: 200 },
+  graph: {
+    kind: 'optionalBearer',
+    method: 'POST',
+    url: (c) => `/v1/${c}/_graph`,
+    options: { body: { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } } },
+    anonymousStatus: 200,
+  },
   createNode: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_create`, options: { body: buildNode() }, anonymousStatus: 201 },
   insertIds: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_insert`, options: { body: buildInsert() }, anonymousStatus: 201 },
   updateId: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_update`, options: { body: buildUpdate() }, anonymousStatus: 200 },
@@ -80,6 +90,8 @@ const CASES: Record<string, Case> = {
   metrics: { kind: 'none', method: 'GET', url: () => '/metrics', anonymousStatus: 200 },
   contract: { kind: 'none', method: 'GET', url: () => '/openapi.yaml', anonymousStatus: 200 },
   docs: { kind: 'none', method: 'GET', url: () => '/docs/', anonymousStatus: 200 },
+  // The page is there once `npm run build` bundled it into dist/explorer; before, 404 not_found.
+  explore: { kind: 'none', method: 'GET', url: () => '/explore', anonymousStatus: fs.existsSync(path.join(EXPLORER_DIR, 'index.html')) ? 200 : 404 },
 };
 
 const contract = loadContract();

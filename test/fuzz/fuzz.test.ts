@@ -538,6 +538,8 @@ const BODY_ENDPOINTS: Endpoint[] = [
   { name: 'delete node', method: 'POST', path: '/v1/{customer}/node/_delete', body: { schema: 'member', key: key('m-3') }, caller: 'identity' },
   { name: 'search by key', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE', having: { type: 'device' } }, limit: 10 }, caller: 'identity' },
   { name: 'search by where', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { where: pair('email', 'one@example.com') } } }, caller: 'identity' },
+  { name: 'graph by key', method: 'POST', path: '/v1/{customer}/_graph', body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE' }, max_nodes: 2 }, caller: 'identity' },
+  { name: 'graph by where', method: 'POST', path: '/v1/{customer}/_graph', body: { match: { from: { where: pair('email', 'one@example.com') } }, max_nodes: 500 }, caller: 'identity' },
   // m-3's cookie: m-3 loses it. d-1's person (m-1, m-2 and the contact, linked by the email): 3 nodes, as many as
   // TRAVERSAL_MAX_NODES allows, so a create that joins it first makes this erase 422.
   { name: 'erase ID', method: 'POST', path: '/v1/{customer}/_erase', body: { id: pair('cookie', 'c-2') }, caller: 'customer' },
@@ -591,6 +593,7 @@ const BODILESS_ENDPOINTS: Endpoint[] = [
   { name: 'delivery DELETE', method: 'DELETE', path: '/v1/delivery/{delivery}', caller: 'mapi' },
   { name: 'health', method: 'GET', path: '/healthz', caller: 'anyone' },
   { name: 'readiness', method: 'GET', path: '/readyz', caller: 'anyone' },
+  { name: 'explorer', method: 'GET', path: '/explore', caller: 'anyone' },
 ];
 
 const customerSegment = fc.constantFrom('acme', 'acme', 'acme', 'globex', 'nobody');

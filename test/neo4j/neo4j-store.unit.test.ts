@@ -5,8 +5,9 @@
 import neo4j, { type Driver, Neo4jError } from 'neo4j-driver';
 import { type Delivery } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
+import type { GraphQuery } from '../../src/domain/graph';
 import type { IdPair, NodeAddress, SearchQuery } from '../../src/domain/model';
-import { byTypeThenId, compareCodePoints } from '../../src/store/neo4j/code-point-order';
+import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDelivery, buildMessage } from '../helpers/deliveries';
@@ -58,6 +59,12 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
       return [{ visited: 2, ids: [{ type: 'member_id', id: 'm1' }] }];
+    case 'graph.reach-all':
+    case 'graph.reach-one':
+    case 'graph.reach-one-from-id':
+      return [{ visited: 1, idsRead: 2, nodes: [{ ref: 'n1', schema: 'member', keyType: 'member_id', keyId: 'm1', idCount: 2 }] }];
+    case 'graph.ids':
+      return [{ ref: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     case 'sequence.next':
       return [{ last: 100 }];
     case 'delivery.lock':
@@ -228,6 +235,10 @@ describe('Neo4j store, with a fake driver', () => {
     await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
+    const graph = { customerId: 'acme', exclude: false, unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
+    await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
+    await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
+    await store.graph({ ...graph, where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' });
     await store.listDeliveries('acme', 0, 20);
     await store.getDelivery('acme', 7);
     await store.createDelivery('acme', buildDelivery() as never);
@@ -398,6 +409,67 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
         visitedNodes: 3,
       });
+    });
+  });
+
+  describe('graph', () => {
+    const graphQuery = (overrides: Partial<GraphQuery>): GraphQuery => ({
+      customerId: 'acme',
+      step: 'ALL',
+      exclude: false,
+      unlinkedTypes: [],
+      maxNodes: 10,
+      maxIds: 10,
+      answerNodes: 5,
+      ...overrides,
+    });
+    const reached = (...nodes: Array<{ ref: string; keyId: string; level?: number }>) => [
+      { visited: nodes.length, idsRead: nodes.length, nodes: nodes.map((n) => ({ schema: 'member', keyType: 'member_id', idCount: 1, ...n })) },
+    ];
+
+    test('when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, one from each start node', async () => {
+      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await fake.store.graph(graphQuery({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
+      expect(fake.named('graph.reach-all')[0]?.params).toMatchObject({ sources: ['i1'] });
+      const unlinked = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
+      await unlinked.store.graph(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
+      expect(unlinked.named('graph.reach-all')[0]?.params).toMatchObject({ sources: ['n1', 'n3'], unlinkedTypes: ['ip'] });
+    });
+
+    test('when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes\' IDs are read', async () => {
+      const fake = fakeStore((name) => {
+        if (name === 'search.start-by-where') return [{ source: 'i1', starts: ['n2'] }];
+        if (name === 'graph.reach-one-from-id') return reached({ ref: 'n1', keyId: 'a' }, { ref: 'n2', keyId: 'z' }, { ref: 'n3', keyId: 'b' });
+        if (name === 'graph.ids') return [{ ref: 'n2', ids: [id('member_id', 'z')] }, { ref: 'n1', ids: [id('member_id', 'a')] }];
+        return undefined;
+      });
+      const answer = await fake.store.graph(graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2 }));
+      expect(answer).toEqual({
+        nodes: [
+          { schemaId: 'member', key: id('member_id', 'z'), ids: [id('member_id', 'z')] },
+          { schemaId: 'member', key: id('member_id', 'a'), ids: [id('member_id', 'a')] },
+        ],
+        truncated: true,
+      });
+      expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n2', 'n1'] });
+    });
+
+    test('when the traversal counts more than the bounds, then component_too_large and no IDs are read', async () => {
+      for (const counts of [{ visited: 11, idsRead: 1 }, { visited: 1, idsRead: 11 }]) {
+        const fake = fakeStore((name) => (name === 'graph.reach-all' ? [{ ...counts, nodes: [] }] : undefined));
+        await expect(fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({ code: 'component_too_large' });
+        expect(fake.names()).not.toContain('graph.ids');
+      }
+    });
+
+    test('when a node is deleted between the traversal and the read of its IDs, then it is left out', async () => {
+      const fake = fakeStore((name) => {
+        if (name === 'graph.reach-all') return reached({ ref: 'n1', keyId: 'm1', level: 0 }, { ref: 'n2', keyId: 'm2', level: 1 });
+        if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
+        return undefined;
+      });
+      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
     });
   });
 

@@ -1,4 +1,4 @@
-// Runs the store contract (identity, deliveries, history and showing) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
+// Runs the store contract (identity, deliveries, history, showing and graph) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
 // Plus what only the Neo4j store has: the planner's choice for the traversals, and the graph left behind.
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
@@ -8,6 +8,7 @@ import { describeStoreContract, id, member, MEMBER, newCustomer } from './contra
 import { describeDeliveryContract } from './deliveries-contract';
 import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
+import { describeGraphContract } from './graph-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
@@ -15,6 +16,7 @@ describeStoreContract('neo4j', openNeo4j);
 describeDeliveryContract('neo4j', openNeo4j);
 describeHistoryContract('neo4j', openNeo4j);
 describeShowingContract('neo4j', openNeo4j);
+describeGraphContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();
@@ -98,6 +100,38 @@ describe('Neo4j store specifics', () => {
     expect(await reached(['ip'])).toBe(3);
     // Without the option the same traversal goes through the ip to every holder: what the predicate saves.
     expect(await reached([])).toBeGreaterThan(600);
+  });
+
+  // The graph's step ALL: a shortest-path search expanding from the source (one breadth-first search, each vertex
+  // once, with its distance), the links:false predicate inlined, the LIMIT stopping it; its step ONE reuses the
+  // search's pruning expand.
+  const reach = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50) };
+  test('when graph.reach-all is planned with unlinked types, then it is a stateful shortest path from the source that itself refuses their Id vertices', async () => {
+    const plan = await planOf('graph.reach-all', { sources: ['x'], ...reach, unlinkedTypes: ['ip'] });
+    const search = plan.find((op) => op.operator.startsWith('StatefulShortestPath(All)'));
+    expect(search?.details).toMatch(/expanding from: source/);
+    expect(search?.details).toMatch(/inlined predicates: .*unlinkedTypes/s);
+  });
+  test.each([
+    ['graph.reach-one', { starts: ['x'], ...reach, unlinkedTypes: ['ip'] }],
+    ['graph.reach-one-from-id', { source: 'x', ...reach, unlinkedTypes: ['ip'] }],
+  ])('when %s is planned with unlinked types, then the pruning breadth-first expand itself refuses their Id vertices', async (name, params) => {
+    const expand = (await planOf(name, params)).find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
+    expect(expand?.details).toMatch(/unlinkedTypes/);
+  });
+
+  test('when a component holds 2,000 nodes and the graph may visit 50, then the shortest-path search stops at its LIMIT', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
+    const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node', { c }, { database: connection.database });
+    const profiled = await planOf('graph.reach-all', { sources: [records[0]?.get('node')], maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [] }, 'PROFILE');
+    const rows = profiled.find((op) => op.operator.startsWith('StatefulShortestPath(All)'))?.rows;
+    // 101 vertices proved the component too large; without the LIMIT it would have reached 4,001.
+    expect(rows).toBeLessThanOrEqual(200);
+    await expect(
+      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
+    ).rejects.toMatchObject({ code: 'component_too_large' });
   });
 
   // A where search restricted to a schema hands every holder of the ID (hundreds for a hot ID) to the traversal.

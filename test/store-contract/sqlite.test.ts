@@ -7,10 +7,12 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
+import { describeGraphContract } from './graph-contract';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeGraphContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-store-contract-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -19,6 +21,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describeStoreContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
 describe('sqlite file store', () => {
   test('when the store opens a file, then the database is in WAL mode', async () => {

@@ -6,7 +6,7 @@
 import { DomainError } from '../../domain/errors';
 import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
 import { tooManyIdsToRead } from '../store';
-import { byTypeThenId } from './code-point-order';
+import { byTypeThenId } from '../../domain/code-point-order';
 import { int, type Query } from './query';
 
 /**
@@ -19,7 +19,7 @@ interface Reached {
   ids: IdPair[];
 }
 
-interface StartNodes {
+export interface StartNodes {
   /** Element ids of the start nodes (at most maxNodes + 1 of them). */
   nodes: string[];
   /** The vertex a traversal starts from: the keyed node, or the Id vertex of the where condition. */
@@ -65,7 +65,7 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
 }
 
-async function startNodes(q: Query, query: SearchQuery, cap: unknown): Promise<StartNodes> {
+export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, cap: unknown): Promise<StartNodes> {
   if (query.key) {
     const rows = await q<{ start: string }>('search.start-by-key', {
       customer: query.customerId,

@@ -22,6 +22,7 @@ import type {
   PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
+import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type {
   CustomerPolicy,
   CustomerSettings,
@@ -198,6 +199,9 @@ export class ConnectingStore implements Store {
   }
   search(query: SearchQuery): Promise<SearchResult> {
     return this.use((s) => s.search(query));
+  }
+  graph(query: GraphQuery): Promise<GraphComponent> {
+    return this.use((s) => s.graph(query));
   }
   nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
     return this.use((s) => s.nodeHistory(customerId, schemaId, key, offset, limit));

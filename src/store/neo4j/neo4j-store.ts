@@ -23,6 +23,7 @@ import {
   type ImpressionState,
   type PersonRequest,
 } from '../../domain/deliveries';
+import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -55,7 +56,7 @@ import {
   type StoredToken,
   wouldPassIdLimit,
 } from '../store';
-import { byTypeThenId, compareCodePoints } from './code-point-order';
+import { byTypeThenId, compareCodePoints } from '../../domain/code-point-order';
 import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
@@ -63,6 +64,7 @@ import { historyEntry, historyOpOf } from '../history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { searchGraph } from './neo4j-search';
+import { graphOf } from './neo4j-graph';
 import { guardWholeSchema, SchemaGuards } from './schema-guards';
 import { int, type Query, type Row } from './query';
 import { checkParams, loadStatements, type Statement, type StatementName, type Statements } from './statements';
@@ -866,6 +868,10 @@ export class Neo4jStore implements Store {
 
   search(query: SearchQuery): Promise<SearchResult> {
     return this.read((q) => searchGraph(q, query));
+  }
+
+  graph(query: GraphQuery): Promise<GraphComponent> {
+    return this.read((q) => graphOf(q, query));
   }
 
   // ---- history and erasure

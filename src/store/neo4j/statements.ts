@@ -52,6 +52,10 @@ export const STATEMENT_NAMES = [
   'search.traverse-one',
   'search.traverse-one-from-id',
   'search.traverse-all',
+  'graph.reach-all',
+  'graph.reach-one',
+  'graph.reach-one-from-id',
+  'graph.ids',
 
   'sequence.next',
   'sequence.adopt-shared',

@@ -17,6 +17,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
+import { cutGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   canonicalDeclaration,
@@ -255,6 +256,15 @@ export class SqliteStore implements Store {
       heldIdsSorted: db.prepare(
         'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
           'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
+      ).raw(),
+      // The graph (extensions §5): each reached node with how many IDs it holds (a range of node_ids' primary
+      // key), then the IDs of those it answers.
+      graphNodes: db.prepare(
+        'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, (SELECT COUNT(*) FROM node_ids ni WHERE ni.node_pk = n.node_pk) ' +
+          'FROM nodes n WHERE n.node_pk IN (SELECT value FROM json_each(?))',
+      ).raw(),
+      graphIds: db.prepare(
+        'SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))',
       ).raw(),
       // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
       // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
@@ -965,7 +975,40 @@ export class SqliteStore implements Store {
     return { results: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
   }
 
-  private startNodes(query: SearchQuery): number[] {
+  graph(query: GraphQuery): Promise<GraphComponent> {
+    return this.run(() => {
+      const start = this.startNodes(query);
+      if (start.length === 0) return { nodes: [], truncated: false };
+      // Step ALL from an ID that links: its holders are one component whatever the schema, and the levels count
+      // from all of them (cutGraph; on Neo4j the traversal starts from the ID's vertex).
+      const where = query.where;
+      const seeds =
+        query.step === 'ALL' && where?.schemaId !== undefined && !query.unlinkedTypes.includes(where.id.type)
+          ? (this.s.startByWhere.all(query.customerId, where.id.type, where.id.id) as number[])
+          : start;
+      const { levels } = this.traverse(seeds, query);
+      const startSet = new Set(start);
+      const levelOf = new Map<number, number>();
+      levels.forEach((nodes, level) => nodes.forEach((nodePk) => levelOf.set(nodePk, level)));
+      const rows = this.s.graphNodes.all(JSON.stringify([...levelOf.keys()])) as Array<[number, string, string, string, number]>;
+      const candidates = rows.map(([nodePk, schemaId, keyType, keyId, idCount]) => ({
+        ref: nodePk,
+        level: levelOf.get(nodePk) as number,
+        start: startSet.has(nodePk),
+        schemaId,
+        key: { type: keyType, id: keyId },
+        idCount,
+      }));
+      const { chosen, truncated } = cutGraph(candidates, query);
+      const idsOf = new Map<number, IdPair[]>(chosen.map((c) => [c.ref, []]));
+      for (const [nodePk, type, id] of this.s.graphIds.all(JSON.stringify(chosen.map((c) => c.ref))) as Array<[number, string, string]>) {
+        idsOf.get(nodePk)?.push({ type, id });
+      }
+      return { nodes: chosen.map((c) => ({ schemaId: c.schemaId, key: c.key, ids: idsOf.get(c.ref) ?? [] })), truncated };
+    });
+  }
+
+  private startNodes(query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>): number[] {
     const c = query.customerId;
     if (query.key) {
       const pk = this.s.findNode.get(c, query.key.schemaId, query.key.key.type, query.key.key.id) as number | undefined;
@@ -986,9 +1029,10 @@ export class SqliteStore implements Store {
    * every node and every ID is expanded once, so an ID held by hundreds of nodes costs one lookup, not one per holder.
    * It reads every ID of every node it visits (for ONE, also those of the nodes ONE reaches, which the results are
    * made of), hidden types included, and stops as soon as more than maxNodes nodes or maxIds IDs are read: each
-   * statement reads at most one row past the bound. Answers the nodes it visited and the IDs it read.
+   * statement reads at most one row past the bound. Answers the nodes it visited and the IDs it read, and the
+   * nodes level by level (the start nodes first, then those each round reached).
    */
-  private traverse(start: number[], query: SearchQuery): { nodes: Set<number>; ids: Set<number> } {
+  private traverse(start: number[], query: TraversalBounds): { nodes: Set<number>; ids: Set<number>; levels: number[][] } {
     const tooManyNodes = () =>
       new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
     const visitedNodes = new Set(start);
@@ -1013,6 +1057,7 @@ export class SqliteStore implements Store {
       if (visitedIds.size > query.maxIds) throw tooManyIdsToRead(query.maxIds);
       return fresh;
     };
+    const levels = [start];
     let frontier = start;
     while (frontier.length > 0) {
       const newIds = readIdsOf(frontier);
@@ -1024,15 +1069,19 @@ export class SqliteStore implements Store {
         next.push(nodePk);
         if (visitedNodes.size > query.maxNodes) throw tooManyNodes();
       }
+      if (next.length > 0) levels.push(next);
       if (query.step === 'ONE') {
         if (next.length > 0) readIdsOf(next);
         break;
       }
       frontier = next;
     }
-    return { nodes: visitedNodes, ids: visitedIds };
+    return { nodes: visitedNodes, ids: visitedIds, levels };
   }
 }
+
+/** What a traversal reads from a query: its step, `links: false` types and bounds. */
+type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'>;
 
 /** What an erase of a person traverses like: step ALL, its bounds and `links: false` types coming from the request. */
 const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes' | 'limit'> = { step: 'ALL', exclude: false, hiddenTypes: [], limit: 0 };

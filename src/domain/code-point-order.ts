@@ -1,7 +1,7 @@
 // Sorting in Unicode code-point order, the order the SQLite store gets from its BINARY collation. JavaScript's `<`
 // compares UTF-16 code units, which puts U+10000 and above (surrogate pairs) before U+E000..U+FFFF, and Neo4j's own
-// string order is not documented to be code-point order either; so the Neo4j store sorts here.
-import type { IdPair } from '../../domain/model';
+// string order is not documented to be code-point order either; so the Neo4j store and the graph sort here.
+import type { IdPair } from './model';
 
 /** Negative, zero or positive as `a` sorts before, with or after `b` in code-point order. */
 export function compareCodePoints(a: string, b: string): number {

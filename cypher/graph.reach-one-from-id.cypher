@@ -1,0 +1,27 @@
+// params: source, maxNodes, maxIds, unlinkedTypes
+// The explorer's step ONE from a `where` without a schema (extensions §5): the holders of the ID and the nodes
+// sharing an ID with one of them, as search.traverse-one-from-id.cypher reaches them, by the same traversal under
+// the same bounds (its comment says why this shape), each with what cutGraph orders by (src/domain/graph.ts):
+// schema, key, and how many IDs it holds (the relationship count of the vertex). The caller knows the holders
+// (the start nodes), level 0; every other node is level 1. The nodes' IDs are read afterwards, for the answered
+// nodes only (graph.ids.cypher).
+MATCH (source:Id)
+WHERE elementId(source) = $source
+MATCH path = (source)-[:LINKED*0..4]-(reached)
+WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
+WITH DISTINCT reached
+LIMIT $maxNodes + $maxIds + 1
+WITH collect(reached) AS vertices
+WITH vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH nodes, size(nodes) AS visited, size(vertices) - size(nodes) + COUNT {
+  UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
+  MATCH (holder)-[:LINKED]->(id:Id)
+  WHERE id.type IN $unlinkedTypes AND elementId(id) <> $source
+  RETURN DISTINCT id
+} AS idsRead
+RETURN visited, idsRead, COLLECT {
+  UNWIND nodes AS node
+  WITH node
+  WHERE visited <= $maxNodes AND idsRead <= $maxIds
+  RETURN {ref: elementId(node), schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() }}
+} AS nodes

@@ -1,0 +1,27 @@
+// params: starts, maxNodes, maxIds, unlinkedTypes
+// The explorer's step ONE from start nodes (extensions §5): the nodes search.traverse-one.cypher reaches, by the
+// same traversal under the same bounds (its comment says why this shape), each with what cutGraph orders by
+// (src/domain/graph.ts): schema, key, and how many IDs it holds (the relationship count of the vertex). The
+// caller knows the start nodes, level 0; every other node is level 1. The nodes' IDs are read afterwards, for the
+// answered nodes only (graph.ids.cypher).
+UNWIND $starts AS startId
+MATCH (start:IdNode)
+WHERE elementId(start) = startId
+MATCH path = (start)-[:LINKED*0..3]-(reached)
+WHERE all(vertex IN nodes(path) WHERE NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
+WITH DISTINCT reached
+LIMIT $maxNodes + $maxIds + 1
+WITH collect(reached) AS vertices
+WITH vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH nodes, size(nodes) AS visited, size(vertices) - size(nodes) + COUNT {
+  UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
+  MATCH (holder)-[:LINKED]->(id:Id)
+  WHERE id.type IN $unlinkedTypes
+  RETURN DISTINCT id
+} AS idsRead
+RETURN visited, idsRead, COLLECT {
+  UNWIND nodes AS node
+  WITH node
+  WHERE visited <= $maxNodes AND idsRead <= $maxIds
+  RETURN {ref: elementId(node), schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() }}
+} AS nodes

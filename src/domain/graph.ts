@@ -1,0 +1,155 @@
+// The explorer's read (extensions §5): the nodes a search reaches, each with every ID it holds, so that a page
+// can draw the person. The search's rules on the start and its bounds apply; what is answered is cut to
+// max_nodes nodes, nearest first, so that a cut drawing stays connected.
+import { compareCodePoints, byTypeThenId } from './code-point-order';
+import type { IdPair, IdTypeDeclaration, SearchQuery, Step } from './model';
+import type { Actor } from './nodes';
+import { checkedStart, refuseIncompleteStart, type StartBody, startOf } from './search';
+import type { Store } from '../store/store';
+
+export interface GraphBody {
+  match: { from: StartBody; step?: Step };
+  max_nodes?: number;
+}
+
+/** max_nodes when the request gives none (openapi.yaml: 1 to 2,000). */
+export const DEFAULT_GRAPH_NODES = 500;
+
+/** What a store reads for Store.graph: a search's start, step and bounds, and how much to answer. */
+export interface GraphQuery extends Pick<SearchQuery, 'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'> {
+  /** max_nodes: the most nodes answered. */
+  answerNodes: number;
+}
+
+/** A node the traversal reached, before its IDs are read: what cutGraph orders and counts by. */
+export interface GraphCandidate<Ref> {
+  /** The store's own handle of the node (a primary key, an element id). */
+  ref: Ref;
+  /** How far from the start, in nodes (see cutGraph). */
+  level: number;
+  /** A start node of the search (what `exclude` leaves out). */
+  start: boolean;
+  schemaId: string;
+  key: IdPair;
+  /** How many IDs the node holds. */
+  idCount: number;
+}
+
+/** A node as a store answers it: every ID it holds, the key included, in no particular order. */
+export interface GraphNodeRecord {
+  schemaId: string;
+  key: IdPair;
+  ids: IdPair[];
+}
+
+export interface GraphComponent {
+  nodes: GraphNodeRecord[];
+  /** Some reached node is not answered (past answerNodes, or past maxIds IDs answered). */
+  truncated: boolean;
+}
+
+/**
+ * Which reached nodes a store answers, in the order it answers them: by level (0 for the start nodes: the keyed
+ * node, or the holders of the `where` ID; for step ALL from an ID that links, all its holders, whatever the
+ * schema; 1 for the nodes sharing an ID with one of them, and so on), then schema, key type and key id in
+ * code-point order; without the start nodes when `exclude`; at most answerNodes of them, and only as many as hold
+ * maxIds IDs between them (an ID counted once per holder: the answer's size), stopping at the first that does
+ * not fit. Level by level, every answered node but a start one shares an ID with an answered node nearer the
+ * start, so a cut drawing stays connected.
+ */
+export function cutGraph<Ref>(
+  candidates: readonly GraphCandidate<Ref>[],
+  limits: Pick<GraphQuery, 'answerNodes' | 'maxIds' | 'exclude'>,
+): { chosen: GraphCandidate<Ref>[]; truncated: boolean } {
+  const ordered = candidates
+    .filter((c) => !(limits.exclude && c.start))
+    .sort(
+      (a, b) =>
+        a.level - b.level || compareCodePoints(a.schemaId, b.schemaId) || compareCodePoints(a.key.type, b.key.type) || compareCodePoints(a.key.id, b.key.id),
+    );
+  const chosen: GraphCandidate<Ref>[] = [];
+  let ids = 0;
+  for (const candidate of ordered) {
+    if (chosen.length === limits.answerNodes || ids + candidate.idCount > limits.maxIds) break;
+    chosen.push(candidate);
+    ids += candidate.idCount;
+  }
+  return { chosen, truncated: chosen.length < ordered.length };
+}
+
+/** An ID type as the graph's answer describes it, so that a page can tell the IDs that link nothing. */
+export interface GraphType {
+  type: string;
+  secure: boolean;
+  links: boolean;
+  max_holders?: number;
+}
+
+export interface GraphNode {
+  schema: string;
+  /** id is null when the key's type is secure and the caller sent no token. */
+  key: { type: string; id: string | null };
+  ids: IdPair[];
+}
+
+export interface GraphAnswer {
+  nodes: GraphNode[];
+  truncated: boolean;
+  types: GraphType[];
+}
+
+export interface GraphLimits {
+  traversalMaxNodes: number;
+  traversalMaxIds: number;
+}
+
+export class GraphService {
+  constructor(
+    private readonly store: Store,
+    private readonly limits: GraphLimits,
+  ) {}
+
+  async graph(actor: Actor, body: GraphBody): Promise<GraphAnswer> {
+    const { from } = body.match;
+    refuseIncompleteStart(from);
+    const { secureTypes, unlinkedTypes } = await checkedStart(this.store, actor, from);
+    const component = await this.store.graph({
+      customerId: actor.customerId,
+      ...startOf(from),
+      step: body.match.step ?? 'ALL',
+      exclude: from.exclude ?? false,
+      unlinkedTypes: [...unlinkedTypes],
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
+    });
+    // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
+    const hidden = actor.authenticated ? new Set<string>() : secureTypes;
+    const nodes = component.nodes.map((n) => ({
+      schema: n.schemaId,
+      key: { type: n.key.type, id: hidden.has(n.key.type) ? null : n.key.id },
+      ids: n.ids.filter((id) => !hidden.has(id.type)).sort(byTypeThenId),
+    }));
+    return { nodes, truncated: component.truncated, types: await this.typesOf(actor.customerId, nodes) };
+  }
+
+  /** The declarations of the types the answer names (one per customer: extensions §2.1), in code-point order. */
+  private async typesOf(customerId: string, nodes: readonly GraphNode[]): Promise<GraphType[]> {
+    const named = new Set<string>();
+    for (const n of nodes) {
+      named.add(n.key.type);
+      for (const id of n.ids) named.add(id.type);
+    }
+    if (named.size === 0) return [];
+    const declarations = new Map<string, IdTypeDeclaration>();
+    for (const schema of await this.store.listSchemas(customerId)) {
+      for (const t of schema.idTypes) if (named.has(t.type)) declarations.set(t.type, t);
+    }
+    return [...named].sort(compareCodePoints).map((type) => {
+      const t = declarations.get(type);
+      // Every held type is declared by its node's schema (schema_in_use keeps it so); the defaults only if a
+      // schema replacement came between the two reads.
+      return { type, secure: t?.secure ?? false, links: t?.links !== false, ...(t?.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}) };
+    });
+  }
+}

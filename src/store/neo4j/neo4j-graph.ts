@@ -1,0 +1,60 @@
+// The explorer's graph on Neo4j (extensions §5), with the SQLite store's semantics: the search's start nodes
+// (neo4j-search.ts), the nodes ONE or ALL reaches under the search's bounds with what cutGraph orders by
+// (cypher/graph.reach-*.cypher), then the IDs of the nodes answered (cypher/graph.ids.cypher).
+import { DomainError } from '../../domain/errors';
+import { cutGraph, type GraphCandidate, type GraphComponent, type GraphQuery } from '../../domain/graph';
+import type { IdPair } from '../../domain/model';
+import { tooManyIdsToRead } from '../store';
+import { startNodes } from './neo4j-search';
+import { int, type Query } from './query';
+
+/** What a graph.reach-* statement answers: the counts the bounds are checked on, and the nodes when within them. */
+interface Reach {
+  visited: number;
+  idsRead: number;
+  nodes: Array<{ ref: string; level?: number; schema: string; keyType: string; keyId: string; idCount: number }>;
+}
+
+/** Runs inside one read transaction of the store. */
+export async function graphOf(q: Query, query: GraphQuery): Promise<GraphComponent> {
+  const tooLarge = () =>
+    new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
+  const start = await startNodes(q, query, int(query.maxNodes + 1));
+  if (start.nodes.length === 0) return { nodes: [], truncated: false };
+  if (start.nodes.length > query.maxNodes) throw tooLarge();
+
+  const bounds = { maxNodes: int(query.maxNodes), maxIds: int(query.maxIds), unlinkedTypes: query.unlinkedTypes };
+  let rows: Reach[];
+  if (query.step === 'ALL') {
+    // As the search (neo4j-search.ts): one source, but for a where on an ID that links nothing, restricted to a
+    // schema, whose start nodes are each a source of their own.
+    const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
+    rows = await q<Reach>('graph.reach-all', { sources: unlinkedWhere ? start.nodes : [start.source], ...bounds });
+  } else if (start.fromId && query.where?.schemaId === undefined) {
+    rows = await q<Reach>('graph.reach-one-from-id', { source: start.source, ...bounds });
+  } else {
+    rows = await q<Reach>('graph.reach-one', { starts: start.nodes, ...bounds });
+  }
+  const reach = rows[0];
+  if ((reach?.visited ?? 0) > query.maxNodes) throw tooLarge();
+  if ((reach?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+
+  const starts = new Set(start.nodes);
+  const candidates: Array<GraphCandidate<string>> = (reach?.nodes ?? []).map((n) => ({
+    ref: n.ref,
+    // ONE: the start nodes, then the nodes sharing an ID with one of them.
+    level: n.level ?? (starts.has(n.ref) ? 0 : 1),
+    start: starts.has(n.ref),
+    schemaId: n.schema,
+    key: { type: n.keyType, id: n.keyId },
+    idCount: n.idCount,
+  }));
+  const { chosen, truncated } = cutGraph(candidates, query);
+  if (chosen.length === 0) return { nodes: [], truncated };
+  const idsOf = new Map((await q<{ ref: string; ids: IdPair[] }>('graph.ids', { nodes: chosen.map((c) => c.ref) })).map((r) => [r.ref, r.ids]));
+  const nodes = chosen.flatMap((c) => {
+    const ids = idsOf.get(c.ref);
+    return ids === undefined ? [] : [{ schemaId: c.schemaId, key: c.key, ids: ids.map((id) => ({ type: id.type, id: id.id })) }];
+  });
+  return { nodes, truncated };
+}
