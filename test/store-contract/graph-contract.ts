@@ -122,6 +122,12 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       expect(keys(excluded)).toEqual(['member/member_id:m2', 'member/member_id:m3', 'member/member_id:m1', 'member/member_id:m4']);
     });
 
+    test('when step ALL starts from a key that holds the where ID, then the keyed node alone is level 0', async () => {
+      const c = await chain();
+      const answer = await store().graph(query(c, { ...fromKey(member(c, 'm2')), where: { id: id('device', 'd2'), schemaId: 'member' } }));
+      expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m1', 'member/member_id:m3', 'shop/shop_id:s1', 'member/member_id:m4']);
+    });
+
     test('when step ONE starts from an ID restricted to a schema, then only that schema\'s holders are level 0', async () => {
       const c = await chain();
       const answer = await store().graph(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { step: 'ONE' }));

@@ -979,11 +979,11 @@ export class SqliteStore implements Store {
     return this.run(() => {
       const start = this.startNodes(query);
       if (start.length === 0) return { nodes: [], truncated: false };
-      // Step ALL from an ID that links: its holders are one component whatever the schema, and the levels count
-      // from all of them (cutGraph; on Neo4j the traversal starts from the ID's vertex).
+      // Step ALL from an ID (no key) that links: its holders are one component whatever the schema, and the levels
+      // count from all of them (cutGraph; on Neo4j the traversal starts from the ID's vertex).
       const where = query.where;
       const seeds =
-        query.step === 'ALL' && where?.schemaId !== undefined && !query.unlinkedTypes.includes(where.id.type)
+        query.step === 'ALL' && query.key === undefined && where?.schemaId !== undefined && !query.unlinkedTypes.includes(where.id.type)
           ? (this.s.startByWhere.all(query.customerId, where.id.type, where.id.id) as number[])
           : start;
       const { levels } = this.traverse(seeds, query);
