@@ -9,7 +9,9 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+COPY explorer ./explorer
+# The explorer page (GET /explore) is bundled into dist/explorer by esbuild, a dev dependency: before the prune.
+RUN npx tsc -p tsconfig.build.json && node explorer/build.mjs && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim
 ENV NODE_ENV=production PORT=8080 SQLITE_PATH=/data/idlink.sqlite

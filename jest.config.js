@@ -4,8 +4,9 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The Neo4j-only suites run with `npm run test:neo4j` (jest.neo4j.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '\\.neo4j\\.test\\.ts$'],
+  // The Neo4j-only suites run with `npm run test:neo4j` (jest.neo4j.config.js), the browser suites with
+  // `npm run test:browser` (jest.browser.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '\\.neo4j\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
   globalSetup: '<rootDir>/test/global-setup.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   testTimeout: 30000,

@@ -2,7 +2,7 @@
 // holds, nearest first, cut to max_nodes and to TRAVERSAL_MAX_IDS IDs answered) and GET /explore (the page).
 // Every answer is also checked against openapi.yaml by `app.call`. This file also runs on Neo4j (the API suites run
 // on both stores), so every describe has customers of its own and asserts only on the contract.
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { buildSearch, errorPaths, expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
@@ -555,15 +555,13 @@ describe('graph', () => {
 
   // ------------------------------------------------------------------ GET /explore
   describe('GET /explore', () => {
-    test('when the page is asked for, then 200 text/html when built, else 404 not_found saying to run npm run build; either way under a CSP without unsafe-eval or an inline script-src', async () => {
+    // The test setup bundles the page into dist/explorer (test/global-setup.js), as `npm run build` does.
+    test('when the page is asked for, then 200 text/html naming its script and style, under a CSP without unsafe-eval or an inline script-src', async () => {
       const res = await app.call('GET', '/explore');
-      expect([200, 404]).toContain(res.status);
-      if (res.status === 200) {
-        expect(res.headers['content-type']).toMatch(/^text\/html/);
-      } else {
-        expectProblem(res, 404, 'not_found');
-        expect(res.body.detail).toMatch(/npm run build/);
-      }
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('src="explore/explorer.js"');
+      expect(res.text).toContain('href="explore/explorer.css"');
       const csp = String(res.headers['content-security-policy'] ?? '');
       expect(csp).not.toBe('');
       expect(csp).not.toMatch(/unsafe-eval/);
@@ -579,6 +577,20 @@ describe('graph', () => {
       expect(scriptSrc).toBeDefined();
       expect(scriptSrc).not.toContain("'unsafe-inline'");
       expect(scriptSrc).not.toContain("'unsafe-eval'");
+    });
+
+    // Through supertest itself: the assets are not operations of openapi.yaml, which app.call checks answers against.
+    test('when its files are asked for, then the bundle and the style come from the service; an unknown file or the folder itself is 404', async () => {
+      const asset = (file: string) => request(app.baseUrl).get(`/explore/${file}`);
+      const script = await asset('explorer.js');
+      expect(script.status).toBe(200);
+      expect(script.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+      const style = await asset('explorer.css');
+      expect(style.status).toBe(200);
+      expect(style.headers['content-type']).toMatch(/^text\/css/);
+      expectProblem(await asset('nothing.js'), 404, 'not_found');
+      expectProblem(await asset(''), 404, 'not_found');
+      expectProblem(await asset('%2e%2e/package.json'), 404, 'not_found');
     });
   });
 });

@@ -1,0 +1,264 @@
+// The explorer page (GET /explore): the form, the messages, and what Show, a click and an expansion do. The
+// drawing is view.ts, the panel panel.ts, what to draw model.ts.
+import type cytoscape from 'cytoscape';
+import { fetchGraph, fetchHistory } from './api';
+import { type Collection, DEFAULT_HOT_AT, drawingOf, emptyCollection, type GraphAnswer, type IdPair, idKey, idText, merge, MIN_HOT_AT, SchemaPalette } from './model';
+import { Panel, type PanelContext } from './panel';
+import { redact, type ShownProblem } from './problems';
+import { boundedInteger, DEFAULT_MAX_NODES, type GraphQuery, historyPath, MAX_NODES_LIMIT, type Step } from './requests';
+import { GraphView } from './view';
+
+declare global {
+  interface Window {
+    /** The cytoscape instance that draws the graph: what the browser tests count nodes and edges in. */
+    explorer: cytoscape.Core;
+  }
+}
+
+/**
+ * performance marks and measures of a Show, read by the browser tests: first-draw (click on Show → the layout done
+ * and painted), split into request (→ the answer parsed) and drawing (answer → painted).
+ */
+export const MARKS = {
+  show: 'explorer:show',
+  answered: 'explorer:answered',
+  drawn: 'explorer:drawn',
+  firstDraw: 'explorer:first-draw',
+  request: 'explorer:request',
+  drawing: 'explorer:drawing',
+} as const;
+
+function byId<T extends HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`#${id} is missing from index.html`);
+  return element as T;
+}
+
+const form = byId<HTMLFormElement>('query');
+const inputs = {
+  token: byId<HTMLInputElement>('token'),
+  customer: byId<HTMLInputElement>('customer'),
+  idType: byId<HTMLInputElement>('id-type'),
+  idValue: byId<HTMLInputElement>('id-value'),
+  schema: byId<HTMLInputElement>('schema'),
+  step: byId<HTMLSelectElement>('step'),
+  maxNodes: byId<HTMLInputElement>('max-nodes'),
+  hotAt: byId<HTMLInputElement>('hot-at'),
+};
+const showButton = byId<HTMLButtonElement>('show');
+const alertBox = byId<HTMLDivElement>('alert');
+const notice = byId<HTMLParagraphElement>('notice');
+const stats = byId<HTMLOutputElement>('graph-stats');
+const legend = byId<HTMLUListElement>('legend');
+
+/**
+ * What Show fixed: the customer and the token every later request of this drawing uses (expand, history), kept
+ * in this page's memory only. Editing the form changes nothing until the next Show.
+ */
+interface Session {
+  customer: string;
+  token: string;
+  maxNodes: number;
+}
+
+let session: Session | null = null;
+let collection: Collection = emptyCollection();
+/** Bumped by every Show: an expansion answered after a newer Show belongs to a drawing that is gone. */
+let shown = 0;
+const palette = new SchemaPalette();
+
+const hotAt = (): number => boundedInteger(inputs.hotAt.value, MIN_HOT_AT, 1000, DEFAULT_HOT_AT);
+
+const view = new GraphView(byId('graph'), palette, {
+  onNode: (ref) => openNode(ref),
+  onHub: (ref) => openId(ref),
+  onEdge: (ref) => openId(ref),
+  onBackground: () => panel.hide(),
+});
+window.explorer = view.cy;
+
+const panel = new Panel(byId('panel'), {
+  onExpand: (id) => void expand(id),
+  onSelectNode: (ref) => openNode(ref),
+  onClose: () => {
+    panel.hide();
+    view.cy.elements(':selected').unselect();
+  },
+});
+
+function showProblem(problem: ShownProblem | null): void {
+  if (problem === null) {
+    alertBox.hidden = true;
+    alertBox.replaceChildren();
+    return;
+  }
+  const token = session?.token ?? inputs.token.value;
+  const line = (className: string, text: string, tag = 'div') => {
+    const element = document.createElement(tag);
+    element.className = className;
+    element.textContent = redact(text, token);
+    return element;
+  };
+  const parts: HTMLElement[] = [line('title', problem.title), line('detail', problem.detail)];
+  if (problem.errors.length > 0) {
+    const list = document.createElement('ul');
+    for (const error of problem.errors) list.append(line('error', error, 'li'));
+    parts.push(list);
+  }
+  if (problem.hint) parts.push(line('hint', problem.hint));
+  if (problem.requestId) parts.push(line('request-id', `Request id: ${problem.requestId}`));
+  alertBox.replaceChildren(...parts);
+  alertBox.hidden = false;
+}
+
+function showNotice(text: string | null): void {
+  notice.hidden = text === null;
+  notice.textContent = text ?? '';
+}
+
+/** The status line and legend, counted from the library's model (what is drawn, not what was answered). */
+function updateStatus(): void {
+  const counts = view.counts();
+  stats.dataset.nodes = String(counts.nodes);
+  stats.dataset.hubs = String(counts.hubs);
+  stats.dataset.edges = String(counts.edges);
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  stats.textContent = `${plural(counts.nodes, 'node', 'nodes')}, ${plural(counts.edges, 'line', 'lines')}, ${plural(counts.hubs, 'hot ID', 'hot IDs')}`;
+
+  const items: HTMLLIElement[] = [];
+  const item = (swatchClass: string, colour: string | null, text: string) => {
+    const li = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = `swatch ${swatchClass}`;
+    // A style property set from script (CSSOM), which the CSP allows, unlike a style attribute in the HTML.
+    if (colour) swatch.style.backgroundColor = colour;
+    li.append(swatch, text);
+    items.push(li);
+  };
+  const schemas = [...new Set(view.cy.nodes('.person').map((n) => String(n.data('schema'))))].sort();
+  for (const schema of schemas) item('schema', palette.colourOf(schema), schema);
+  if (counts.hubs > 0) item('hub', null, `hot ID (held by ${hotAt()}+ drawn nodes)`);
+  if (counts.unlinked > 0) item('unlinked', null, 'ID of a type that does not link');
+  legend.replaceChildren(...items);
+}
+
+function panelContext(): PanelContext {
+  const holders = new Map<string, number>();
+  for (const { node } of collection.nodes) for (const id of node.ids) holders.set(idKey(id), (holders.get(idKey(id)) ?? 0) + 1);
+  return { holderCount: (id) => holders.get(idKey(id)) ?? 0, hotAt: hotAt(), types: collection.types };
+}
+
+function openNode(ref: string): void {
+  const collected = collection.nodes.find((c) => c.ref === ref);
+  if (!collected || !session) return;
+  view.select(ref);
+  const path = historyPath(session.customer, collected.node);
+  panel.showNode(collected, panelContext(), path === null ? null : fetchHistory(path, session.token));
+}
+
+/** A hub's or a line's ID: the element's data says which. */
+function openId(ref: string): void {
+  const element = view.cy.getElementById(ref);
+  const id = element.data('idPair') as IdPair | undefined;
+  if (!id) return;
+  view.select(ref);
+  const holders = collection.nodes.filter((c) => c.node.ids.some((held) => held.type === id.type && held.id === id.id));
+  panel.showId(id, holders, panelContext());
+}
+
+async function draw(near?: string): Promise<void> {
+  const drawing = drawingOf(collection, hotAt());
+  await view.show(drawing, near);
+  updateStatus();
+}
+
+function truncatedText(answer: GraphAnswer): string | null {
+  return answer.truncated ? `Showing the first ${answer.nodes.length} nodes; the component has more. Raise "Max nodes" (up to ${MAX_NODES_LIMIT}) or start with step ONE.` : null;
+}
+
+function setBusy(busy: boolean): void {
+  showButton.disabled = busy;
+  document.body.setAttribute('aria-busy', String(busy));
+}
+
+async function show(): Promise<void> {
+  for (const mark of [MARKS.show, MARKS.answered, MARKS.drawn]) performance.clearMarks(mark);
+  for (const measure of [MARKS.firstDraw, MARKS.request, MARKS.drawing]) performance.clearMeasures(measure);
+  performance.mark(MARKS.show);
+  const where = { type: inputs.idType.value.trim(), id: inputs.idValue.value };
+  const query: GraphQuery = {
+    customer: inputs.customer.value.trim(),
+    where,
+    schema: inputs.schema.value.trim(),
+    step: inputs.step.value as Step,
+    maxNodes: boundedInteger(inputs.maxNodes.value, 1, MAX_NODES_LIMIT, DEFAULT_MAX_NODES),
+  };
+  session = { customer: query.customer, token: inputs.token.value, maxNodes: query.maxNodes };
+  shown++;
+  setBusy(true);
+  try {
+    const outcome = await fetchGraph(query, session.token);
+    performance.mark(MARKS.answered);
+    if (!outcome.ok) {
+      showProblem(outcome.problem);
+      return;
+    }
+    showProblem(null);
+    panel.hide();
+    collection = merge(emptyCollection(), outcome.value, where).collection;
+    if (outcome.value.nodes.length === 0) {
+      view.clear();
+      updateStatus();
+      showNotice(`No node holds ${idText(where)}${query.schema ? ` in schema ${query.schema}` : ''}.`);
+      return;
+    }
+    showNotice(truncatedText(outcome.value));
+    // A new person: nothing of the last drawing stays (refs start again at n0).
+    view.clear();
+    await draw();
+    performance.mark(MARKS.drawn);
+    performance.measure(MARKS.request, MARKS.show, MARKS.answered);
+    performance.measure(MARKS.drawing, MARKS.answered, MARKS.drawn);
+    const measure = performance.measure(MARKS.firstDraw, MARKS.show, MARKS.drawn);
+    stats.dataset.drawMs = String(Math.round(measure.duration));
+  } finally {
+    setBusy(false);
+  }
+}
+
+/** Click on an ID: the nodes holding it (step ONE from it), merged into the drawing around the node it came from. */
+async function expand(id: IdPair): Promise<void> {
+  if (!session) return;
+  const from = view.cy.$(':selected').filter('.person');
+  const drawingOfShow = shown;
+  setBusy(true);
+  try {
+    const outcome = await fetchGraph({ customer: session.customer, where: id, step: 'ONE', maxNodes: session.maxNodes }, session.token);
+    if (drawingOfShow !== shown) return;
+    if (!outcome.ok) {
+      showProblem(outcome.problem);
+      return;
+    }
+    showProblem(null);
+    const merged = merge(collection, outcome.value);
+    collection = merged.collection;
+    await draw(from.nonempty() ? from.id() : merged.added[0]);
+    const cut = outcome.value.truncated ? ` (cut at ${outcome.value.nodes.length} nodes)` : '';
+    showNotice(`Expanded ${idText(id)}: ${merged.added.length} new ${merged.added.length === 1 ? 'node' : 'nodes'}${cut}.`);
+  } finally {
+    setBusy(false);
+  }
+}
+
+form.addEventListener('submit', (event) => {
+  // Never let the browser submit the form: the token must not leave in a request the page does not make.
+  event.preventDefault();
+  void show();
+});
+
+byId<HTMLButtonElement>('fit').addEventListener('click', () => view.cy.fit(undefined, 30));
+
+// A new "hot at" redraws what is there; nothing is asked again.
+inputs.hotAt.addEventListener('change', () => {
+  if (collection.nodes.length > 0) void draw(collection.nodes[0]?.ref);
+});

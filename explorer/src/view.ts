@@ -1,0 +1,209 @@
+// The drawing: a Drawing (model.ts) as cytoscape elements, laid out by fcose. The page's window.explorer is this
+// view's cytoscape instance, so tests read the library's own model (cy.nodes(), cy.edges()).
+import cytoscape from 'cytoscape';
+import fcose from 'cytoscape-fcose';
+import type { Drawing, SchemaPalette } from './model';
+
+cytoscape.use(fcose);
+
+/** Element classes, which the tests and the stylesheet below share. */
+export const CLASSES = {
+  /** A node of the service. */
+  person: 'person',
+  /** A node holding the ID the person asked for. */
+  start: 'start',
+  /** A hot ID's vertex, and its lines to the holders. */
+  hub: 'hub',
+  hubEdge: 'hub-edge',
+  /** An ID two drawn nodes share. */
+  shared: 'shared',
+  /** An ID of a `links: false` type: drawn, but it joins nothing. */
+  unlinked: 'unlinked',
+} as const;
+
+const HOT = '#cc3311';
+const UNLINKED = '#9a9a9a';
+
+const STYLE: cytoscape.StylesheetJson = [
+  {
+    selector: 'node',
+    style: {
+      label: 'data(label)',
+      'font-size': 10,
+      color: '#1d232a',
+      'text-valign': 'bottom',
+      'text-margin-y': 3,
+      'text-outline-color': '#ffffff',
+      'text-outline-width': 2,
+      // Labels of a zoomed-out drawing are unreadable anyway; not drawing them keeps 500 nodes fluid.
+      'min-zoomed-font-size': 7,
+    },
+  },
+  { selector: `node.${CLASSES.person}`, style: { 'background-color': 'data(colour)', width: 20, height: 20 } },
+  { selector: `node.${CLASSES.start}`, style: { 'border-width': 3, 'border-color': '#1d232a' } },
+  { selector: `node.${CLASSES.hub}`, style: { shape: 'diamond', 'background-color': HOT, width: 26, height: 26, color: HOT, 'font-weight': 'bold' } },
+  {
+    selector: `node.${CLASSES.hub}.${CLASSES.unlinked}`,
+    style: { 'background-color': '#ffffff', 'border-width': 2, 'border-style': 'dashed', 'border-color': UNLINKED, color: '#5b6470' },
+  },
+  {
+    selector: 'edge',
+    style: {
+      width: 1.5,
+      'line-color': '#7d8895',
+      // Two nodes sharing two IDs get two lines, side by side.
+      'curve-style': 'bezier',
+      label: 'data(label)',
+      'font-size': 8,
+      color: '#3d4650',
+      'text-rotation': 'autorotate',
+      'text-outline-color': '#ffffff',
+      'text-outline-width': 2,
+      'min-zoomed-font-size': 8,
+    },
+  },
+  { selector: `edge.${CLASSES.hubEdge}`, style: { 'line-color': '#e69a85', width: 1.2 } },
+  { selector: `edge.${CLASSES.unlinked}`, style: { 'line-style': 'dashed', 'line-color': UNLINKED } },
+  { selector: ':selected', style: { 'overlay-color': '#2f5d8a', 'overlay-opacity': 0.25, 'overlay-padding': 6 } },
+];
+
+/** fcose's options (the extension ships no types). */
+interface FcoseOptions {
+  name: 'fcose';
+  quality: 'draft' | 'default' | 'proof';
+  randomize: boolean;
+  animate: boolean;
+  fit: boolean;
+  padding: number;
+  nodeRepulsion: number;
+  idealEdgeLength: number;
+  tile: boolean;
+}
+
+const avg = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
+
+export interface ViewHandlers {
+  onNode(ref: string): void;
+  onHub(ref: string): void;
+  onEdge(ref: string): void;
+  onBackground(): void;
+}
+
+export class GraphView {
+  readonly cy: cytoscape.Core;
+
+  constructor(
+    container: HTMLElement,
+    private readonly palette: SchemaPalette,
+    handlers: ViewHandlers,
+  ) {
+    this.cy = cytoscape({
+      container,
+      style: STYLE,
+      // Not textureOnViewport: measured at 500 nodes, making that picture stalls the first frame of a zoom for ~300 ms,
+      // where plain redraws keep every frame under ~100 ms.
+      boxSelectionEnabled: false,
+      selectionType: 'single',
+      minZoom: 0.05,
+      maxZoom: 4,
+      wheelSensitivity: 0.3,
+    });
+    // The panel opening or the window changing takes room from the drawing: the library must be told.
+    new ResizeObserver(() => this.cy.resize()).observe(container);
+    this.cy.on('tap', `node.${CLASSES.person}`, (event) => handlers.onNode(event.target.id()));
+    this.cy.on('tap', `node.${CLASSES.hub}`, (event) => handlers.onHub(event.target.id()));
+    this.cy.on('tap', 'edge', (event) => handlers.onEdge(event.target.id()));
+    this.cy.on('tap', (event) => {
+      if (event.target === this.cy) handlers.onBackground();
+    });
+  }
+
+  /**
+   * Draws `drawing`: elements no longer in it are removed, new ones added, then the layout runs. With `near`, an
+   * expansion: the drawn nodes keep their places and the new ones start next to that node. Resolves once the
+   * layout is done and the result painted.
+   */
+  show(drawing: Drawing, near?: string): Promise<void> {
+    const cy = this.cy;
+    const wanted = new Set<string>([...drawing.nodes.map((n) => n.ref), ...drawing.hubs.map((h) => h.ref), ...drawing.edges.map((e) => e.ref)]);
+    const first = near === undefined || cy.nodes().length === 0;
+    const origin = near !== undefined ? cy.getElementById(near) : undefined;
+    const start = origin && origin.nonempty() ? { ...origin.position() } : { x: 0, y: 0 };
+    // A new element starts among the drawn ones it joins (a hub among its holders), else next to `near`, so the
+    // layout only has to settle it; the jitter keeps two new ones from starting on the same spot.
+    const jitter = () => (Math.random() - 0.5) * 80;
+    const startAt = (around: string[]) => {
+      const placed = around.map((ref) => cy.getElementById(ref)).filter((n) => n.nonempty());
+      const centre = placed.length === 0 ? start : { x: avg(placed.map((n) => n.position().x)), y: avg(placed.map((n) => n.position().y)) };
+      return { x: centre.x + jitter(), y: centre.y + jitter() };
+    };
+
+    cy.batch(() => {
+      cy.elements()
+        .filter((element) => !wanted.has(element.id()))
+        .remove();
+      const added: cytoscape.ElementDefinition[] = [];
+      const place = (ref: string, data: Record<string, unknown>, classes: string[], around: string[] = []) => {
+        const existing = cy.getElementById(ref);
+        if (existing.nonempty()) {
+          existing.data(data);
+          existing.classes(classes);
+        } else {
+          added.push({ group: 'nodes', data: { id: ref, ...data }, classes, ...(first ? {} : { position: startAt(around) }) });
+        }
+      };
+      for (const node of drawing.nodes) {
+        const classes: string[] = [CLASSES.person, ...(node.start ? [CLASSES.start] : [])];
+        place(node.ref, { label: node.label, schema: node.schema, colour: this.palette.colourOf(node.schema) }, classes);
+      }
+      for (const hub of drawing.hubs) {
+        place(hub.ref, { label: hub.label, holders: hub.holders.length, idPair: hub.id }, [CLASSES.hub, ...(hub.links ? [] : [CLASSES.unlinked])], hub.holders);
+      }
+      for (const edge of drawing.edges) {
+        const classes = [edge.kind === 'hub' ? CLASSES.hubEdge : CLASSES.shared, ...(edge.links ? [] : [CLASSES.unlinked])];
+        const existing = cy.getElementById(edge.ref);
+        if (existing.nonempty()) existing.classes(classes);
+        else added.push({ group: 'edges', data: { id: edge.ref, source: edge.source, target: edge.target, label: edge.label, idPair: edge.id }, classes });
+      }
+      cy.add(added);
+    });
+
+    const options: FcoseOptions = {
+      name: 'fcose',
+      quality: 'default',
+      randomize: first,
+      animate: false,
+      fit: true,
+      padding: 30,
+      nodeRepulsion: 6500,
+      idealEdgeLength: 70,
+      // Nodes without a line (joined through an ID the caller may not see) are set in rows, not scattered.
+      tile: true,
+    };
+    return new Promise((resolve) => {
+      const layout = cy.layout(options as unknown as cytoscape.LayoutOptions);
+      // Registered before run(): without animation the layout may stop before run() returns.
+      layout.one('layoutstop', () => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+      layout.run();
+    });
+  }
+
+  /** What is drawn, counted in the library's model. */
+  counts(): { nodes: number; hubs: number; edges: number; unlinked: number } {
+    return {
+      nodes: this.cy.nodes(`.${CLASSES.person}`).length,
+      hubs: this.cy.nodes(`.${CLASSES.hub}`).length,
+      edges: this.cy.edges().length,
+      unlinked: this.cy.edges(`.${CLASSES.unlinked}`).length,
+    };
+  }
+
+  select(ref: string): void {
+    this.cy.elements(':selected').unselect();
+    this.cy.getElementById(ref).select();
+  }
+
+  clear(): void {
+    this.cy.elements().remove();
+  }
+}
