@@ -1,16 +1,19 @@
-// npm run bench [-- --quick]: load a synthetic identity graph through _bulk into a fresh store, then measure each
+// npm run bench [-- --quick] [-- --compare OLD.json] [-- --scale N]: load a synthetic identity graph through _bulk into a fresh store, then measure each
 // scenario and the two floors with the same autocannon settings; print a table, write results/latest.json
 // (SQLite) or results/neo4j.json (STORE=neo4j: NEO4J_URI's empty database, or else a local server it starts).
 // After the main scenarios, a second customer whose member schema declares a `links: false` type measures the same
 // small searches before and after IDs of that type become hot (held by hundreds of nodes each). Then showing messages:
 // _impression and _eligible for persons of 20 IDs over 100 active deliveries, in a customer of their own. Last, the
-// time one _erase takes to erase a person of 1,000 nodes from the main customer.
+// time one _erase takes to erase a person of 1,000 nodes from the main customer. The mixed scenario runs small and
+// big searches at once; --compare puts a run beside an earlier results file (compare.ts); --scale N measures how
+// cost grows instead (scaleMain, below).
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
+import { type ComparedReport, comparisonTable, formatTable } from './compare';
 import { generateGraph, type GeneratedGraph, type NodeRef, prng, SCHEMAS } from './graph';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -19,6 +22,17 @@ const MODE = quick
   ? { targetIds: 100_000, bigComponents: 2, seconds: 4, warmup: 1, connections: 10, bodies: 60_000 }
   : { targetIds: 1_000_000, bigComponents: 5, seconds: 10, warmup: 2, connections: 10, bodies: 150_000 };
 const ADMIN = 'bench-admin-token-0123456789abcdefghij';
+
+/** `--compare OLD.json`: read before anything runs, so that a wrong path fails at once rather than after the run. */
+function earlierReport(): ComparedReport | undefined {
+  const at = process.argv.indexOf('--compare');
+  if (at < 0) return undefined;
+  const file = process.argv[at + 1];
+  if (file === undefined || file.startsWith('--')) throw new Error('--compare needs the path of an earlier results file');
+  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as ComparedReport;
+  if (!Array.isArray(report.scenarios)) throw new Error(`${file} has no scenarios: not a bench results file`);
+  return report;
+}
 const CUSTOMER = 'bench';
 
 /**
@@ -167,20 +181,27 @@ function cycle<T>(items: T[]): () => T {
   return () => items[i++ % items.length] as T;
 }
 
-/** Sends `lines` as one _bulk request; any line not answered 201 stops the bench. Returns the seconds it took. */
+/**
+ * Sends `lines` through _bulk, one request per LOAD_CHUNK lines (a body of 10M IDs would pass what one JavaScript
+ * string can hold); any line not answered 201 stops the bench. Returns the seconds it took.
+ */
 async function loadGraph(base: string, lines: string[], customer = CUSTOMER): Promise<number> {
   const started = process.hrtime.bigint();
-  const res = await fetch(`${base}/v1/${customer}/node/_bulk`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${ADMIN}` },
-    body: lines.join('\n'),
-  });
-  const text = await res.text();
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const refused = text.split('\n').filter((l) => l && !l.includes('"status":201'));
-  if (res.status !== 200 || refused.length > 0) throw new Error(`bulk load refused ${refused.length} lines: ${refused.slice(0, 3).join(' ')}`);
-  return seconds;
+  for (let from = 0; from < lines.length; from += LOAD_CHUNK) {
+    const res = await fetch(`${base}/v1/${customer}/node/_bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${ADMIN}` },
+      body: lines.slice(from, from + LOAD_CHUNK).join('\n'),
+    });
+    const text = await res.text();
+    const refused = text.split('\n').filter((l) => l && !l.includes('"status":201'));
+    if (res.status !== 200 || refused.length > 0) throw new Error(`bulk load refused ${refused.length} lines: ${refused.slice(0, 3).join(' ')}`);
+  }
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
+
+/** Lines per _bulk request of the load: the full graph (about 210,000 lines) still goes in one. */
+const LOAD_CHUNK = 250_000;
 
 /** neo4j-local/neo4j-local.js (plain JavaScript, beside the pom that builds the server). */
 interface LocalNeo4j {
@@ -209,19 +230,25 @@ async function neo4jForBench(): Promise<{ env: Record<string, string>; describe:
   };
 }
 
-async function main(): Promise<void> {
-  const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
-  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-'));
-  const serviceEnv: Record<string, string> = {
+/** The service's environment: a fresh store (a SQLite file in `dataDir`, or the Neo4j given), the bench's admin token. */
+function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: '0',
     HOST: '127.0.0.1',
     ADMIN_TOKEN: ADMIN,
     SQLITE_PATH: path.join(dataDir, 'bench.sqlite'),
     LOG_LEVEL: 'info',
     STORE: store,
+    ...neo4jEnv,
   };
-  Object.assign(serviceEnv, neo4jServer?.env ?? {});
+}
+
+async function main(): Promise<void> {
+  const earlier = earlierReport();
+  const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
+  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-'));
+  const serviceEnv = serviceEnvFor(store, dataDir, neo4jServer?.env);
 
   console.log(`bench: ${quick ? 'quick' : 'full'} run, store=${store}, ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown cpu'}`);
   if (neo4jServer) console.log(`neo4j: ${neo4jServer.describe}`);
@@ -324,6 +351,7 @@ async function main(): Promise<void> {
     return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
   };
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
+  results.push(...(await mixed(service.base, { small: search(small, 'ONE'), big: search(big, 'ALL', 100) }, admin, warmupSeconds(store), expressRps)));
   const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
   results.push(...(await showingMessages(service.base, admin, scenario)));
@@ -339,9 +367,7 @@ async function main(): Promise<void> {
     ...Object.entries(floors).map(([name, f]) => [`floor: ${name}`, f.rps, f.p50_ms, f.p99_ms, (f.rps / expressRps).toFixed(2), f.non2xx]),
     ...results.map((r) => [r.name, r.rps, r.p50_ms, r.p99_ms, r.ratio_to_express_floor.toFixed(2), r.non2xx]),
   ].map((row) => row.map(String));
-  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
-  console.log('');
-  for (const row of table) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
+  console.log(`\n${formatTable(table)}`);
   const { after_over_before: ratio, mean_total: total } = hot.report;
   console.log(
     `\nhot links:false IDs (${HOT.ips} IPs, ${hot.report.holders_per_ip} holders each), after/before: search ALL ${ratio.search_all}, ` +
@@ -369,11 +395,40 @@ async function main(): Promise<void> {
   const resultFile = path.join(ROOT, 'bench', 'results', store === 'neo4j' ? 'neo4j.json' : 'latest.json');
   fs.writeFileSync(resultFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`written: ${path.relative(ROOT, resultFile)}`);
+  if (earlier) console.log(`\nagainst ${process.argv[process.argv.indexOf('--compare') + 1]} (measured ${earlier.measured_at ?? 'at an unknown time'}):\n${formatTable(comparisonTable(earlier, report))}`);
   const failed = results.filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
     console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);
     process.exitCode = 1;
   }
+}
+
+/** Connections of the mixed scenario: apps' small lookups and an analyst's big searches, at once. */
+const MIXED = { small: 8, big: 2 };
+
+/**
+ * Issue 17: cheap and expensive calls together. 8 connections run search ONE while 2 run the 1,000-node search, for
+ * the same duration, so each big search's CPU time shows in the small ones' latency. Two results, named
+ * `mixed: search ONE` and `mixed: search ALL (1,000+ node component)`.
+ */
+async function mixed(
+  base: string,
+  bodies: { small: () => string; big: () => string },
+  headers: Record<string, string>,
+  warmup: number,
+  expressRps: number,
+): Promise<ScenarioResult[]> {
+  const spec = (connections: number): RequestSpec => ({ method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers, connections });
+  const small = cycle(Array.from({ length: MODE.bodies }, () => ({ body: bodies.small() })));
+  const big = cycle(Array.from({ length: 1_000 }, () => ({ body: bodies.big() })));
+  const both = (seconds: number) => Promise.all([drive(base, spec(MIXED.small), seconds, small), drive(base, spec(MIXED.big), seconds, big)]);
+  await both(warmup);
+  const [one, all] = await both(MODE.seconds);
+  const named = (name: string, m: Measured): ScenarioResult => {
+    console.log(`${name}: ${m.rps} req/s, p99 ${m.p99_ms} ms`);
+    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
+  };
+  return [named('mixed: search ONE', one), named('mixed: search ALL (1,000+ node component)', all)];
 }
 
 type ScenarioResult = Measured & {
@@ -565,7 +620,98 @@ function buildDelivery(i: number): object {
   };
 }
 
-main().catch((e: unknown) => {
+/**
+ * `--scale N`: how cost grows with the graph. N × the full graph (N = 0.1: about 100,000 IDs; 10: about 10M) is
+ * generated and loaded through _bulk into a fresh store; then search ONE, the 1,000-node search and insert are
+ * measured as in the full run. Load time, the service's peak RSS, the database's size on disk (SQLite: the file
+ * and its WAL; Neo4j: not measured) and each scenario's p50 and p99 go to results/scale/<store>-<IDs>.json, which
+ * `node dist-bench/bench/plot.js` turns into the README's table and results/scale.svg.
+ */
+async function scaleMain(scale: number): Promise<void> {
+  const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
+  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-scale-'));
+  const graph = generateGraph({ targetIds: Math.round(scale * FULL_IDS), bigComponents: MODE.bigComponents, seed: 20261121 });
+  console.log(`bench --scale ${scale}: store=${store}, ${graph.nodes} nodes, ${graph.heldIds} held IDs`);
+  const service = await startProcess([path.join(ROOT, 'dist', 'main.js')], serviceEnvFor(store, dataDir, neo4jServer?.env));
+  await waitReady(service.base);
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) {
+    await http(service.base, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, { id_types: idTypes }, admin);
+  }
+  const loadSeconds = await loadGraph(service.base, graph.lines);
+  graph.lines.length = 0; // the bodies are sent; keep the bench's own memory out of the measurements
+  console.log(`load: ${graph.heldIds} IDs in ${loadSeconds.toFixed(1)} s`);
+  const small = cycle(graph.smallKeys);
+  const big = cycle(graph.bigKeys);
+  const withCookie = cycle(graph.smallKeys.filter((k) => k.schema !== 'crm'));
+  let counter = 0;
+  const searchBody = (next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number) => () => {
+    const n = next();
+    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
+  };
+  const specs: Array<[string, RequestSpec]> = [
+    ['search ONE', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBody(small, 'ONE') }],
+    ['search ALL (1,000+ node component)', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBody(big, 'ALL', 100) }],
+    [
+      'insert',
+      {
+        method: 'POST',
+        path: `/v1/${CUSTOMER}/node/_insert`,
+        body: () => {
+          counter += 1;
+          const n = withCookie();
+          return JSON.stringify({ schema: n.schema, key: n.key, ids: [{ type: 'cookie', id: `bench-ins-${counter}` }] });
+        },
+      },
+    ],
+  ];
+  const scenarios: Array<{ name: string } & Measured> = [];
+  for (const [name, spec] of specs) {
+    const m = await measure(service.base, spec, warmupSeconds(store));
+    console.log(`${name}: ${m.rps} req/s, p50 ${m.p50_ms} ms, p99 ${m.p99_ms} ms`);
+    scenarios.push({ name, ...m });
+  }
+  const memory = memoryMb(service.child.pid as number);
+  await stop(service);
+  const dbBytes =
+    store === 'sqlite'
+      ? fs.readdirSync(dataDir).reduce((sum, file) => sum + fs.statSync(path.join(dataDir, file)).size, 0)
+      : undefined;
+  await neo4jServer?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const report = {
+    store,
+    scale,
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    graph: { nodes: graph.nodes, held_ids: graph.heldIds, largest_component: graph.largestComponent },
+    load: { seconds: Number(loadSeconds.toFixed(2)), ids_per_s: Math.round(graph.heldIds / loadSeconds) },
+    rss_mb: memory.peak,
+    ...(dbBytes !== undefined ? { db_mb: Math.round(dbBytes / 2 ** 20) } : {}),
+    scenarios,
+    measured_at: new Date().toISOString(),
+  };
+  const dir = path.join(ROOT, 'bench', 'results', 'scale');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${store}-${graph.heldIds}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`RSS peak ${memory.peak} MB${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
+}
+
+/** Held IDs of the full graph: --scale multiplies it. */
+const FULL_IDS = 1_000_000;
+
+/** `--scale N`, a positive number, or undefined. */
+function scaleOf(): number | undefined {
+  const at = process.argv.indexOf('--scale');
+  if (at < 0) return undefined;
+  const scale = Number(process.argv[at + 1]);
+  if (!(scale > 0)) throw new Error('--scale needs a positive number: 0.1 for about 100,000 IDs, 1 for 1M, 10 for 10M');
+  return scale;
+}
+
+const scale = scaleOf();
+(scale === undefined ? main() : scaleMain(scale)).catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });
