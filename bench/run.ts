@@ -239,6 +239,8 @@ function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, 
     SQLITE_PATH: path.join(dataDir, 'bench.sqlite'),
     LOG_LEVEL: 'info',
     STORE: store,
+    // An A/B of the read pool: SQLITE_READ_WORKERS=0 npm run bench.
+    ...(process.env.SQLITE_READ_WORKERS !== undefined ? { SQLITE_READ_WORKERS: process.env.SQLITE_READ_WORKERS } : {}),
     ...neo4jEnv,
   };
 }
@@ -418,7 +420,12 @@ async function mixed(
   warmup: number,
   expressRps: number,
 ): Promise<ScenarioResult[]> {
-  const spec = (connections: number): RequestSpec => ({ method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers, connections });
+  const spec = (connections: number): RequestSpec => ({
+    method: 'POST',
+    path: `/v1/${CUSTOMER}/_search`,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections,
+  });
   const small = cycle(Array.from({ length: MODE.bodies }, () => ({ body: bodies.small() })));
   const big = cycle(Array.from({ length: 1_000 }, () => ({ body: bodies.big() })));
   const both = (seconds: number) => Promise.all([drive(base, spec(MIXED.small), seconds, small), drive(base, spec(MIXED.big), seconds, big)]);

@@ -15,6 +15,21 @@ const envSchema = {
       default: 'NORMAL',
       description: 'SQLite synchronous mode. NORMAL (WAL) survives a crash of the process; FULL also survives a power cut, at the cost of one fsync per write.',
     },
+    SQLITE_READ_WORKERS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 64,
+      default: 2,
+      description:
+        'Worker threads that run the searches and graphs visiting more than SQLITE_INLINE_NODES nodes, each on a read-only connection of its own, off the event loop; 0: all on the event loop (always so for :memory:).',
+    },
+    SQLITE_INLINE_NODES: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10000000,
+      default: 64,
+      description: 'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker.',
+    },
     NEO4J_URI: { type: 'string', minLength: 1, description: 'Neo4j connection URI, required when STORE=neo4j.' },
     NEO4J_USERNAME: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j user.' },
     NEO4J_PASSWORD: { type: 'string', description: 'Neo4j password.' },
@@ -142,6 +157,8 @@ export interface Config {
   store: 'sqlite' | 'neo4j';
   sqlitePath: string;
   sqliteSynchronous: 'NORMAL' | 'FULL';
+  sqliteReadWorkers: number;
+  sqliteInlineNodes: number;
   neo4j: {
     uri: string | undefined;
     username: string;
@@ -184,6 +201,8 @@ interface ValidatedEnv {
   STORE: Config['store'];
   SQLITE_PATH: string;
   SQLITE_SYNCHRONOUS: Config['sqliteSynchronous'];
+  SQLITE_READ_WORKERS: number;
+  SQLITE_INLINE_NODES: number;
   NEO4J_URI?: string;
   NEO4J_USERNAME: string;
   NEO4J_PASSWORD?: string;
@@ -239,6 +258,8 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     store: v.STORE,
     sqlitePath: v.SQLITE_PATH,
     sqliteSynchronous: v.SQLITE_SYNCHRONOUS,
+    sqliteReadWorkers: v.SQLITE_READ_WORKERS,
+    sqliteInlineNodes: v.SQLITE_INLINE_NODES,
     neo4j: {
       uri: v.NEO4J_URI,
       username: v.NEO4J_USERNAME,

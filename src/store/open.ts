@@ -14,7 +14,15 @@ export interface OpenedStore {
 export function openStore(config: Config, logger: Logger): OpenedStore {
   switch (config.store) {
     case 'sqlite':
-      return { store: new SqliteStore({ path: config.sqlitePath, synchronous: config.sqliteSynchronous }), started: Promise.resolve() };
+      return {
+        store: new SqliteStore({
+          path: config.sqlitePath,
+          synchronous: config.sqliteSynchronous,
+          readWorkers: config.sqliteReadWorkers,
+          inlineNodes: config.sqliteInlineNodes,
+        }),
+        started: Promise.resolve(),
+      };
     case 'neo4j': {
       // The configuration schema requires NEO4J_URI when STORE=neo4j.
       const { uri, ...connection } = config.neo4j;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ReadPool } from '../../src/store/sqlite/read-pool';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeHistoryContract } from './history-contract';
@@ -22,6 +23,56 @@ describeStoreContract('sqlite file (WAL)', async () => new SqliteStore({ path: f
 describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+
+// The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 nearly every search and graph is dropped on the event
+// loop and run again on a worker thread's read-only connection, so the identity and graph contracts prove that path.
+const pooled = path.join(dir, 'idlink-pooled.sqlite');
+describeStoreContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
+describeGraphContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
+
+describe('sqlite read pool', () => {
+  const small = { step: 'ALL' as const, exclude: false, hiddenTypes: [], unlinkedTypes: [], limit: 100, maxNodes: 100, maxIds: 1000 };
+
+  test('when a search visits more nodes than inlineNodes, then a worker thread answers it, and a smaller one stays on the event loop', async () => {
+    const store = new SqliteStore({ path: path.join(dir, 'pool-use.sqlite'), readWorkers: 1, inlineNodes: 2 });
+    const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
+    try {
+      const c = newCustomer();
+      await store.putSchema(c, MEMBER);
+      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+      await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+      const fromM1 = { ...small, customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } };
+      // two nodes: on the event loop
+      expect((await store.search(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
+      expect(pooledSearches).not.toHaveBeenCalled();
+      // a third, written and answered just before: the worker's own connection sees it
+      await store.createNode(member(c, 'm3'), [id('device', 'd1')]);
+      expect((await store.search(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2'), id('member_id', 'm3')]);
+      expect(pooledSearches).toHaveBeenCalledTimes(1);
+      // a refusal made on the worker comes back as the same DomainError
+      await expect(store.search({ ...fromM1, maxNodes: 2 })).rejects.toMatchObject({ name: 'DomainError', code: 'component_too_large' });
+    } finally {
+      pooledSearches.mockRestore();
+      await store.close();
+    }
+  });
+
+  test('when the store is in memory, then there is no pool whatever readWorkers says', async () => {
+    const store = new SqliteStore({ path: ':memory:', readWorkers: 4, inlineNodes: 0 });
+    const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
+    try {
+      const c = newCustomer();
+      await store.putSchema(c, MEMBER);
+      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+      await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+      expect((await store.search({ ...small, customerId: c, where: { id: id('device', 'd1') } })).total).toBe(3);
+      expect(pooledSearches).not.toHaveBeenCalled();
+    } finally {
+      pooledSearches.mockRestore();
+      await store.close();
+    }
+  });
+});
 
 describe('sqlite file store', () => {
   test('when the store opens a file, then the database is in WAL mode', async () => {

@@ -17,7 +17,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
-import { cutGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
+import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   canonicalDeclaration,
@@ -51,16 +51,24 @@ import {
   secureTypeInUse,
   type Store,
   type StoredToken,
-  tooManyIdsToRead,
   wouldPassIdLimit,
 } from '../store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
+import { ReadPool } from './read-pool';
+import { SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
 import { type NewEntry, SqliteHistory, type StoredId } from './sqlite-history';
 
 export interface SqliteStoreOptions {
   path: string;
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * SQLITE_READ_WORKERS: threads of the read pool, which runs searches and graphs that visit more than
+   * `inlineNodes` nodes on read-only connections of their own; 0 (and always for :memory:): every read inline.
+   */
+  readWorkers?: number;
+  /** SQLITE_INLINE_NODES: the most nodes a search or graph visits on the event loop before it moves to the pool. */
+  inlineNodes?: number;
 }
 
 interface TypeRow {
@@ -129,6 +137,9 @@ const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CON
 
 const isUnavailable = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(sqliteCode(e) ?? '');
 
+/** SQLITE_INLINE_NODES by default: a search of 64 nodes takes about 0.5 ms on the event loop (README, Performance). */
+export const DEFAULT_INLINE_NODES = 64;
+
 const storeError = (e: unknown): unknown => (isUnavailable(e) ? new DomainError('store_unavailable', 'The embedded store cannot be used right now.') : e);
 
 function uniqueById(ids: IdPair[]): IdPair[] {
@@ -146,6 +157,13 @@ export class SqliteStore implements Store {
   private readonly s;
   private readonly deliveries: SqliteDeliveries;
   private readonly history: SqliteHistory;
+  private readonly reader: SqliteSearch;
+  private readonly file: string;
+  private readonly readWorkers: number;
+  /** Infinity without a read pool. */
+  private readonly inlineNodes: number;
+  /** Made at the first read that needs it. */
+  private pool: ReadPool | undefined;
   private readonly inMemory: boolean;
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
   private readonly schemaCache = new Map<string, CachedCustomer>();
@@ -155,6 +173,10 @@ export class SqliteStore implements Store {
     migrate(this.db);
     this.deliveries = new SqliteDeliveries(this.db);
     this.history = new SqliteHistory(this.db);
+    this.reader = new SqliteSearch(this.db);
+    this.file = options.path;
+    this.readWorkers = options.path === ':memory:' ? 0 : (options.readWorkers ?? 0);
+    this.inlineNodes = this.readWorkers > 0 ? (options.inlineNodes ?? DEFAULT_INLINE_NODES) : Infinity;
     this.inMemory = options.path === ':memory:';
     const db = this.db;
     this.s = {
@@ -231,41 +253,6 @@ export class SqliteStore implements Store {
         'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
       ),
 
-      startByWhere: db.prepare(
-        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?',
-      ).pluck(),
-      startByWhereInSchema: db.prepare(
-        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
-          'WHERE i.customer_id = ? AND i.type = ? AND i.value = ? AND n.schema_id = ?',
-      ).pluck(),
-      // LIMIT: one row past the traversal's bound proves the search too large without reading the rest. CAST, because
-      // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind (measured:
-      // 9–13 µs a call instead of 3–5 µs).
-      idsOfNodes: db.prepare('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
-      // The same with each ID's type, for a customer with `links: false` types: the traversal reads those IDs (they
-      // count and are returned) but steps only through the others. A lookup of ids by primary key per row, paid only
-      // by such customers.
-      typedIdsOfNodes: db.prepare(
-        'SELECT DISTINCT ni.id_pk, i.type FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
-          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)',
-      ).raw(),
-      nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
-      // Both result statements sort with the BINARY collation, which compares UTF-8 bytes: code-point order.
-      // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
-      // a handful of rows). Many targets: filters, window count and LIMIT in SQL, before rows reach JS.
-      heldIdsSorted: db.prepare(
-        'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
-          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
-      ).raw(),
-      // The graph (extensions §5): each reached node with how many IDs it holds (a range of node_ids' primary
-      // key), then the IDs of those it answers.
-      graphNodes: db.prepare(
-        'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, (SELECT COUNT(*) FROM node_ids ni WHERE ni.node_pk = n.node_pk) ' +
-          'FROM nodes n WHERE n.node_pk IN (SELECT value FROM json_each(?))',
-      ).raw(),
-      graphIds: db.prepare(
-        'SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))',
-      ).raw(),
       // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
       // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
       impressionsOfIdPks: db.prepare(
@@ -277,12 +264,6 @@ export class SqliteStore implements Store {
         'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
           'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
       ).raw(),
-      results: db.prepare(
-        'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
-          'WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))) ' +
-          'AND (@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden)) ' +
-          'ORDER BY i.type, i.value LIMIT @limit',
-      ),
     };
   }
 
@@ -348,6 +329,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = undefined;
     if (this.db.open) this.db.close();
   }
 
@@ -765,7 +748,7 @@ export class SqliteStore implements Store {
 
   private eraseNow(r: EraseRequest): EraseOutcome {
     const c = r.customerId;
-    const holders = this.s.startByWhere.all(c, r.id.type, r.id.id) as number[];
+    const holders = this.reader.holdersOf(c, r.id);
     // The erased ID's row may be there with no holder: history still names it.
     const idPk = this.idPk(c, r.id);
     /** The ids rows the erase takes from nodes, or that deleted nodes held. */
@@ -837,7 +820,7 @@ export class SqliteStore implements Store {
   /** The nodes a search with step ALL reaches from `holders`; eraseTooLarge past the request's bounds. */
   private personOf(holders: number[], r: EraseRequest): Set<number> {
     try {
-      return this.traverse(holders, { ...PERSON_SEARCH, ...r }).nodes;
+      return this.reader.traverse(holders, { ...PERSON_SEARCH, ...r }).nodes;
     } catch (e) {
       throw isDomainError(e) && e.code === 'component_too_large' ? eraseTooLarge(r) : e;
     }
@@ -934,160 +917,47 @@ export class SqliteStore implements Store {
    * undefined when no node holds the user's ID (the person is that ID alone).
    */
   private personIdPks(p: PersonRequest): number[] | undefined {
-    const holders = this.s.startByWhere.all(p.customerId, p.user.type, p.user.id) as number[];
+    const holders = this.reader.holdersOf(p.customerId, p.user);
     if (holders.length === 0) return undefined;
     try {
-      return [...this.traverse(holders, { ...PERSON_SEARCH, ...p }).ids];
+      return [...this.reader.traverse(holders, { ...PERSON_SEARCH, ...p }).ids];
     } catch (e) {
       throw isDomainError(e) && e.code === 'component_too_large' ? personTooLarge(p) : e;
     }
   }
 
-  // ---- search
+  // ---- search and graph, read by SqliteSearch: on the event loop, and on the read pool past inlineNodes
 
   search(query: SearchQuery): Promise<SearchResult> {
-    return this.run(() => {
-      const start = this.startNodes(query);
-      const empty: SearchResult = { results: [], total: 0, visitedNodes: start.length };
-      if (start.length === 0) return empty;
-      const visited = this.traverse(start, query).nodes;
-      const startSet = new Set(start);
-      const targets = query.exclude ? [...visited].filter((n) => !startSet.has(n)) : [...visited];
-      if (targets.length === 0) return { ...empty, visitedNodes: visited.size };
-      return { ...this.results(targets, query), visitedNodes: visited.size };
-    });
-  }
-
-  private results(targets: number[], query: SearchQuery): Pick<SearchResult, 'results' | 'total'> {
-    if (targets.length <= FEW_TARGETS) {
-      const hidden = new Set(query.hiddenTypes);
-      const visible = (this.s.heldIdsSorted.all(JSON.stringify(targets)) as Array<[string, string]>).filter(
-        ([type]) => !hidden.has(type) && (query.havingType === undefined || type === query.havingType),
-      );
-      return { results: visible.slice(0, query.limit).map(([type, id]) => ({ type, id })), total: visible.length };
-    }
-    const rows = this.s.results.all({
-      targets: JSON.stringify(targets),
-      having: query.havingType ?? null,
-      hidden: JSON.stringify(query.hiddenTypes),
-      limit: query.limit,
-    }) as Array<{ type: string; id: string; total: number }>;
-    return { results: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
+    return this.read(
+      () => this.reader.search(query, this.inlineNodes),
+      (pool) => pool.search(query),
+    );
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {
-    return this.run(() => {
-      const start = this.startNodes(query);
-      if (start.length === 0) return { nodes: [], truncated: false };
-      // Step ALL from an ID (no key) that links: its holders are one component whatever the schema, and the levels
-      // count from all of them (cutGraph; on Neo4j the traversal starts from the ID's vertex).
-      const where = query.where;
-      const seeds =
-        query.step === 'ALL' && query.key === undefined && where?.schemaId !== undefined && !query.unlinkedTypes.includes(where.id.type)
-          ? (this.s.startByWhere.all(query.customerId, where.id.type, where.id.id) as number[])
-          : start;
-      const { levels } = this.traverse(seeds, query);
-      const startSet = new Set(start);
-      const levelOf = new Map<number, number>();
-      levels.forEach((nodes, level) => nodes.forEach((nodePk) => levelOf.set(nodePk, level)));
-      const rows = this.s.graphNodes.all(JSON.stringify([...levelOf.keys()])) as Array<[number, string, string, string, number]>;
-      const candidates = rows.map(([nodePk, schemaId, keyType, keyId, idCount]) => ({
-        ref: nodePk,
-        level: levelOf.get(nodePk) as number,
-        start: startSet.has(nodePk),
-        schemaId,
-        key: { type: keyType, id: keyId },
-        idCount,
-      }));
-      const { chosen, truncated } = cutGraph(candidates, query);
-      const idsOf = new Map<number, IdPair[]>(chosen.map((c) => [c.ref, []]));
-      for (const [nodePk, type, id] of this.s.graphIds.all(JSON.stringify(chosen.map((c) => c.ref))) as Array<[number, string, string]>) {
-        idsOf.get(nodePk)?.push({ type, id });
-      }
-      return { nodes: chosen.map((c) => ({ schemaId: c.schemaId, key: c.key, ids: idsOf.get(c.ref) ?? [] })), truncated };
-    });
-  }
-
-  private startNodes(query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>): number[] {
-    const c = query.customerId;
-    if (query.key) {
-      const pk = this.s.findNode.get(c, query.key.schemaId, query.key.key.type, query.key.key.id) as number | undefined;
-      if (pk === undefined) return [];
-      if (query.where && this.holds(pk, c, query.where.id) === undefined) return [];
-      return [pk];
-    }
-    if (!query.where) return [];
-    const { id, schemaId } = query.where;
-    return (
-      schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId)
-    ) as number[];
+    return this.read(
+      () => this.reader.graph(query, this.inlineNodes),
+      (pool) => pool.graph(query),
+    );
   }
 
   /**
-   * Breadth-first over the bipartite graph of nodes and IDs, one pair of set-based statements per level, never
-   * through an ID of a `links: false` type (SearchQuery.unlinkedTypes):
-   * every node and every ID is expanded once, so an ID held by hundreds of nodes costs one lookup, not one per holder.
-   * It reads every ID of every node it visits (for ONE, also those of the nodes ONE reaches, which the results are
-   * made of), hidden types included, and stops as soon as more than maxNodes nodes or maxIds IDs are read: each
-   * statement reads at most one row past the bound. Answers the nodes it visited and the IDs it read, and the
-   * nodes level by level (the start nodes first, then those each round reached).
+   * A read begun on the event loop; past inlineNodes visited nodes it is dropped and run again, whole, on the read
+   * pool (a read there sees one snapshot of its own: the two never mix). What the inline attempt cost is bounded by
+   * inlineNodes; small reads, the most, never leave the event loop.
    */
-  private traverse(start: number[], query: TraversalBounds): { nodes: Set<number>; ids: Set<number>; levels: number[][] } {
-    const tooManyNodes = () =>
-      new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
-    const visitedNodes = new Set(start);
-    if (visitedNodes.size > query.maxNodes) throw tooManyNodes();
-    const visitedIds = new Set<number>();
-    const unlinked = new Set(query.unlinkedTypes);
-    /** The IDs of `nodes` the nodes link through, never read before; component_too_large once more than maxIds are read in all. */
-    const readIdsOf = (nodes: number[]): number[] => {
-      let fresh: number[];
-      if (unlinked.size === 0) {
-        fresh = (this.s.idsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as number[]).filter((idPk) => !visitedIds.has(idPk));
-        for (const idPk of fresh) visitedIds.add(idPk);
-      } else {
-        // IDs of `links: false` types count as read, but are never stepped through.
-        fresh = [];
-        for (const [idPk, type] of this.s.typedIdsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as Array<[number, string]>) {
-          if (visitedIds.has(idPk)) continue;
-          visitedIds.add(idPk);
-          if (!unlinked.has(type)) fresh.push(idPk);
-        }
-      }
-      if (visitedIds.size > query.maxIds) throw tooManyIdsToRead(query.maxIds);
-      return fresh;
-    };
-    const levels = [start];
-    let frontier = start;
-    while (frontier.length > 0) {
-      const newIds = readIdsOf(frontier);
-      if (newIds.length === 0) break;
-      const next: number[] = [];
-      for (const nodePk of this.s.nodesOfIds.all(JSON.stringify(newIds), query.maxNodes + 1) as number[]) {
-        if (visitedNodes.has(nodePk)) continue;
-        visitedNodes.add(nodePk);
-        next.push(nodePk);
-        if (visitedNodes.size > query.maxNodes) throw tooManyNodes();
-      }
-      if (next.length > 0) levels.push(next);
-      if (query.step === 'ONE') {
-        if (next.length > 0) readIdsOf(next);
-        break;
-      }
-      frontier = next;
-    }
-    return { nodes: visitedNodes, ids: visitedIds, levels };
+  private read<T>(inline: () => T, pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
+    return this.run(inline).catch((e: unknown) => {
+      if (e !== TOO_BIG_FOR_THE_EVENT_LOOP) throw e;
+      this.pool ??= new ReadPool(this.file, this.readWorkers);
+      return pooled(this.pool);
+    });
   }
 }
 
-/** What a traversal reads from a query: its step, `links: false` types and bounds. */
-type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'>;
-
 /** What an erase of a person traverses like: step ALL, its bounds and `links: false` types coming from the request. */
 const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes' | 'limit'> = { step: 'ALL', exclude: false, hiddenTypes: [], limit: 0 };
-
-/** Up to this many target nodes, search results are filtered in JS; beyond, in SQL (see heldIdsSorted). */
-const FEW_TARGETS = 64;
 
 function toTokenRecord(row: TokenRow): TokenRecord {
   return { tokenId: row.token_id, customerId: row.customer_id, kind: row.kind, label: row.label, createdAt: row.created_at };

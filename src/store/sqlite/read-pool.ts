@@ -1,0 +1,54 @@
+// The SQLite store's read pool: worker threads (piscina) that run the searches and graphs too big for the event
+// loop (issue 17), so that one analyst's 1,000-node search does not hold up every app's small lookups. Each thread
+// reads through a read-only connection of its own (src/store/sqlite/search-worker.ts); writes keep the store's one
+// connection and its group commit.
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import { DomainError, type ErrorCode } from '../../domain/errors';
+import type { GraphComponent, GraphQuery } from '../../domain/graph';
+import type { SearchQuery, SearchResult } from '../../domain/model';
+import type { ReadAnswer, ReadTask } from './search-worker';
+
+/**
+ * The compiled worker: beside this file in dist/; when this file runs from src/ (ts-jest), the one in dist/, which
+ * the test setup builds first (test/global-setup.js), as `npm start` does.
+ */
+const WORKER = __filename.endsWith('.ts')
+  ? path.resolve(__dirname, '..', '..', '..', 'dist', 'store', 'sqlite', 'search-worker.js')
+  : path.join(__dirname, 'search-worker.js');
+
+export class ReadPool {
+  private readonly pool: Piscina;
+
+  constructor(
+    private readonly file: string,
+    threads: number,
+  ) {
+    // Threads start when reads need them and stop after a minute without any.
+    this.pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: threads, idleTimeout: 60_000 });
+  }
+
+  search(query: SearchQuery): Promise<SearchResult> {
+    return this.read({ path: this.file, kind: 'search', query }) as Promise<SearchResult>;
+  }
+
+  graph(query: GraphQuery): Promise<GraphComponent> {
+    return this.read({ path: this.file, kind: 'graph', query }) as Promise<GraphComponent>;
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+
+  private async read(task: ReadTask): Promise<SearchResult | GraphComponent> {
+    let answer: ReadAnswer;
+    try {
+      answer = (await this.pool.run(task)) as ReadAnswer;
+    } catch {
+      // The thread could not read (the file gone, the pool closing): what the store answers when it cannot be used.
+      throw new DomainError('store_unavailable', 'The embedded store cannot be read right now.');
+    }
+    if ('refused' in answer) throw new DomainError(answer.refused.code as ErrorCode, answer.refused.message);
+    return answer.ok;
+  }
+}
