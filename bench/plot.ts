@@ -43,9 +43,10 @@ const COLOURS = ['#0072b2', '#d55e00', '#009e73'];
 export function scaleSvg(reports: readonly ScaleReport[]): string {
   const width = 640;
   const height = 360;
-  const margin = { left: 60, right: 200, top: 20, bottom: 40 };
+  const margin = { left: 60, right: 210, top: 20, bottom: 40 };
   const points = reports.flatMap((r) => r.scenarios.filter((s) => PLOTTED.includes(s.name)).map((s) => ({ x: r.graph.held_ids, y: Math.max(s.p99_ms, 1) })));
-  const span = (values: number[]) => [Math.floor(Math.log10(Math.min(...values))), Math.ceil(Math.log10(Math.max(...values)))] as const;
+  // Decades around the values; 10,000,210 IDs ends the axis at 10M, not 100M.
+  const span = (values: number[]) => [Math.floor(Math.log10(Math.min(...values)) + 0.05), Math.ceil(Math.log10(Math.max(...values)) - 0.05)] as const;
   const [x0, x1] = points.length > 0 ? span(points.map((p) => p.x)) : [5, 7];
   const [y0, y1] = points.length > 0 ? span(points.map((p) => p.y)) : [0, 3];
   const xAt = (x: number) => margin.left + ((Math.log10(x) - x0) / Math.max(x1 - x0, 1)) * (width - margin.left - margin.right);
@@ -78,7 +79,7 @@ export function scaleSvg(reports: readonly ScaleReport[]): string {
       const y = margin.top + 14 * legend;
       legend += 1;
       out.push(`<line x1="${width - margin.right + 10}" y1="${y}" x2="${width - margin.right + 30}" y2="${y}" stroke="${COLOURS[i]}" stroke-width="2"${dash}/>`);
-      out.push(`<text x="${width - margin.right + 34}" y="${y + 4}">${store}: ${name.replace(' (1,000+ node component)', ' (1,000+ nodes)')} p99</text>`);
+      out.push(`<text x="${width - margin.right + 34}" y="${y + 4}">${store}: ${name.replace('search ALL (1,000+ node component)', '1,000-node search')} p99</text>`);
     });
   }
   out.push('</svg>');

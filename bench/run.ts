@@ -289,18 +289,14 @@ async function main(): Promise<void> {
   const big = cycle(graph.bigKeys);
   const withCookie = cycle(graph.smallKeys.filter((k) => k.schema !== 'crm'));
   let counter = 0;
-  const search = (next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number) => () => {
-    const n = next();
-    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
-  };
   const scenarios: Array<{ name: string; spec: RequestSpec }> = [
-    { name: 'search ONE', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(small, 'ONE') } },
-    { name: 'search ALL (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(small, 'ALL') } },
-    { name: 'search ALL (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(big, 'ALL', 100) } },
+    { name: 'search ONE', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ONE') } },
+    { name: 'search ALL (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ALL') } },
+    { name: 'search ALL (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100) } },
     // The latency of one such search, without waiting behind nine others on the single-threaded server.
     {
       name: 'search ALL (1,000+ node component), 1 connection',
-      spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: search(big, 'ALL', 100), connections: 1 },
+      spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100), connections: 1 },
     },
     {
       name: 'create',
@@ -317,18 +313,7 @@ async function main(): Promise<void> {
         },
       },
     },
-    {
-      name: 'insert',
-      spec: {
-        method: 'POST',
-        path: `/v1/${CUSTOMER}/node/_insert`,
-        body: () => {
-          counter += 1;
-          const n = withCookie();
-          return JSON.stringify({ schema: n.schema, key: n.key, ids: [{ type: 'cookie', id: `bench-ins-${counter}` }] });
-        },
-      },
-    },
+    { name: 'insert', spec: { method: 'POST', path: `/v1/${CUSTOMER}/node/_insert`, body: insertBodies(withCookie) } },
     {
       name: 'upsert',
       spec: {
@@ -353,7 +338,7 @@ async function main(): Promise<void> {
     return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
   };
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
-  results.push(...(await mixed(service.base, { small: search(small, 'ONE'), big: search(big, 'ALL', 100) }, admin, warmupSeconds(store), expressRps)));
+  results.push(...(await mixed(service.base, { small: searchBodies(small, 'ONE'), big: searchBodies(big, 'ALL', 100) }, admin, warmupSeconds(store), expressRps)));
   const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
   results.push(...(await showingMessages(service.base, admin, scenario)));
@@ -652,26 +637,10 @@ async function scaleMain(scale: number): Promise<void> {
   const small = cycle(graph.smallKeys);
   const big = cycle(graph.bigKeys);
   const withCookie = cycle(graph.smallKeys.filter((k) => k.schema !== 'crm'));
-  let counter = 0;
-  const searchBody = (next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number) => () => {
-    const n = next();
-    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
-  };
   const specs: Array<[string, RequestSpec]> = [
-    ['search ONE', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBody(small, 'ONE') }],
-    ['search ALL (1,000+ node component)', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBody(big, 'ALL', 100) }],
-    [
-      'insert',
-      {
-        method: 'POST',
-        path: `/v1/${CUSTOMER}/node/_insert`,
-        body: () => {
-          counter += 1;
-          const n = withCookie();
-          return JSON.stringify({ schema: n.schema, key: n.key, ids: [{ type: 'cookie', id: `bench-ins-${counter}` }] });
-        },
-      },
-    ],
+    ['search ONE', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ONE') }],
+    ['search ALL (1,000+ node component)', { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100) }],
+    ['insert', { method: 'POST', path: `/v1/${CUSTOMER}/node/_insert`, body: insertBodies(withCookie) }],
   ];
   const scenarios: Array<{ name: string } & Measured> = [];
   for (const [name, spec] of specs) {
@@ -703,6 +672,24 @@ async function scaleMain(scale: number): Promise<void> {
   const file = path.join(dir, `${store}-${graph.heldIds}.json`);
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`RSS peak ${memory.peak} MB${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
+}
+
+/** Search bodies, each from the next key `next` gives. */
+function searchBodies(next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number): () => string {
+  return () => {
+    const n = next();
+    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
+  };
+}
+
+/** Insert bodies: a new cookie each, into the next node `next` gives. */
+function insertBodies(next: () => NodeRef): () => string {
+  let counter = 0;
+  return () => {
+    counter += 1;
+    const n = next();
+    return JSON.stringify({ schema: n.schema, key: n.key, ids: [{ type: 'cookie', id: `bench-ins-${counter}` }] });
+  };
 }
 
 /** Held IDs of the full graph: --scale multiplies it. */
