@@ -137,7 +137,10 @@ const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CON
 
 const isUnavailable = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(sqliteCode(e) ?? '');
 
-/** SQLITE_INLINE_NODES by default: a search of 64 nodes takes about 0.5 ms on the event loop (README, Performance). */
+/**
+ * SQLITE_INLINE_NODES by default: a 1,000-node search holds the event loop for about 8 ms (README, Performance), so
+ * the most a read keeps it before moving to the pool is about half a millisecond.
+ */
 export const DEFAULT_INLINE_NODES = 64;
 
 const storeError = (e: unknown): unknown => (isUnavailable(e) ? new DomainError('store_unavailable', 'The embedded store cannot be used right now.') : e);
@@ -329,9 +332,12 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool?.close();
+    // The connection first, at once: from then on no read makes a pool (read()), and the pooled reads still in
+    // flight answer store_unavailable when their threads stop.
+    const pool = this.pool;
     this.pool = undefined;
     if (this.db.open) this.db.close();
+    await pool?.close();
   }
 
   // ---- schemas
@@ -950,6 +956,8 @@ export class SqliteStore implements Store {
   private read<T>(inline: () => T, pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
     return this.run(inline).catch((e: unknown) => {
       if (e !== TOO_BIG_FOR_THE_EVENT_LOOP) throw e;
+      // Closed since the inline attempt: no pool may be made after close() destroyed the last one.
+      if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
       this.pool ??= new ReadPool(this.file, this.readWorkers);
       return pooled(this.pool);
     });
