@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/errors';
 import { cutGraph, type GraphCandidate, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { IdPair } from '../../domain/model';
 import { tooManyIdsToRead } from '../store';
-import { startNodes } from './neo4j-search';
+import { startNodes, traversalOf } from './neo4j-search';
 import { int, type Query } from './query';
 
 /** What a graph.reach-* statement answers: the counts the bounds are checked on, and the nodes when within them. */
@@ -14,6 +14,8 @@ interface Reach {
   idsRead: number;
   nodes: Array<{ ref: string; level?: number; schema: string; keyType: string; keyId: string; idCount: number }>;
 }
+
+const GRAPH_TRAVERSALS = { all: 'graph.reach-all', oneFromId: 'graph.reach-one-from-id', one: 'graph.reach-one' } as const;
 
 /** Runs inside one read transaction of the store. */
 export async function graphOf(q: Query, query: GraphQuery): Promise<GraphComponent> {
@@ -24,18 +26,9 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
   if (start.nodes.length > query.maxNodes) throw tooLarge();
 
   const bounds = { maxNodes: int(query.maxNodes), maxIds: int(query.maxIds), unlinkedTypes: query.unlinkedTypes };
-  let rows: Reach[];
-  if (query.step === 'ALL') {
-    // As the search (neo4j-search.ts): one source, but for a where on an ID that links nothing, restricted to a
-    // schema, whose start nodes are each a source of their own.
-    const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
-    rows = await q<Reach>('graph.reach-all', { sources: unlinkedWhere ? start.nodes : [start.source], ...bounds });
-  } else if (start.fromId && query.where?.schemaId === undefined) {
-    rows = await q<Reach>('graph.reach-one-from-id', { source: start.source, ...bounds });
-  } else {
-    rows = await q<Reach>('graph.reach-one', { starts: start.nodes, ...bounds });
-  }
-  const reach = rows[0];
+  // The search's choice of traversal (neo4j-search.ts), with the graph's statements.
+  const traversal = traversalOf(start, query);
+  const [reach] = await q<Reach>(GRAPH_TRAVERSALS[traversal.shape], { ...traversal.from, ...bounds });
   if ((reach?.visited ?? 0) > query.maxNodes) throw tooLarge();
   if ((reach?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
 

@@ -45,24 +45,38 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
     hiddenTypes: query.hiddenTypes,
     unlinkedTypes: query.unlinkedTypes,
   };
-  let rows: Reached[];
-  if (query.step === 'ALL') {
-    // Every start node lies in the component of the source, so one traversal from it reaches them all; but the
-    // holders of an ID that links nothing share no component through it, and when a schema picks some of them as
-    // the start nodes, each is a source of its own.
-    const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
-    rows = await q<Reached>('search.traverse-all', { sources: unlinkedWhere ? start.nodes : [start.source], ...reach });
-  } else if (start.fromId && query.where?.schemaId === undefined) {
-    // The start nodes are all the holders of the ID: one traversal from its Id vertex.
-    rows = await q<Reached>('search.traverse-one-from-id', { source: start.source, ...reach });
-  } else {
-    rows = await q<Reached>('search.traverse-one', { starts: start.nodes, ...reach });
-  }
+  const traversal = traversalOf(start, query);
+  const rows = await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach });
   const visited = rows[0]?.visited ?? 0;
   if (visited > query.maxNodes) throw tooLarge();
   if ((rows[0]?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
   const sorted = (rows[0]?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
   return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
+}
+
+/**
+ * The three shapes a traversal from start nodes takes (cypher/search.traverse-*.cypher, cypher/graph.reach-*.cypher),
+ * each with the parameters naming where it starts.
+ */
+export type Traversal =
+  | { shape: 'all'; from: { sources: Array<string | undefined> } }
+  | { shape: 'oneFromId'; from: { source: string | undefined } }
+  | { shape: 'one'; from: { starts: string[] } };
+
+const SEARCH_TRAVERSALS = { all: 'search.traverse-all', oneFromId: 'search.traverse-one-from-id', one: 'search.traverse-one' } as const;
+
+/** Which traversal a search (or the explorer's graph) from `start` takes: the one rule both follow. */
+export function traversalOf(start: StartNodes, query: Pick<SearchQuery, 'step' | 'where' | 'unlinkedTypes'>): Traversal {
+  if (query.step === 'ALL') {
+    // Every start node lies in the component of the source, so one traversal from it reaches them all; but the
+    // holders of an ID that links nothing share no component through it, and when a schema picks some of them as
+    // the start nodes, each is a source of its own.
+    const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
+    return { shape: 'all', from: { sources: unlinkedWhere ? start.nodes : [start.source] } };
+  }
+  // The start nodes are all the holders of the ID: one traversal from its Id vertex.
+  if (start.fromId && query.where?.schemaId === undefined) return { shape: 'oneFromId', from: { source: start.source } };
+  return { shape: 'one', from: { starts: start.nodes } };
 }
 
 export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, cap: unknown): Promise<StartNodes> {
