@@ -205,12 +205,17 @@ const LOAD_CHUNK = 250_000;
 
 /** neo4j-local/neo4j-local.js (plain JavaScript, beside the pom that builds the server). */
 interface LocalNeo4j {
-  start(options: { port?: number; password?: string; heap?: string; pageCacheMb?: number }): Promise<{ uri: string; line: string; stop(): Promise<void>; child: ChildProcess }>;
+  start(options: { port?: number; password?: string; data?: string; heap?: string; pageCacheMb?: number }): Promise<{ uri: string; line: string; stop(): Promise<void>; child: ChildProcess }>;
   missingTools(): string | undefined;
 }
 
-/** The Neo4j the bench measures: NEO4J_URI (an empty database) as given, or a fresh local server started here. */
-async function neo4jForBench(): Promise<{ env: Record<string, string>; describe: string; stop: () => Promise<void>; pid?: number }> {
+/**
+ * The Neo4j the bench measures: NEO4J_URI (an empty database) as given, or a fresh local server started here, whose
+ * data folder (`dataDir`, when given) the bench can then measure.
+ */
+async function neo4jForBench(
+  dataDir?: string,
+): Promise<{ env: Record<string, string>; describe: string; stop: () => Promise<void>; pid?: number; dataDir?: string }> {
   const env: Record<string, string> = {};
   for (const name of ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE']) {
     const value = process.env[name];
@@ -221,12 +226,13 @@ async function neo4jForBench(): Promise<{ env: Record<string, string>; describe:
   const missing = local.missingTools();
   if (missing) throw new Error(`STORE=neo4j without NEO4J_URI starts the local Neo4j, which cannot run here: ${missing}`);
   const password = 'bench-neo4j-password';
-  const server = await local.start({ password, heap: '2g', pageCacheMb: 1024 });
+  const server = await local.start({ password, heap: '2g', pageCacheMb: 1024, ...(dataDir ? { data: dataDir } : {}) });
   return {
     env: { NEO4J_URI: server.uri, NEO4J_USERNAME: 'neo4j', NEO4J_PASSWORD: password },
     describe: server.line,
     stop: () => server.stop(),
     pid: server.child.pid,
+    ...(dataDir ? { dataDir } : {}),
   };
 }
 
@@ -616,13 +622,14 @@ function buildDelivery(i: number): object {
  * `--scale N`: how cost grows with the graph. N × the full graph (N = 0.1: about 100,000 IDs; 10: about 10M) is
  * generated and loaded through _bulk into a fresh store; then search ONE, the 1,000-node search and insert are
  * measured as in the full run. Load time, the service's peak RSS, the database's size on disk (SQLite: the file
- * and its WAL; Neo4j: not measured) and each scenario's p50 and p99 go to results/scale/<store>-<IDs>.json, which
- * `node dist-bench/bench/plot.js` turns into the README's table and results/scale.svg.
+ * and its WAL; Neo4j: its database's store files, when the bench starts the server) and each scenario's p50 and p99 go to
+ * results/scale/<store>-<IDs>.json, which `node dist-bench/bench/plot.js` turns into the README's table and
+ * results/scale.svg.
  */
 async function scaleMain(scale: number): Promise<void> {
   const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
-  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-scale-'));
+  const neo4jServer = store === 'neo4j' ? await neo4jForBench(path.join(dataDir, 'neo4j')) : undefined;
   const graph = generateGraph({ targetIds: Math.round(scale * FULL_IDS), bigComponents: MODE.bigComponents, seed: 20261121 });
   console.log(`bench --scale ${scale}: store=${store}, ${graph.nodes} nodes, ${graph.heldIds} held IDs`);
   const service = await startProcess([path.join(ROOT, 'dist', 'main.js')], serviceEnvFor(store, dataDir, neo4jServer?.env));
@@ -650,11 +657,12 @@ async function scaleMain(scale: number): Promise<void> {
   }
   const memory = memoryMb(service.child.pid as number);
   await stop(service);
-  const dbBytes =
-    store === 'sqlite'
-      ? fs.readdirSync(dataDir).reduce((sum, file) => sum + fs.statSync(path.join(dataDir, file)).size, 0)
-      : undefined;
+  // Neo4j: the store files of its database once the server has stopped, when the bench started it. Its transaction
+  // logs are counted apart: Neo4j allocates them 256 MB at a time, whatever they hold.
   await neo4jServer?.stop();
+  const neo4jData = neo4jServer?.dataDir ? path.join(neo4jServer.dataDir, 'data') : undefined;
+  const dbBytes = store === 'sqlite' ? folderBytes(dataDir) : neo4jData ? folderBytes(path.join(neo4jData, 'databases', 'neo4j')) : undefined;
+  const txLogBytes = neo4jData ? folderBytes(path.join(neo4jData, 'transactions', 'neo4j')) : undefined;
   fs.rmSync(dataDir, { recursive: true, force: true });
   const report = {
     store,
@@ -664,6 +672,7 @@ async function scaleMain(scale: number): Promise<void> {
     load: { seconds: Number(loadSeconds.toFixed(2)), ids_per_s: Math.round(graph.heldIds / loadSeconds) },
     rss_mb: memory.peak,
     ...(dbBytes !== undefined ? { db_mb: Math.round(dbBytes / 2 ** 20) } : {}),
+    ...(txLogBytes !== undefined ? { neo4j_tx_log_mb: Math.round(txLogBytes / 2 ** 20) } : {}),
     scenarios,
     measured_at: new Date().toISOString(),
   };
@@ -672,6 +681,14 @@ async function scaleMain(scale: number): Promise<void> {
   const file = path.join(dir, `${store}-${graph.heldIds}.json`);
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`RSS peak ${memory.peak} MB${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
+}
+
+/** Bytes of the files under `folder`, at any depth. */
+function folderBytes(folder: string): number {
+  return fs
+    .readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
 }
 
 /** Search bodies, each from the next key `next` gives. */
