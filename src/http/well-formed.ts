@@ -20,6 +20,7 @@ const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\
  * own stack: a deeply nested body must not overflow the call stack.
  */
 export function brokenUnicode(value: unknown, at: string): FieldProblem[] {
+  if (allWellFormed(value)) return [];
   const problems: FieldProblem[] = [];
   const pending: Array<{ value: unknown; at: string }> = [{ value, at }];
   while (pending.length > 0 && problems.length < MAX_PROBLEMS) {
@@ -38,4 +39,27 @@ export function brokenUnicode(value: unknown, at: string): FieldProblem[] {
     }
   }
   return problems;
+}
+
+/**
+ * Whether every string and field name in `value` is well-formed: the same walk without the paths, which every
+ * request and every bulk line takes (building a pointer for each value cost more than the check itself).
+ */
+function allWellFormed(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (!next.isWellFormed()) return false;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (next !== null && typeof next === 'object') {
+      for (const key in next) {
+        if (!Object.hasOwn(next, key)) continue;
+        if (!key.isWellFormed()) return false;
+        pending.push((next as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
 }
