@@ -185,3 +185,9 @@ export interface CustomerPolicy {
 }
 
 export const sameId = (a: IdPair, b: IdPair): boolean => a.type === b.type && a.id === b.id;
+
+/**
+ * One string per distinct ID, for sets and maps of IDs: a type never holds a space (IdType's pattern), so the first
+ * space ends it. Cheaper than JSON.stringify([type, id]), which every ID of every bulk line paid for twice.
+ */
+export const idKey = (id: IdPair): string => `${id.type} ${id.id}`;

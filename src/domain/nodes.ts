@@ -1,7 +1,7 @@
 // The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
 // and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
-import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, sameId, type WriteAudit } from './model';
+import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
 import type { NodeWrite, Store } from '../store/store';
 
@@ -245,7 +245,7 @@ function rejectDuplicates(candidates: IdPair[], all: IdPair[], at: string): void
   const firstIndex = new Map<string, number>();
   const problems: FieldProblem[] = [];
   for (const id of candidates) {
-    const k = JSON.stringify([id.type, id.id]);
+    const k = idKey(id);
     const index = all.indexOf(id);
     const first = firstIndex.get(k);
     if (first === undefined) firstIndex.set(k, index);

@@ -41,6 +41,7 @@ import {
   type SchemaRecord,
   type SearchQuery,
   type SearchResult,
+  idKey,
   sameId,
   type TokenRecord,
 } from '../../domain/model';
@@ -166,14 +167,14 @@ type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: Histo
 /** Distinct IDs, in the order given. */
 function uniqueIds(ids: IdPair[]): IdPair[] {
   const unique = new Map<string, IdPair>();
-  for (const id of ids) if (!unique.has(JSON.stringify([id.type, id.id]))) unique.set(JSON.stringify([id.type, id.id]), id);
+  for (const id of ids) if (!unique.has(idKey(id))) unique.set(idKey(id), id);
   return [...unique.values()];
 }
 
 /** Distinct IDs, in one canonical order: transactions that lock overlapping Id vertices then lock them in the same order. */
 function canonicalIds(ids: IdPair[]): IdPair[] {
   const unique = new Map<string, IdPair>();
-  for (const id of ids) unique.set(JSON.stringify([id.type, id.id]), { type: id.type, id: id.id });
+  for (const id of ids) unique.set(idKey(id), { type: id.type, id: id.id });
   return [...unique.values()].sort(byTypeThenId);
 }
 

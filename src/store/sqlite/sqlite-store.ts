@@ -35,6 +35,7 @@ import {
   type SchemaRecord,
   type SearchQuery,
   type SearchResult,
+  idKey,
   sameId,
   type TokenRecord,
 } from '../../domain/model';
@@ -148,7 +149,7 @@ const storeError = (e: unknown): unknown => (isUnavailable(e) ? new DomainError(
 function uniqueById(ids: IdPair[]): IdPair[] {
   const seen = new Set<string>();
   return ids.filter((id) => {
-    const k = JSON.stringify([id.type, id.id]);
+    const k = idKey(id);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
