@@ -14,7 +14,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,256}$/;
 
 /**
  * SHA-256 of a token. Every request that sends one pays for it: crypto.hash (Node 20.12 and later) does it in one
- * call, without the Hash object createHash builds (measured: about 10 µs less per request).
+ * call, without the Hash object createHash builds (one in-process A/B of search ONE: 13 µs less a request).
  */
 const sha256: (text: string) => Buffer =
   typeof hash === 'function' ? (text) => hash('sha256', text, 'buffer') : (text) => createHash('sha256').update(text, 'utf8').digest();
