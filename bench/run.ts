@@ -354,6 +354,12 @@ async function main(): Promise<void> {
   await stop(service);
   await neo4jServer?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  // The Express floor again, alone on the machine as at the start: how far the machine itself drifted during the
+  // run (two floors of one run have differed by a third). The ratios stay against the first.
+  const endFloor = await startProcess([path.join(ROOT, 'dist-bench', 'bench', 'floors.js'), 'express'], {});
+  floors.express_at_end = await measure(endFloor.base, floorSpec, MODE.warmup);
+  await stop(endFloor);
+  console.log(`floor express at the end: ${floors.express_at_end.rps} req/s (× ${(floors.express_at_end.rps / expressRps).toFixed(2)} of the first)`);
 
   const table = [
     ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× express floor', 'non-2xx'],
