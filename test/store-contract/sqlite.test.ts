@@ -33,14 +33,20 @@ describeGraphContract('sqlite file, reads on worker threads', async () => new Sq
 describe('sqlite read pool', () => {
   const small = { step: 'ALL' as const, exclude: false, hiddenTypes: [], unlinkedTypes: [], limit: 100, maxNodes: 100, maxIds: 1000 };
 
+  /** A new customer with members m1 and m2 sharing the device d1. */
+  async function twoMembersSharingADevice(store: SqliteStore): Promise<string> {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+    return c;
+  }
+
   test('when a search visits more nodes than inlineNodes, then a worker thread answers it, and a smaller one stays on the event loop', async () => {
     const store = new SqliteStore({ path: path.join(dir, 'pool-use.sqlite'), readWorkers: 1, inlineNodes: 2 });
     const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
     try {
-      const c = newCustomer();
-      await store.putSchema(c, MEMBER);
-      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-      await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+      const c = await twoMembersSharingADevice(store);
       const fromM1 = { ...small, customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } };
       // two nodes: on the event loop
       expect((await store.search(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
@@ -61,10 +67,7 @@ describe('sqlite read pool', () => {
     const store = new SqliteStore({ path: ':memory:', readWorkers: 4, inlineNodes: 0 });
     const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
     try {
-      const c = newCustomer();
-      await store.putSchema(c, MEMBER);
-      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-      await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+      const c = await twoMembersSharingADevice(store);
       expect((await store.search({ ...small, customerId: c, where: { id: id('device', 'd1') } })).total).toBe(3);
       expect(pooledSearches).not.toHaveBeenCalled();
     } finally {
