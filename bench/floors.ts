@@ -5,18 +5,22 @@ import type { AddressInfo } from 'node:net';
 import { expressWithCommonMiddleware } from '../src/app';
 import { loadConfig } from '../src/config';
 import { Metrics } from '../src/http/metrics';
-import { createLogger } from '../src/logger';
+import { createLogger, type Logger } from '../src/logger';
+import type { Express } from 'express';
 
 const CONSTANT = JSON.stringify({ results: [{ type: 'member_id', id: 'm-1' }], total: 1 });
 
-function expressFloor(): http.Server {
+/** The Express floor's app: the service's middleware stack, then a constant body at /floor (bench/ab.ts injects into it). */
+export function expressFloorApp(logger: Logger): Express {
   const { bodyLimit, connections } = loadConfig({});
-  const app = expressWithCommonMiddleware({ logger: createLogger({ level: 'info', pretty: false }), metrics: new Metrics(), bodyLimit, bodyTimeoutMs: connections.bodyTimeoutMs });
+  const app = expressWithCommonMiddleware({ logger, metrics: new Metrics(), bodyLimit, bodyTimeoutMs: connections.bodyTimeoutMs });
   app.all('/floor', (_req, res) => {
     res.type('application/json').send(CONSTANT);
   });
-  return app.listen(0, '127.0.0.1');
+  return app;
 }
+
+const expressFloor = (): http.Server => expressFloorApp(createLogger({ level: 'info', pretty: false })).listen(0, '127.0.0.1');
 
 function nodeHttpFloor(): http.Server {
   return http
@@ -30,8 +34,10 @@ function nodeHttpFloor(): http.Server {
     .listen(0, '127.0.0.1');
 }
 
-const server = process.argv[2] === 'express' ? expressFloor() : nodeHttpFloor();
-server.on('listening', () => {
-  process.stdout.write(`${JSON.stringify({ message: 'listening', port: (server.address() as AddressInfo).port })}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+if (require.main === module) {
+  const server = process.argv[2] === 'express' ? expressFloor() : nodeHttpFloor();
+  server.on('listening', () => {
+    process.stdout.write(`${JSON.stringify({ message: 'listening', port: (server.address() as AddressInfo).port })}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}

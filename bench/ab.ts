@@ -1,0 +1,130 @@
+// `npm run bench:ab -- [DIST_A] [DIST_B] [--ids N] [--rounds R] [--requests K]`: the CPU time one search ONE takes
+// through two builds of the service (each a `tsc -p tsconfig.build.json --outDir …` output; A defaults to dist/, B
+// to A itself, which shows the method's own noise), and through the Express floor, all in ONE process. Requests are
+// injected with light-my-request (no sockets, no load generator on the other core) in alternating rounds, and each
+// round counts process.cpuUsage() per request. On these 2-core machines two full `npm run bench` runs of one build
+// differ by up to a third; this separates builds a few percent apart (README, "What the profiles showed").
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { once } from 'node:events';
+import http, { type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'light-my-request';
+import winston from 'winston';
+import type { createApp as CreateApp } from '../src/app';
+import type { loadConfig as LoadConfig } from '../src/config';
+import { createLogger } from '../src/logger';
+import type { SqliteStore as SqliteStoreClass } from '../src/store/sqlite/sqlite-store';
+import { expressFloorApp } from './floors';
+import { generateGraph, SCHEMAS } from './graph';
+
+const ADMIN = 'bench-ab-admin-token-0123456789abcdefghij';
+const CUSTOMER = 'bench';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+}
+const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+const ROOT = path.resolve(__dirname, '..', '..');
+const distA = path.resolve(positional[0] ?? path.join(ROOT, 'dist'));
+const distB = path.resolve(positional[1] ?? distA);
+const IDS = option('--ids', 100_000);
+const ROUNDS = option('--rounds', 8);
+const REQUESTS = option('--requests', 8_000);
+
+/** Every request's access log line is formatted as in the service, then dropped (no write: its cost is the system's). */
+const dropped = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+const quietLogger = () => createLogger({ level: 'info', pretty: false, transports: [new winston.transports.Stream({ stream: dropped() })] });
+
+/**
+ * light-my-request's request lacks `headersDistinct` (the Host check reads it) and never emits 'close' (the body
+ * deadline waits for it): both supplied here, so every middleware runs as it does behind a socket.
+ */
+const asServed = (app: RequestListener): RequestListener => (req, res) => {
+  if (!req.headersDistinct) Object.defineProperty(req, 'headersDistinct', { value: { host: [req.headers.host] } });
+  res.on('finish', () => req.emit('close'));
+  app(req, res);
+};
+
+async function call(app: RequestListener, method: 'POST' | 'PUT', url: string, payload: string): Promise<string> {
+  const answer = await inject(app, { method, url, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, payload });
+  if (answer.statusCode >= 300) throw new Error(`${method} ${url}: ${answer.statusCode} ${answer.payload.slice(0, 300)}`);
+  return answer.payload;
+}
+
+/** The service of one build, on a store of its own in `folder`, with the generated graph loaded through _bulk. */
+async function serviceOf(dist: string, folder: string, lines: string[]): Promise<{ app: RequestListener; store: SqliteStoreClass }> {
+  // Each build is loaded from its own folder, so neither shares a module with the other or with this file.
+  const { createApp } = require(path.join(dist, 'app.js')) as { createApp: typeof CreateApp };
+  const { loadConfig } = require(path.join(dist, 'config.js')) as { loadConfig: typeof LoadConfig };
+  const { SqliteStore } = require(path.join(dist, 'store', 'sqlite', 'sqlite-store.js')) as { SqliteStore: typeof SqliteStoreClass };
+  const file = path.join(folder, 'ab.sqlite');
+  const store = new SqliteStore({ path: file });
+  const app = asServed(createApp({ store, config: loadConfig({ SQLITE_PATH: file }), logger: quietLogger(), adminToken: ADMIN }) as unknown as RequestListener);
+  for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) await call(app, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, JSON.stringify({ id_types: idTypes }));
+  // The load goes over a socket: _bulk streams its body, which an injected request does not.
+  const server = http.createServer(app).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const answer = await fetch(`http://127.0.0.1:${port}/v1/${CUSTOMER}/node/_bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${ADMIN}` },
+      body: lines.join('\n'),
+    });
+    const refused = (await answer.text()).split('\n').filter((l) => l && !l.includes('"status":201'));
+    if (answer.status !== 200 || refused.length > 0) throw new Error(`${dist}: the bulk load refused ${refused.length} lines: ${refused[0]}`);
+  } finally {
+    server.close();
+  }
+  return { app, store };
+}
+
+/** CPU µs per request over `count` requests, each awaited before the next (as one connection would). */
+async function cpuPerRequest(app: RequestListener, url: string, bodies: () => string, count: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i += 1) await call(app, 'POST', url, bodies());
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+async function main(): Promise<void> {
+  const graph = generateGraph({ targetIds: IDS, bigComponents: 2, seed: 20261121 });
+  const folders = [fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-')), fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-'))] as const;
+  const a = await serviceOf(distA, folders[0], graph.lines);
+  const b = await serviceOf(distB, folders[1], graph.lines);
+  const floor = asServed(expressFloorApp(quietLogger()) as unknown as RequestListener);
+  let next = 0;
+  const searchOne = () => {
+    const n = graph.smallKeys[next++ % graph.smallKeys.length];
+    return JSON.stringify({ match: { from: { schema: n?.schema, key: n?.key }, step: 'ONE' } });
+  };
+  const floorBody = () => '{"match":{"from":{"schema":"member","key":{"type":"member_id","id":"m-1"}}}}';
+  const floorUs: number[] = [];
+  const aUs: number[] = [];
+  const bUs: number[] = [];
+  const runs = [
+    { name: 'floor', us: floorUs, run: (count: number) => cpuPerRequest(floor, '/floor', floorBody, count) },
+    { name: 'A', us: aUs, run: (count: number) => cpuPerRequest(a.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
+    { name: 'B', us: bUs, run: (count: number) => cpuPerRequest(b.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
+  ];
+  for (const r of runs) await r.run(Math.ceil(REQUESTS / 2)); // warm-up: JIT, SQLite's page cache
+  for (let round = 0; round < ROUNDS; round += 1) for (const r of runs) r.us.push(await r.run(REQUESTS));
+  const [f, ua, ub] = [median(floorUs), median(aUs), median(bUs)];
+  const pairs = bUs.map((x, i) => x - (aUs[i] as number));
+  console.log(`search ONE, ${graph.heldIds} IDs; A = ${distA}, B = ${distB}; ${ROUNDS} rounds of ${REQUESTS} requests each`);
+  for (const r of runs) console.log(`${r.name.padEnd(5)} median ${median(r.us).toFixed(1)} µs CPU a request   rounds: ${r.us.map((x) => x.toFixed(0)).join(' ')}`);
+  console.log(`× floor: A ${(f / ua).toFixed(3)}, B ${(f / ub).toFixed(3)}; B − A: ${(ub - ua).toFixed(1)} µs (median of the rounds' own differences ${median(pairs).toFixed(1)})`);
+  await Promise.all([a.store.close(), b.store.close()]);
+  for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
