@@ -75,19 +75,22 @@ export function createApp(deps: AppDependencies): Express {
 
   const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.connections.bodyTimeoutMs });
 
+  app.use('/v1/:customer_id', customerFromPath());
+  const limiter = rateLimiter(config);
+  // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
+  if (limiter) app.use('/v1', identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')), limiter);
+  // Search first: a request tries each router's routes in turn until one matches, and search ONE is the call apps
+  // make most (two `npm run bench:ab` runs: 12 and 20 µs less CPU of ~330 a request). No delivery route is a POST to
+  // /v1/{x}/_search, so the order changes no answer; health, metrics and docs live outside /v1.
+  app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
+  // Before the other customer routes: /v1/delivery/… is not a customer called "delivery".
+  const showing = new ShowingService(store, config);
+  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store), showing }, config.publicBaseUrl));
   app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRoutes(contract));
-  app.use('/v1/:customer_id', customerFromPath());
-  const limiter = rateLimiter(config);
-  // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
-  if (limiter) app.use('/v1', identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')), limiter);
-  // Before the customer routes: /v1/delivery/… is not a customer called "delivery".
-  const showing = new ShowingService(store, config);
-  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store), showing }, config.publicBaseUrl));
-  app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   app.use(explorerRoutes(validators, bearer, new GraphService(store, config)));
   const nodes = new NodeService(store, config);
   app.use(nodeRoutes(validators, bearer, nodes));
