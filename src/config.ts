@@ -48,6 +48,14 @@ const envSchema = {
       default: 10000,
       description: 'How long a request waits for a free pooled Neo4j connection before it fails with 503 store_unavailable.',
     },
+    NEO4J_CALL_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 600000,
+      default: 30000,
+      description:
+        'How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); Neo4j is asked to end the transaction by then too. Keep it below IDLE_TIMEOUT_MS.',
+    },
     ADMIN_TOKEN: {
       type: 'string',
       pattern: '^[A-Za-z0-9_-]{22,256}$',
@@ -166,6 +174,7 @@ export interface Config {
     database: string;
     maxConnectionPoolSize: number;
     connectionAcquisitionTimeoutMs: number;
+    callTimeoutMs: number;
   };
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
@@ -209,6 +218,7 @@ interface ValidatedEnv {
   NEO4J_DATABASE: string;
   NEO4J_MAX_CONNECTION_POOL_SIZE: number;
   NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: number;
+  NEO4J_CALL_TIMEOUT_MS: number;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
@@ -267,6 +277,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       database: v.NEO4J_DATABASE,
       maxConnectionPoolSize: v.NEO4J_MAX_CONNECTION_POOL_SIZE,
       connectionAcquisitionTimeoutMs: v.NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS,
+      callTimeoutMs: v.NEO4J_CALL_TIMEOUT_MS,
     },
     adminToken: v.ADMIN_TOKEN,
     publicBaseUrl: v.PUBLIC_BASE_URL,

@@ -36,12 +36,13 @@ describe('configuration', () => {
     expect(loadConfig({ STORE: 'neo4j', NEO4J_URI: 'bolt://localhost:7687' }).neo4j.uri).toBe('bolt://localhost:7687');
   });
 
-  test('when the Neo4j pool settings are set, then they reach the Neo4j connection; unset, the defaults; zero is refused', () => {
-    expect(loadConfig({}).neo4j).toMatchObject({ maxConnectionPoolSize: 100, connectionAcquisitionTimeoutMs: 10000 });
-    const set = loadConfig({ NEO4J_MAX_CONNECTION_POOL_SIZE: '5', NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: '250' });
-    expect(set.neo4j).toMatchObject({ maxConnectionPoolSize: 5, connectionAcquisitionTimeoutMs: 250 });
+  test('when the Neo4j pool and call settings are set, then they reach the Neo4j connection; unset, the defaults; zero is refused', () => {
+    expect(loadConfig({}).neo4j).toMatchObject({ maxConnectionPoolSize: 100, connectionAcquisitionTimeoutMs: 10000, callTimeoutMs: 30000 });
+    const set = loadConfig({ NEO4J_MAX_CONNECTION_POOL_SIZE: '5', NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: '250', NEO4J_CALL_TIMEOUT_MS: '3000' });
+    expect(set.neo4j).toMatchObject({ maxConnectionPoolSize: 5, connectionAcquisitionTimeoutMs: 250, callTimeoutMs: 3000 });
     expect(() => loadConfig({ NEO4J_MAX_CONNECTION_POOL_SIZE: '0' })).toThrow(/NEO4J_MAX_CONNECTION_POOL_SIZE/);
     expect(() => loadConfig({ NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: '0' })).toThrow(/NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS/);
+    expect(() => loadConfig({ NEO4J_CALL_TIMEOUT_MS: '0' })).toThrow(/NEO4J_CALL_TIMEOUT_MS/);
   });
 
   test('when the connection settings are set, then they reach the server settings; unset, the documented defaults; zero is refused', () => {

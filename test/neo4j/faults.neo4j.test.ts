@@ -16,7 +16,8 @@ import { logEntries, logged } from '../helpers/server-process';
 /**
  * A request with no answer after this long is a hang. A request in flight when Neo4j goes away is retried by the
  * driver: its attempts start for 10 s (maxTransactionRetryTime), the last after a wait of up to 9.6 s, and an attempt
- * may wait up to 10 s for a connection, or until Neo4j closes the one it uses; ~45 s at worst, 25 s measured here.
+ * may wait up to 10 s for a connection, or until Neo4j closes the one it uses; 25 s measured here. Past
+ * NEO4J_CALL_TIMEOUT_MS (30 s) the service answers 503 whatever the driver is still doing.
  */
 const CLIENT_TIMEOUT_MS = 60_000;
 /** Longest wait for the service to be ready after Neo4j is: its back-off (at most 5 s) plus one connection. */
@@ -273,6 +274,30 @@ describe('the service while its Neo4j goes away', () => {
     }
     timings.readyAfterResume = await untilReady(first, RECOVERY_BOUND_MS);
   }, 60_000);
+
+  test('when Neo4j freezes (SIGSTOP), then a search and a create each answer 503 store_unavailable at NEO4J_CALL_TIMEOUT_MS, instead of a connection cut with no answer, and the service is ready again once Neo4j resumes', async () => {
+    const limited = await startTracked({ NEO4J_CALL_TIMEOUT_MS: '3000' });
+    await untilReady(limited, RECOVERY_BOUND_MS);
+    neo4j!.child.kill('SIGSTOP');
+    try {
+      const asked = Date.now();
+      const [search, create] = await Promise.all([
+        call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } }, timeoutMs: 20_000 }),
+        call(limited.base, 'POST', '/v1/faults/node/_create', { token: ADMIN_TOKEN, body: { schema: 'member', key: { type: 'member_id', id: 'while-frozen' } }, timeoutMs: 20_000 }),
+      ]);
+      timings.callTimeoutWhileFrozen = Date.now() - asked;
+      expectUnavailable(search);
+      expectUnavailable(create);
+      expect(search.json).toMatchObject({ detail: 'Neo4j did not answer within 3 s.' });
+      expect(timings.callTimeoutWhileFrozen).toBeGreaterThanOrEqual(2_900);
+      expect(timings.callTimeoutWhileFrozen).toBeLessThan(10_000);
+    } finally {
+      neo4j!.child.kill('SIGCONT');
+    }
+    await untilReady(limited, RECOVERY_BOUND_MS);
+    // The create timed out, not refused: it may have committed once Neo4j resumed. Either way the service answers.
+    expect((await call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } })).status).toBe(200);
+  }, 90_000);
 
   test('when the service is started with a user Neo4j does not know yet, then it stays up with readyz 503, logs at error level which settings to check (never the password), and becomes ready by itself once the user exists', async () => {
     const user = { name: 'latecomer', password: crypto.randomBytes(12).toString('hex') };

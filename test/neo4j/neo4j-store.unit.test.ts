@@ -15,7 +15,8 @@ import { buildQuery } from '../store-contract/contract';
 
 type Row = Record<string, unknown>;
 type Answer = Row[] | Error;
-type Handler = (name: StatementName, params: Record<string, unknown>) => Answer | undefined;
+/** A promise: the statement answers when it settles (a Neo4j that does not answer, until the test says so). */
+type Handler = (name: StatementName, params: Record<string, unknown>) => Answer | Promise<Answer> | undefined;
 
 interface Call {
   name: StatementName;
@@ -136,9 +137,9 @@ const isKnown = (known: unknown, deliveryId: number, revision: number): boolean 
   (known as Array<[unknown, unknown]>).some(([d, r]) => String(d) === String(deliveryId) && String(r) === String(revision));
 
 /** `loseCommitReplies`: every write transaction runs twice, as the driver runs it again when a commit's reply is lost. */
-function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean } = {}) {
+function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean; callTimeoutMs?: number } = {}) {
   const calls: Call[] = [];
-  const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
+  const sessions = { opened: 0, closed: 0, configs: [] as unknown[], transactionConfigs: [] as unknown[] };
   let executeWrites = 0;
   let driverClosed = 0;
   const tx = {
@@ -146,7 +147,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
       const name = nameByText.get(text);
       if (!name) throw new Error(`not a statement of cypher/: ${text.slice(0, 40)}`);
       calls.push({ name, params });
-      const answer = handler(name, params) ?? defaultAnswer(name, params);
+      const answer = (await handler(name, params)) ?? defaultAnswer(name, params);
       if (answer instanceof Error) throw answer;
       return { records: answer.map((row) => ({ toObject: () => row })) };
     },
@@ -157,8 +158,12 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
       sessions.opened += 1;
       sessions.configs.push(config);
       return {
-        executeRead: (work: (t: typeof tx) => Promise<unknown>) => work(tx),
-        executeWrite: async (work: (t: typeof tx) => Promise<unknown>) => {
+        executeRead: (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+          sessions.transactionConfigs.push(config);
+          return work(tx);
+        },
+        executeWrite: async (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+          sessions.transactionConfigs.push(config);
           executeWrites += 1;
           if (options.loseCommitReplies) await work(tx);
           return work(tx);
@@ -177,7 +182,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
     },
     executeQueryBookmarkManager: undefined,
   };
-  const store = new Neo4jStore(driver as unknown as Driver, 'graphdb', statements);
+  const store = new Neo4jStore(driver as unknown as Driver, 'graphdb', statements, options.callTimeoutMs);
   return {
     store,
     calls,
@@ -787,6 +792,40 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('driver errors and lifecycle', () => {
+    /** A statement that answers only when the test calls the release it returns (a frozen Neo4j, then thawed). */
+    function frozenStatement(frozen: StatementName) {
+      let release: () => void = () => undefined;
+      const thawed = new Promise<Answer>((resolve) => (release = () => resolve(defaultAnswer(frozen, {}))));
+      return { handler: ((name: StatementName) => (name === frozen ? thawed : undefined)) as Handler, release: () => release() };
+    }
+
+    test.each([
+      { what: 'a read', frozen: 'node.ids' as const, call: (store: Neo4jStore) => store.getNodeIds(member('m1')) },
+      { what: 'a write', frozen: 'node.create' as const, call: (store: Neo4jStore) => store.createNode(member('m1'), []) },
+    ])('when $what gets no answer within NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable at the limit, and its session is closed only once the call ends', async ({ frozen, call }) => {
+      const neo4jFrozen = frozenStatement(frozen);
+      const fake = fakeStore(neo4jFrozen.handler, { callTimeoutMs: 200 });
+      const asked = Date.now();
+      await expect(call(fake.store)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j did not answer within 0.2 s.' });
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(190);
+      // Closing a session waits for its transaction: the session is left to close when Neo4j answers.
+      expect(fake.sessions.closed).toBe(0);
+      neo4jFrozen.release();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(fake.sessions.closed).toBe(1);
+      expect(fake.sessions.transactionConfigs).toEqual([{ timeout: 200 }]);
+    });
+
+    test('when a call answers within the limit, then its answer comes at once, and Neo4j was given the limit for the transaction', async () => {
+      const fake = fakeStore(undefined, { callTimeoutMs: 5_000 });
+      const asked = Date.now();
+      await expect(fake.store.getNodeIds(member('m1'))).resolves.toEqual(expect.any(Array));
+      await fake.store.createNode(member('m2'), []);
+      expect(Date.now() - asked).toBeLessThan(2_000);
+      expect(fake.sessions.closed).toBe(2);
+      expect(fake.sessions.transactionConfigs).toEqual([{ timeout: 5_000 }, { timeout: 5_000 }]);
+    });
+
     test('when Neo4j cannot be reached or stays transiently failing, then store_unavailable', async () => {
       for (const code of [
         'ServiceUnavailable',

@@ -80,7 +80,15 @@ export interface Neo4jConnection {
   maxConnectionPoolSize?: number;
   /** How long a call waits for a free pooled connection (NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS); undefined: DRIVER_CONFIG's. */
   connectionAcquisitionTimeoutMs?: number;
+  /** How long one store call may take, retries included (NEO4J_CALL_TIMEOUT_MS); undefined: DEFAULT_CALL_TIMEOUT_MS. */
+  callTimeoutMs?: number;
 }
+
+/**
+ * NEO4J_CALL_TIMEOUT_MS by default: above what a call can take on a live server (the driver's retries of 10 s, a
+ * connection's wait of 10 s), below the 60 s after which IDLE_TIMEOUT_MS would cut the client off with no answer.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 const DRIVER_CONFIG = {
   disableLosslessIntegers: true,
@@ -113,6 +121,12 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
+/** What executeRead and executeWrite take beside the work: here, the transaction's time limit on Neo4j. */
+type TransactionConfig = NonNullable<Parameters<Session['executeRead']>[1]>;
+
+/** What a call's timer answers when it beats the call (see Neo4jStore.bounded). */
+const LATE: unique symbol = Symbol('late');
+
 /** How long /readyz waits for Neo4j to answer its ping before it says 503. */
 const PING_TIMEOUT_MS = 3_000;
 
@@ -135,6 +149,8 @@ interface WriteOptions<T> {
   /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use), or a bulk line's LineRefused. */
   onConstraintViolation?: () => Error;
   ifCommitted?: IfCommitted<T>;
+  /** Its time limit (see bounded); the store's NEO4J_CALL_TIMEOUT_MS unless given. */
+  limitMs?: number;
 }
 
 /**
@@ -267,7 +283,7 @@ export class Neo4jStore implements Store {
         await driver.close();
         throw new Error(`${where} cannot be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
-      const store = new Neo4jStore(driver, connection.database, statements);
+      const store = new Neo4jStore(driver, connection.database, statements, connection.callTimeoutMs);
       try {
         await store.applySchema();
       } catch (e) {
@@ -277,7 +293,8 @@ export class Neo4jStore implements Store {
         });
       }
       try {
-        await store.write((q) => q('sequence.adopt-shared'));
+        // Start-up, not a request: a first run on a large database reads every delivery and token, however long.
+        await store.write((q) => q('sequence.adopt-shared'), { limitMs: Infinity });
       } catch (e) {
         await store.close();
         throw new Error(`${where}: giving each customer its own delivery id counters failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -293,6 +310,7 @@ export class Neo4jStore implements Store {
     private readonly driver: Driver,
     private readonly database: string,
     private readonly statements: Statements,
+    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
   ) {}
 
   // ---- sessions and transactions
@@ -318,14 +336,45 @@ export class Neo4jStore implements Store {
     return <T = Row>(name: StatementName, params: Record<string, unknown> = {}) => this.runStatement<T>(tx, this.statements.byName[name], params);
   }
 
-  private async read<T>(work: (q: Query) => Promise<T>): Promise<T> {
+  /**
+   * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen, or cut off by the
+   * network without the connection closing) is 503 store_unavailable then; the call itself goes on, and its session
+   * is closed once it settles (a write may still commit, as any write answered 503 may have). Neo4j is asked to end
+   * the transaction by then as well (`timeout`, which the driver sends with each attempt), so a slow one holds no
+   * locks after its caller was answered.
+   */
+  private async bounded<T>(session: Session, call: (config: TransactionConfig) => Promise<T>, limitMs: number): Promise<T> {
+    if (!Number.isFinite(limitMs)) {
+      try {
+        return await call({});
+      } finally {
+        await session.close().catch(() => undefined);
+      }
+    }
+    const running = call({ timeout: limitMs });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, limitMs, LATE)));
+    const settled = running.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const outcome = await Promise.race([settled, late]).finally(() => clearTimeout(timer));
+    if (outcome === LATE) {
+      void settled.then(() => session.close().catch(() => undefined));
+      throw new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`);
+    }
+    await session.close().catch(() => undefined);
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  /** `work` in one read transaction, within `limitMs` (see bounded). */
+  private async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
     const session = this.session('READ');
     try {
-      return await session.executeRead((tx) => work(this.query(tx)));
+      return await this.bounded(session, (config) => session.executeRead((tx) => work(this.query(tx)), config), limitMs);
     } catch (e) {
       throw toStoreError(e);
-    } finally {
-      await session.close().catch(() => undefined);
     }
   }
 
@@ -347,7 +396,7 @@ export class Neo4jStore implements Store {
     const writeId = randomUUID();
     let reachedCommit = false;
     const session = this.session('WRITE');
-    try {
+    const attempts = async (config: TransactionConfig): Promise<T> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await session.executeWrite(async (tx) => {
@@ -360,15 +409,14 @@ export class Neo4jStore implements Store {
             // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
             reachedCommit = true;
             return result;
-          });
+          }, config);
         } catch (e) {
           if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
           throw toStoreError(e, options.onConstraintViolation);
         }
       }
-    } finally {
-      await session.close().catch(() => undefined);
-    }
+    };
+    return this.bounded(session, attempts, options.limitMs ?? this.callTimeoutMs);
   }
 
   private async applySchema(): Promise<void> {
@@ -381,7 +429,8 @@ export class Neo4jStore implements Store {
         await session.close().catch(() => undefined);
       }
     }
-    await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }));
+    // Start-up, not a request: its own time limit, which Neo4j enforces.
+    await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
   }
 
   async ping(): Promise<void> {
