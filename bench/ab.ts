@@ -23,17 +23,22 @@ import { generateGraph, SCHEMAS } from './graph';
 const ADMIN = 'bench-ab-admin-token-0123456789abcdefghij';
 const CUSTOMER = 'bench';
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
+/** What one run compares: two builds (folders of compiled src/), the graph's size, and how many requests. */
+export interface AbPlan {
+  distA: string;
+  distB: string;
+  ids: number;
+  rounds: number;
+  requests: number;
 }
-const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
-const ROOT = path.resolve(__dirname, '..', '..');
-const distA = path.resolve(positional[0] ?? path.join(ROOT, 'dist'));
-const distB = path.resolve(positional[1] ?? distA);
-const IDS = option('--ids', 100_000);
-const ROUNDS = option('--rounds', 8);
-const REQUESTS = option('--requests', 8_000);
+
+/** CPU µs a request of each round, for the floor and each build; every request was answered 200. */
+export interface AbReport {
+  heldIds: number;
+  floor: number[];
+  a: number[];
+  b: number[];
+}
 
 /** Every request's access log line is formatted as in the service, then dropped (no write: its cost is the system's). */
 const dropped = () => new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -93,38 +98,71 @@ async function cpuPerRequest(app: RequestListener, url: string, bodies: () => st
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-async function main(): Promise<void> {
-  const graph = generateGraph({ targetIds: IDS, bigComponents: 2, seed: 20261121 });
+export async function runAb(plan: AbPlan): Promise<AbReport> {
+  const graph = generateGraph({ targetIds: plan.ids, bigComponents: 2, seed: 20261121 });
+  if (graph.smallKeys.length === 0) throw new Error(`A graph of ${plan.ids} IDs has no small component to search from: give more --ids.`);
   const folders = [fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-')), fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-'))] as const;
-  const a = await serviceOf(distA, folders[0], graph.lines);
-  const b = await serviceOf(distB, folders[1], graph.lines);
-  const floor = asServed(expressFloorApp(quietLogger()) as unknown as RequestListener);
-  let next = 0;
-  const searchOne = () => {
-    const n = graph.smallKeys[next++ % graph.smallKeys.length];
-    return JSON.stringify({ match: { from: { schema: n?.schema, key: n?.key }, step: 'ONE' } });
-  };
-  const floorBody = () => '{"match":{"from":{"schema":"member","key":{"type":"member_id","id":"m-1"}}}}';
-  const floorUs: number[] = [];
-  const aUs: number[] = [];
-  const bUs: number[] = [];
-  const runs = [
-    { name: 'floor', us: floorUs, run: (count: number) => cpuPerRequest(floor, '/floor', floorBody, count) },
-    { name: 'A', us: aUs, run: (count: number) => cpuPerRequest(a.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
-    { name: 'B', us: bUs, run: (count: number) => cpuPerRequest(b.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
-  ];
-  for (const r of runs) await r.run(Math.ceil(REQUESTS / 2)); // warm-up: JIT, SQLite's page cache
-  for (let round = 0; round < ROUNDS; round += 1) for (const r of runs) r.us.push(await r.run(REQUESTS));
-  const [f, ua, ub] = [median(floorUs), median(aUs), median(bUs)];
-  const pairs = bUs.map((x, i) => x - (aUs[i] as number));
-  console.log(`search ONE, ${graph.heldIds} IDs; A = ${distA}, B = ${distB}; ${ROUNDS} rounds of ${REQUESTS} requests each`);
-  for (const r of runs) console.log(`${r.name.padEnd(5)} median ${median(r.us).toFixed(1)} µs CPU a request   rounds: ${r.us.map((x) => x.toFixed(0)).join(' ')}`);
-  console.log(`× floor: A ${(f / ua).toFixed(3)}, B ${(f / ub).toFixed(3)}; B − A: ${(ub - ua).toFixed(1)} µs (median of the rounds' own differences ${median(pairs).toFixed(1)})`);
-  await Promise.all([a.store.close(), b.store.close()]);
-  for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  const a = await serviceOf(plan.distA, folders[0], graph.lines);
+  const b = await serviceOf(plan.distB, folders[1], graph.lines);
+  try {
+    const floor = asServed(expressFloorApp(quietLogger()) as unknown as RequestListener);
+    let next = 0;
+    const searchOne = () => {
+      const n = graph.smallKeys[next++ % graph.smallKeys.length];
+      return JSON.stringify({ match: { from: { schema: n?.schema, key: n?.key }, step: 'ONE' } });
+    };
+    const floorBody = () => '{"match":{"from":{"schema":"member","key":{"type":"member_id","id":"m-1"}}}}';
+    const report: AbReport = { heldIds: graph.heldIds, floor: [], a: [], b: [] };
+    const runs = [
+      { us: report.floor, run: (count: number) => cpuPerRequest(floor, '/floor', floorBody, count) },
+      { us: report.a, run: (count: number) => cpuPerRequest(a.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
+      { us: report.b, run: (count: number) => cpuPerRequest(b.app, `/v1/${CUSTOMER}/_search`, searchOne, count) },
+    ];
+    for (const r of runs) await r.run(Math.ceil(plan.requests / 2)); // warm-up: JIT, SQLite's page cache
+    for (let round = 0; round < plan.rounds; round += 1) for (const r of runs) r.us.push(await r.run(plan.requests));
+    return report;
+  } finally {
+    await Promise.all([a.store.close(), b.store.close()]);
+    for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+/** The report as the lines `npm run bench:ab` prints. */
+export function abLines(plan: AbPlan, report: AbReport): string[] {
+  const [f, ua, ub] = [median(report.floor), median(report.a), median(report.b)];
+  const pairs = report.b.map((x, i) => x - (report.a[i] as number));
+  const row = (name: string, us: number[]) => `${name.padEnd(5)} median ${median(us).toFixed(1)} µs CPU a request   rounds: ${us.map((x) => x.toFixed(0)).join(' ')}`;
+  return [
+    `search ONE, ${report.heldIds} IDs; A = ${plan.distA}, B = ${plan.distB}; ${plan.rounds} rounds of ${plan.requests} requests each`,
+    row('floor', report.floor),
+    row('A', report.a),
+    row('B', report.b),
+    `× floor: A ${(f / ua).toFixed(3)}, B ${(f / ub).toFixed(3)}; B − A: ${(ub - ua).toFixed(1)} µs (median of the rounds' own differences ${median(pairs).toFixed(1)})`,
+  ];
+}
+
+function planFromArgs(args: string[]): AbPlan {
+  const option = (name: string, fallback: number): number => {
+    const at = args.indexOf(name);
+    return at === -1 ? fallback : Number(args[at + 1]);
+  };
+  const positional = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+  const distA = path.resolve(positional[0] ?? path.join(__dirname, '..', '..', 'dist'));
+  return {
+    distA,
+    distB: path.resolve(positional[1] ?? distA),
+    ids: option('--ids', 100_000),
+    rounds: option('--rounds', 8),
+    requests: option('--requests', 8_000),
+  };
+}
+
+if (require.main === module) {
+  const plan = planFromArgs(process.argv.slice(2));
+  runAb(plan)
+    .then((report) => console.log(abLines(plan, report).join('\n')))
+    .catch((e: unknown) => {
+      console.error(e instanceof Error ? e.message : e);
+      process.exit(1);
+    });
+}
