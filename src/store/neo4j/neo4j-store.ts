@@ -121,9 +121,6 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
-/** What executeRead and executeWrite take beside the work: here, the transaction's time limit on Neo4j. */
-type TransactionConfig = NonNullable<Parameters<Session['executeRead']>[1]>;
-
 /** What a call's timer answers when it beats the call (see Neo4jStore.bounded). */
 const LATE: unique symbol = Symbol('late');
 
@@ -339,19 +336,19 @@ export class Neo4jStore implements Store {
   /**
    * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen, or cut off by the
    * network without the connection closing) is 503 store_unavailable then; the call itself goes on, and its session
-   * is closed once it settles (a write may still commit, as any write answered 503 may have). Neo4j is asked to end
-   * the transaction by then as well (`timeout`, which the driver sends with each attempt), so a slow one holds no
-   * locks after its caller was answered.
+   * is closed once it settles. Neo4j is not asked to end the transaction: a slow erase or bulk batch completes as it
+   * did before this limit (its caller then had its connection cut at IDLE_TIMEOUT_MS), and a write answered 503 may
+   * have happened, as README says of any.
    */
-  private async bounded<T>(session: Session, call: (config: TransactionConfig) => Promise<T>, limitMs: number): Promise<T> {
+  private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
     if (!Number.isFinite(limitMs)) {
       try {
-        return await call({});
+        return await call();
       } finally {
         await session.close().catch(() => undefined);
       }
     }
-    const running = call({ timeout: limitMs });
+    const running = call();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, limitMs, LATE)));
     const settled = running.then(
@@ -372,7 +369,7 @@ export class Neo4jStore implements Store {
   private async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
     const session = this.session('READ');
     try {
-      return await this.bounded(session, (config) => session.executeRead((tx) => work(this.query(tx)), config), limitMs);
+      return await this.bounded(session, () => session.executeRead((tx) => work(this.query(tx))), limitMs);
     } catch (e) {
       throw toStoreError(e);
     }
@@ -396,7 +393,7 @@ export class Neo4jStore implements Store {
     const writeId = randomUUID();
     let reachedCommit = false;
     const session = this.session('WRITE');
-    const attempts = async (config: TransactionConfig): Promise<T> => {
+    const attempts = async (): Promise<T> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await session.executeWrite(async (tx) => {
@@ -409,7 +406,7 @@ export class Neo4jStore implements Store {
             // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
             reachedCommit = true;
             return result;
-          }, config);
+          });
         } catch (e) {
           if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
           throw toStoreError(e, options.onConstraintViolation);
