@@ -435,22 +435,10 @@ export class Neo4jStore implements Store {
     // maxTransactionRetryTime, and /readyz should answer at once. A server that stopped answering without closing
     // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
     const session = this.session('READ');
-    let settled = false;
-    const answered = session
-      .run(this.statements.byName['store.ping'].text)
-      .then(() => 'answered' as const)
-      .finally(() => (settled = true));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), PING_TIMEOUT_MS)));
     try {
-      if ((await Promise.race([answered, late])) === 'late') throw storeUnavailable();
+      await this.bounded(session, async () => void (await session.run(this.statements.byName['store.ping'].text)), PING_TIMEOUT_MS);
     } catch {
       throw storeUnavailable();
-    } finally {
-      clearTimeout(timer);
-      // Closing a session waits for its query: one that has not answered is closed once it does, not waited for.
-      if (settled) await session.close().catch(() => undefined);
-      else void answered.then(() => session.close(), () => session.close()).catch(() => undefined);
     }
   }
 
