@@ -62,7 +62,8 @@ async function call(app: RequestListener, method: 'POST' | 'PUT', url: string, p
 
 /** The service of one build, on a store of its own in `folder`, with the generated graph loaded through _bulk. */
 async function serviceOf(dist: string, folder: string, lines: string[]): Promise<{ app: RequestListener; store: SqliteStoreClass }> {
-  // Each build is loaded from its own folder, so neither shares a module with the other or with this file.
+  // Loaded from the build's own folder: two builds share no module with each other, nor with this file's src/ (the
+  // same build twice shares its modules, which changes nothing: each gets an app and a store of its own).
   const { createApp } = require(path.join(dist, 'app.js')) as { createApp: typeof CreateApp };
   const { loadConfig } = require(path.join(dist, 'config.js')) as { loadConfig: typeof LoadConfig };
   const { SqliteStore } = require(path.join(dist, 'store', 'sqlite', 'sqlite-store.js')) as { SqliteStore: typeof SqliteStoreClass };
@@ -102,9 +103,12 @@ export async function runAb(plan: AbPlan): Promise<AbReport> {
   const graph = generateGraph({ targetIds: plan.ids, bigComponents: 2, seed: 20261121 });
   if (graph.smallKeys.length === 0) throw new Error(`A graph of ${plan.ids} IDs has no small component to search from: give more --ids.`);
   const folders = [fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-')), fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-ab-'))] as const;
-  const a = await serviceOf(plan.distA, folders[0], graph.lines);
-  const b = await serviceOf(plan.distB, folders[1], graph.lines);
+  const stores: SqliteStoreClass[] = [];
   try {
+    const a = await serviceOf(plan.distA, folders[0], graph.lines);
+    stores.push(a.store);
+    const b = await serviceOf(plan.distB, folders[1], graph.lines);
+    stores.push(b.store);
     const floor = asServed(expressFloorApp(quietLogger()) as unknown as RequestListener);
     let next = 0;
     const searchOne = () => {
@@ -122,7 +126,7 @@ export async function runAb(plan: AbPlan): Promise<AbReport> {
     for (let round = 0; round < plan.rounds; round += 1) for (const r of runs) r.us.push(await r.run(plan.requests));
     return report;
   } finally {
-    await Promise.all([a.store.close(), b.store.close()]);
+    await Promise.all(stores.map((store) => store.close()));
     for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
   }
 }
