@@ -180,7 +180,10 @@ type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: Histo
 /** Distinct IDs, in the order given. */
 function uniqueIds(ids: IdPair[]): IdPair[] {
   const unique = new Map<string, IdPair>();
-  for (const id of ids) if (!unique.has(idKey(id))) unique.set(idKey(id), id);
+  for (const id of ids) {
+    const key = idKey(id);
+    if (!unique.has(key)) unique.set(key, id);
+  }
   return [...unique.values()];
 }
 
