@@ -344,16 +344,12 @@ export class Neo4jStore implements Store {
    * have happened, as README says of any.
    */
   private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
-    if (!Number.isFinite(limitMs)) {
-      try {
-        return await call();
-      } finally {
-        await session.close().catch(() => undefined);
-      }
-    }
     const running = call();
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, limitMs, LATE)));
+    // An infinite limit (start-up's own steps) never comes.
+    const late = new Promise<typeof LATE>((resolve) => {
+      if (Number.isFinite(limitMs)) timer = setTimeout(resolve, limitMs, LATE);
+    });
     const settled = running.then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
