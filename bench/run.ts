@@ -245,8 +245,9 @@ function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, 
     SQLITE_PATH: path.join(dataDir, 'bench.sqlite'),
     LOG_LEVEL: 'info',
     STORE: store,
-    // An A/B of the read pool: SQLITE_READ_WORKERS=0 npm run bench.
+    // A/Bs of the read pool: SQLITE_READ_WORKERS=0 (no pool) or SQLITE_INLINE_NODES=0 (every search on it) npm run bench.
     ...(process.env.SQLITE_READ_WORKERS !== undefined ? { SQLITE_READ_WORKERS: process.env.SQLITE_READ_WORKERS } : {}),
+    ...(process.env.SQLITE_INLINE_NODES !== undefined ? { SQLITE_INLINE_NODES: process.env.SQLITE_INLINE_NODES } : {}),
     ...neo4jEnv,
   };
 }

@@ -28,7 +28,7 @@ const envSchema = {
       minimum: 0,
       maximum: 10000000,
       default: 64,
-      description: 'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker.',
+      description: 'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search and graph on the read workers.',
     },
     NEO4J_URI: { type: 'string', minLength: 1, description: 'Neo4j connection URI, required when STORE=neo4j.' },
     NEO4J_USERNAME: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j user.' },

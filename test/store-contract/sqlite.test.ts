@@ -24,8 +24,8 @@ describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path:
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
-// The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 nearly every search and graph is dropped on the event
-// loop and run again on a worker thread's read-only connection, so the identity and graph contracts prove that path.
+// The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 every search and graph runs on a worker thread's read-only
+// connection, so the identity and graph contracts prove that path.
 const pooled = path.join(dir, 'idlink-pooled.sqlite');
 describeStoreContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
 describeGraphContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
@@ -59,6 +59,24 @@ describe('sqlite read pool', () => {
       await expect(store.search({ ...fromM1, maxNodes: 2 })).rejects.toMatchObject({ name: 'DomainError', code: 'component_too_large' });
     } finally {
       pooledSearches.mockRestore();
+      await store.close();
+    }
+  });
+
+  test('when inlineNodes is 0, then a worker thread answers every search and graph, a search ONE from one node included', async () => {
+    const store = new SqliteStore({ path: path.join(dir, 'pool-all.sqlite'), readWorkers: 1, inlineNodes: 0 });
+    const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
+    const pooledGraphs = jest.spyOn(ReadPool.prototype, 'graph');
+    try {
+      const c = await twoMembersSharingADevice(store);
+      const fromM1 = { ...small, customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } };
+      expect((await store.search({ ...fromM1, step: 'ONE' })).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
+      expect(pooledSearches).toHaveBeenCalledTimes(1);
+      expect((await store.graph({ ...fromM1, answerNodes: 10 })).nodes).toHaveLength(2);
+      expect(pooledGraphs).toHaveBeenCalledTimes(1);
+    } finally {
+      pooledSearches.mockRestore();
+      pooledGraphs.mockRestore();
       await store.close();
     }
   });

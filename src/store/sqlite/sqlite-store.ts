@@ -68,7 +68,10 @@ export interface SqliteStoreOptions {
    * `inlineNodes` nodes on read-only connections of their own; 0 (and always for :memory:): every read inline.
    */
   readWorkers?: number;
-  /** SQLITE_INLINE_NODES: the most nodes a search or graph visits on the event loop before it moves to the pool. */
+  /**
+   * SQLITE_INLINE_NODES: the most nodes a search or graph visits on the event loop before it moves to the pool; 0:
+   * every search and graph runs on the pool.
+   */
   inlineNodes?: number;
 }
 
@@ -958,16 +961,21 @@ export class SqliteStore implements Store {
   /**
    * A read begun on the event loop; past inlineNodes visited nodes it is dropped and run again, whole, on the read
    * pool (a read there sees one snapshot of its own: the two never mix). What the inline attempt cost is bounded by
-   * inlineNodes; small reads, the most, never leave the event loop.
+   * inlineNodes; small reads, the most, never leave the event loop. With inlineNodes 0 every read goes to the pool.
    */
   private read<T>(inline: () => T, pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
+    if (this.inlineNodes === 0) return this.onPool(pooled);
     return this.run(inline).catch((e: unknown) => {
       if (e !== TOO_BIG_FOR_THE_EVENT_LOOP) throw e;
-      // Closed since the inline attempt: no pool may be made after close() destroyed the last one.
-      if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
-      this.pool ??= new ReadPool(this.file, this.readWorkers);
-      return pooled(this.pool);
+      return this.onPool(pooled);
     });
+  }
+
+  private onPool<T>(pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
+    // Closed (since an inline attempt, say): no pool may be made after close() destroyed the last one.
+    if (!this.db.open) return Promise.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
+    this.pool ??= new ReadPool(this.file, this.readWorkers);
+    return pooled(this.pool);
   }
 }
 
