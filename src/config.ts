@@ -48,6 +48,14 @@ const envSchema = {
       default: 10000,
       description: 'How long a request waits for a free pooled Neo4j connection before it fails with 503 store_unavailable.',
     },
+    NEO4J_SCHEMA_CHECK_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 10000,
+      description:
+        'How often the service checks that Neo4j has every constraint and index of cypher/schema/, and applies them again when one is missing (a database that came back empty); while a constraint is missing, requests answer 503 store_unavailable.',
+    },
     NEO4J_CALL_TIMEOUT_MS: {
       type: 'integer',
       minimum: 100,
@@ -175,6 +183,7 @@ export interface Config {
     maxConnectionPoolSize: number;
     connectionAcquisitionTimeoutMs: number;
     callTimeoutMs: number;
+    schemaCheckMs: number;
   };
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
@@ -219,6 +228,7 @@ interface ValidatedEnv {
   NEO4J_MAX_CONNECTION_POOL_SIZE: number;
   NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: number;
   NEO4J_CALL_TIMEOUT_MS: number;
+  NEO4J_SCHEMA_CHECK_MS: number;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
@@ -278,6 +288,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       maxConnectionPoolSize: v.NEO4J_MAX_CONNECTION_POOL_SIZE,
       connectionAcquisitionTimeoutMs: v.NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS,
       callTimeoutMs: v.NEO4J_CALL_TIMEOUT_MS,
+      schemaCheckMs: v.NEO4J_SCHEMA_CHECK_MS,
     },
     adminToken: v.ADMIN_TOKEN,
     publicBaseUrl: v.PUBLIC_BASE_URL,

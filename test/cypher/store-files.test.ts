@@ -12,6 +12,7 @@ import {
   loadStatement,
   loadStatements,
   SCHEMA_STATEMENT_NAMES,
+  schemaObjects,
   STATEMENT_NAMES,
 } from '../../src/store/neo4j/statements';
 import { cypherFiles, readCypher } from './cypher-files';
@@ -48,6 +49,18 @@ describe('the statements the Neo4j store loads', () => {
     // Delivery ids and their counters are per customer.
     expect(constraints).toMatch(/FOR \(delivery:Delivery\) REQUIRE \(delivery\.customer, delivery\.deliveryId\) IS UNIQUE/);
     expect(constraints).toMatch(/FOR \(sequence:Sequence\) REQUIRE \(sequence\.customer, sequence\.name\) IS UNIQUE/);
+  });
+});
+
+describe('what cypher/schema/ creates', () => {
+  test('when the schema files are read, then each that creates names its constraint or index, once, and those that drop create nothing', () => {
+    const objects = schemaObjects(loadStatements().schema);
+    const creating = SCHEMA_STATEMENT_NAMES.filter((name) => /^CREATE /m.test(readCypher(name)));
+    expect(objects).toHaveLength(creating.length);
+    expect(new Set(objects.map((o) => o.name)).size).toBe(objects.length);
+    expect(objects).toContainEqual({ name: 'idnode_key_unique', constraint: true });
+    expect(objects).toContainEqual({ name: 'history_time', constraint: false });
+    expect(objects.filter((o) => o.constraint)).toHaveLength(SCHEMA_STATEMENT_NAMES.filter((name) => /^CREATE CONSTRAINT /m.test(readCypher(name))).length);
   });
 });
 

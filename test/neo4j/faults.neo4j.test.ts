@@ -12,6 +12,7 @@ import neo4jDriver, { type Driver } from 'neo4j-driver';
 import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
 import { ADMIN_TOKEN, type Answer, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady, untilReadyz } from '../helpers/neo4j-services';
 import { logEntries, logged } from '../helpers/server-process';
+import { loadStatements, schemaObjects } from '../../src/store/neo4j/statements';
 
 /**
  * A request with no answer after this long is a hang. A request in flight when Neo4j goes away is retried by the
@@ -298,6 +299,36 @@ describe('the service while its Neo4j goes away', () => {
     // The create timed out, not refused: it may have committed once Neo4j resumed. Either way the service answers.
     expect((await call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } })).status).toBe(200);
   }, 90_000);
+
+  test('when Neo4j comes back with an empty database (its data folder deleted), then the service applies cypher/schema/ again by itself within NEO4J_SCHEMA_CHECK_MS, and a race of creates of one key gives one 201', async () => {
+    const watching = await startTracked({ NEO4J_SCHEMA_CHECK_MS: '500' });
+    await untilReady(watching, RECOVERY_BOUND_MS);
+    await neo4j!.stop();
+    fs.rmSync(data, { recursive: true, force: true });
+    fs.mkdirSync(data);
+    timings.neo4jStartEmpty = await startNeo4j();
+    const back = Date.now();
+    const restored = await logged(watching.server, 'applied cypher/schema/ to Neo4j again', RECOVERY_BOUND_MS);
+    timings.schemaAppliedAgainAfterEmptyStart = Date.now() - back;
+    const constraints = schemaObjects(loadStatements().schema).filter((o) => o.constraint).map((o) => o.name);
+    expect(restored.missing).toEqual(expect.arrayContaining(constraints));
+    expect(logEntries(watching.server).find((l) => String(l.message).startsWith('Neo4j lacks constraints or indexes'))).toMatchObject({ level: 'warn', serving: false });
+
+    const admin = driverFor(connection());
+    try {
+      const { records } = await admin.executeQuery('SHOW CONSTRAINTS YIELD name RETURN collect(name) AS names', {}, { database: 'neo4j' });
+      expect([...(records[0]?.get('names') as string[])].sort()).toEqual([...constraints].sort());
+    } finally {
+      await admin.close();
+    }
+    await untilReady(watching, RECOVERY_BOUND_MS);
+    expect((await call(watching.base, 'PUT', '/v1/faults/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+    const race = await Promise.all(
+      Array.from({ length: 20 }, () => call(watching.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'raced' } } })),
+    );
+    expect(race.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(race.filter((a) => a.status !== 201).map((a) => [a.status, (a.json as { code?: string } | undefined)?.code])).toEqual(Array(19).fill([409, 'node_exists']));
+  }, 240_000);
 
   test('when the service is started with a user Neo4j does not know yet, then it stays up with readyz 503, logs at error level which settings to check (never the password), and becomes ready by itself once the user exists', async () => {
     const user = { name: 'latecomer', password: crypto.randomBytes(12).toString('hex') };

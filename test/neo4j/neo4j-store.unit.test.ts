@@ -9,7 +9,7 @@ import type { GraphQuery } from '../../src/domain/graph';
 import type { IdPair, NodeAddress, SearchQuery } from '../../src/domain/model';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { loadStatements, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
+import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDelivery, buildMessage } from '../helpers/deliveries';
 import { buildQuery } from '../store-contract/contract';
 
@@ -24,7 +24,9 @@ interface Call {
 }
 
 const statements = loadStatements();
-const nameByText = new Map(STATEMENT_NAMES.map((name) => [statements.byName[name].text, name]));
+const nameByText = new Map<string, StatementName>(STATEMENT_NAMES.map((name) => [statements.byName[name].text, name]));
+// The schema statements too (applySchema): a handler sees them by their names, such as `schema/id.unique-value`.
+for (const statement of statements.schema) nameByText.set(statement.text, statement.name as StatementName);
 
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
 function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
@@ -256,6 +258,7 @@ describe('Neo4j store, with a fake driver', () => {
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
     await store.recordImpression(impression, () => undefined);
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
+    await store.missingSchema();
   }
 
   test('when every store method runs, also after lost commit replies, then each statement gets exactly the parameters its file declares, and every statement is used', async () => {
@@ -267,6 +270,42 @@ describe('Neo4j store, with a fake driver', () => {
     // Only start-up runs store.await-indexes and sequence.adopt-shared; ping runs store.ping outside a managed transaction.
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
     expect(unused).toEqual(['store.ping', 'store.await-indexes', 'sequence.adopt-shared']);
+  });
+
+  test('when Neo4j lists all but one constraint and one index of cypher/schema/, then missingSchema answers those two, the constraint as one', async () => {
+    const expected = schemaObjects(statements.schema);
+    const fake = fakeStore((name) =>
+      name === 'store.schema-in-place' ? [{ present: expected.map((o) => o.name).filter((n) => n !== 'id_value_unique' && n !== 'history_time') }] : undefined,
+    );
+    expect(await fake.store.missingSchema()).toEqual([
+      { name: 'id_value_unique', constraint: true },
+      { name: 'history_time', constraint: false },
+    ].sort((a, b) => expected.findIndex((o) => o.name === a.name) - expected.findIndex((o) => o.name === b.name)));
+    expect(fake.named('store.schema-in-place')).toEqual([{ name: 'store.schema-in-place', params: { names: expected.map((o) => o.name) } }]);
+    const complete = fakeStore((name) => (name === 'store.schema-in-place' ? [{ present: expected.map((o) => o.name) }] : undefined));
+    expect(await complete.store.missingSchema()).toEqual([]);
+  });
+
+  test("when Neo4j refuses a schema statement, then applySchema names the file and Neo4j's code but never the message, which quotes the values found twice; a refused user and an absent Neo4j come out as they are", async () => {
+    const duplicate = driverError(
+      'Neo.DatabaseError.Schema.ConstraintCreationFailed',
+      "Unable to create Constraint( name='idnode_key_unique' ): Both Node(0) and Node(1) have the label `IdNode` and property `keyId` = 'ann@example.com'",
+    );
+    const refusing = fakeStore((name) => (name === ('schema/idnode.unique-key' as StatementName) ? duplicate : undefined));
+    const refused = await refusing.store.applySchema({ awaitIndexes: false }).catch((e: unknown) => e as Error);
+    expect(refused.message).toBe('Neo4j refused cypher/schema/idnode.unique-key.cypher (Neo.DatabaseError.Schema.ConstraintCreationFailed).');
+    expect(refused.message).not.toContain('ann@example.com');
+    for (const code of ['Neo.ClientError.Security.Forbidden', 'Neo.TransientError.General.DatabaseUnavailable']) {
+      const error = driverError(code);
+      const fake = fakeStore((name) => (name === ('schema/idnode.unique-key' as StatementName) ? error : undefined));
+      await expect(fake.store.applySchema({ awaitIndexes: false })).rejects.toBe(error);
+    }
+    const fine = fakeStore();
+    await fine.store.applySchema({ awaitIndexes: true });
+    expect(fine.names()).toEqual([...statements.schema.map((st) => st.name), 'store.await-indexes']);
+    const quick = fakeStore();
+    await quick.store.applySchema({ awaitIndexes: false });
+    expect(quick.names()).not.toContain('store.await-indexes');
   });
 
   test('when sessions are opened, then each names the database, is closed afterwards, and reads and writes use their access mode', async () => {

@@ -2,7 +2,8 @@
 // answers. It is a Store at once; until Neo4jStore.connect has succeeded (Neo4j answers and the constraints and
 // indexes of cypher/schema/ are in place) every call fails with store_unavailable, and connect is tried again in
 // the background after a back-off that doubles from RETRY_FIRST_MS up to RETRY_MAX_MS. Once connected, every call
-// goes to the connected store, whose driver reconnects by itself after later outages.
+// goes to the connected store, whose driver reconnects by itself after later outages; and a check every
+// NEO4J_SCHEMA_CHECK_MS applies cypher/schema/ again should Neo4j come back without it (restoreMissingSchema).
 //
 // A refusal of the settings (user or password, database name) is tried again too, logged at error level with the
 // variable to check, and with a longer back-off (up to REFUSED_RETRY_MAX_MS). Neo4j can refuse good credentials for
@@ -39,8 +40,8 @@ import type {
 import type { Logger } from '../../logger';
 import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
 import { isUnavailable, neo4jCode } from './driver-errors';
-import { describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
-import { loadStatements, type Statements } from './statements';
+import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
+import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 /** The first retry waits this long; each next one twice as long as the one before, up to RETRY_MAX_MS. */
 export const RETRY_FIRST_MS = 500;
@@ -67,6 +68,7 @@ function settingsRefusal(e: unknown, connection: Neo4jConnection): string | unde
 }
 
 const stillConnecting = () => new DomainError('store_unavailable', 'The service is still connecting to Neo4j.');
+const restoringConstraints = () => new DomainError('store_unavailable', 'Neo4j is missing constraints of this service; it is applying them again.');
 
 type StartupLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
@@ -76,6 +78,12 @@ export class ConnectingStore implements Store {
   private connected: Neo4jStore | undefined;
   private readonly stopping = new AbortController();
   private readonly statements: Statements;
+  /** Once connected: checks every schemaCheckMs that cypher/schema/ is still in place (restoreMissingSchema). */
+  private schemaWatch: NodeJS.Timeout | undefined;
+  /** The check under way, if any: one at a time. */
+  private schemaCheck: Promise<void> | undefined;
+  /** A constraint is missing: every call answers store_unavailable until cypher/schema/ is applied again. */
+  private restoring = false;
 
   constructor(
     private readonly connection: Neo4jConnection,
@@ -101,6 +109,7 @@ export class ConnectingStore implements Store {
         }
         this.connected = store;
         this.logger.info('connected to Neo4j', { neo4j: where, attempts: attempt, waited_ms: Date.now() - since });
+        this.schemaWatch = setInterval(() => void this.checkSchema(), this.connection.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS).unref();
         return;
       } catch (e) {
         if (signal.aborted) return;
@@ -123,7 +132,57 @@ export class ConnectingStore implements Store {
   }
 
   private use<T>(call: (store: Neo4jStore) => Promise<T>): Promise<T> {
+    if (this.restoring) return Promise.reject(restoringConstraints());
     return this.connected ? call(this.connected) : Promise.reject(stillConnecting());
+  }
+
+  /** Looks for what is missing of cypher/schema/ and applies it again (restoreMissingSchema); one check at a time. */
+  checkSchema(): Promise<void> {
+    this.schemaCheck ??= this.restoreMissingSchema().finally(() => {
+      this.schemaCheck = undefined;
+    });
+    return this.schemaCheck;
+  }
+
+  /**
+   * The constraints and indexes of cypher/schema/ are applied once, at start-up. A Neo4j that comes back with an
+   * empty database (a server restarted without its data), or from which someone dropped one, has lost them, and
+   * without its uniqueness constraints two concurrent creates of one key would both succeed. So the connected
+   * service looks every NEO4J_SCHEMA_CHECK_MS and applies whatever is missing again. While a constraint is missing,
+   * every call answers store_unavailable until all of cypher/schema/ is in place and online, as at start-up; a
+   * missing index alone is built again while the service keeps serving. A failed attempt (the constraint cannot be
+   * made: the data it should have kept unique is not, now) is logged and tried again at the next check.
+   */
+  private async restoreMissingSchema(): Promise<void> {
+    const store = this.connected;
+    if (!store || this.stopping.signal.aborted) return;
+    let missing: SchemaObject[];
+    try {
+      missing = await store.missingSchema();
+    } catch {
+      // Neo4j away: /readyz and the calls say so already; the next check looks again.
+      return;
+    }
+    if (missing.length === 0) {
+      // In place, made by an attempt that then failed to see every index online (a constraint exists once made).
+      if (this.restoring) this.logger.info('cypher/schema/ is in place on Neo4j again');
+      this.restoring = false;
+      return;
+    }
+    const constraints = missing.some((m) => m.constraint);
+    if (constraints) this.restoring = true;
+    this.logger.warn('Neo4j lacks constraints or indexes of cypher/schema/ (a database that came back empty?); applying them again', {
+      missing: missing.map((m) => m.name),
+      serving: !constraints,
+    });
+    try {
+      await store.applySchema({ awaitIndexes: constraints });
+      this.restoring = false;
+      this.logger.info('applied cypher/schema/ to Neo4j again', { missing: missing.map((m) => m.name) });
+    } catch (e) {
+      if (this.stopping.signal.aborted) return;
+      this.logger.error('applying cypher/schema/ to Neo4j again failed; trying again at the next check', { error: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   ping(): Promise<void> {
@@ -133,8 +192,11 @@ export class ConnectingStore implements Store {
   /** Stops the attempts (one under way is abandoned at once) and closes the connected store, if any. */
   async close(): Promise<void> {
     this.stopping.abort();
+    clearInterval(this.schemaWatch);
     await this.started.catch(() => undefined);
     await this.connected?.close();
+    // Ends soon once the driver is closed; it catches what that makes its calls throw.
+    await this.schemaCheck;
   }
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {

@@ -58,7 +58,7 @@ import {
   wouldPassIdLimit,
 } from '../store';
 import { byTypeThenId, compareCodePoints } from '../../domain/code-point-order';
-import { isConstraintViolation, isEntityNotFound, storeUnavailable, toStoreError } from './driver-errors';
+import { isConstraintViolation, isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
 import { historyEntry, historyOpOf } from '../history';
@@ -68,7 +68,7 @@ import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { guardWholeSchema, SchemaGuards } from './schema-guards';
 import { int, type Query, type Row } from './query';
-import { checkParams, loadStatements, type Statement, type StatementName, type Statements } from './statements';
+import { checkParams, loadStatements, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
 
 export interface Neo4jConnection {
   uri: string;
@@ -82,7 +82,12 @@ export interface Neo4jConnection {
   connectionAcquisitionTimeoutMs?: number;
   /** How long one store call may take, retries included (NEO4J_CALL_TIMEOUT_MS); undefined: DEFAULT_CALL_TIMEOUT_MS. */
   callTimeoutMs?: number;
+  /** How often the connected service checks that cypher/schema/ is in place (NEO4J_SCHEMA_CHECK_MS); undefined: DEFAULT_SCHEMA_CHECK_MS. */
+  schemaCheckMs?: number;
 }
+
+/** NEO4J_SCHEMA_CHECK_MS by default. */
+export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
 
 /**
  * NEO4J_CALL_TIMEOUT_MS by default: above what a call can take on a live server (the driver's retries of 10 s, a
@@ -415,18 +420,35 @@ export class Neo4jStore implements Store {
     return this.bounded(session, attempts, options.limitMs ?? this.callTimeoutMs);
   }
 
-  private async applySchema(): Promise<void> {
+  /**
+   * Runs cypher/schema/ (each statement IF NOT EXISTS, or IF EXISTS for what an earlier version made), then, with
+   * `awaitIndexes`, waits until every index is online. At start-up, and when a check finds one missing.
+   */
+  async applySchema(options = { awaitIndexes: true }): Promise<void> {
     for (const statement of this.statements.schema) {
       // One statement per transaction: Neo4j does not mix schema commands with anything else in a transaction.
       const session = this.session('WRITE');
       try {
         await session.executeWrite((tx) => this.runStatement(tx, statement, {}));
+      } catch (e) {
+        // Neo4j's message for a uniqueness constraint it cannot make quotes the values it found twice (IDs, maybe
+        // secure ones), and whoever catches this logs its message: only the statement and Neo4j's code go on.
+        if (isUnavailable(e) || neo4jCode(e)?.startsWith('Neo.ClientError.Security.')) throw e;
+        throw new Error(`Neo4j refused ${statement.file} (${neo4jCode(e) ?? 'no Neo4j code'}).`, { cause: e });
       } finally {
         await session.close().catch(() => undefined);
       }
     }
-    // Start-up, not a request: its own time limit, which Neo4j enforces.
-    await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
+    // Not a request: its own time limit, which Neo4j enforces.
+    if (options.awaitIndexes) await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
+  }
+
+  /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
+  async missingSchema(): Promise<SchemaObject[]> {
+    const expected = schemaObjects(this.statements.schema);
+    const [row] = await this.read((q) => q<{ present: string[] }>('store.schema-in-place', { names: expected.map((o) => o.name) }));
+    const present = new Set(row?.present ?? []);
+    return expected.filter((o) => !present.has(o.name));
   }
 
   async ping(): Promise<void> {

@@ -10,6 +10,7 @@ export const CYPHER_DIR = path.resolve(__dirname, '..', '..', '..', 'cypher');
 /** The statements the store runs, by file name under cypher/ without `.cypher`. */
 export const STATEMENT_NAMES = [
   'store.ping',
+  'store.schema-in-place',
   'store.await-indexes',
 
   'schema.guard',
@@ -124,6 +125,22 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impressionkey.unique-key',
   'schema/impressionkey.index-time',
 ] as const;
+
+/** A constraint or index cypher/schema/ creates, by the name its file gives it. */
+export interface SchemaObject {
+  name: string;
+  constraint: boolean;
+}
+
+const CREATES = /^CREATE (CONSTRAINT|INDEX) ([A-Za-z_][A-Za-z0-9_]*) IF NOT EXISTS\b/m;
+
+/** What the schema statements create (those that drop what an earlier version made create nothing). */
+export function schemaObjects(schema: Statement[]): SchemaObject[] {
+  return schema.flatMap((statement) => {
+    const creates = CREATES.exec(statement.text);
+    return creates ? [{ name: creates[2] as string, constraint: creates[1] === 'CONSTRAINT' }] : [];
+  });
+}
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
