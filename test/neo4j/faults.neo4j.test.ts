@@ -218,9 +218,18 @@ describe('the service while its Neo4j goes away', () => {
     timings.neo4jStopAfterSigterm = Date.now() - stopped;
     await sleep(1000);
     expectUnavailable(await call(first.base, 'GET', '/readyz'));
+    // Known down (two pings in a row failed): a request answers 503 at once, not after the driver's retries.
+    expect((await logged(first.server, 'Neo4j cannot be reached; answering 503 at once until a ping succeeds')).level).toBe('warn');
+    const asked = Date.now();
+    const whileDown = await call(first.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } });
+    timings.answerWhileKnownDown = Date.now() - asked;
+    expectUnavailable(whileDown);
+    expect(whileDown.json).toMatchObject({ detail: 'Neo4j cannot be reached right now.' });
+    expect(timings.answerWhileKnownDown).toBeLessThan(2_000);
 
     timings.neo4jRestartAfterSigterm = await startNeo4j();
     timings.readyAfterNeo4jBackFromSigterm = await untilReady(first, RECOVERY_BOUND_MS);
+    expect(logEntries(first.server).some((l) => l.message === 'Neo4j answers again; serving requests')).toBe(true);
     await sleep(1500);
     const outcomes = await traffic.stop();
     timings.slowestRequestAroundSigterm = summary(outcomes).slowestMs;
@@ -301,6 +310,8 @@ describe('the service while its Neo4j goes away', () => {
   }, 90_000);
 
   test('when Neo4j comes back with an empty database (its data folder deleted), then the service applies cypher/schema/ again by itself within NEO4J_SCHEMA_CHECK_MS, and a race of creates of one key gives one 201', async () => {
+    // The services of the tests before would apply cypher/schema/ again too, racing this one: stopped first.
+    await Promise.all(services.map(stopService));
     const watching = await startTracked({ NEO4J_SCHEMA_CHECK_MS: '500' });
     await untilReady(watching, RECOVERY_BOUND_MS);
     await neo4j!.stop();

@@ -3,7 +3,7 @@
 // Neo4j has lost constraints or indexes of cypher/schema/; that Neo4j really loses and regains them is
 // test/neo4j/faults.neo4j.test.ts (a server whose data folder is deleted).
 import { DomainError } from '../../src/domain/errors';
-import { ConnectingStore } from '../../src/store/neo4j/neo4j-startup';
+import { ConnectingStore, DOWN_AFTER_FAILED_PINGS, PROBE_INTERVAL_MS } from '../../src/store/neo4j/neo4j-startup';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { SchemaObject } from '../../src/store/neo4j/statements';
 
@@ -12,19 +12,47 @@ interface Held {
   fail: (e: Error) => void;
 }
 
-/** A connected store whose missingSchema answers `missing` and whose applySchema waits until the test releases it. */
+/**
+ * A connected store whose missingSchema answers `missing`, whose applySchema waits until the test releases it,
+ * whose ping fails while `pingFails`, and whose search answers `searchFails` (when set) or an empty result.
+ */
 function standIn() {
-  const state = { missing: [] as SchemaObject[], applied: [] as Array<{ awaitIndexes: boolean }>, held: [] as Held[] };
+  const state = {
+    missing: [] as SchemaObject[],
+    applied: [] as Array<{ awaitIndexes: boolean }>,
+    held: [] as Held[],
+    pingFails: false,
+    pings: 0,
+    searchFails: undefined as Error | undefined,
+    searches: 0,
+  };
   const store = {
     missingSchema: async () => state.missing,
     applySchema: (options: { awaitIndexes: boolean }) => {
       state.applied.push(options);
       return new Promise<void>((resolve, reject) => state.held.push({ release: resolve, fail: reject }));
     },
-    ping: async () => undefined,
+    ping: async () => {
+      state.pings += 1;
+      if (state.pingFails) throw new DomainError('store_unavailable', 'Neo4j cannot be used right now.');
+    },
+    search: async () => {
+      state.searches += 1;
+      if (state.searchFails) throw state.searchFails;
+      return { results: [], total: 0, visitedNodes: 0 };
+    },
     close: async () => undefined,
   };
   return { state, store };
+}
+
+/** Resolves once `condition` holds; fails the test after `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const logger = () => ({ info: jest.fn(), warn: jest.fn(), error: jest.fn() });
@@ -111,5 +139,66 @@ describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
     await service.checkSchema();
     expect(state.applied).toEqual([]);
     expect([...log.info.mock.calls, ...log.warn.mock.calls, ...log.error.mock.calls]).toEqual([]);
+  });
+});
+
+describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
+  let connecting: ConnectingStore | undefined;
+  afterEach(async () => {
+    await connecting?.close();
+    jest.restoreAllMocks();
+  });
+
+  async function connected(store: ReturnType<typeof standIn>['store'], log: ReturnType<typeof logger>): Promise<ConnectingStore> {
+    jest.spyOn(Neo4jStore, 'connect').mockResolvedValue(store as unknown as Neo4jStore);
+    connecting = new ConnectingStore(connection, log);
+    await connecting.started;
+    return connecting;
+  }
+
+  const unavailable = () => new DomainError('store_unavailable', 'Neo4j cannot be used right now.');
+  const warnedDown = (log: ReturnType<typeof logger>) => log.warn.mock.calls.some(([message]) => String(message).startsWith('Neo4j cannot be reached'));
+
+  test('when a call fails with store_unavailable and then two pings in a row fail, then every call answers 503 at once without reaching Neo4j, until a ping succeeds', async () => {
+    const { state, store } = standIn();
+    const log = logger();
+    const service = await connected(store, log);
+    state.searchFails = unavailable();
+    state.pingFails = true;
+    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
+    await until(() => warnedDown(log));
+    expect(state.pings).toBe(DOWN_AFTER_FAILED_PINGS);
+
+    const searches = state.searches;
+    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
+    await expect(service.ping()).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
+    expect(state.searches).toBe(searches);
+
+    state.pingFails = false;
+    state.searchFails = undefined;
+    await until(() => log.info.mock.calls.some(([message]) => message === 'Neo4j answers again; serving requests'), 2 * PROBE_INTERVAL_MS + 1_000);
+    await expect(service.search({} as never)).resolves.toMatchObject({ total: 0 });
+    expect(state.searches).toBe(searches + 1);
+  });
+
+  test('when a call fails with store_unavailable but the next ping succeeds, then no call is refused for it', async () => {
+    const { state, store } = standIn();
+    const log = logger();
+    const service = await connected(store, log);
+    state.searchFails = unavailable();
+    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be used right now.' });
+    await until(() => state.pings === 1);
+    state.searchFails = undefined;
+    await expect(service.search({} as never)).resolves.toMatchObject({ total: 0 });
+    expect(warnedDown(log)).toBe(false);
+  });
+
+  test('when a call fails otherwise (node_exists), then Neo4j is not pinged', async () => {
+    const { state, store } = standIn();
+    const service = await connected(store, logger());
+    state.searchFails = new DomainError('node_exists', 'The node exists.');
+    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'node_exists' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(state.pings).toBe(0);
   });
 });

@@ -292,7 +292,7 @@ describe('Neo4j store, with a fake driver', () => {
       "Unable to create Constraint( name='idnode_key_unique' ): Both Node(0) and Node(1) have the label `IdNode` and property `keyId` = 'ann@example.com'",
     );
     const refusing = fakeStore((name) => (name === ('schema/idnode.unique-key' as StatementName) ? duplicate : undefined));
-    const refused = await refusing.store.applySchema({ awaitIndexes: false }).catch((e: unknown) => e as Error);
+    const refused = (await refusing.store.applySchema({ awaitIndexes: false }).catch((e: unknown) => e)) as Error;
     expect(refused.message).toBe('Neo4j refused cypher/schema/idnode.unique-key.cypher (Neo.DatabaseError.Schema.ConstraintCreationFailed).');
     expect(refused.message).not.toContain('ann@example.com');
     for (const code of ['Neo.ClientError.Security.Forbidden', 'Neo.TransientError.General.DatabaseUnavailable']) {

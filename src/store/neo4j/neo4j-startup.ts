@@ -22,7 +22,7 @@ import type {
   ImpressionState,
   PersonRequest,
 } from '../../domain/deliveries';
-import { DomainError } from '../../domain/errors';
+import { DomainError, isDomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type {
   CustomerPolicy,
@@ -67,7 +67,13 @@ function settingsRefusal(e: unknown, connection: Neo4jConnection): string | unde
   return undefined;
 }
 
+/** While a call has just failed with store_unavailable, Neo4j is pinged this often until it answers. */
+export const PROBE_INTERVAL_MS = 1_000;
+/** Pings failed in a row after which Neo4j counts as down: one failed ping may be a broken pooled connection. */
+export const DOWN_AFTER_FAILED_PINGS = 2;
+
 const stillConnecting = () => new DomainError('store_unavailable', 'The service is still connecting to Neo4j.');
+const neo4jDown = () => new DomainError('store_unavailable', 'Neo4j cannot be reached right now.');
 const restoringConstraints = () => new DomainError('store_unavailable', 'Neo4j is missing constraints of this service; it is applying them again.');
 
 type StartupLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -84,6 +90,10 @@ export class ConnectingStore implements Store {
   private schemaCheck: Promise<void> | undefined;
   /** A constraint is missing: every call answers store_unavailable until cypher/schema/ is applied again. */
   private restoring = false;
+  /** Pinging Neo4j after a call failed with store_unavailable, until a ping succeeds (probe). */
+  private probing: Promise<void> | undefined;
+  /** DOWN_AFTER_FAILED_PINGS pings in a row failed: every call answers store_unavailable at once until one succeeds. */
+  private down = false;
 
   constructor(
     private readonly connection: Neo4jConnection,
@@ -133,7 +143,40 @@ export class ConnectingStore implements Store {
 
   private use<T>(call: (store: Neo4jStore) => Promise<T>): Promise<T> {
     if (this.restoring) return Promise.reject(restoringConstraints());
-    return this.connected ? call(this.connected) : Promise.reject(stillConnecting());
+    const store = this.connected;
+    if (!store) return Promise.reject(stillConnecting());
+    if (this.down) return Promise.reject(neo4jDown());
+    return call(store).catch((e: unknown) => {
+      if (isDomainError(e) && e.code === 'store_unavailable') this.probing ??= this.probe(store).finally(() => (this.probing = undefined));
+      throw e;
+    });
+  }
+
+  /**
+   * Fails fast while Neo4j is known to be down. Without this, each request sent during an outage waited for the
+   * driver's retries (10–25 s) before its 503, and held a connection of the client's meanwhile. After a call fails
+   * with store_unavailable, Neo4j is pinged every PROBE_INTERVAL_MS (each ping bounded to 3 s) until a ping
+   * succeeds; once DOWN_AFTER_FAILED_PINGS in a row have failed, every call answers store_unavailable at once,
+   * /readyz included, until one succeeds. A single failure (a broken pooled connection, a call past
+   * NEO4J_CALL_TIMEOUT_MS on a live server) costs nothing while the next ping succeeds.
+   */
+  private async probe(store: Neo4jStore): Promise<void> {
+    const { signal } = this.stopping;
+    for (let failed = 0; !signal.aborted; ) {
+      try {
+        await store.ping();
+        if (this.down) this.logger.info('Neo4j answers again; serving requests', { failed_pings: failed });
+        this.down = false;
+        return;
+      } catch {
+        failed += 1;
+        if (failed === DOWN_AFTER_FAILED_PINGS && !signal.aborted) {
+          this.down = true;
+          this.logger.warn('Neo4j cannot be reached; answering 503 at once until a ping succeeds', { failed_pings: failed, ping_every_ms: PROBE_INTERVAL_MS });
+        }
+      }
+      await delay(PROBE_INTERVAL_MS, undefined, { signal }).catch(() => undefined);
+    }
   }
 
   /** Looks for what is missing of cypher/schema/ and applies it again (restoreMissingSchema); one check at a time. */
@@ -195,8 +238,9 @@ export class ConnectingStore implements Store {
     clearInterval(this.schemaWatch);
     await this.started.catch(() => undefined);
     await this.connected?.close();
-    // Ends soon once the driver is closed; it catches what that makes its calls throw.
+    // Both end soon once the driver is closed and the signal aborted; they catch what that makes their calls throw.
     await this.schemaCheck;
+    await this.probing;
   }
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
