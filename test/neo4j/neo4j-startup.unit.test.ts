@@ -60,20 +60,22 @@ const connection = { uri: 'bolt://127.0.0.1:1', username: 'neo4j', password: und
 const constraint = { name: 'idnode_key_unique', constraint: true };
 const index = { name: 'history_time', constraint: false };
 
+/** The service's store, connected to `store`; closed after each test. */
+let connecting: ConnectingStore | undefined;
+afterEach(async () => {
+  await connecting?.close();
+  connecting = undefined;
+  jest.restoreAllMocks();
+});
+
+async function connected(store: ReturnType<typeof standIn>['store'], log: ReturnType<typeof logger>): Promise<ConnectingStore> {
+  jest.spyOn(Neo4jStore, 'connect').mockResolvedValue(store as unknown as Neo4jStore);
+  connecting = new ConnectingStore(connection, log);
+  await connecting.started;
+  return connecting;
+}
+
 describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
-  let connecting: ConnectingStore | undefined;
-  afterEach(async () => {
-    await connecting?.close();
-    jest.restoreAllMocks();
-  });
-
-  async function connected(store: ReturnType<typeof standIn>['store'], log: ReturnType<typeof logger>): Promise<ConnectingStore> {
-    jest.spyOn(Neo4jStore, 'connect').mockResolvedValue(store as unknown as Neo4jStore);
-    connecting = new ConnectingStore(connection, log);
-    await connecting.started;
-    return connecting;
-  }
-
   test('when a constraint is missing, then every call answers 503 store_unavailable until all of cypher/schema/ is applied again and online, and both are logged', async () => {
     const { state, store } = standIn();
     const log = logger();
@@ -143,19 +145,6 @@ describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
 });
 
 describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
-  let connecting: ConnectingStore | undefined;
-  afterEach(async () => {
-    await connecting?.close();
-    jest.restoreAllMocks();
-  });
-
-  async function connected(store: ReturnType<typeof standIn>['store'], log: ReturnType<typeof logger>): Promise<ConnectingStore> {
-    jest.spyOn(Neo4jStore, 'connect').mockResolvedValue(store as unknown as Neo4jStore);
-    connecting = new ConnectingStore(connection, log);
-    await connecting.started;
-    return connecting;
-  }
-
   const unavailable = () => new DomainError('store_unavailable', 'Neo4j cannot be used right now.');
   const warnedDown = (log: ReturnType<typeof logger>) => log.warn.mock.calls.some(([message]) => String(message).startsWith('Neo4j cannot be reached'));
 
