@@ -1,8 +1,10 @@
 // params: customer, deliveryId
 // Deletes a delivery of the customer; `deleted` is 0 when there is none. The lock comes first, so that of two
-// concurrent deletes the second finds nothing.
+// concurrent deletes the second finds nothing. Its impressions and idempotency keys stay, unread, until the sweep
+// deletes them in batches (delivery.next-deleted.cypher): the :DeletedDelivery vertex records that they are left.
 MATCH (delivery:Delivery {customer: $customer, deliveryId: $deliveryId})
 SET delivery.revision = coalesce(delivery.revision, 0) + 1
 WITH delivery
 DETACH DELETE delivery
+CREATE (:DeletedDelivery {customer: $customer, deliveryId: $deliveryId})
 RETURN count(*) AS deleted

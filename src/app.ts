@@ -5,6 +5,7 @@ import { bytes } from './http/bytes';
 import type { Config } from './config';
 import { CustomerSettingsService } from './domain/customer-settings';
 import { DeliveryService } from './domain/deliveries';
+import { DeletedDeliverySweep } from './domain/retention';
 import { ShowingService } from './domain/showing';
 import { GovernanceService } from './domain/governance';
 import { NodeService } from './domain/nodes';
@@ -41,6 +42,8 @@ export interface AppDependencies {
   /** True once shutdown has begun: /readyz answers 503 from then on. */
   isShuttingDown?: () => boolean;
   metrics?: Metrics;
+  /** Deletes what deleted deliveries left; the service shares it with retention (src/main.ts). One of its own when absent. */
+  deletedDeliveries?: DeletedDeliverySweep;
 }
 
 /** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
@@ -85,7 +88,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   // Before the other customer routes: /v1/delivery/… is not a customer called "delivery".
   const showing = new ShowingService(store, config);
-  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store), showing }, config.publicBaseUrl));
+  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing }, config.publicBaseUrl));
   app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -4,7 +4,7 @@ import { resolveAdminToken } from './admin-token';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { serve } from './http/server';
-import { HistoryRetention } from './domain/retention';
+import { DeletedDeliverySweep, HistoryRetention } from './domain/retention';
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
@@ -27,13 +27,14 @@ async function main(): Promise<void> {
   // With STORE=neo4j the store connects in the background: the service listens (readyz 503) until Neo4j answers.
   const { store, started } = openStore(config, logger);
   let shuttingDown = false;
-  const retention = new HistoryRetention(store, config.historyRetentionDays, logger);
+  const deletedDeliveries = new DeletedDeliverySweep(store, logger);
+  const retention = new HistoryRetention(store, config.historyRetentionDays, logger, Date.now, deletedDeliveries);
   void started.then(() => {
     if (shuttingDown) return;
     logger.info('store ready', { store: config.store });
     retention.start();
   });
-  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown });
+  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown, deletedDeliveries });
   const server = serve(app, logger, config.port, config.host, config.connections);
   const cannotListen = (e: Error) => {
     // The port is taken or not ours to use.

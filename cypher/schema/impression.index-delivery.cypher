@@ -1,4 +1,4 @@
 // params:
-// Finds a delivery's impressions, which deleting it removes (impression.delete-of-delivery.cypher).
+// Finds a deleted delivery's impressions, which its sweep deletes (impression.sweep-of-deleted.cypher).
 CREATE INDEX impression_delivery IF NOT EXISTS
 FOR (impressions:ImpressionCount) ON (impressions.customer, impressions.deliveryId)

@@ -2,6 +2,7 @@
 // so its fields keep their wire names; the service owns its ids and its count fields.
 import { DomainError, type FieldProblem } from './errors';
 import type { IdPair } from './model';
+import type { DeletedDeliverySweep } from './retention';
 import type { Store } from '../store/store';
 
 export interface Period {
@@ -112,7 +113,11 @@ export interface DeliveryPage {
 }
 
 export class DeliveryService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Deletes what a deleted delivery left, in the background (src/domain/retention.ts). */
+    private readonly deletedDeliveries: Pick<DeletedDeliverySweep, 'sweep'>,
+  ) {}
 
   list(customerId: string, page: number, count: number): Promise<DeliveryPage> {
     return this.store.listDeliveries(customerId, (page - 1) * count, count);
@@ -136,8 +141,10 @@ export class DeliveryService {
     return replaced;
   }
 
+  /** The delivery at once; its impressions and idempotency keys in the background, in batches. */
   async delete(customerId: string, deliveryId: number): Promise<void> {
     if (!(await this.store.deleteDelivery(customerId, deliveryId))) throw deliveryNotFound(deliveryId);
+    void this.deletedDeliveries.sweep();
   }
 }
 

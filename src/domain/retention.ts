@@ -1,5 +1,6 @@
 // HISTORY_RETENTION_DAYS: history entries older than that are deleted, in batches, at start-up and every hour; so
-// are impression idempotency keys older than a day (extensions §4.2 keeps them at least 24 hours).
+// are impression idempotency keys older than a day (extensions §4.2 keeps them at least 24 hours). What deleted
+// deliveries left (their impressions and keys) is deleted in batches after each delete, and in those rounds too.
 import type { Logger } from '../logger';
 import type { Store } from '../store/store';
 
@@ -10,6 +11,55 @@ const BATCH = 1_000;
 /** How long an impression's idempotency key answers its repeats. */
 export const IDEMPOTENCY_KEY_MS = DAY_MS;
 
+/**
+ * Deletes what deleted deliveries left (Store.sweepDeletedDeliveries) in batches of BATCH, each its own
+ * transaction: a delivery counted for millions of IDs is deleted without one transaction holding them all. It runs
+ * after each delete (DeliveryService) and in every retention round, which resumes a sweep that a stop or a store
+ * failure cut short. One sweep at a time: a request during one makes it go round once more.
+ */
+export class DeletedDeliverySweep {
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly store: Pick<Store, 'sweepDeletedDeliveries'>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts a sweep, or has the running one go round once more; resolves when it ends (it never rejects). */
+  sweep(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      let deleted = 0;
+      try {
+        for (;;) {
+          const batch = await this.store.sweepDeletedDeliveries(BATCH);
+          deleted += batch;
+          if (batch < BATCH) break;
+        }
+      } catch (e) {
+        this.logger.warn('deleting the impressions of deleted deliveries failed; trying again at the next delete or retention round', {
+          error: e instanceof Error ? e.message : String(e),
+        });
+        return;
+      } finally {
+        if (deleted > 0) this.logger.info('deleted the impressions and idempotency keys of deleted deliveries', { deleted });
+      }
+    } while (this.again);
+  }
+}
+
 export class HistoryRetention {
   private timer: NodeJS.Timeout | undefined;
 
@@ -18,6 +68,7 @@ export class HistoryRetention {
     private readonly retentionDays: number,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    private readonly deletedDeliveries: DeletedDeliverySweep = new DeletedDeliverySweep(store, logger),
   ) {}
 
   /** Deletes every entry older than the retention period; answers how many. */
@@ -52,6 +103,7 @@ export class HistoryRetention {
       this.pruneImpressionKeys().then((deleted) => {
         if (deleted > 0) this.logger.info('deleted impression idempotency keys older than a day', { deleted });
       }, failed);
+      void this.deletedDeliveries.sweep();
     };
     round();
     this.timer = setInterval(round, EVERY_MS);

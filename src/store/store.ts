@@ -228,7 +228,11 @@ export interface Store {
   createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery>;
   /** undefined when the customer has no such delivery. Keeps ids, counts and the message ids sent back. */
   replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined>;
-  /** false when the customer has no such delivery. Its impressions and idempotency keys go with it. */
+  /**
+   * false when the customer has no such delivery. Its impressions and idempotency keys stay stored, unread, until
+   * sweepDeletedDeliveries deletes them: nothing reads them, since every read starts from a delivery and a
+   * customer's delivery ids are never given out twice.
+   */
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean>;
 
   // Showing messages (extensions §4). Impressions are counted per delivery and per ID they were recorded against,
@@ -249,4 +253,10 @@ export interface Store {
   recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome>;
   /** Deletes up to `limit` idempotency keys stored before `before` (an ISO instant); answers how many it deleted. */
   pruneImpressionKeys(before: string, limit: number): Promise<number>;
+  /**
+   * Deletes up to `limit` of what deleted deliveries left (of any customer), in one transaction: each one's
+   * impression counts, then its idempotency keys, then the mark that it has some left. Answers how many it deleted;
+   * fewer than `limit` when nothing is left.
+   */
+  sweepDeletedDeliveries(limit: number): Promise<number>;
 }

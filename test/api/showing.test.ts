@@ -695,7 +695,13 @@ describe('showing deliveries: eligibility and impressions', () => {
       const gone = await postDelivery(app, mapi, showable({ max_total_count: 2 }));
       await shown(mapi, gone.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'k-gone' });
       await shown(mapi, gone.delivery_id, { user: m('m-1'), at: AT });
+      const sweeps = jest.spyOn(app.store, 'sweepDeletedDeliveries');
       expect((await app.call('DELETE', `/v1/delivery/${gone.delivery_id}`, asMapi(mapi))).status).toBe(204);
+      // The delete began the sweep of what the delivery left, in the background; once it ends, nothing is left.
+      expect(sweeps).toHaveBeenCalled();
+      await Promise.all(sweeps.mock.results.map((r) => r.value));
+      sweeps.mockRestore();
+      await expect(app.store.sweepDeletedDeliveries(1000)).resolves.toBe(0);
 
       expectProblem(await app.call('GET', `/v1/delivery/${gone.delivery_id}`, asMapi(mapi)), 404, 'delivery_not_found');
       expectProblem(await impression(mapi, gone.delivery_id, { user: m('m-1'), at: AT }), 404, 'delivery_not_found');

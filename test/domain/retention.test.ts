@@ -1,14 +1,17 @@
 // HISTORY_RETENTION_DAYS on a real store: entries older than the period go, in batches, and newer ones stay; on
-// SQLite, so do the rows of IDs no node holds once no entry names them.
+// SQLite, so do the rows of IDs no node holds once no entry names them. And the sweep of what deleted deliveries
+// left (DeletedDeliverySweep), in batches, resumed by retention after a stop.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
-import { HistoryRetention } from '../../src/domain/retention';
+import type { DeliveryDraft } from '../../src/domain/deliveries';
+import { DeletedDeliverySweep, HistoryRetention } from '../../src/domain/retention';
 import { createLogger } from '../../src/logger';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { MemoryTransport } from '../helpers/app';
+import { buildDelivery } from '../helpers/deliveries';
 
 const SCHEMA: SchemaRecord = { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }, { type: 'device', secure: false }] };
 const id = (type: string, value: string): IdPair => ({ type, id: value });
@@ -83,6 +86,87 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
       }
     } finally {
       await fileStore.close();
+    }
+  });
+});
+
+describe('the sweep of what deleted deliveries left', () => {
+  /** A delivery of acme shown once to each of `people` IDs no node holds (one impression count each), then deleted. */
+  async function deletedAfterShowing(on: SqliteStore, people: number): Promise<void> {
+    const { delivery_id: deliveryId } = await on.createDelivery('acme', buildDelivery() as DeliveryDraft);
+    for (let n = 0; n < people; n += 1) {
+      const person = { customerId: 'acme', user: id('device', `d-${n}`), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
+      await on.recordImpression({ person, deliveryId, platform: 'ios', day: '2026-06-01', receivedAt: new Date().toISOString() }, () => undefined);
+    }
+    expect(await on.deleteDelivery('acme', deliveryId)).toBe(true);
+  }
+
+  const sweptLines = () => memory.lines.filter((line) => line.includes('deleted the impressions and idempotency keys of deleted deliveries'));
+
+  test('when a delivery shown to 2,500 IDs is deleted, then one sweep deletes what it left in batches of 1,000, and logs how many once', async () => {
+    await deletedAfterShowing(store, 2_500);
+    const batches = jest.spyOn(store, 'sweepDeletedDeliveries');
+    const logged = sweptLines().length;
+
+    await new DeletedDeliverySweep(store, logger).sweep();
+
+    // 2,500 counts and the delivery's mark.
+    expect(await Promise.all(batches.mock.results.map((r) => r.value))).toEqual([1_000, 1_000, 501]);
+    expect(batches.mock.calls).toEqual([[1_000], [1_000], [1_000]]);
+    expect(sweptLines().slice(logged).map((line) => JSON.parse(line).deleted)).toEqual([2_501]);
+    await expect(store.sweepDeletedDeliveries(1_000)).resolves.toBe(0);
+  });
+
+  test('when a sweep is asked for while one runs, then the running one goes round once more, and both callers wait for it', async () => {
+    await deletedAfterShowing(store, 3);
+    const { delivery_id: later } = await store.createDelivery('acme', buildDelivery() as DeliveryDraft);
+    const batches = jest.spyOn(store, 'sweepDeletedDeliveries');
+    const sweep = new DeletedDeliverySweep(store, logger);
+    const first = sweep.sweep();
+    // Deleted after the first batch began (the store applies writes in turn): only a second round takes what it left.
+    const deleting = store.deleteDelivery('acme', later);
+    const second = sweep.sweep();
+    expect(second).toBe(first);
+    await Promise.all([first, deleting]);
+    expect(await Promise.all(batches.mock.results.map((r) => r.value))).toEqual([4, 1]);
+  });
+
+  test('when the store fails during a sweep, then the sweep logs a warning and resolves, and the next sweep finishes the work', async () => {
+    await deletedAfterShowing(store, 3);
+    jest.spyOn(store, 'sweepDeletedDeliveries').mockRejectedValueOnce(new Error('database is locked'));
+    const sweep = new DeletedDeliverySweep(store, logger);
+    await expect(sweep.sweep()).resolves.toBeUndefined();
+    expect(memory.lines.at(-1)).toContain('deleting the impressions of deleted deliveries failed');
+    await sweep.sweep();
+    expect(JSON.parse(sweptLines().at(-1) as string).deleted).toBe(4);
+    await expect(store.sweepDeletedDeliveries(1_000)).resolves.toBe(0);
+  });
+
+  test('when the service stops before a sweep and starts again, then the first retention round deletes what the delivery left', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-sweep-'));
+    const file = path.join(dir, 'sweep.sqlite');
+    try {
+      const before = new SqliteStore({ path: file });
+      await before.putSchema('acme', SCHEMA);
+      await deletedAfterShowing(before, 5);
+      await before.close();
+
+      const after = new SqliteStore({ path: file });
+      try {
+        const sweep = new DeletedDeliverySweep(after, logger);
+        const swept = jest.spyOn(sweep, 'sweep');
+        const retention = new HistoryRetention(after, 365, logger, Date.now, sweep);
+        retention.start();
+        retention.stop();
+        expect(swept).toHaveBeenCalledTimes(1);
+        await swept.mock.results[0]?.value;
+        expect(JSON.parse(sweptLines().at(-1) as string).deleted).toBe(6);
+        await expect(after.sweepDeletedDeliveries(1_000)).resolves.toBe(0);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -70,6 +70,13 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ ref: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     case 'sequence.next':
       return [{ last: 100 }];
+    case 'delivery.next-deleted':
+      return [{ customer: 'acme', deliveryId: 7 }];
+    case 'impression.sweep-of-deleted':
+    case 'impression.sweep-keys-of-deleted':
+      return [{ deleted: 0 }];
+    case 'delivery.forget-deleted':
+      return [{ deleted: 1 }];
     case 'delivery.lock':
     case 'delivery.get':
       return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS }];
@@ -258,6 +265,8 @@ describe('Neo4j store, with a fake driver', () => {
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
     await store.recordImpression(impression, () => undefined);
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
+    // Two deleted deliveries, each with nothing left but its mark, in one call.
+    await store.sweepDeletedDeliveries(2);
     await store.missingSchema();
   }
 
@@ -270,6 +279,24 @@ describe('Neo4j store, with a fake driver', () => {
     // Only start-up runs store.await-indexes and sequence.adopt-shared; ping runs store.ping outside a managed transaction.
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
     expect(unused).toEqual(['store.ping', 'store.await-indexes', 'sequence.adopt-shared']);
+  });
+
+  test('when another sweep finished a deleted delivery while this one waited for its lock, then this sweep passes over it and takes the next; it stops after `limit` such', async () => {
+    const ghost = { customer: null, deliveryId: null };
+    const nexts = [[ghost], [{ customer: 'acme', deliveryId: 7 }], []];
+    const fake = fakeStore((name) => {
+      if (name === 'delivery.next-deleted') return nexts.shift();
+      if (name === 'impression.sweep-of-deleted') return [{ deleted: 2 }];
+      return undefined;
+    });
+    await expect(fake.store.sweepDeletedDeliveries(1000)).resolves.toBe(3);
+    expect(fake.named('impression.sweep-of-deleted').map((c) => c.params)).toEqual([{ customer: 'acme', deliveryId: neo4j.int(7), limit: neo4j.int(1000) }]);
+    expect(fake.named('delivery.next-deleted')).toHaveLength(3);
+
+    const haunted = fakeStore((name) => (name === 'delivery.next-deleted' ? [ghost] : undefined));
+    await expect(haunted.store.sweepDeletedDeliveries(5)).resolves.toBe(0);
+    expect(haunted.named('delivery.next-deleted')).toHaveLength(5);
+    expect(haunted.named('impression.sweep-of-deleted')).toEqual([]);
   });
 
   test('when Neo4j lists all but one constraint and one index of cypher/schema/, then missingSchema answers those two, the constraint as one', async () => {

@@ -135,6 +135,17 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
     /** The delivery's counters as getDelivery reads them back. */
     const storedCounters = async (customerId: string, deliveryId: number) => countersOf(await store().getDelivery(customerId, deliveryId));
 
+    /** Sweeps until nothing deleted deliveries left is left (the store is shared: other tests' too); answers how many rows went. */
+    async function sweepAll(): Promise<number> {
+      let swept = 0;
+      for (let rounds = 0; ; rounds += 1) {
+        expect(rounds).toBeLessThan(100);
+        const batch = await store().sweepDeletedDeliveries(1000);
+        swept += batch;
+        if (batch < 1000) return swept;
+      }
+    }
+
     // ------------------------------------------------------------------ eligibility
     describe('eligibility', () => {
       test('when the customer has no deliveries, then eligibility gives no delivery and no counts, whatever another customer recorded for the same ID', async () => {
@@ -700,6 +711,35 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await expect(record(impression(c, fresh.delivery_id, m1))).resolves.toMatchObject({ answer: { delivery_count: 1, person_total: 1 } });
         expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(1));
       });
+
+      test('when deliveries are deleted, then sweepDeletedDeliveries deletes exactly what they left, at most `limit` a call, and nothing of the deliveries kept', async () => {
+        // What the other tests' deletes left first (the store is shared): from then on only this test's are left.
+        await sweepAll();
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        const [gone, alsoGone, kept] = [await deliveryWith(c, {}, 'gone'), await deliveryWith(c, {}, 'also gone'), await deliveryWith(c, {}, 'kept')];
+        const m1 = id('member_id', 'm1');
+        // gone: four counts (m1 on two days, d1, loose) and two keys; alsoGone: one count, no key.
+        await show(c, gone.delivery_id, m1, 2);
+        await show(c, gone.delivery_id, m1, 1, { day: NEXT_DAY });
+        await show(c, gone.delivery_id, id('device', 'd1'), 1, { key: 'k-1' });
+        await show(c, gone.delivery_id, id('device', 'loose'), 1, { key: 'k-2' });
+        await show(c, alsoGone.delivery_id, m1, 3);
+        await show(c, kept.delivery_id, m1, 1, { key: 'k-1' });
+        await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
+
+        await store().deleteDelivery(c, gone.delivery_id);
+        await store().deleteDelivery(c, alsoGone.delivery_id);
+
+        // 4 + 2 + 1 (the mark that gone has some left), then 1 + 1: nine in all, four at a time.
+        const batches: number[] = [];
+        for (let batch = 4; batch === 4; batches.push(batch)) batch = await store().sweepDeletedDeliveries(4);
+        expect(batches).toEqual([4, 4, 1]);
+        await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
+        expect(await seenBy(c, m1)).toEqual([[kept.delivery_id, counts(1, 1)]]);
+        await expect(record(impression(c, kept.delivery_id, m1, { key: 'k-1' }))).resolves.toMatchObject({ replayed: true });
+        expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(1));
+      });
     });
 
     // ------------------------------------------------------------------ showable
@@ -903,6 +943,51 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           expect(fulfilled.filter((o) => JSON.stringify(o.answer) !== JSON.stringify(expected))).toEqual([]);
           expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1, 0, 1));
           expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+        },
+        RACE_TIMEOUT,
+      );
+
+      test(
+        'when 3 deletes, 80 displays and 4 sweeps of what deletes left race, then every row a deleted delivery left is swept exactly once, and the kept delivery keeps all it counted',
+        async () => {
+          await sweepAll();
+          const c = await customerWith(MEMBER);
+          const gone = [await deliveryWith(c, {}, 'g0'), await deliveryWith(c, {}, 'g1'), await deliveryWith(c, {}, 'g2')];
+          const kept = await deliveryWith(c, {}, 'kept');
+          // Before the race, each deleted one is shown to 4 IDs, once with a key: 4 counts, 1 key, and later 1 mark.
+          for (const d of gone) {
+            for (let n = 0; n < 4; n += 1) await show(c, d.delivery_id, id('device', `before-${d.delivery_id}-${n}`), 1, n === 0 ? { key: 'k' } : {});
+          }
+
+          // Each display to an ID of its own: one more count when it is counted.
+          const displays = Array.from({ length: 80 }, (_, i) => {
+            const d = [...gone, kept][i % 4] as Delivery;
+            return record(impression(c, d.delivery_id, id('device', `race-${i}`))).then(() => d.delivery_id);
+          });
+          let deletesDone = false;
+          const deletes = Promise.all(gone.map((d) => store().deleteDelivery(c, d.delivery_id))).finally(() => {
+            deletesDone = true;
+          });
+          const sweeps = Array.from({ length: 4 }, async () => {
+            let swept = 0;
+            for (;;) {
+              const done = deletesDone;
+              const batch = await store().sweepDeletedDeliveries(3);
+              swept += batch;
+              if (batch < 3 && done) return swept;
+            }
+          });
+          const [shown, deleted, swept] = await Promise.all([Promise.allSettled(displays), deletes, Promise.all(sweeps)]);
+
+          expect(deleted).toEqual([true, true, true]);
+          expect(shown.flatMap((r) => (r.status === 'rejected' ? [refusal(r.reason)] : [])).filter((r) => r !== 'delivery_not_found/-')).toEqual([]);
+          const counted = shown.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+          const countedOfGone = counted.filter((deliveryId) => deliveryId !== kept.delivery_id).length;
+          expect(swept.reduce((a, b) => a + b, 0)).toBe(3 * (4 + 1 + 1) + countedOfGone);
+          await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
+          expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(20));
+          expect(await seenBy(c, id('device', 'race-3'))).toEqual([[kept.delivery_id, counts(1, 1)]]);
+          expect(await seenBy(c, id('device', 'race-0'))).toEqual([]);
         },
         RACE_TIMEOUT,
       );

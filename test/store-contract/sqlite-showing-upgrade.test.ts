@@ -1,5 +1,6 @@
 // A SQLite file made before impressions (migrations 1 to 5) is carried forward by migration 6: its deliveries keep
-// their documents and the counts written in them, and then count impressions, replace and delete like new ones.
+// their documents and the counts written in them, and then count impressions, replace and delete like new ones
+// (migration 7 then records the delete, for the sweep of what it left).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,8 @@ test('when a file made before impressions is opened, then its deliveries keep th
     expect(counts.get(7)).toEqual({ total: 1, today: 1 });
     expect(await store.deleteDelivery('acme', 7)).toBe(true);
     expect((await store.eligibility(person, '2026-06-01')).deliveries).toEqual([]);
+    // Migration 7 is there too: the impression the delivery left, then its mark.
+    await expect(store.sweepDeletedDeliveries(1000)).resolves.toBe(2);
   } finally {
     await store.close();
   }

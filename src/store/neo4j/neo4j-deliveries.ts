@@ -160,11 +160,35 @@ export class Neo4jDeliveries {
     return delivery;
   }
 
-  /** Call inside a write transaction. Its impressions and idempotency keys go with it. */
+  /** Call inside a write transaction. Its impressions and idempotency keys are left to sweepDeleted. */
   async delete(q: Query, customerId: string, deliveryId: number): Promise<boolean> {
     const [row] = await q<{ deleted: number }>('delivery.delete', { customer: customerId, deliveryId: int(deliveryId) });
-    if ((row?.deleted ?? 0) === 0) return false;
-    await q('impression.delete-of-delivery', { customer: customerId, deliveryId: int(deliveryId) });
-    return true;
+    return (row?.deleted ?? 0) > 0;
+  }
+
+  /**
+   * Deletes up to `limit` of what deleted deliveries left: each one's impression counts, then its idempotency keys,
+   * then the vertex that marks it. Answers how many; fewer than `limit` when none is left. Call inside a write
+   * transaction; `write` names it (delivery.next-deleted.cypher).
+   */
+  async sweepDeleted(q: Query, limit: number, write: string): Promise<number> {
+    const deletedBy = async (name: 'impression.sweep-of-deleted' | 'impression.sweep-keys-of-deleted' | 'delivery.forget-deleted', params: Record<string, unknown>) =>
+      (await q<{ deleted: number }>(name, params))[0]?.deleted ?? 0;
+    let deleted = 0;
+    // Deleted deliveries another sweep finished while this one waited for their lock; a bound, for safety's sake.
+    let finishedByAnother = 0;
+    while (deleted < limit && finishedByAnother < limit) {
+      const [next] = await q<{ customer: string | null; deliveryId: number | null }>('delivery.next-deleted', { write });
+      if (!next) break;
+      if (next.customer === null || next.deliveryId === null) {
+        finishedByAnother += 1;
+        continue;
+      }
+      const of = { customer: next.customer, deliveryId: int(next.deliveryId) };
+      deleted += await deletedBy('impression.sweep-of-deleted', { ...of, limit: int(limit - deleted) });
+      if (deleted < limit) deleted += await deletedBy('impression.sweep-keys-of-deleted', { ...of, limit: int(limit - deleted) });
+      if (deleted < limit) deleted += await deletedBy('delivery.forget-deleted', of);
+    }
+    return deleted;
   }
 }

@@ -342,4 +342,8 @@ export class ConnectingStore implements Store {
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
     return this.use((s) => s.pruneImpressionKeys(before, limit));
   }
+
+  sweepDeletedDeliveries(limit: number): Promise<number> {
+    return this.use((s) => s.sweepDeletedDeliveries(limit));
+  }
 }

@@ -995,7 +995,11 @@ export class Neo4jStore implements Store {
       const deliveries: Delivery[] = [];
       const others: Delivery[] = [];
       for (const delivery of await this.deliveries.all(q, person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
-      return { deliveries, others, person: deliveries.length === 0 ? new Map() : await personCounts(q, person, day) };
+      if (deliveries.length === 0) return { deliveries, others, person: new Map() };
+      // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
+      const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));
+      const counts = [...(await personCounts(q, person, day))].filter(([deliveryId]) => existing.has(deliveryId));
+      return { deliveries, others, person: new Map(counts) };
     });
   }
 
@@ -1010,5 +1014,9 @@ export class Neo4jStore implements Store {
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
     return this.write((q) => pruneKeys(q, before, limit));
+  }
+
+  sweepDeletedDeliveries(limit: number): Promise<number> {
+    return this.write((q, writeId) => this.deliveries.sweepDeleted(q, limit, writeId));
   }
 }

@@ -66,6 +66,8 @@ export const STATEMENT_NAMES = [
   'delivery.lock',
   'delivery.update',
   'delivery.delete',
+  'delivery.next-deleted',
+  'delivery.forget-deleted',
   'delivery.written-by',
   'delivery.catalogue',
 
@@ -75,7 +77,8 @@ export const STATEMENT_NAMES = [
   'impression.record',
   'impression.counted-by',
   'impression.erase',
-  'impression.delete-of-delivery',
+  'impression.sweep-of-deleted',
+  'impression.sweep-keys-of-deleted',
   'impression.prune-keys',
 
   'history.append',
@@ -110,6 +113,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/settings.unique-customer',
   'schema/blocklist.unique-customer',
   'schema/delivery.unique-customer-id',
+  'schema/deleteddelivery.unique-customer-id',
   'schema/sequence.unique-customer-name',
   'schema/idnode.index-schema',
   'schema/id.index-type',
@@ -144,7 +148,7 @@ export function schemaObjects(schema: Statement[]): SchemaObject[] {
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry', 'ImpressionCount', 'ImpressionKey'],
+  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry', 'ImpressionCount', 'ImpressionKey', 'DeletedDelivery'],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
 } as const;
 

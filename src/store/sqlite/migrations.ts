@@ -234,4 +234,19 @@ export const migrations: Migration[] = [
       CREATE INDEX impression_keys_by_age ON impression_keys (created_at);
     `,
   },
+  {
+    version: 7,
+    name: 'deleted deliveries whose impressions are still to delete',
+    sql: `
+      -- Deleting a delivery deletes its document and counts at once, and records it here; its impression counts and
+      -- idempotency keys, which may be millions of rows, are deleted afterwards in batches (Store.sweepDeletedDeliveries),
+      -- each its own short transaction, and the row here last. Nothing reads them meanwhile: every reader starts from
+      -- a delivery, and a customer's delivery ids are never given out twice.
+      CREATE TABLE deleted_deliveries (
+        customer_id TEXT NOT NULL,
+        delivery_id INTEGER NOT NULL,
+        PRIMARY KEY (customer_id, delivery_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

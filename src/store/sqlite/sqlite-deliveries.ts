@@ -1,7 +1,8 @@
 // The delivery half of the embedded store, sharing the identity store's connection. Delivery, condition and
 // message ids are numbered per customer (delivery_sequences) and never given out twice to one customer. A
 // delivery's counts are a row of delivery_counts beside its document (migration 6), its impressions rows of
-// impression_counts, and the answers of its idempotency keys rows of impression_keys.
+// impression_counts, and the answers of its idempotency keys rows of impression_keys; a deleted delivery's
+// impressions and keys are deleted in batches after it (deleted_deliveries, migration 7).
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import {
@@ -71,8 +72,19 @@ export class SqliteDeliveries {
       update: db.prepare('UPDATE deliveries SET document = ? WHERE customer_id = ? AND delivery_id = ?'),
       delete: db.prepare('DELETE FROM deliveries WHERE customer_id = ? AND delivery_id = ?'),
       deleteCounts: db.prepare('DELETE FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?'),
-      deleteImpressions: db.prepare('DELETE FROM impression_counts WHERE customer_id = ? AND delivery_id = ?'),
-      deleteKeys: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND delivery_id = ?'),
+      markDeleted: db.prepare('INSERT INTO deleted_deliveries (customer_id, delivery_id) VALUES (?, ?)'),
+      nextDeleted: db.prepare('SELECT customer_id, delivery_id FROM deleted_deliveries LIMIT 1').raw(),
+      // Up to a limit of a deleted delivery's rows, through impression_counts_by_delivery and the primary keys.
+      // CAST: a bare `LIMIT ?` is planned with its value, and so prepared again on every bind.
+      sweepImpressions: db.prepare(
+        'DELETE FROM impression_counts WHERE (customer_id, id_type, id_value, delivery_id, day) IN ' +
+          '(SELECT customer_id, id_type, id_value, delivery_id, day FROM impression_counts WHERE customer_id = ? AND delivery_id = ? LIMIT CAST(? AS INTEGER))',
+      ),
+      sweepKeys: db.prepare(
+        'DELETE FROM impression_keys WHERE customer_id = @customer AND delivery_id = @delivery AND key IN ' +
+          '(SELECT key FROM impression_keys WHERE customer_id = @customer AND delivery_id = @delivery LIMIT CAST(@limit AS INTEGER))',
+      ),
+      forgetDeleted: db.prepare('DELETE FROM deleted_deliveries WHERE customer_id = ? AND delivery_id = ?'),
       countDisplay: db.prepare(
         `UPDATE delivery_counts SET delivery_count = delivery_count + 1,
            iphone_count = iphone_count + (@platform = 'ios'), android_count = android_count + (@platform = 'android')
@@ -184,14 +196,31 @@ export class SqliteDeliveries {
     return delivery;
   }
 
-  /** Call inside a write transaction. Its impressions and idempotency keys go with it. */
+  /** Call inside a write transaction. Its impressions and idempotency keys are left to sweepDeleted. */
   delete(customerId: string, deliveryId: number): boolean {
     this.catalogues.delete(customerId);
     if (this.s.delete.run(customerId, deliveryId).changes === 0) return false;
     this.s.deleteCounts.run(customerId, deliveryId);
-    this.s.deleteImpressions.run(customerId, deliveryId);
-    this.s.deleteKeys.run(customerId, deliveryId);
+    this.s.markDeleted.run(customerId, deliveryId);
     return true;
+  }
+
+  /**
+   * Deletes up to `limit` rows deleted deliveries left: each one's impression counts, then its idempotency keys,
+   * then the row that marks it. Answers how many; fewer than `limit` when none is left. Call inside a write
+   * transaction.
+   */
+  sweepDeleted(limit: number): number {
+    let deleted = 0;
+    while (deleted < limit) {
+      const next = this.s.nextDeleted.get() as [string, number] | undefined;
+      if (!next) break;
+      const [customerId, deliveryId] = next;
+      deleted += this.s.sweepImpressions.run(customerId, deliveryId, limit - deleted).changes;
+      if (deleted < limit) deleted += this.s.sweepKeys.run({ customer: customerId, delivery: deliveryId, limit: limit - deleted }).changes;
+      if (deleted < limit) deleted += this.s.forgetDeleted.run(customerId, deliveryId).changes;
+    }
+    return deleted;
   }
 
   // ---- impressions

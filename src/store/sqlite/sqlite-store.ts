@@ -883,7 +883,11 @@ export class SqliteStore implements Store {
         const { shown: deliveries, others } = this.deliveries.split(person.customerId, showable);
         const counts = new Map<number, PersonCounts>();
         if (deliveries.length === 0) return { deliveries, others, person: counts };
-        for (const [deliveryId, total, today] of this.personImpressions(person, day)) counts.set(deliveryId, { total, today });
+        // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
+        const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));
+        for (const [deliveryId, total, today] of this.personImpressions(person, day)) {
+          if (existing.has(deliveryId)) counts.set(deliveryId, { total, today });
+        }
         return { deliveries, others, person: counts };
       })(),
     );
@@ -926,6 +930,10 @@ export class SqliteStore implements Store {
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
     return this.write(() => this.deliveries.pruneKeys(before, limit));
+  }
+
+  sweepDeletedDeliveries(limit: number): Promise<number> {
+    return this.write(() => this.deliveries.sweepDeleted(limit));
   }
 
   /**
