@@ -335,6 +335,23 @@ describe('Neo4j store, with a fake driver', () => {
     expect(quick.names()).not.toContain('store.await-indexes');
   });
 
+  test('when another service creates the same index at the same moment, then applySchema runs that statement once more and goes on; a conflict that stays is refused', async () => {
+    const statementName = 'schema/idnode.index-schema' as StatementName;
+    for (const code of ['Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists', 'Neo.ClientError.Schema.IndexWithNameAlreadyExists']) {
+      let failures = 1;
+      const racing = fakeStore((name) => (name === statementName && failures-- > 0 ? driverError(code) : undefined));
+      await racing.store.applySchema({ awaitIndexes: false });
+      expect(racing.named(statementName)).toHaveLength(2);
+      expect(racing.names()).toContain(statements.schema.at(-1)?.name);
+    }
+    const conflicting = fakeStore((name) => (name === statementName ? driverError('Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists') : undefined));
+    await expect(conflicting.store.applySchema({ awaitIndexes: false })).rejects.toThrow(
+      'Neo4j refused cypher/schema/idnode.index-schema.cypher (Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists).',
+    );
+    expect(conflicting.named(statementName)).toHaveLength(2);
+    expect(conflicting.sessions.opened).toBe(conflicting.sessions.closed);
+  });
+
   test('when sessions are opened, then each names the database, is closed afterwards, and reads and writes use their access mode', async () => {
     const fake = fakeStore();
     await fake.store.getSchema('acme', 'member');
