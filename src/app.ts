@@ -28,7 +28,7 @@ import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
 import type { Logger } from './logger';
-import type { Store } from './store/store';
+import type { Store } from './domain/store';
 
 export interface AppDependencies {
   store: Store;

@@ -4,7 +4,7 @@ import { type BlockRule, checkRules } from './blocklist';
 import { DomainError } from './errors';
 import { type CustomerSettings, DEFAULT_SETTINGS } from './model';
 import { ianaTimeZone } from './timezone';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export class CustomerSettingsService {
   constructor(private readonly store: Store) {}

@@ -3,7 +3,7 @@
 import { DomainError, type FieldProblem } from './errors';
 import type { IdPair } from './model';
 import type { DeletedDeliverySweep } from './retention';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export interface Period {
   start: string;

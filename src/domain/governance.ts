@@ -2,7 +2,7 @@
 // bounded by. The stores do the work, each in one transaction.
 import type { EraseOutcome, HistoryPage, IdPair, WriteAudit } from './model';
 import { type Caller, requireCustomerToken } from './tokens';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export interface HistoryQuery {
   schema: string;

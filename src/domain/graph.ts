@@ -5,7 +5,7 @@ import { compareCodePoints, byTypeThenId } from './code-point-order';
 import type { IdPair, IdTypeDeclaration, SearchQuery, Step } from './model';
 import type { Actor } from './nodes';
 import { checkedStart, refuseIncompleteStart, type StartBody, startOf } from './search';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export interface GraphBody {
   match: { from: StartBody; step?: Step };

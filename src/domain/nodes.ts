@@ -3,7 +3,7 @@
 import { DomainError, type FieldProblem, isDomainError } from './errors';
 import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
-import type { NodeWrite, Store } from '../store/store';
+import type { NodeWrite, Store } from './store';
 
 /** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
 export interface Actor {

@@ -2,7 +2,7 @@
 // are impression idempotency keys older than a day (extensions §4.2 keeps them at least 24 hours). What deleted
 // deliveries left (their impressions and keys) is deleted in batches after each delete, and in those rounds too.
 import type { Logger } from '../logger';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EVERY_MS = 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 // Schemas declare the ID types a node may hold, and which of them are secure.
 import { DomainError } from './errors';
 import { canonicalDeclaration, type IdTypeDeclaration, type SchemaRecord } from './model';
-import type { PutSchemaOutcome, Store } from '../store/store';
+import type { PutSchemaOutcome, Store } from './store';
 
 export class SchemaService {
   constructor(private readonly store: Store) {}

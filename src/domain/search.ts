@@ -3,7 +3,7 @@ import { DomainError } from './errors';
 import type { CustomerPolicy, IdPair, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 /** Where a search (and a graph) starts: a keyed node, or every node holding an ID (of one schema, when given). */
 export interface StartBody {

@@ -13,7 +13,7 @@ import {
 } from './deliveries';
 import { DomainError } from './errors';
 import type { IdPair } from './model';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export interface EligibleBody {
   user: IdPair;

@@ -2,7 +2,7 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from './errors';
 import type { TokenKind, TokenRecord } from './model';
-import type { Store } from '../store/store';
+import type { Store } from './store';
 
 export type Caller =
   | { kind: 'anonymous' }

@@ -2,7 +2,7 @@
 // never ID values, customer ids, tokens or anything else a client sends.
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Store } from '../store/store';
+import type { Store } from '../domain/store';
 import { routeLabel } from './route-label';
 
 export class Metrics {

@@ -1,7 +1,7 @@
 // Chooses and opens the configured store.
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { Store } from './store';
+import type { Store } from '../domain/store';
 import { ConnectingStore } from './neo4j/neo4j-startup';
 import { SqliteStore } from './sqlite/sqlite-store';
 

@@ -25,7 +25,7 @@ import type { IdPair, NodeAddress } from '../../src/domain/model';
 import { hashToken } from '../../src/domain/tokens';
 import { contractAjv, detach, loadContract } from '../../src/http/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { buildCondition, buildDelivery } from '../helpers/deliveries';

@@ -9,7 +9,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { serve } from '../../src/http/server';
 import { createLogger } from '../../src/logger';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { contractProblems } from './contract';
 import { defaultTestStore } from './store';
 

@@ -1,7 +1,7 @@
 // The store a test app gets when the test passes none: a fresh in-memory SQLite store, or, under
 // `npm run test:neo4j` (test/neo4j/setup-file.ts sets IDLINK_TEST_STORE=neo4j), a connected Neo4j store.
 import neo4j, { type Driver } from 'neo4j-driver';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 

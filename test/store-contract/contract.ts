@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockRule } from '../../src/domain/blocklist';
 import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { NodeWrite, Store, StoredToken } from '../../src/store/store';
+import type { NodeWrite, Store, StoredToken } from '../../src/domain/store';
 
 // ---- unique names
 

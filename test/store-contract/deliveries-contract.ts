@@ -6,7 +6,7 @@
 // Every assertion reads back what is stored (getDelivery, listDeliveries), not merely what a call returned.
 import { randomUUID } from 'node:crypto';
 import type { Delivery } from '../../src/domain/deliveries';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { buildButton, buildCondition, buildDelivery, buildMessage, clientPart, type DeliveryBody } from '../helpers/deliveries';
 import { useStore } from './contract';
 

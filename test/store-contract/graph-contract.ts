@@ -4,7 +4,7 @@
 import { byTypeThenId } from '../../src/domain/code-point-order';
 import type { GraphComponent, GraphQuery } from '../../src/domain/graph';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { asChecked, id, member, MEMBER, newCustomer, shop, SHOP, useStore, VISIT_WITH_OPTIONS } from './contract';
 
 /** A node as the tests compare them: schema, key, and its IDs sorted (stores answer them in no order). */

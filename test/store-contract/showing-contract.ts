@@ -11,7 +11,7 @@ import type { Delivery, ImpressionOutcome, ImpressionRequest, ImpressionState, P
 import { DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
 import { capReached, type CapName } from '../../src/domain/showing';
-import type { Store } from '../../src/store/store';
+import type { Store } from '../../src/domain/store';
 import { buildCondition, buildDelivery, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
 

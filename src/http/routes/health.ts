@@ -1,7 +1,7 @@
 // Liveness and readiness. They take no input and ignore any query string (load balancers add cache-busters).
 import type { Router } from 'express';
 import { DomainError } from '../../domain/errors';
-import type { Store } from '../../store/store';
+import type { Store } from '../../domain/store';
 import { caseSensitiveRouter } from '../router';
 
 export function healthRoutes(store: Store, isShuttingDown: () => boolean): Router {

@@ -4,7 +4,7 @@
 import { DomainError } from '../../domain/errors';
 import { cutGraph, type GraphCandidate, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { IdPair } from '../../domain/model';
-import { tooManyIdsToRead } from '../store';
+import { tooManyIdsToRead } from '../../domain/store';
 import { startNodes, traversalOf } from './neo4j-search';
 import { int, type Query } from './query';
 

@@ -3,7 +3,7 @@
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
-import { eraseTooLarge } from '../store';
+import { eraseTooLarge } from '../../domain/store';
 import { int, type Query } from './query';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */

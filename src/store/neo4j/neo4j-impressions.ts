@@ -11,7 +11,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
-import { personTooLarge } from '../store';
+import { personTooLarge } from '../../domain/store';
 import { parseStored } from './neo4j-deliveries';
 import { int, type Query } from './query';
 

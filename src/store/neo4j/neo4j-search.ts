@@ -5,7 +5,7 @@
 // counted and cut here.
 import { DomainError } from '../../domain/errors';
 import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
-import { tooManyIdsToRead } from '../store';
+import { tooManyIdsToRead } from '../../domain/store';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { int, type Query } from './query';
 

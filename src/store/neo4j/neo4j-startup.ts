@@ -38,7 +38,7 @@ import type {
   TokenRecord,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
-import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../store';
+import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../../domain/store';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';

@@ -56,7 +56,7 @@ import {
   type Store,
   type StoredToken,
   wouldPassIdLimit,
-} from '../store';
+} from '../../domain/store';
 import { byTypeThenId, compareCodePoints } from '../../domain/code-point-order';
 import { isConstraintViolation, isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';

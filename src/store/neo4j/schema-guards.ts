@@ -2,7 +2,7 @@
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
 import { declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
-import { schemaChanged } from '../store';
+import { schemaChanged } from '../../domain/store';
 import { int, type Query } from './query';
 
 /** Guards per schema: writes to one schema wait on each other only when they draw the same one. */

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { DomainError } from '../../domain/errors';
 import { cutGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
-import { tooManyIdsToRead } from '../store';
+import { tooManyIdsToRead } from '../../domain/store';
 
 /** What a traversal reads from a query: its step, `links: false` types and bounds. */
 export type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'>;

@@ -53,7 +53,7 @@ import {
   type Store,
   type StoredToken,
   wouldPassIdLimit,
-} from '../store';
+} from '../../domain/store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 import { ReadPool } from './read-pool';

@@ -1,5 +1,6 @@
-// The port every store implements. Each write is one atomic transaction; rule violations that only the store
-// can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
+// The port every store implements (src/store/sqlite/, src/store/neo4j/), owned by the domain that uses it: nothing
+// under src/domain/ imports from src/store/. Each write is one atomic transaction; rule violations that only the
+// store can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
 import type {
   Delivery,
   DeliveryDraft,
@@ -9,10 +10,10 @@ import type {
   ImpressionRequest,
   ImpressionState,
   PersonRequest,
-} from '../domain/deliveries';
-import { DomainError } from '../domain/errors';
-import type { GraphComponent, GraphQuery } from '../domain/graph';
-import type { BlockRule } from '../domain/blocklist';
+} from './deliveries';
+import { DomainError } from './errors';
+import type { GraphComponent, GraphQuery } from './graph';
+import type { BlockRule } from './blocklist';
 import {
   type CustomerPolicy,
   type CustomerSettings,
@@ -27,7 +28,7 @@ import {
   type SearchQuery,
   type SearchResult,
   type TokenRecord,
-} from '../domain/model';
+} from './model';
 
 /** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
 export const schemaChanged = (schemaId: string): DomainError =>
