@@ -17,6 +17,12 @@ export type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxN
  */
 export const TOO_BIG_FOR_THE_EVENT_LOOP: unique symbol = Symbol('too big for the event loop');
 
+/**
+ * What a person is read like (an erase of scope person, eligibility, impressions): step ALL from the holders, the
+ * bounds and `links: false` types coming from the request.
+ */
+export const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes' | 'limit'> = { step: 'ALL', exclude: false, hiddenTypes: [], limit: 0 };
+
 /** Up to this many target nodes, search results are filtered in JS; beyond, in SQL (see heldIdsSorted). */
 const FEW_TARGETS = 64;
 

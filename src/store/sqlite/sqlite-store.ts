@@ -1,5 +1,7 @@
 // The embedded store: better-sqlite3 on one connection, WAL, foreign keys on, prepared statements only.
 // Every write is atomic on its own (a savepoint), and writes of one event-loop turn share a commit (see write()).
+// This file holds the connection, its transactions, the node writes and erasure; each other concern has a file of
+// its own beside it (sqlite-schemas, -tokens, -deliveries, -showing, -history, -search), run inside these transactions.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,29 +9,23 @@ import {
   type Delivery,
   type DeliveryDraft,
   type DeliveryPage,
-  deliveryNotFound,
   type EligibilityState,
   EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
   type ImpressionState,
-  type PersonCounts,
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
-  canonicalDeclaration,
   type CustomerPolicy,
   type CustomerSettings,
-  declaresAsExpected,
   type EraseOutcome,
   type EraseRequest,
   type HistoryPage,
-  DEFAULT_SETTINGS,
   type IdPair,
-  type IdTypeDeclaration,
   type NodeAddress,
   type HistoryOp,
   type SchemaRecord,
@@ -45,19 +41,18 @@ import {
   limitedIds,
   nodeIdLimitReached,
   type NodeWrite,
-  personTooLarge,
   type PutSchemaOutcome,
-  refuseConflictingDeclarations,
-  schemaChanged,
-  secureTypeInUse,
   type Store,
   type StoredToken,
   wouldPassIdLimit,
 } from '../../domain/store';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
+import { SqliteSchemas } from './sqlite-schemas';
+import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
-import { SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
+import { PERSON_SEARCH, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
+import { SqliteShowing } from './sqlite-showing';
 import { type NewEntry, SqliteHistory, type StoredId } from './sqlite-history';
 
 export interface SqliteStoreOptions {
@@ -73,32 +68,6 @@ export interface SqliteStoreOptions {
    * every search and graph runs on the pool.
    */
   inlineNodes?: number;
-}
-
-interface TypeRow {
-  schema_id: string;
-  type: string;
-  secure: number;
-  links: number;
-  max_holders: number | null;
-}
-
-const toDeclaration = (row: Pick<TypeRow, 'type' | 'secure' | 'links' | 'max_holders'>): IdTypeDeclaration =>
-  canonicalDeclaration({ type: row.type, secure: Boolean(row.secure), links: Boolean(row.links), maxHolders: row.max_holders ?? undefined });
-
-/** What the schema cache keeps of one customer (see cachedSchemas). */
-interface CachedCustomer {
-  schemas: Map<string, SchemaRecord | undefined>;
-  policy?: CustomerPolicy;
-}
-
-interface TokenRow {
-  token_id: string;
-  customer_id: string;
-  kind: 'bearer' | 'mapi';
-  label: string | null;
-  token_hash: string;
-  created_at: string;
 }
 
 function openDatabase(options: SqliteStoreOptions): Database.Database {
@@ -162,7 +131,10 @@ function uniqueById(ids: IdPair[]): IdPair[] {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
+  private readonly schemas: SqliteSchemas;
+  private readonly tokens: SqliteTokens;
   private readonly deliveries: SqliteDeliveries;
+  private readonly showing: SqliteShowing;
   private readonly history: SqliteHistory;
   private readonly reader: SqliteSearch;
   private readonly file: string;
@@ -173,14 +145,16 @@ export class SqliteStore implements Store {
   private pool: ReadPool | undefined;
   private readonly inMemory: boolean;
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
-  private readonly schemaCache = new Map<string, CachedCustomer>();
 
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
     migrate(this.db);
+    this.schemas = new SqliteSchemas(this.db);
+    this.tokens = new SqliteTokens(this.db);
     this.deliveries = new SqliteDeliveries(this.db);
     this.history = new SqliteHistory(this.db);
     this.reader = new SqliteSearch(this.db);
+    this.showing = new SqliteShowing(this.db, this.deliveries, this.reader);
     this.file = options.path;
     this.readWorkers = options.path === ':memory:' ? 0 : (options.readWorkers ?? 0);
     this.inlineNodes = this.readWorkers > 0 ? (options.inlineNodes ?? DEFAULT_INLINE_NODES) : Infinity;
@@ -188,55 +162,8 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.s = {
       ping: db.prepare('SELECT 1').pluck(),
-      schemaExists: db.prepare('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
-      insertSchema: db.prepare('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
-      deleteSchema: db.prepare('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
-      schemaTypes: db.prepare(
-        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position',
-      ),
-      customerTypes: db.prepare(
-        'SELECT t.schema_id, t.type, t.secure, t.links, t.max_holders FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
-          'WHERE s.customer_id = ? ORDER BY s.schema_id, t.position',
-      ),
-      otherDeclarations: db.prepare(
-        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ? ORDER BY schema_id',
-      ),
-      declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
-      // An ids row stays while history names the ID (migration 5): the type is in use when a node holds one of them.
-      typeHeld: db.prepare(
-        'SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1',
-      ).pluck(),
-      deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
-      insertSchemaType: db.prepare(
-        'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      typesWithOption: db.prepare('SELECT DISTINCT type, secure, links FROM schema_id_types WHERE customer_id = ? AND (secure = 1 OR links = 0)'),
-      settings: db.prepare('SELECT require_token, timezone FROM customer_settings WHERE customer_id = ?'),
-      putSettings: db.prepare(
-        'INSERT INTO customer_settings (customer_id, require_token, timezone) VALUES (?, ?, ?) ' +
-          'ON CONFLICT (customer_id) DO UPDATE SET require_token = excluded.require_token, timezone = excluded.timezone',
-      ),
-      blocklist: db.prepare('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
-      putBlocklist: db.prepare('INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules'),
       // max_holders: how many nodes hold an ID, counted up to the limit at most (a hot ID may have millions).
       holders: db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT CAST(? AS INTEGER))').pluck(),
-      schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
-      schemaHoldsType: db.prepare(
-        'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
-          'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
-      ).pluck(),
-
-      insertToken: db.prepare(
-        'INSERT INTO tokens (token_id, customer_id, kind, label, token_hash, created_at) VALUES (@tokenId, @customerId, @kind, @label, @tokenHash, @createdAt)',
-      ),
-      listTokens: db.prepare(
-        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE customer_id = ? AND revoked_at IS NULL ORDER BY created_at, token_id',
-      ),
-      revokeToken: db.prepare('UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL'),
-      findToken: db.prepare(
-        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL',
-      ),
-
       findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
       nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
       keyIdPk: db.prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?').pluck(),
@@ -260,17 +187,6 @@ export class SqliteStore implements Store {
         'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
       ),
 
-      // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
-      // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
-      impressionsOfIdPks: db.prepare(
-        'SELECT c.delivery_id, SUM(c.count), SUM(CASE WHEN c.day = @day THEN c.count ELSE 0 END) ' +
-          'FROM ids i JOIN impression_counts c ON c.customer_id = i.customer_id AND c.id_type = i.type AND c.id_value = i.value ' +
-          'WHERE i.id_pk IN (SELECT value FROM json_each(@pks)) AND (@delivery IS NULL OR c.delivery_id = @delivery) GROUP BY c.delivery_id',
-      ).raw(),
-      impressionsOfId: db.prepare(
-        'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
-          'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
-      ).raw(),
     };
   }
 
@@ -344,175 +260,54 @@ export class SqliteStore implements Store {
     await pool?.close();
   }
 
-  // ---- schemas
+  // ---- schemas, customer policy and tokens (./sqlite-schemas.ts, ./sqlite-tokens.ts)
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
-    return this.write(() => {
-      // Inside the write: a read between this call and the group's commit must not cache the old schema.
-      this.schemaCache.delete(customerId);
-      const others = schema.idTypes.flatMap((declared) =>
-        (this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as TypeRow[]).map((row) => ({
-          schemaId: row.schema_id,
-          declaration: toDeclaration(row),
-        })),
-      );
-      refuseConflictingDeclarations(schema.idTypes, others);
-      for (const declared of schema.idTypes) {
-        // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3).
-        const turnsSecureOff = !declared.secure && this.s.declaredSecure.get(customerId, declared.type) !== undefined;
-        if (turnsSecureOff && this.s.typeHeld.get(customerId, declared.type) !== undefined) throw secureTypeInUse(declared.type);
-      }
-      const exists = this.s.schemaExists.get(customerId, schema.schemaId) !== undefined;
-      if (exists) {
-        const kept = new Set(schema.idTypes.map((t) => t.type));
-        const current = this.s.schemaTypes.all(customerId, schema.schemaId) as TypeRow[];
-        for (const dropped of current.filter((t) => !kept.has(t.type))) {
-          if (this.s.schemaHoldsType.get(customerId, dropped.type, schema.schemaId) !== undefined) {
-            throw new DomainError('schema_in_use', `ID type '${dropped.type}' cannot be dropped: nodes of schema '${schema.schemaId}' still hold IDs of it.`);
-          }
-        }
-        this.s.deleteSchemaTypes.run(customerId, schema.schemaId);
-      } else {
-        this.s.insertSchema.run(customerId, schema.schemaId);
-      }
-      schema.idTypes.forEach((t, position) =>
-        this.s.insertSchemaType.run(customerId, schema.schemaId, t.type, t.secure ? 1 : 0, t.links === false ? 0 : 1, t.maxHolders ?? null, position),
-      );
-      return { created: !exists };
-    });
+    return this.write(() => this.schemas.put(customerId, schema));
   }
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
-    return this.run(() => this.schemaNow(customerId, schemaId));
-  }
-
-  private schemaNow(customerId: string, schemaId: string): SchemaRecord | undefined {
-    const cached = this.cachedSchemas(customerId);
-    if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
-    let schema: SchemaRecord | undefined;
-    if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
-      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
-      schema = { schemaId, idTypes: types.map(toDeclaration) };
-    }
-    cached.schemas.set(schemaId, schema);
-    return schema;
-  }
-
-  /**
-   * schema_changed unless the schema still declares the types the write was checked against
-   * (NodeAddress.expectedTypes). Inside the write: schema replacements are writes too, so none comes in between.
-   */
-  private refuseIfSchemaChanged(node: NodeAddress): void {
-    if (node.expectedTypes === undefined) return;
-    const schema = this.schemaNow(node.customerId, node.schemaId);
-    if (!schema || !declaresAsExpected(schema.idTypes, node.expectedTypes)) throw schemaChanged(node.schemaId);
-  }
-
-  /**
-   * Every node operation and search reads its customer's schemas and secure types; they change only through
-   * putSchema and deleteSchema of this store, which drop the customer's entry. (One process per database file.)
-   */
-  private cachedSchemas(customerId: string): CachedCustomer {
-    let cached = this.schemaCache.get(customerId);
-    if (!cached) {
-      cached = { schemas: new Map() };
-      this.schemaCache.set(customerId, cached);
-    }
-    return cached;
+    return this.run(() => this.schemas.get(customerId, schemaId));
   }
 
   listSchemas(customerId: string): Promise<SchemaRecord[]> {
-    return this.run(() => {
-      const rows = this.s.customerTypes.all(customerId) as Array<{ [K in keyof TypeRow]: K extends 'schema_id' ? string : TypeRow[K] | null }>;
-      const bySchema = new Map<string, SchemaRecord>();
-      for (const row of rows) {
-        let schema = bySchema.get(row.schema_id);
-        if (!schema) {
-          schema = { schemaId: row.schema_id, idTypes: [] };
-          bySchema.set(row.schema_id, schema);
-        }
-        if (row.type !== null) schema.idTypes.push(toDeclaration(row as TypeRow));
-      }
-      return [...bySchema.values()];
-    });
+    return this.run(() => this.schemas.list(customerId));
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    return this.write(() => {
-      this.schemaCache.delete(customerId);
-      if (this.s.schemaExists.get(customerId, schemaId) === undefined) {
-        throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
-      }
-      if (this.s.schemaHasNodes.get(customerId, schemaId) !== undefined) {
-        throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
-      }
-      this.s.deleteSchema.run(customerId, schemaId);
-    });
+    return this.write(() => this.schemas.delete(customerId, schemaId));
   }
 
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
-    return this.run(() => this.cachedPolicy(customerId));
+    return this.run(() => this.schemas.policy(customerId));
   }
 
   schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.run(() => ({ schema: this.schemaNow(customerId, schemaId), policy: this.cachedPolicy(customerId) }));
-  }
-
-  private cachedPolicy(customerId: string): CustomerPolicy {
-    const cached = this.cachedSchemas(customerId);
-    cached.policy ??= this.policyNow(customerId);
-    return cached.policy;
-  }
-
-  private policyNow(customerId: string): CustomerPolicy {
-    const typed = this.s.typesWithOption.all(customerId) as Array<{ type: string; secure: number; links: number }>;
-    const settings = this.s.settings.get(customerId) as { require_token: number; timezone: string } | undefined;
-    const rules = this.s.blocklist.get(customerId) as string | undefined;
-    return {
-      settings: settings ? { requireToken: Boolean(settings.require_token), timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
-      blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
-      secureTypes: new Set(typed.filter((t) => t.secure).map((t) => t.type)),
-      unlinkedTypes: new Set(typed.filter((t) => !t.links).map((t) => t.type)),
-    };
+    return this.run(() => ({ schema: this.schemas.get(customerId, schemaId), policy: this.schemas.policy(customerId) }));
   }
 
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
-    return this.write(() => {
-      this.schemaCache.delete(customerId);
-      this.s.putSettings.run(customerId, settings.requireToken ? 1 : 0, settings.timezone);
-      return { requireToken: settings.requireToken, timezone: settings.timezone };
-    });
+    return this.write(() => this.schemas.putSettings(customerId, settings));
   }
 
   putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
-    return this.write(() => {
-      this.schemaCache.delete(customerId);
-      this.s.putBlocklist.run(customerId, JSON.stringify(rules));
-      return rules;
-    });
+    return this.write(() => this.schemas.putBlocklist(customerId, rules));
   }
 
-  // ---- tokens
-
   createToken(token: StoredToken): Promise<void> {
-    return this.write(() => {
-      this.s.insertToken.run(token);
-    });
+    return this.write(() => this.tokens.create(token));
   }
 
   listTokens(customerId: string): Promise<TokenRecord[]> {
-    return this.run(() => (this.s.listTokens.all(customerId) as TokenRow[]).map((r) => toTokenRecord(r)));
+    return this.run(() => this.tokens.list(customerId));
   }
 
   revokeToken(customerId: string, tokenId: string): Promise<boolean> {
-    return this.write(() => this.s.revokeToken.run(new Date().toISOString(), customerId, tokenId).changes > 0);
+    return this.write(() => this.tokens.revoke(customerId, tokenId));
   }
 
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
-    return this.run(() => {
-      const row = this.s.findToken.get(tokenHash) as TokenRow | undefined;
-      return row ? { ...toTokenRecord(row), tokenHash: row.token_hash } : undefined;
-    });
+    return this.run(() => this.tokens.findActive(tokenHash));
   }
 
   // ---- nodes
@@ -549,7 +344,7 @@ export class SqliteStore implements Store {
 
   /** Refuses (DomainError) only before its first write: applyNodeWrites runs it without a savepoint of its own. */
   private createNodeNow(node: NodeAddress, ids: IdPair[]): void {
-    this.refuseIfSchemaChanged(node);
+    this.schemas.refuseIfChanged(node);
     const held = uniqueById([node.key, ...ids]);
     if (wouldPassIdLimit(node, 0, held.length)) throw nodeIdLimitReached(node);
     this.refuseIfOverHolderLimit(node, held);
@@ -612,7 +407,7 @@ export class SqliteStore implements Store {
   }
 
   private insertIdsNow(node: NodeAddress, ids: IdPair[]): void {
-    this.refuseIfSchemaChanged(node);
+    this.schemas.refuseIfChanged(node);
     const nodePk = this.nodePk(node);
     for (const id of ids) {
       if (this.holds(nodePk, node.customerId, id) !== undefined) {
@@ -635,7 +430,7 @@ export class SqliteStore implements Store {
   }
 
   private replaceIdNow(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): void {
-    this.refuseIfSchemaChanged(node);
+    this.schemas.refuseIfChanged(node);
     const nodePk = this.nodePk(node);
     const whereIdPk = this.holds(nodePk, node.customerId, where);
     const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
@@ -660,7 +455,7 @@ export class SqliteStore implements Store {
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
     return this.write(() => {
-      this.refuseIfSchemaChanged(node);
+      this.schemas.refuseIfChanged(node);
       const nodePk = this.nodePk(node);
       if (newId === node.key.id) return;
       const newKey = { type: node.key.type, id: newId };
@@ -874,58 +669,14 @@ export class SqliteStore implements Store {
     return this.write(() => this.deliveries.delete(customerId, deliveryId));
   }
 
-  // ---- showing messages
+  // ---- showing messages (./sqlite-showing.ts)
 
   eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
-    // One read transaction: the counts of the deliveries and of the person agree.
-    return this.run(() =>
-      this.db.transaction(() => {
-        const { shown: deliveries, others } = this.deliveries.split(person.customerId, showable);
-        const counts = new Map<number, PersonCounts>();
-        if (deliveries.length === 0) return { deliveries, others, person: counts };
-        // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
-        const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));
-        for (const [deliveryId, total, today] of this.personImpressions(person, day)) {
-          if (existing.has(deliveryId)) counts.set(deliveryId, { total, today });
-        }
-        return { deliveries, others, person: counts };
-      })(),
-    );
-  }
-
-  /** The person's impressions, per delivery (only `deliveryId`'s when given): [delivery_id, total, on `day`]. */
-  private personImpressions(p: PersonRequest, day: string, deliveryId?: number): Array<[number, number, number]> {
-    const pks = this.personIdPks(p);
-    const params = { customer: p.customerId, day, delivery: deliveryId ?? null };
-    return (
-      pks === undefined
-        ? this.s.impressionsOfId.all({ ...params, type: p.user.type, value: p.user.id })
-        : this.s.impressionsOfIdPks.all({ ...params, pks: JSON.stringify(pks) })
-    ) as Array<[number, number, number]>;
+    return this.run(() => this.db.transaction(() => this.showing.eligibility(person, day, showable))());
   }
 
   recordImpression(r: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
-    // A write of its own (one connection, one transaction at a time): concurrent impressions are applied in turn.
-    return this.write(() => {
-      const c = r.person.customerId;
-      const delivery = this.deliveries.one(c, r.deliveryId);
-      if (delivery === undefined) throw deliveryNotFound(r.deliveryId);
-      if (r.idempotencyKey !== undefined) {
-        const earlier = this.deliveries.answerOf(c, r.deliveryId, r.idempotencyKey);
-        if (earlier !== undefined) return { answer: earlier, replayed: true };
-      }
-      // One row for this delivery, or none when the person never saw it.
-      const [, total, today] = this.personImpressions(r.person, r.day, r.deliveryId)[0] ?? [r.deliveryId, 0, 0];
-      check({ delivery, person: { total, today } });
-      const answer = {
-        delivery_id: r.deliveryId,
-        delivery_count: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),
-        person_total: total + 1,
-        person_today: today + 1,
-      };
-      if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt);
-      return { answer, replayed: false };
-    });
+    return this.write(() => this.showing.record(r, check));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
@@ -934,20 +685,6 @@ export class SqliteStore implements Store {
 
   sweepDeletedDeliveries(limit: number): Promise<number> {
     return this.write(() => this.deliveries.sweepDeleted(limit));
-  }
-
-  /**
-   * The ids rows of a person's IDs (extensions §4): every ID the nodes of the component of the user's holders hold;
-   * undefined when no node holds the user's ID (the person is that ID alone).
-   */
-  private personIdPks(p: PersonRequest): number[] | undefined {
-    const holders = this.reader.holdersOf(p.customerId, p.user);
-    if (holders.length === 0) return undefined;
-    try {
-      return [...this.reader.traverse(holders, { ...PERSON_SEARCH, ...p }).ids];
-    } catch (e) {
-      throw isDomainError(e) && e.code === 'component_too_large' ? personTooLarge(p) : e;
-    }
   }
 
   // ---- search and graph, read by SqliteSearch: on the event loop, and on the read pool past inlineNodes
@@ -986,11 +723,3 @@ export class SqliteStore implements Store {
     return pooled(this.pool);
   }
 }
-
-/** What an erase of a person traverses like: step ALL, its bounds and `links: false` types coming from the request. */
-const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes' | 'limit'> = { step: 'ALL', exclude: false, hiddenTypes: [], limit: 0 };
-
-function toTokenRecord(row: TokenRow): TokenRecord {
-  return { tokenId: row.token_id, customerId: row.customer_id, kind: row.kind, label: row.label, createdAt: row.created_at };
-}
-

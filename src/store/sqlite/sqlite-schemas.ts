@@ -1,0 +1,207 @@
+// Schemas and what else makes a customer's policy on SQLite (settings, blocked values), sharing the store's
+// connection: each method runs inside a transaction the store opens (src/store/sqlite/sqlite-store.ts). Every node
+// operation and search reads its customer's schemas and policy, so they are kept parsed, per customer.
+import type Database from 'better-sqlite3';
+import type { BlockRule } from '../../domain/blocklist';
+import { DomainError } from '../../domain/errors';
+import {
+  canonicalDeclaration,
+  type CustomerPolicy,
+  type CustomerSettings,
+  declaresAsExpected,
+  DEFAULT_SETTINGS,
+  type IdTypeDeclaration,
+  type NodeAddress,
+  type SchemaRecord,
+} from '../../domain/model';
+import { type PutSchemaOutcome, refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/store';
+
+interface TypeRow {
+  schema_id: string;
+  type: string;
+  secure: number;
+  links: number;
+  max_holders: number | null;
+}
+
+const toDeclaration = (row: Pick<TypeRow, 'type' | 'secure' | 'links' | 'max_holders'>): IdTypeDeclaration =>
+  canonicalDeclaration({ type: row.type, secure: Boolean(row.secure), links: Boolean(row.links), maxHolders: row.max_holders ?? undefined });
+
+/** What the cache keeps of one customer (see cached()). */
+interface CachedCustomer {
+  schemas: Map<string, SchemaRecord | undefined>;
+  policy?: CustomerPolicy;
+}
+
+export class SqliteSchemas {
+  private readonly s;
+  private readonly cache = new Map<string, CachedCustomer>();
+
+  constructor(db: Database.Database) {
+    this.s = {
+      schemaExists: db.prepare('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
+      insertSchema: db.prepare('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
+      deleteSchema: db.prepare('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
+      schemaTypes: db.prepare(
+        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position',
+      ),
+      customerTypes: db.prepare(
+        'SELECT t.schema_id, t.type, t.secure, t.links, t.max_holders FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
+          'WHERE s.customer_id = ? ORDER BY s.schema_id, t.position',
+      ),
+      otherDeclarations: db.prepare(
+        'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ? ORDER BY schema_id',
+      ),
+      declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
+      // An ids row stays while history names the ID (migration 5): the type is in use when a node holds one of them.
+      typeHeld: db.prepare(
+        'SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1',
+      ).pluck(),
+      deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
+      insertSchemaType: db.prepare(
+        'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      typesWithOption: db.prepare('SELECT DISTINCT type, secure, links FROM schema_id_types WHERE customer_id = ? AND (secure = 1 OR links = 0)'),
+      settings: db.prepare('SELECT require_token, timezone FROM customer_settings WHERE customer_id = ?'),
+      putSettings: db.prepare(
+        'INSERT INTO customer_settings (customer_id, require_token, timezone) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (customer_id) DO UPDATE SET require_token = excluded.require_token, timezone = excluded.timezone',
+      ),
+      blocklist: db.prepare('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
+      putBlocklist: db.prepare('INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules'),
+      schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
+      schemaHoldsType: db.prepare(
+        'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
+          'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
+      ).pluck(),
+    };
+  }
+
+  /** Call inside a write transaction. */
+  put(customerId: string, schema: SchemaRecord): PutSchemaOutcome {
+    // Inside the write: a read between this call and the group's commit must not cache the old schema.
+    this.cache.delete(customerId);
+    const others = schema.idTypes.flatMap((declared) =>
+      (this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as TypeRow[]).map((row) => ({
+        schemaId: row.schema_id,
+        declaration: toDeclaration(row),
+      })),
+    );
+    refuseConflictingDeclarations(schema.idTypes, others);
+    for (const declared of schema.idTypes) {
+      // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3).
+      const turnsSecureOff = !declared.secure && this.s.declaredSecure.get(customerId, declared.type) !== undefined;
+      if (turnsSecureOff && this.s.typeHeld.get(customerId, declared.type) !== undefined) throw secureTypeInUse(declared.type);
+    }
+    const exists = this.s.schemaExists.get(customerId, schema.schemaId) !== undefined;
+    if (exists) {
+      const kept = new Set(schema.idTypes.map((t) => t.type));
+      const current = this.s.schemaTypes.all(customerId, schema.schemaId) as TypeRow[];
+      for (const dropped of current.filter((t) => !kept.has(t.type))) {
+        if (this.s.schemaHoldsType.get(customerId, dropped.type, schema.schemaId) !== undefined) {
+          throw new DomainError('schema_in_use', `ID type '${dropped.type}' cannot be dropped: nodes of schema '${schema.schemaId}' still hold IDs of it.`);
+        }
+      }
+      this.s.deleteSchemaTypes.run(customerId, schema.schemaId);
+    } else {
+      this.s.insertSchema.run(customerId, schema.schemaId);
+    }
+    schema.idTypes.forEach((t, position) =>
+      this.s.insertSchemaType.run(customerId, schema.schemaId, t.type, t.secure ? 1 : 0, t.links === false ? 0 : 1, t.maxHolders ?? null, position),
+    );
+    return { created: !exists };
+  }
+
+  get(customerId: string, schemaId: string): SchemaRecord | undefined {
+    const cached = this.cached(customerId);
+    if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
+    let schema: SchemaRecord | undefined;
+    if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
+      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
+      schema = { schemaId, idTypes: types.map(toDeclaration) };
+    }
+    cached.schemas.set(schemaId, schema);
+    return schema;
+  }
+
+  /**
+   * schema_changed unless the schema still declares the types the write was checked against
+   * (NodeAddress.expectedTypes). Call inside the write: schema replacements are writes too, so none comes in between.
+   */
+  refuseIfChanged(node: NodeAddress): void {
+    if (node.expectedTypes === undefined) return;
+    const schema = this.get(node.customerId, node.schemaId);
+    if (!schema || !declaresAsExpected(schema.idTypes, node.expectedTypes)) throw schemaChanged(node.schemaId);
+  }
+
+  /**
+   * Every node operation and search reads its customer's schemas and secure types; they change only through
+   * the writes of this class, which drop the customer's entry. (One process per database file.)
+   */
+  private cached(customerId: string): CachedCustomer {
+    let cached = this.cache.get(customerId);
+    if (!cached) {
+      cached = { schemas: new Map() };
+      this.cache.set(customerId, cached);
+    }
+    return cached;
+  }
+
+  list(customerId: string): SchemaRecord[] {
+    const rows = this.s.customerTypes.all(customerId) as Array<{ [K in keyof TypeRow]: K extends 'schema_id' ? string : TypeRow[K] | null }>;
+    const bySchema = new Map<string, SchemaRecord>();
+    for (const row of rows) {
+      let schema = bySchema.get(row.schema_id);
+      if (!schema) {
+        schema = { schemaId: row.schema_id, idTypes: [] };
+        bySchema.set(row.schema_id, schema);
+      }
+      if (row.type !== null) schema.idTypes.push(toDeclaration(row as TypeRow));
+    }
+    return [...bySchema.values()];
+  }
+
+  /** Call inside a write transaction. */
+  delete(customerId: string, schemaId: string): void {
+    this.cache.delete(customerId);
+    if (this.s.schemaExists.get(customerId, schemaId) === undefined) {
+      throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
+    }
+    if (this.s.schemaHasNodes.get(customerId, schemaId) !== undefined) {
+      throw new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
+    }
+    this.s.deleteSchema.run(customerId, schemaId);
+  }
+
+  policy(customerId: string): CustomerPolicy {
+    const cached = this.cached(customerId);
+    cached.policy ??= this.policyNow(customerId);
+    return cached.policy;
+  }
+
+  private policyNow(customerId: string): CustomerPolicy {
+    const typed = this.s.typesWithOption.all(customerId) as Array<{ type: string; secure: number; links: number }>;
+    const settings = this.s.settings.get(customerId) as { require_token: number; timezone: string } | undefined;
+    const rules = this.s.blocklist.get(customerId) as string | undefined;
+    return {
+      settings: settings ? { requireToken: Boolean(settings.require_token), timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
+      blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
+      secureTypes: new Set(typed.filter((t) => t.secure).map((t) => t.type)),
+      unlinkedTypes: new Set(typed.filter((t) => !t.links).map((t) => t.type)),
+    };
+  }
+
+  /** Call inside a write transaction. */
+  putSettings(customerId: string, settings: CustomerSettings): CustomerSettings {
+    this.cache.delete(customerId);
+    this.s.putSettings.run(customerId, settings.requireToken ? 1 : 0, settings.timezone);
+    return { requireToken: settings.requireToken, timezone: settings.timezone };
+  }
+
+  /** Call inside a write transaction. */
+  putBlocklist(customerId: string, rules: BlockRule[]): BlockRule[] {
+    this.cache.delete(customerId);
+    this.s.putBlocklist.run(customerId, JSON.stringify(rules));
+    return rules;
+  }
+}
