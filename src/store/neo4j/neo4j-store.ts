@@ -27,16 +27,13 @@ import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
-  canonicalDeclaration,
   type CustomerPolicy,
   type CustomerSettings,
-  DEFAULT_SETTINGS,
   type EraseOutcome,
   type EraseRequest,
   type HistoryEntry,
   type HistoryPage,
   type IdPair,
-  type IdTypeDeclaration,
   type NodeAddress,
   type SchemaRecord,
   type SearchQuery,
@@ -51,22 +48,22 @@ import {
   nodeIdLimitReached,
   type NodeWrite,
   type PutSchemaOutcome,
-  refuseConflictingDeclarations,
-  secureTypeInUse,
   type Store,
   type StoredToken,
   wouldPassIdLimit,
 } from '../../domain/store';
-import { byTypeThenId, compareCodePoints } from '../../domain/code-point-order';
+import { byTypeThenId } from '../../domain/code-point-order';
 import { isConstraintViolation, isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
 import { historyEntry, historyOpOf } from '../history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
+import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
+import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
-import { guardWholeSchema, SchemaGuards } from './schema-guards';
+import { SchemaGuards } from './schema-guards';
 import { int, type Query, type Row } from './query';
 import { checkParams, loadStatements, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
 
@@ -213,64 +210,10 @@ const keyParams = (node: NodeAddress) => ({
   keyId: node.key.id,
 });
 
-/** A declaration as the statements return it: maxHolders is null when there is no limit. */
-interface StoredDeclaration {
-  type: string;
-  secure: boolean;
-  links: boolean;
-  maxHolders: number | null;
-}
-
-interface DeclaredType extends StoredDeclaration {
-  position: number;
-}
-
-const toDeclaration = (t: StoredDeclaration): IdTypeDeclaration =>
-  canonicalDeclaration({ type: t.type, secure: t.secure, links: t.links, maxHolders: t.maxHolders ?? undefined });
-
-const toSchemaRecord = (schemaId: string, declared: DeclaredType[]): SchemaRecord => ({
-  schemaId,
-  idTypes: [...declared].sort((a, b) => a.position - b.position).map(toDeclaration),
-});
-
-/** A row of customer.policy.cypher: each list holds at most one entry (none when absent). */
-interface PolicyRow {
-  secureTypes: string[];
-  unlinkedTypes: string[];
-  settings: CustomerSettings[];
-  blocklist: string[];
-  schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
-}
-
-interface TokenRow {
-  tokenId: string;
-  customerId: string;
-  kind: 'bearer' | 'mapi';
-  label: string | null;
-  createdAt: string;
-  tokenHash?: string;
-}
-
-const toTokenRecord = (row: TokenRow): TokenRecord => ({
-  tokenId: row.tokenId,
-  customerId: row.customerId,
-  kind: row.kind,
-  label: row.label ?? null,
-  createdAt: row.createdAt,
-});
-
-/** Customers whose parsed blocklist the store keeps (see parsedRules). */
-const PARSED_RULES_KEPT = 1_000;
-
 export class Neo4jStore implements Store {
   private closed = false;
   private readonly deliveries = new Neo4jDeliveries();
-  /**
-   * The blocklist text each customer had at its last read, with the rules parsed from it. Every node write reads the
-   * customer's policy; handing out the same array for the same text lets the domain reuse the rules it compiled
-   * for that array, instead of parsing and fingerprinting up to 100,000 values on every write.
-   */
-  private readonly parsedRules = new Map<string, { text: string; rules: BlockRule[] }>();
+  private readonly schemas = new Neo4jSchemas();
 
   /**
    * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
@@ -483,173 +426,70 @@ export class Neo4jStore implements Store {
     await this.driver.close();
   }
 
-  // ---- schemas
+  // ---- schemas (./neo4j-schemas.ts)
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
-    const customer = customerId;
-    const schemaId = schema.schemaId;
-    const idTypes = schema.idTypes.map((t) => ({
-      type: t.type,
-      secure: t.secure,
-      links: t.links !== false,
-      maxHolders: t.maxHolders === undefined ? null : int(t.maxHolders),
-    }));
     const ifCommitted: IfCommitted<PutSchemaOutcome> = async (q, writeId) => {
-      const [row] = await q<{ lastWrite: string | null; created: boolean | null }>('schema.last-write', { customer, schemaId });
-      return row?.lastWrite === writeId ? { result: { created: row.created === true } } : undefined;
+      const outcome = await this.schemas.putBy(q, customerId, schema.schemaId, writeId);
+      return outcome ? { result: outcome } : undefined;
     };
-    return this.write(async (q, writeId) => {
-      // Waits for node writes of the schema in flight, and holds off new ones (see schema.guard.cypher).
-      await guardWholeSchema(q, customer, schemaId, writeId);
-      // null for a schema stored before createdBy existed: not created now.
-      const [lock] = await q<{ created: boolean | null }>('schema.lock', { customer, schemaId, write: writeId });
-      const created = lock?.created === true;
-      // Lock the declared types in name order before reading their flags (see idtype.lock.cypher).
-      const byName = [...idTypes].sort((a, b) => compareCodePoints(a.type, b.type));
-      const locked = await q<{ type: string; wasSecure: boolean }>('idtype.lock', { customer, idTypes: byName, write: writeId });
-      const others = await q<{ schemaId: string; declaration: StoredDeclaration }>('schema.other-declarations', { customer, schemaId, idTypes });
-      refuseConflictingDeclarations(
-        schema.idTypes,
-        others.map((o) => ({ schemaId: o.schemaId, declaration: toDeclaration(o.declaration) })),
-      );
-      // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3). The IdType
-      // lock is held, and node writes that add IDs hold a schema guard, which this put holds all of: no ID of the
-      // type can be added between this check and the commit.
-      for (const declared of schema.idTypes) {
-        if (declared.secure || !locked.some((l) => l.type === declared.type && l.wasSecure)) continue;
-        const [row] = await q<{ held: boolean }>('idtype.held', { customer, type: declared.type });
-        if (row?.held) throw secureTypeInUse(declared.type);
-      }
-      if (!created) {
-        const [held] = await q<{ type: string }>('schema.held-dropped-types', { customer, schemaId, keptTypes: idTypes.map((t) => t.type) });
-        if (held) {
-          throw new DomainError('schema_in_use', `ID type '${held.type}' cannot be dropped: nodes of schema '${schemaId}' still hold IDs of it.`);
-        }
-      }
-      await q('schema.declare', { customer, schemaId, idTypes });
-      await q('idtype.delete-orphans', { customer });
-      return { created };
-    }, { ifCommitted });
+    return this.write((q, writeId) => this.schemas.put(q, customerId, schema, writeId), { ifCommitted });
   }
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
-    return this.read(async (q) => {
-      const [row] = await q<{ schemaId: string; idTypes: DeclaredType[] }>('schema.get', { customer: customerId, schemaId });
-      return row ? toSchemaRecord(row.schemaId, row.idTypes) : undefined;
-    });
+    return this.read((q) => this.schemas.get(q, customerId, schemaId));
   }
 
   listSchemas(customerId: string): Promise<SchemaRecord[]> {
-    return this.read(async (q) => {
-      const rows = await q<{ schemaId: string; idTypes: DeclaredType[] }>('schema.list', { customer: customerId });
-      return rows.map((row) => toSchemaRecord(row.schemaId, row.idTypes)).sort((a, b) => compareCodePoints(a.schemaId, b.schemaId));
-    });
+    return this.read((q) => this.schemas.list(q, customerId));
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    const inUse = () => new DomainError('schema_in_use', `Schema '${schemaId}' still has nodes; remove them first.`);
-    return this.write(
-      async (q, writeId) => {
-        // Guards before the schema vertex, in the lock order every transaction keeps (see schema.guard.cypher).
-        await guardWholeSchema(q, customerId, schemaId, writeId);
-        const [lock] = await q<{ inUse: boolean }>('schema.lock-for-delete', { customer: customerId, schemaId });
-        if (!lock) throw new DomainError('schema_not_found', `Schema '${schemaId}' does not exist.`);
-        if (lock.inUse) throw inUse();
-        await q('schema.delete', { customer: customerId, schemaId });
-        await q('idtype.delete-orphans', { customer: customerId });
-      },
-      {
-        // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
-        // relationship it did not delete (a constraint violation): the schema is then in use after all.
-        onConstraintViolation: inUse,
-        // A delete leaves nothing to carry its mark; the schema being gone after an attempt that reached its commit
-        // means that commit went through (or another delete of it did meanwhile: either way it is deleted).
-        ifCommitted: async (q) => ((await q('schema.last-write', { customer: customerId, schemaId })).length === 0 ? COMMITTED : undefined),
-      },
-    );
+    return this.write((q, writeId) => this.schemas.delete(q, customerId, schemaId, writeId), {
+      // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
+      // relationship it did not delete (a constraint violation): the schema is then in use after all.
+      onConstraintViolation: () => schemaInUse(schemaId),
+      // A delete leaves nothing to carry its mark; the schema being gone after an attempt that reached its commit
+      // means that commit went through (or another delete of it did meanwhile: either way it is deleted).
+      ifCommitted: async (q) => ((await this.schemas.isGone(q, customerId, schemaId)) ? COMMITTED : undefined),
+    });
   }
 
   async customerPolicy(customerId: string): Promise<CustomerPolicy> {
-    return (await this.readPolicy(customerId, null)).policy;
+    return (await this.read((q) => this.schemas.policy(q, customerId, null))).policy;
   }
 
   /** One statement, one round trip: a node write's checks wait for this read alone. */
   schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.readPolicy(customerId, schemaId);
-  }
-
-  /** customer.policy.cypher; with a schemaId, that schema too (no statement matches a null schemaId). */
-  private readPolicy(customerId: string, schemaId: string | null): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.read(async (q) => {
-      const [row] = await q<PolicyRow>('customer.policy', { customer: customerId, schemaId });
-      const [settings] = row?.settings ?? [];
-      const [rules] = row?.blocklist ?? [];
-      const [schema] = row?.schema ?? [];
-      return {
-        schema: schema ? toSchemaRecord(schema.schemaId, schema.idTypes) : undefined,
-        policy: {
-          settings: settings ? { requireToken: settings.requireToken, timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
-          blockRules: rules === undefined ? [] : this.parsedBlocklist(customerId, rules),
-          secureTypes: new Set(row?.secureTypes ?? []),
-          unlinkedTypes: new Set(row?.unlinkedTypes ?? []),
-        },
-      };
-    });
-  }
-
-  private parsedBlocklist(customerId: string, text: string): BlockRule[] {
-    const kept = this.parsedRules.get(customerId);
-    if (kept?.text === text) return kept.rules;
-    const rules = JSON.parse(text) as BlockRule[];
-    this.parsedRules.delete(customerId);
-    // A Map keeps insertion order: the blocklist parsed longest ago goes.
-    if (this.parsedRules.size >= PARSED_RULES_KEPT) this.parsedRules.delete(this.parsedRules.keys().next().value as string);
-    this.parsedRules.set(customerId, { text, rules });
-    return rules;
+    return this.read((q) => this.schemas.policy(q, customerId, schemaId));
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
   // that went through writes the same again, so they need no ifCommitted.
 
   async putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
-    await this.write((q) => q('settings.put', { customer: customerId, requireToken: settings.requireToken, timezone: settings.timezone }));
+    await this.write((q) => this.schemas.putSettings(q, customerId, settings));
     return { requireToken: settings.requireToken, timezone: settings.timezone };
   }
 
   async putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
-    await this.write((q) => q('blocklist.put', { customer: customerId, rules: JSON.stringify(rules) }));
+    await this.write((q) => this.schemas.putBlocklist(q, customerId, rules));
     return rules;
   }
 
-  // ---- tokens
+  // ---- tokens (./neo4j-tokens.ts)
 
   createToken(token: StoredToken): Promise<void> {
-    return this.write(
-      async (q, writeId) => {
-        await q('token.create', {
-          tokenId: token.tokenId,
-          customer: token.customerId,
-          kind: token.kind,
-          label: token.label,
-          tokenHash: token.tokenHash,
-          createdAt: token.createdAt,
-          write: writeId,
-        });
-      },
-      { ifCommitted: this.tokenWritten(token.customerId, token.tokenId, undefined) },
-    );
+    return this.write((q, writeId) => createToken(q, token, writeId), { ifCommitted: this.tokenWritten(token.customerId, token.tokenId, undefined) });
   }
 
   listTokens(customerId: string): Promise<TokenRecord[]> {
-    return this.read(async (q) => (await q<TokenRow>('token.list', { customer: customerId })).map(toTokenRecord));
+    return this.read((q) => listTokens(q, customerId));
   }
 
   revokeToken(customerId: string, tokenId: string): Promise<boolean> {
     return this.write(
-      async (q, writeId) => {
-        const [row] = await q<{ revoked: number }>('token.revoke', { customer: customerId, tokenId, now: new Date().toISOString(), write: writeId });
-        return (row?.revoked ?? 0) > 0;
-      },
+      (q, writeId) => revokeToken(q, customerId, tokenId, writeId),
       // Only a revoke that revoked marks the token; one that found it revoked already answers false again.
       { ifCommitted: this.tokenWritten(customerId, tokenId, true) },
     );
@@ -657,17 +497,11 @@ export class Neo4jStore implements Store {
 
   /** ifCommitted of a token write: the token carries the write id. */
   private tokenWritten<T>(customerId: string, tokenId: string, result: T): IfCommitted<T> {
-    return async (q, writeId) => {
-      const [row] = await q<{ lastWrite: string | null }>('token.last-write', { customer: customerId, tokenId });
-      return row?.lastWrite === writeId ? { result } : undefined;
-    };
+    return async (q, writeId) => ((await tokenWrittenBy(q, customerId, tokenId, writeId)) ? { result } : undefined);
   }
 
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
-    return this.read(async (q) => {
-      const [row] = await q<TokenRow & { tokenHash: string }>('token.find-active', { tokenHash });
-      return row ? { ...toTokenRecord(row), tokenHash: row.tokenHash } : undefined;
-    });
+    return this.read((q) => findActiveToken(q, tokenHash));
   }
 
   // ---- nodes
