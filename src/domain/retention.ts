@@ -12,6 +12,20 @@ const BATCH = 1_000;
 export const IDEMPOTENCY_KEY_MS = DAY_MS;
 
 /**
+ * Calls `deleteUpTo(BATCH)` until a call deletes fewer than BATCH, each its own transaction; answers how many went
+ * in all. `counted` sees each batch's count as it comes (what a failure midway had deleted).
+ */
+async function inBatches(deleteUpTo: (limit: number) => Promise<number>, counted: (deleted: number) => void = () => undefined): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const batch = await deleteUpTo(BATCH);
+    deleted += batch;
+    counted(batch);
+    if (batch < BATCH) return deleted;
+  }
+}
+
+/**
  * Deletes what deleted deliveries left (Store.sweepDeletedDeliveries) in batches of BATCH, each its own
  * transaction: a delivery counted for millions of IDs is deleted without one transaction holding them all. It runs
  * after each delete (DeliveryService) and in every retention round, which resumes a sweep that a stop or a store
@@ -43,11 +57,7 @@ export class DeletedDeliverySweep {
       this.again = false;
       let deleted = 0;
       try {
-        for (;;) {
-          const batch = await this.store.sweepDeletedDeliveries(BATCH);
-          deleted += batch;
-          if (batch < BATCH) break;
-        }
+        await inBatches((limit) => this.store.sweepDeletedDeliveries(limit), (batch) => (deleted += batch));
       } catch (e) {
         this.logger.warn('deleting the impressions of deleted deliveries failed; trying again at the next delete or retention round', {
           error: e instanceof Error ? e.message : String(e),
@@ -74,23 +84,13 @@ export class HistoryRetention {
   /** Deletes every entry older than the retention period; answers how many. */
   async prune(): Promise<number> {
     const before = new Date(this.now() - this.retentionDays * DAY_MS).toISOString();
-    let deleted = 0;
-    for (;;) {
-      const batch = await this.store.pruneHistory(before, BATCH);
-      deleted += batch;
-      if (batch < BATCH) return deleted;
-    }
+    return inBatches((limit) => this.store.pruneHistory(before, limit));
   }
 
   /** Deletes every impression idempotency key older than IDEMPOTENCY_KEY_MS; answers how many. */
   async pruneImpressionKeys(): Promise<number> {
     const before = new Date(this.now() - IDEMPOTENCY_KEY_MS).toISOString();
-    let deleted = 0;
-    for (;;) {
-      const batch = await this.store.pruneImpressionKeys(before, BATCH);
-      deleted += batch;
-      if (batch < BATCH) return deleted;
-    }
+    return inBatches((limit) => this.store.pruneImpressionKeys(before, limit));
   }
 
   /** Prunes now and every hour after, until stop(); a failed round is logged and tried again the next hour. */
