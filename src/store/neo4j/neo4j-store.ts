@@ -3,7 +3,9 @@
 // in one session.executeWrite transaction whose function has no effect outside the transaction, so the driver
 // may retry it (and a retry after a lost commit reply answers what the committed attempt did: see write());
 // sessions are closed in `finally`; every session names the database. Neo4j integers come back as
-// JS numbers (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()).
+// JS numbers (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()). This file holds the
+// driver, its sessions and transactions; what each call does inside its transaction is in a file of its own beside
+// it (neo4j-nodes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
 //
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
@@ -38,25 +40,12 @@ import {
   type SchemaRecord,
   type SearchQuery,
   type SearchResult,
-  idKey,
-  sameId,
   type TokenRecord,
 } from '../../domain/model';
-import {
-  holderLimitReached,
-  limitedIds,
-  nodeIdLimitReached,
-  type NodeWrite,
-  type PutSchemaOutcome,
-  type Store,
-  type StoredToken,
-  wouldPassIdLimit,
-} from '../../domain/store';
-import { byTypeThenId } from '../../domain/code-point-order';
+import { type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken } from '../../domain/store';
 import { isConstraintViolation, isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
-import { appendHistory, eraseInGraph, historyPage, pruneHistory, stored as storedEntry } from './neo4j-history';
-import { historyEntry, historyOpOf } from '../history';
+import { appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
@@ -64,6 +53,7 @@ import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impre
 import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { SchemaGuards } from './schema-guards';
+import { keyParams, nodeExists, nodeIds, nodeWork, rekeyInGraph } from './neo4j-nodes';
 import { int, type Query, type Row } from './query';
 import { checkParams, loadStatements, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
 
@@ -172,43 +162,6 @@ class LineRefused extends Error {
     super('A bulk line was refused.');
   }
 }
-
-const nodeNotFound = (node: NodeAddress) =>
-  new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
-
-const nodeExists = (schemaId: string, key: IdPair) =>
-  new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
-
-/**
- * What a node write does in its transaction; it pushes the history entries it makes onto `entries`, for the caller
- * to append once its writes are done. `alone`: the write is its transaction's only one, and a create then writes its
- * entry in its own statement (node.create.cypher), saving a round trip.
- */
-type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[], alone: boolean) => Promise<void>;
-
-/** Distinct IDs, in the order given. */
-function uniqueIds(ids: IdPair[]): IdPair[] {
-  const unique = new Map<string, IdPair>();
-  for (const id of ids) {
-    const key = idKey(id);
-    if (!unique.has(key)) unique.set(key, id);
-  }
-  return [...unique.values()];
-}
-
-/** Distinct IDs, in one canonical order: transactions that lock overlapping Id vertices then lock them in the same order. */
-function canonicalIds(ids: IdPair[]): IdPair[] {
-  const unique = new Map<string, IdPair>();
-  for (const id of ids) unique.set(idKey(id), { type: id.type, id: id.id });
-  return [...unique.values()].sort(byTypeThenId);
-}
-
-const keyParams = (node: NodeAddress) => ({
-  customer: node.customerId,
-  schema: node.schemaId,
-  keyType: node.key.type,
-  keyId: node.key.id,
-});
 
 export class Neo4jStore implements Store {
   private closed = false;
@@ -504,61 +457,7 @@ export class Neo4jStore implements Store {
     return this.read((q) => findActiveToken(q, tokenHash));
   }
 
-  // ---- nodes
-
-  /**
-   * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
-   * element id; node_not_found when absent.
-   */
-  private async lockNode(q: Query, node: NodeAddress, writeId: string): Promise<string> {
-    const [row] = await q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
-    if (!row) throw nodeNotFound(node);
-    // node.lock found the node by its key before it waited for the lock; a rekey that committed meanwhile has
-    // moved the node to another key, and SQLite (one writer at a time) would then answer node_not_found. A new
-    // statement reads what is committed now that the lock is held.
-    const [still] = await q<{ node: string }>('node.find', keyParams(node));
-    if (still?.node !== row.node) throw nodeNotFound(node);
-    return row.node;
-  }
-
-  /** Which of `ids` the (locked) node holds, as a predicate. */
-  private async heldAmong(q: Query, nodeElementId: string, ids: IdPair[]): Promise<(id: IdPair) => boolean> {
-    const held = await q<IdPair>('node.held-among', { node: nodeElementId, ids: ids.map((id) => ({ type: id.type, id: id.id })) });
-    return (id) => held.some((h) => sameId(h, id));
-  }
-
-  /**
-   * Links `ids`, which the (locked) node does not hold. A write that grows the node passes its address as `growing`:
-   * node_id_limit_reached, and nothing linked, when the node would then hold more than NodeAddress.maxIds IDs.
-   */
-  private async link(q: Query, nodeElementId: string, ids: IdPair[], growing?: NodeAddress): Promise<void> {
-    if (ids.length === 0) return;
-    const maxIds = growing?.maxIds === undefined ? null : int(growing.maxIds);
-    const [row] = await q<{ linked: number }>('node.link-ids', { node: nodeElementId, ids: canonicalIds(ids), maxIds });
-    if (growing && maxIds !== null && (row?.linked ?? 0) === 0) throw nodeIdLimitReached(growing);
-  }
-
-  /**
-   * holder_limit_reached when one more node holding one of `adding` (IDs the node does not hold) would take it past
-   * its type's maxHolders. Locks those Id vertices until commit (id.lock-holders.cypher), so concurrent writes
-   * count one after the other. Nothing to do, and no statement, for IDs of types without a limit.
-   */
-  private async refuseIfOverHolderLimit(q: Query, node: NodeAddress, adding: IdPair[], writeId: string): Promise<void> {
-    const limited = limitedIds(node, adding);
-    if (limited.length === 0) return;
-    const rows = await q<IdPair & { holders: number }>('id.lock-holders', {
-      customer: node.customerId,
-      ids: canonicalIds(limited.map((l) => l.id)),
-      write: writeId,
-    });
-    for (const { id, maxHolders } of limited) {
-      if ((rows.find((r) => sameId(r, id))?.holders ?? 0) >= maxHolders) throw holderLimitReached(id, maxHolders);
-    }
-  }
-
-  private async unlink(q: Query, nodeElementId: string, id: IdPair): Promise<void> {
-    await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
-  }
+  // ---- nodes (./neo4j-nodes.ts)
 
   /**
    * ifCommitted of node writes that end with `last` (a single write, or a bulk batch, which commits only when all
@@ -575,92 +474,9 @@ export class Neo4jStore implements Store {
     };
   }
 
-  /**
-   * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
-   * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
-   */
-  private nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
-    // The write's history entry, appended by the caller once its transaction's writes are done (appendHistory).
-    const record = (entries: HistoryEntry[], added: IdPair[], removed: IdPair[]) =>
-      entries.push(historyEntry(w.node, historyOpOf(w), added, removed, new Date().toISOString()));
-    switch (w.kind) {
-      case 'create':
-        return {
-          work: async (q, writeId, guards, entries, alone) => {
-            await guards.refuseIfSchemaChanged(q, w.node, writeId);
-            const ids = canonicalIds([w.node.key, ...w.ids]);
-            if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
-            await this.refuseIfOverHolderLimit(q, w.node, ids, writeId);
-            // In the order given, the key first (as SQLite records it), not the locking order.
-            const entry = historyEntry(w.node, 'create', uniqueIds([w.node.key, ...w.ids]), [], new Date().toISOString());
-            const history = alone ? [storedEntry(entry, 0)] : [];
-            const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
-            // The domain checked the schema, but a concurrent removal may have happened since.
-            if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
-            if (!alone) entries.push(entry);
-          },
-          onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
-        };
-      case 'insert':
-        return {
-          work: async (q, writeId, guards, entries) => {
-            await guards.refuseIfSchemaChanged(q, w.node, writeId);
-            const target = await this.lockNode(q, w.node, writeId);
-            const holds = await this.heldAmong(q, target, w.ids);
-            const alreadyHeld = w.ids.find(holds);
-            if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
-            await this.refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
-            await this.link(q, target, w.ids, w.node);
-            record(entries, uniqueIds(w.ids), []);
-          },
-        };
-      case 'replace':
-        return {
-          work: async (q, writeId, guards, entries) => {
-            await guards.refuseIfSchemaChanged(q, w.node, writeId);
-            const target = await this.lockNode(q, w.node, writeId);
-            const holds = await this.heldAmong(q, target, [w.where, w.set]);
-            if (!holds(w.where)) {
-              if (w.upsert && !holds(w.set)) {
-                await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
-                await this.link(q, target, [w.set], w.node);
-                record(entries, [w.set], []);
-              }
-              return;
-            }
-            if (sameId(w.where, w.set)) return;
-            if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
-            await this.refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
-            await this.unlink(q, target, w.where);
-            await this.link(q, target, [w.set]);
-            record(entries, [w.set], [w.where]);
-          },
-        };
-      case 'removeId':
-        return {
-          work: async (q, writeId, _guards, entries) => {
-            const target = await this.lockNode(q, w.node, writeId);
-            const holds = await this.heldAmong(q, target, [w.id]);
-            if (!holds(w.id)) return;
-            await this.unlink(q, target, w.id);
-            record(entries, [], [w.id]);
-          },
-        };
-      case 'deleteNode':
-        return {
-          work: async (q, writeId, _guards, entries) => {
-            const target = await this.lockNode(q, w.node, writeId);
-            const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(w.node));
-            await q('node.delete', { node: target });
-            record(entries, [], [...(row?.ids ?? [])].sort(byTypeThenId));
-          },
-        };
-    }
-  }
-
   /** One node write as its own transaction, with its history entry. */
   private writeNode(w: NodeWrite): Promise<void> {
-    const { work, onConstraintViolation } = this.nodeWork(w);
+    const { work, onConstraintViolation } = nodeWork(w);
     return this.write(
       async (q, writeId) => {
         const entries: HistoryEntry[] = [];
@@ -693,25 +509,11 @@ export class Neo4jStore implements Store {
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
     const newKey: IdPair = { type: node.key.type, id: newId };
-    return this.write(
-      async (q, writeId) => {
-        // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
-        await new SchemaGuards().refuseIfSchemaChanged(q, node, writeId);
-        const target = await this.lockNode(q, node, writeId);
-        if (newId === node.key.id) return;
-        const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
-        if (taken) throw nodeExists(node.schemaId, newKey);
-        const holds = await this.heldAmong(q, target, [node.key, newKey]);
-        if (!holds(newKey)) await this.refuseIfOverHolderLimit(q, node, [newKey], writeId);
-        // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).
-        await q('node.rekey', { node: target, keyId: newId });
-        if (holds(node.key)) await this.unlink(q, target, node.key);
-        if (!holds(newKey)) await this.link(q, target, [newKey]);
-        await appendHistory(q, node.customerId, [historyEntry(node, 'rekeying', [newKey], [node.key], new Date().toISOString())]);
-      },
+    return this.write((q, writeId) => rekeyInGraph(q, node, newId, writeId), {
+      onConstraintViolation: () => nodeExists(node.schemaId, newKey),
       // The node carries the mark under its new key.
-      { onConstraintViolation: () => nodeExists(node.schemaId, newKey), ifCommitted: this.nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }) },
-    );
+      ifCommitted: this.nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }),
+    });
   }
 
   /** Batches of BULK_BATCH_LINES lines, each one transaction, with refused lines undone alone (./neo4j-bulk.ts). */
@@ -725,7 +527,7 @@ export class Neo4jStore implements Store {
    * as a Refusal.
    */
   private async writeNodeBatch(lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
-    const steps = lines.map((w) => this.nodeWork(w));
+    const steps = lines.map((w) => nodeWork(w));
     const alone = steps.length === 1 ? steps[0] : undefined;
     try {
       await this.write(
@@ -762,10 +564,7 @@ export class Neo4jStore implements Store {
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
-    return this.read(async (q) => {
-      const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(node));
-      return row ? [...row.ids].sort(byTypeThenId) : undefined;
-    });
+    return this.read((q) => nodeIds(q, node));
   }
 
   // ---- search

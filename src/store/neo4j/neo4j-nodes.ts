@@ -1,0 +1,208 @@
+// The identity graph's node writes on Neo4j: what each write does inside a transaction the store opens
+// (src/store/neo4j/neo4j-store.ts), which owns the transaction, its retries and what a lost commit reply means.
+import { DomainError } from '../../domain/errors';
+import { byTypeThenId } from '../../domain/code-point-order';
+import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId } from '../../domain/model';
+import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
+import { historyEntry, historyOpOf } from '../history';
+import { appendHistory, stored as storedEntry } from './neo4j-history';
+import { int, type Query } from './query';
+import { SchemaGuards } from './schema-guards';
+
+const nodeNotFound = (node: NodeAddress) =>
+  new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
+
+export const nodeExists = (schemaId: string, key: IdPair) =>
+  new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
+
+/**
+ * What a node write does in its transaction; it pushes the history entries it makes onto `entries`, for the caller
+ * to append once its writes are done. `alone`: the write is its transaction's only one, and a create then writes its
+ * entry in its own statement (node.create.cypher), saving a round trip.
+ */
+export type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[], alone: boolean) => Promise<void>;
+
+/** Distinct IDs, in the order given. */
+function uniqueIds(ids: IdPair[]): IdPair[] {
+  const unique = new Map<string, IdPair>();
+  for (const id of ids) {
+    const key = idKey(id);
+    if (!unique.has(key)) unique.set(key, id);
+  }
+  return [...unique.values()];
+}
+
+/** Distinct IDs, in one canonical order: transactions that lock overlapping Id vertices then lock them in the same order. */
+function canonicalIds(ids: IdPair[]): IdPair[] {
+  const unique = new Map<string, IdPair>();
+  for (const id of ids) unique.set(idKey(id), { type: id.type, id: id.id });
+  return [...unique.values()].sort(byTypeThenId);
+}
+
+export const keyParams = (node: NodeAddress) => ({
+  customer: node.customerId,
+  schema: node.schemaId,
+  keyType: node.key.type,
+  keyId: node.key.id,
+});
+
+/**
+ * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
+ * element id; node_not_found when absent.
+ */
+async function lockNode(q: Query, node: NodeAddress, writeId: string): Promise<string> {
+  const [row] = await q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
+  if (!row) throw nodeNotFound(node);
+  // node.lock found the node by its key before it waited for the lock; a rekey that committed meanwhile has
+  // moved the node to another key, and SQLite (one writer at a time) would then answer node_not_found. A new
+  // statement reads what is committed now that the lock is held.
+  const [still] = await q<{ node: string }>('node.find', keyParams(node));
+  if (still?.node !== row.node) throw nodeNotFound(node);
+  return row.node;
+}
+
+/** Which of `ids` the (locked) node holds, as a predicate. */
+async function heldAmong(q: Query, nodeElementId: string, ids: IdPair[]): Promise<(id: IdPair) => boolean> {
+  const held = await q<IdPair>('node.held-among', { node: nodeElementId, ids: ids.map((id) => ({ type: id.type, id: id.id })) });
+  return (id) => held.some((h) => sameId(h, id));
+}
+
+/**
+ * Links `ids`, which the (locked) node does not hold. A write that grows the node passes its address as `growing`:
+ * node_id_limit_reached, and nothing linked, when the node would then hold more than NodeAddress.maxIds IDs.
+ */
+async function link(q: Query, nodeElementId: string, ids: IdPair[], growing?: NodeAddress): Promise<void> {
+  if (ids.length === 0) return;
+  const maxIds = growing?.maxIds === undefined ? null : int(growing.maxIds);
+  const [row] = await q<{ linked: number }>('node.link-ids', { node: nodeElementId, ids: canonicalIds(ids), maxIds });
+  if (growing && maxIds !== null && (row?.linked ?? 0) === 0) throw nodeIdLimitReached(growing);
+}
+
+/**
+ * holder_limit_reached when one more node holding one of `adding` (IDs the node does not hold) would take it past
+ * its type's maxHolders. Locks those Id vertices until commit (id.lock-holders.cypher), so concurrent writes
+ * count one after the other. Nothing to do, and no statement, for IDs of types without a limit.
+ */
+async function refuseIfOverHolderLimit(q: Query, node: NodeAddress, adding: IdPair[], writeId: string): Promise<void> {
+  const limited = limitedIds(node, adding);
+  if (limited.length === 0) return;
+  const rows = await q<IdPair & { holders: number }>('id.lock-holders', {
+    customer: node.customerId,
+    ids: canonicalIds(limited.map((l) => l.id)),
+    write: writeId,
+  });
+  for (const { id, maxHolders } of limited) {
+    if ((rows.find((r) => sameId(r, id))?.holders ?? 0) >= maxHolders) throw holderLimitReached(id, maxHolders);
+  }
+}
+
+async function unlink(q: Query, nodeElementId: string, id: IdPair): Promise<void> {
+  await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
+}
+
+/**
+ * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
+ * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
+ */
+export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
+  // The write's history entry, appended by the caller once its transaction's writes are done (appendHistory).
+  const record = (entries: HistoryEntry[], added: IdPair[], removed: IdPair[]) =>
+    entries.push(historyEntry(w.node, historyOpOf(w), added, removed, new Date().toISOString()));
+  switch (w.kind) {
+    case 'create':
+      return {
+        work: async (q, writeId, guards, entries, alone) => {
+          await guards.refuseIfSchemaChanged(q, w.node, writeId);
+          const ids = canonicalIds([w.node.key, ...w.ids]);
+          if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
+          await refuseIfOverHolderLimit(q, w.node, ids, writeId);
+          // In the order given, the key first (as SQLite records it), not the locking order.
+          const entry = historyEntry(w.node, 'create', uniqueIds([w.node.key, ...w.ids]), [], new Date().toISOString());
+          const history = alone ? [storedEntry(entry, 0)] : [];
+          const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
+          // The domain checked the schema, but a concurrent removal may have happened since.
+          if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
+          if (!alone) entries.push(entry);
+        },
+        onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
+      };
+    case 'insert':
+      return {
+        work: async (q, writeId, guards, entries) => {
+          await guards.refuseIfSchemaChanged(q, w.node, writeId);
+          const target = await lockNode(q, w.node, writeId);
+          const holds = await heldAmong(q, target, w.ids);
+          const alreadyHeld = w.ids.find(holds);
+          if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
+          await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
+          await link(q, target, w.ids, w.node);
+          record(entries, uniqueIds(w.ids), []);
+        },
+      };
+    case 'replace':
+      return {
+        work: async (q, writeId, guards, entries) => {
+          await guards.refuseIfSchemaChanged(q, w.node, writeId);
+          const target = await lockNode(q, w.node, writeId);
+          const holds = await heldAmong(q, target, [w.where, w.set]);
+          if (!holds(w.where)) {
+            if (w.upsert && !holds(w.set)) {
+              await refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
+              await link(q, target, [w.set], w.node);
+              record(entries, [w.set], []);
+            }
+            return;
+          }
+          if (sameId(w.where, w.set)) return;
+          if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
+          await refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
+          await unlink(q, target, w.where);
+          await link(q, target, [w.set]);
+          record(entries, [w.set], [w.where]);
+        },
+      };
+    case 'removeId':
+      return {
+        work: async (q, writeId, _guards, entries) => {
+          const target = await lockNode(q, w.node, writeId);
+          const holds = await heldAmong(q, target, [w.id]);
+          if (!holds(w.id)) return;
+          await unlink(q, target, w.id);
+          record(entries, [], [w.id]);
+        },
+      };
+    case 'deleteNode':
+      return {
+        work: async (q, writeId, _guards, entries) => {
+          const target = await lockNode(q, w.node, writeId);
+          const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(w.node));
+          await q('node.delete', { node: target });
+          record(entries, [], [...(row?.ids ?? [])].sort(byTypeThenId));
+        },
+      };
+  }
+}
+
+/** Store.rekey inside its write transaction `writeId`. */
+export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, writeId: string): Promise<void> {
+  const newKey: IdPair = { type: node.key.type, id: newId };
+  // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
+  await new SchemaGuards().refuseIfSchemaChanged(q, node, writeId);
+  const target = await lockNode(q, node, writeId);
+  if (newId === node.key.id) return;
+  const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
+  if (taken) throw nodeExists(node.schemaId, newKey);
+  const holds = await heldAmong(q, target, [node.key, newKey]);
+  if (!holds(newKey)) await refuseIfOverHolderLimit(q, node, [newKey], writeId);
+  // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).
+  await q('node.rekey', { node: target, keyId: newId });
+  if (holds(node.key)) await unlink(q, target, node.key);
+  if (!holds(newKey)) await link(q, target, [newKey]);
+  await appendHistory(q, node.customerId, [historyEntry(node, 'rekeying', [newKey], [node.key], new Date().toISOString())]);
+}
+
+/** The IDs the node holds, in type then value order; undefined when there is no such node. */
+export async function nodeIds(q: Query, node: NodeAddress): Promise<IdPair[] | undefined> {
+  const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(node));
+  return row ? [...row.ids].sort(byTypeThenId) : undefined;
+}
