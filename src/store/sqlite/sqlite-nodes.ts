@@ -86,7 +86,7 @@ export class SqliteNodes {
     this.s.unlink.run(nodePk, idPk);
   }
 
-  /** Refuses (DomainError) only before its first write: applyNodeWrites runs it without a savepoint of its own. */
+  /** Refuses (DomainError) only before its first write: apply runs it without a savepoint of its own. */
   create(node: NodeAddress, ids: IdPair[]): void {
     this.schemas.refuseIfChanged(node);
     const held = uniqueById([node.key, ...ids]);
@@ -226,7 +226,7 @@ export class SqliteNodes {
   /**
    * One IMMEDIATE transaction for the whole batch and a savepoint per write (better-sqlite3 turns a nested
    * transaction into a savepoint): a refused write is rolled back alone, and the batch pays for one commit.
-   * A create needs none: every refusal of a create comes before its first write (createNodeNow). SQLite copies each
+   * A create needs none: every refusal of a create comes before its first write (create). SQLite copies each
    * page a savepoint changes into a sub-journal, in memory up to 64 KiB and then in a temporary file: with them a
    * bulk load of creates ran at half the rate (300,000 IDs: 55k IDs/s, 102k without). A fault (not a refusal)
    * fails the whole batch either way.
