@@ -191,3 +191,13 @@ export const sameId = (a: IdPair, b: IdPair): boolean => a.type === b.type && a.
  * space ends it. Cheaper than JSON.stringify([type, id]), which every ID of every bulk line paid for twice.
  */
 export const idKey = (id: IdPair): string => `${id.type} ${id.id}`;
+
+/** Distinct IDs, in the order given (each first occurrence kept). */
+export function uniqueIds(ids: readonly IdPair[]): IdPair[] {
+  const unique = new Map<string, IdPair>();
+  for (const id of ids) {
+    const key = idKey(id);
+    if (!unique.has(key)) unique.set(key, id);
+  }
+  return [...unique.values()];
+}

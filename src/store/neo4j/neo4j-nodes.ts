@@ -2,7 +2,7 @@
 // (src/store/neo4j/neo4j-store.ts), which owns the transaction, its retries and what a lost commit reply means.
 import { DomainError } from '../../domain/errors';
 import { byTypeThenId } from '../../domain/code-point-order';
-import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId } from '../../domain/model';
+import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
 import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
@@ -21,16 +21,6 @@ export const nodeExists = (schemaId: string, key: IdPair) =>
  * entry in its own statement (node.create.cypher), saving a round trip.
  */
 export type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[], alone: boolean) => Promise<void>;
-
-/** Distinct IDs, in the order given. */
-function uniqueIds(ids: IdPair[]): IdPair[] {
-  const unique = new Map<string, IdPair>();
-  for (const id of ids) {
-    const key = idKey(id);
-    if (!unique.has(key)) unique.set(key, id);
-  }
-  return [...unique.values()];
-}
 
 /** Distinct IDs, in one canonical order: transactions that lock overlapping Id vertices then lock them in the same order. */
 function canonicalIds(ids: IdPair[]): IdPair[] {

@@ -3,24 +3,13 @@
 // transaction. Nodes are rows of `nodes`, IDs rows of `ids`, and `node_ids` says which node holds which ID.
 import type Database from 'better-sqlite3';
 import { DomainError, isDomainError } from '../../domain/errors';
-import { type EraseOutcome, type EraseRequest, type HistoryOp, type IdPair, idKey, type NodeAddress, sameId } from '../../domain/model';
+import { type EraseOutcome, type EraseRequest, type HistoryOp, type IdPair, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
 import { eraseTooLarge, holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';
 import type { SqliteSchemas } from './sqlite-schemas';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
-
-/** `ids` without repeats, each first occurrence kept. */
-function uniqueById(ids: IdPair[]): IdPair[] {
-  const seen = new Set<string>();
-  return ids.filter((id) => {
-    const k = idKey(id);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
 
 export class SqliteNodes {
   private readonly s;
@@ -89,7 +78,7 @@ export class SqliteNodes {
   /** Refuses (DomainError) only before its first write: apply runs it without a savepoint of its own. */
   create(node: NodeAddress, ids: IdPair[]): void {
     this.schemas.refuseIfChanged(node);
-    const held = uniqueById([node.key, ...ids]);
+    const held = uniqueIds([node.key, ...ids]);
     if (wouldPassIdLimit(node, 0, held.length)) throw nodeIdLimitReached(node);
     this.refuseIfOverHolderLimit(node, held);
     let nodePk: number;
@@ -154,7 +143,7 @@ export class SqliteNodes {
         throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
       }
     }
-    const adding = uniqueById(ids);
+    const adding = uniqueIds(ids);
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
     this.refuseIfOverHolderLimit(node, adding);
     const idPks = adding.map((id) => {
