@@ -35,6 +35,7 @@ export const NDJSON = 'application/x-ndjson';
 
 /** One line of the body: its text and size in bytes, or only its number when it was over the line limit (its bytes were dropped). */
 type Line = { number: number; text: string; bytes: number } | { number: number; tooLarge: true };
+type TextLine = Extract<Line, { text: string }>;
 
 /** Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped. */
 export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGenerator<Line> {
@@ -140,8 +141,14 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
   // reserves that much of the memory all share, whatever it turns out to send, so the total is bounded by bytes.
   const reservation = batchBytes + maxLineBytes;
   const memory = withTimeout(new Semaphore(Math.max(limits.memoryBytes, reservation)), ADMISSION_WAIT_MS, new BulkBusy());
-  /** Parses and validates one line exactly like the single endpoint's body. */
-  const checkLine = (customerId: string, text: string): BulkItem => {
+  /**
+   * Parses and validates one line exactly like the single endpoint's body. It empties the line's text: the
+   * request's suspended frame still holds the line while it waits for the next one, and a line may be as long as
+   * BODY_LIMIT. Only the parsed item is kept.
+   */
+  const checkLine = (customerId: string, line: TextLine): BulkItem => {
+    const { text } = line;
+    line.text = '';
     const { op, body } = parseLine(text);
     const validate = validators.get(BULK_OPERATIONS[op].operationId) as RequestValidator;
     return { op, body: validate({ params: { customer_id: customerId }, query: {}, body }).body };
@@ -247,18 +254,22 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         if (next.done) break;
         const line = next.value;
         const size = 'tooLarge' in line ? 0 : line.bytes;
-        if (batch.length >= BATCH_LINES || batchSize + size > batchBytes) await applyBatch();
+        // A line longer than the last one may still not fit the batch.
+        if (batchSize + size > batchBytes) await applyBatch();
         batchSize += size;
         if ('tooLarge' in line) {
           batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
         } else {
           try {
-            batch.push({ line: line.number, item: checkLine(actor.customerId, line.text) });
+            batch.push({ line: line.number, item: checkLine(actor.customerId, line) });
           } catch (e) {
             if (!isDomainError(e)) throw e;
             batch.push({ line: line.number, result: refused(line.number, e) });
           }
         }
+        // A batch that a line like this one would overflow runs now, not after the next line has arrived: until
+        // then it would hold its parsed lines while the sender streams up to BODY_LIMIT more.
+        if (batch.length >= BATCH_LINES || batchSize + size > batchBytes) await applyBatch();
       }
       await applyBatch();
     } catch (e) {
