@@ -2,7 +2,7 @@
 // through the service's own middleware stack; `node floors.js node-http` through bare node:http.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expressWithCommonMiddleware } from '../src/app';
+import { bodyMemoryLimits, expressWithCommonMiddleware } from '../src/app';
 import { loadConfig } from '../src/config';
 import { Metrics } from '../src/http/metrics';
 import { createLogger, type Logger } from '../src/logger';
@@ -12,8 +12,14 @@ const CONSTANT = JSON.stringify({ results: [{ type: 'member_id', id: 'm-1' }], t
 
 /** The Express floor's app: the service's middleware stack, then a constant body at /floor (bench/ab.ts injects into it). */
 export function expressFloorApp(logger: Logger): Express {
-  const { bodyLimit, connections } = loadConfig({});
-  const app = expressWithCommonMiddleware({ logger, metrics: new Metrics(), bodyLimit, bodyTimeoutMs: connections.bodyTimeoutMs });
+  const config = loadConfig({});
+  const app = expressWithCommonMiddleware({
+    logger,
+    metrics: new Metrics(),
+    bodyLimit: config.bodyLimit,
+    bodyTimeoutMs: config.connections.bodyTimeoutMs,
+    bodyMemory: bodyMemoryLimits(config),
+  });
   app.all('/floor', (_req, res) => {
     res.type('application/json').send(CONSTANT);
   });

@@ -14,7 +14,7 @@ import { SearchService } from './domain/search';
 import { GraphService } from './domain/graph';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
-import { accessLog, bodyDeadline, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId, wellFormedHost } from './http/middleware';
+import { accessLog, bodyDeadline, bodyMemory, type BodyMemoryLimits, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId, wellFormedHost } from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
@@ -34,7 +34,7 @@ export interface AppDependencies {
   store: Store;
   config: Pick<
     Config,
-    'bodyLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'
+    'bodyLimit' | 'bodyMemoryLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'
   >;
   logger: Logger;
   adminToken: string;
@@ -47,7 +47,7 @@ export interface AppDependencies {
 }
 
 /** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
-export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string; bodyTimeoutMs: number }): Express {
+export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string; bodyTimeoutMs: number; bodyMemory: BodyMemoryLimits }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -60,9 +60,17 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.use(bodyDeadline(options.bodyTimeoutMs));
   app.use(jsonBodiesOnly());
+  app.use(bodyMemory(options.bodyMemory));
   app.use(express.json({ limit: options.bodyLimit, strict: false, type: JSON_TYPES }));
   return app;
 }
+
+/** BODY_MEMORY_LIMIT as the body middleware reads it. */
+export const bodyMemoryLimits = (config: Pick<Config, 'bodyLimit' | 'bodyMemoryLimit' | 'connections'>): BodyMemoryLimits => ({
+  limitBytes: bytes(config.bodyMemoryLimit),
+  bodyLimitBytes: bytes(config.bodyLimit),
+  maxConnections: config.connections.maxConnections,
+});
 
 /** Under /v1, the delivery routes (which read X-SERVICE-MAPI-TOKEN); every other route reads Authorization. */
 const DELIVERY_PATH = /^\/delivery(\/|$)/;
@@ -76,7 +84,13 @@ export function createApp(deps: AppDependencies): Express {
   const tokens = new TokenService(store, deps.adminToken);
   const bearer = bearerCaller(tokens);
 
-  const app = expressWithCommonMiddleware({ logger, metrics, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.connections.bodyTimeoutMs });
+  const app = expressWithCommonMiddleware({
+    logger,
+    metrics,
+    bodyLimit: config.bodyLimit,
+    bodyTimeoutMs: config.connections.bodyTimeoutMs,
+    bodyMemory: bodyMemoryLimits(config),
+  });
 
   app.use('/v1/:customer_id', customerFromPath());
   const limiter = rateLimiter(config);

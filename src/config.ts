@@ -85,6 +85,13 @@ const envSchema = {
       description:
         'Most bytes of lines all _bulk requests together may hold. Each request in progress takes BULK_BATCH_LIMIT + BODY_LIMIT of it (with the defaults, 16 requests at once); one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
     },
+    BODY_MEMORY_LIMIT: {
+      type: 'string',
+      pattern: '^[0-9]+(b|kb|mb)?$',
+      default: '32mb',
+      description:
+        'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
+    },
     BULK_LINE_TIMEOUT_MS: {
       type: 'integer',
       minimum: 100,
@@ -189,6 +196,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   logLevel: string;
   bodyLimit: string;
+  /** Most bytes of request bodies (all but _bulk's) read at once: see bodyMemory in src/http/middleware.ts. */
+  bodyMemoryLimit: string;
   bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number };
   searchMaxLimit: number;
   traversalMaxNodes: number;
@@ -235,6 +244,7 @@ interface ValidatedEnv {
   BODY_LIMIT: string;
   BULK_BATCH_LIMIT: string;
   BULK_MEMORY_LIMIT: string;
+  BODY_MEMORY_LIMIT: string;
   BULK_LINE_TIMEOUT_MS: number;
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
@@ -294,6 +304,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     publicBaseUrl: v.PUBLIC_BASE_URL,
     logLevel: v.LOG_LEVEL,
     bodyLimit: v.BODY_LIMIT,
+    bodyMemoryLimit: v.BODY_MEMORY_LIMIT,
     bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { isDomainError } from '../domain/errors';
+import { ByteBudget } from './admission';
 import { type Logger, requestContext } from '../logger';
 import { sendProblem } from './problem';
 import { isWellFormedHost } from './public-url';
@@ -96,6 +97,58 @@ export function jsonBodiesOnly(): RequestHandler {
       return;
     }
     next();
+  };
+}
+
+export interface BodyMemoryLimits {
+  /** BODY_MEMORY_LIMIT in bytes. */
+  limitBytes: number;
+  /** BODY_LIMIT in bytes: what a body of no declared length may grow to. */
+  bodyLimitBytes: number;
+  /** MAX_CONNECTIONS: each may always send a body of limitBytes / maxConnections. */
+  maxConnections: number;
+}
+
+/**
+ * Bounds the bytes of JSON bodies being read and held at once (issue 12 bounded only _bulk's lines: 500 anonymous
+ * connections each sending most of a one-megabyte body held 589 MB). A body of at most `limitBytes /
+ * maxConnections` is always read, so slow senders that take the budget never hold back ordinary requests; those
+ * small bodies together hold at most `limitBytes` more. A larger body first takes its declared length of the
+ * budget (BODY_LIMIT when it declares none) until its answer is sent; one that finds no room for 5 s gets 503
+ * server_busy and is never read. A declared length over BODY_LIMIT takes nothing: the parser refuses it unread.
+ */
+export function bodyMemory(limits: BodyMemoryLimits): RequestHandler {
+  const budget = new ByteBudget('BODY_MEMORY_LIMIT', limits.limitBytes, limits.bodyLimitBytes);
+  const alwaysRead = Math.floor(limits.limitBytes / limits.maxConnections);
+  return (req, res, next) => {
+    if (!hasBody(req) || isBulk(req)) {
+      next();
+      return;
+    }
+    // Node's parser has refused a malformed or repeated Content-Length already.
+    const declared = req.headers['transfer-encoding'] === undefined ? Number(req.headers['content-length']) : limits.bodyLimitBytes;
+    if (!(declared > alwaysRead && declared <= limits.bodyLimitBytes)) {
+      next();
+      return;
+    }
+    // The room goes back when the answer is sent or the connection closes. Node often notices a client that left
+    // only once the body is read (its socket is paused until then); when it noticed during the wait, at once.
+    let release: (() => void) | undefined;
+    let gone = false;
+    res.once('close', () => {
+      gone = true;
+      release?.();
+    });
+    budget.take(declared).then((granted) => {
+      if (!granted) {
+        budget.refuse(res, 'Other large request bodies fill the memory for bodies');
+      } else if (gone) {
+        granted();
+      } else {
+        release = granted;
+        next();
+      }
+    }, next);
   };
 }
 

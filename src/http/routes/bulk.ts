@@ -2,11 +2,11 @@
 // with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
 // bad line never stops or changes the others.
 import type { Readable } from 'node:stream';
-import { Semaphore, withTimeout } from 'async-mutex';
 import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
+import { ByteBudget } from '../admission';
 import type { RequestValidator } from '../openapi';
 import { operation, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
@@ -107,9 +107,6 @@ const BATCH_LINES = 500;
 /** A sender that pauses this long gets the results of the lines it sent so far (see the route). */
 const PAUSE_FLUSH_MS = 200;
 
-/** How long a request waits for its share of BULK_MEMORY_LIMIT before it is refused with 503 server_busy. */
-const ADMISSION_WAIT_MS = 5_000;
-
 export interface BulkLimits {
   /** Most bytes in one line (BODY_LIMIT); a longer line is that line's 413. */
   maxLineBytes: number;
@@ -132,15 +129,13 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
   }
 }
 
-class BulkBusy extends Error {}
-
 export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, limits: BulkLimits): Router {
   const router = caseSensitiveRouter();
   const { maxLineBytes, batchBytes, lineTimeoutMs } = limits;
   // What one request may hold: a batch of lines, and the line being read after it. Every request in progress
   // reserves that much of the memory all share, whatever it turns out to send, so the total is bounded by bytes.
   const reservation = batchBytes + maxLineBytes;
-  const memory = withTimeout(new Semaphore(Math.max(limits.memoryBytes, reservation)), ADMISSION_WAIT_MS, new BulkBusy());
+  const memory = new ByteBudget('BULK_MEMORY_LIMIT', limits.memoryBytes, reservation);
   /**
    * Parses and validates one line exactly like the single endpoint's body. It empties the line's text: the
    * request's suspended frame still holds the line while it waits for the next one, and a line may be as long as
@@ -196,14 +191,9 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       const actor = actorOf(res, (params as { customer_id: string }).customer_id);
       // A customer that requires a token refuses the whole request (401) before a line is read.
       await nodes.admit(actor);
-      let release: () => void;
-      try {
-        [, release] = await memory.acquire(reservation);
-      } catch (e) {
-        if (!(e instanceof BulkBusy)) throw e;
-        // Unread, the body would be read to its end to keep the connection: close it instead.
-        res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
-        sendProblem(res, 'server_busy', `Every bulk slot is in use (BULK_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+      const release = await memory.take(reservation);
+      if (!release) {
+        memory.refuse(res, 'Every bulk slot is in use');
         return;
       }
       try {

@@ -1,0 +1,40 @@
+// Byte budgets that requests wait for before they read what they hold (BULK_MEMORY_LIMIT, BODY_MEMORY_LIMIT): a
+// request that finds no room within ADMISSION_WAIT_MS is refused with 503 server_busy, before its body is read.
+import { Semaphore, withTimeout } from 'async-mutex';
+import type { Response } from 'express';
+import { sendProblem } from './problem';
+
+/** How long a request waits for room in a budget; also the Retry-After of its refusal, in seconds. */
+export const ADMISSION_WAIT_MS = 5_000;
+
+class NoRoom extends Error {}
+
+export class ByteBudget {
+  private readonly bytes;
+
+  /** `largestShare` is the most one request takes: the budget is never smaller, so such a request can get in. */
+  constructor(
+    private readonly setting: string,
+    bytes: number,
+    largestShare: number,
+  ) {
+    this.bytes = withTimeout(new Semaphore(Math.max(bytes, largestShare)), ADMISSION_WAIT_MS, new NoRoom());
+  }
+
+  /** Takes `share` bytes, waiting up to ADMISSION_WAIT_MS for them: the release, or undefined when no room came. */
+  async take(share: number): Promise<(() => void) | undefined> {
+    try {
+      const [, release] = await this.bytes.acquire(share);
+      return release;
+    } catch (e) {
+      if (e instanceof NoRoom) return undefined;
+      throw e;
+    }
+  }
+
+  /** 503 server_busy with Retry-After. The body is left unread, so the connection closes rather than read it to its end. */
+  refuse(res: Response, what: string): void {
+    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
+    sendProblem(res, 'server_busy', `${what} (${this.setting}); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+  }
+}

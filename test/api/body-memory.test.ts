@@ -1,0 +1,124 @@
+// What the bodies of ordinary requests may hold together (BODY_MEMORY_LIMIT): a body larger than BODY_MEMORY_LIMIT /
+// MAX_CONNECTIONS takes its declared length of the budget before it is read, waits up to 5 s for room, and is
+// otherwise refused with 503 server_busy, unread; small bodies are never held back. Through the real app and store.
+import http from 'node:http';
+import { startApp, type TestApp } from '../helpers/app';
+import { contractProblems } from '../helpers/contract';
+import { putSchema } from '../helpers/factories';
+import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+
+/** 100 KB for all, 10 connections: a body of up to 10,240 bytes is always read; two of 60,000 bytes do not fit together. */
+const LIMITS = { BODY_LIMIT: '64kb', BODY_MEMORY_LIMIT: '100kb', MAX_CONNECTIONS: '10' };
+
+/** A create of `key` holding 58 devices of 1,000 characters: about 60,000 bytes, over the always-read 10,240. */
+const largeCreate = (key: string): string =>
+  JSON.stringify({ schema: 'member', key: id('member_id', key), ids: Array.from({ length: 58 }, (_, i) => id('device', `${key}-${i}-`.padEnd(1000, 'x'))) });
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/** A POST whose body is sent in two steps; `answer` settles with the response, or with status 0 if the connection closed without one. */
+function openPost(app: TestApp, path: string, headers: Record<string, string>) {
+  const req = http.request(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers } });
+  const answer = new Promise<Answer>((resolve) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', () => resolve({ status: 0, headers: {}, text: '' }));
+  });
+  req.flushHeaders();
+  return { req, answer, send: (text: string) => void req.write(text), end: (text = '') => void req.end(text) };
+}
+
+/** The first part of a body sent now, the rest later: the request holds its share of the budget meanwhile. */
+function holdLargeCreate(app: TestApp, customer: string, key: string) {
+  const body = largeCreate(key);
+  const post = openPost(app, `/v1/${customer}/node/_create`, { 'Content-Length': String(Buffer.byteLength(body)) });
+  post.send(body.slice(0, 1000));
+  return { ...post, finish: () => post.end(body.slice(1000)) };
+}
+
+const nodeIds = (app: TestApp, customer: string, key: string) => app.store.getNodeIds({ customerId: customer, schemaId: 'member', key: id('member_id', key) });
+
+describe('request bodies hold bounded memory together', () => {
+  let app: TestApp;
+  let customer: string;
+  beforeEach(async () => {
+    app = await startApp({ env: LIMITS });
+    customer = uniqueCustomer('bodymem');
+    await putSchema(app, customer);
+  });
+  afterEach(async () => {
+    await app.close();
+  });
+
+  test('when a large body holds the room, then another large body waits, is refused with 503 server_busy unread, small bodies are still answered, and once the first is answered a large body gets in', async () => {
+    expect(largeCreate('a').length).toBeGreaterThan(55_000);
+    expect(largeCreate('a').length).toBeLessThan(64 * 1024);
+    const holding = holdLargeCreate(app, customer, 'a');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const started = Date.now();
+    const refused = openPost(app, `/v1/${customer}/node/_create`, {});
+    refused.end(largeCreate('b'));
+    // A small body is not held back while the large ones wait.
+    const small = await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small') } });
+    expect(small.status).toBe(201);
+
+    const answer = await refused.answer;
+    expect(answer.status).toBe(503);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.headers.connection).toBe('close');
+    const problem = JSON.parse(answer.text) as { code: string; detail: string };
+    expect(problem.code).toBe('server_busy');
+    expect(problem.detail).toContain('BODY_MEMORY_LIMIT');
+    expect(contractProblems('POST', `/v1/${customer}/node/_create`, { status: 503, headers: answer.headers, body: problem, text: answer.text } as never)).toEqual([]);
+    expect(await nodeIds(app, customer, 'b')).toBeUndefined();
+
+    holding.finish();
+    expect((await holding.answer).status).toBe(201);
+    expect(await nodeIds(app, customer, 'a')).toHaveLength(59);
+    const next = openPost(app, `/v1/${customer}/node/_create`, {});
+    next.end(largeCreate('c'));
+    expect((await next.answer).status).toBe(201);
+  }, 20_000);
+
+  test('when a large body waits for room and its client leaves, then its room is not kept: the next large body gets in at once', async () => {
+    const holding = holdLargeCreate(app, customer, 'a');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const leaving = holdLargeCreate(app, customer, 'gone');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leaving.req.destroy();
+    // The waiting request gets its room when the first is answered, finds its client gone, and gives it back.
+    holding.finish();
+    expect((await holding.answer).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Had the leaving request kept its room, this one would wait 5 s and get 503.
+    const next = openPost(app, `/v1/${customer}/node/_create`, {});
+    next.end(largeCreate('c'));
+    expect((await next.answer).status).toBe(201);
+    expect(await nodeIds(app, customer, 'gone')).toBeUndefined();
+  }, 20_000);
+
+  test('when a body declares no length (chunked), then it takes BODY_LIMIT of the room, so a second large body waits for it', async () => {
+    const chunked = openPost(app, `/v1/${customer}/node/_create`, { 'Transfer-Encoding': 'chunked' });
+    const body = largeCreate('a');
+    chunked.send(body.slice(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // 64 KB taken of 100: a 60,000-byte body waits until the chunked one is answered, then gets in.
+    const waiting = openPost(app, `/v1/${customer}/node/_create`, {});
+    waiting.end(largeCreate('b'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await nodeIds(app, customer, 'b')).toBeUndefined();
+    chunked.end(body.slice(1000));
+    expect((await chunked.answer).status).toBe(201);
+    expect((await waiting.answer).status).toBe(201);
+    expect(await nodeIds(app, customer, 'b')).toHaveLength(59);
+  }, 20_000);
+});
