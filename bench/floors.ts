@@ -2,7 +2,7 @@
 // through the service's own middleware stack; `node floors.js node-http` through bare node:http.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bodyMemoryLimits, expressWithCommonMiddleware } from '../src/app';
+import { expressWithCommonMiddleware, memoryLimits } from '../src/app';
 import { loadConfig } from '../src/config';
 import { Metrics } from '../src/http/metrics';
 import { createLogger, type Logger } from '../src/logger';
@@ -18,7 +18,7 @@ export function expressFloorApp(logger: Logger): Express {
     metrics: new Metrics(),
     bodyLimit: config.bodyLimit,
     bodyTimeoutMs: config.connections.bodyTimeoutMs,
-    bodyMemory: bodyMemoryLimits(config),
+    ...memoryLimits(config),
   });
   app.all('/floor', (_req, res) => {
     res.type('application/json').send(CONSTANT);

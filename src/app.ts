@@ -1,6 +1,7 @@
 // createApp wires the HTTP layer to the domain and a store. It never listens, so tests can drive it directly.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { type AnswerMemoryLimits, boundAnswerMemory } from './http/answer-memory';
 import { bytes } from './http/bytes';
 import type { Config } from './config';
 import { CustomerSettingsService } from './domain/customer-settings';
@@ -34,7 +35,7 @@ export interface AppDependencies {
   store: Store;
   config: Pick<
     Config,
-    'bodyLimit' | 'bodyMemoryLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'
+    'bodyLimit' | 'bodyMemoryLimit' | 'responseMemoryLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections'
   >;
   logger: Logger;
   adminToken: string;
@@ -47,8 +48,16 @@ export interface AppDependencies {
 }
 
 /** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
-export function expressWithCommonMiddleware(options: { logger: Logger; metrics: Metrics; bodyLimit: string; bodyTimeoutMs: number; bodyMemory: BodyMemoryLimits }): Express {
+export function expressWithCommonMiddleware(options: {
+  logger: Logger;
+  metrics: Metrics;
+  bodyLimit: string;
+  bodyTimeoutMs: number;
+  bodyMemory: BodyMemoryLimits;
+  answerMemory: AnswerMemoryLimits;
+}): Express {
   const app = express();
+  boundAnswerMemory(app, options.answerMemory);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('case sensitive routing', true);
@@ -65,11 +74,12 @@ export function expressWithCommonMiddleware(options: { logger: Logger; metrics: 
   return app;
 }
 
-/** BODY_MEMORY_LIMIT as the body middleware reads it. */
-export const bodyMemoryLimits = (config: Pick<Config, 'bodyLimit' | 'bodyMemoryLimit' | 'connections'>): BodyMemoryLimits => ({
-  limitBytes: bytes(config.bodyMemoryLimit),
-  bodyLimitBytes: bytes(config.bodyLimit),
-  maxConnections: config.connections.maxConnections,
+/** BODY_MEMORY_LIMIT and RESPONSE_MEMORY_LIMIT as the app applies them. */
+export const memoryLimits = (
+  config: Pick<Config, 'bodyLimit' | 'bodyMemoryLimit' | 'responseMemoryLimit' | 'connections'>,
+): { bodyMemory: BodyMemoryLimits; answerMemory: AnswerMemoryLimits } => ({
+  bodyMemory: { limitBytes: bytes(config.bodyMemoryLimit), bodyLimitBytes: bytes(config.bodyLimit), maxConnections: config.connections.maxConnections },
+  answerMemory: { limitBytes: bytes(config.responseMemoryLimit), maxConnections: config.connections.maxConnections },
 });
 
 /** Under /v1, the delivery routes (which read X-SERVICE-MAPI-TOKEN); every other route reads Authorization. */
@@ -89,7 +99,7 @@ export function createApp(deps: AppDependencies): Express {
     metrics,
     bodyLimit: config.bodyLimit,
     bodyTimeoutMs: config.connections.bodyTimeoutMs,
-    bodyMemory: bodyMemoryLimits(config),
+    ...memoryLimits(config),
   });
 
   app.use('/v1/:customer_id', customerFromPath());

@@ -92,6 +92,13 @@ const envSchema = {
       description:
         'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
     },
+    RESPONSE_MEMORY_LIMIT: {
+      type: 'string',
+      pattern: '^[0-9]+(b|kb|mb)?$',
+      default: '64mb',
+      description:
+        'Most bytes of answers to reads (GET, _search, _graph, _eligible) being sent at once. An answer of at most RESPONSE_MEMORY_LIMIT / MAX_CONNECTIONS (64 KB with the defaults) is always sent; a larger one takes its size of this until its last byte is handed to the operating system, and one that does not fit gets 503 server_busy with Retry-After at once. One answer larger than all of it is sent when no other is.',
+    },
     BULK_LINE_TIMEOUT_MS: {
       type: 'integer',
       minimum: 100,
@@ -198,6 +205,8 @@ export interface Config {
   bodyLimit: string;
   /** Most bytes of request bodies (all but _bulk's) read at once: see bodyMemory in src/http/middleware.ts. */
   bodyMemoryLimit: string;
+  /** Most bytes of answers being sent at once: see boundAnswerMemory in src/http/answer-memory.ts. */
+  responseMemoryLimit: string;
   bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number };
   searchMaxLimit: number;
   traversalMaxNodes: number;
@@ -245,6 +254,7 @@ interface ValidatedEnv {
   BULK_BATCH_LIMIT: string;
   BULK_MEMORY_LIMIT: string;
   BODY_MEMORY_LIMIT: string;
+  RESPONSE_MEMORY_LIMIT: string;
   BULK_LINE_TIMEOUT_MS: number;
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
@@ -305,6 +315,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     logLevel: v.LOG_LEVEL,
     bodyLimit: v.BODY_LIMIT,
     bodyMemoryLimit: v.BODY_MEMORY_LIMIT,
+    responseMemoryLimit: v.RESPONSE_MEMORY_LIMIT,
     bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,

@@ -38,3 +38,26 @@ export class ByteBudget {
     sendProblem(res, 'server_busy', `${what} (${this.setting}); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
   }
 }
+
+/**
+ * Bytes of answers that Node holds until the client reads them (RESPONSE_MEMORY_LIMIT). Taken without waiting: the
+ * answer is in memory already, so a request that waited would hold it all the same. An answer larger than the
+ * whole budget is let through when nothing else is being sent, so that every answer can be sent.
+ */
+export class SendingBudget {
+  private used = 0;
+
+  constructor(private readonly bytes: number) {}
+
+  /** Takes `share` bytes now: the release (idempotent), or undefined when they do not fit. */
+  tryTake(share: number): (() => void) | undefined {
+    if (this.used > 0 && this.used + share > this.bytes) return undefined;
+    this.used += share;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= share;
+    };
+  }
+}

@@ -14,6 +14,7 @@ export function operation(
   if (!validate) throw new Error(`openapi.yaml has no operation '${operationId}'`);
   return async (req, res) => {
     const input = validate({ params: { ...req.params }, query: { ...(req.query as object) }, body: req.body });
+    res.locals.operationId = operationId;
     const customerId = (input.params as { customer_id?: string }).customer_id;
     if (customerId !== undefined) res.locals.customerId = customerId;
     await handler(input, req, res);

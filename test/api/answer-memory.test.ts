@@ -1,0 +1,98 @@
+// What answers being sent may hold together (RESPONSE_MEMORY_LIMIT): an answer larger than RESPONSE_MEMORY_LIMIT /
+// MAX_CONNECTIONS takes its size of the budget until its last byte is handed to the operating system; one that
+// does not fit is 503 server_busy at once, and small answers are always sent. Through the real app and store.
+import net from 'node:net';
+import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
+import { contractProblems } from '../helpers/contract';
+import { putSchema } from '../helpers/factories';
+import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+
+/** 1 MB for all answers, 10 connections: an answer of up to 104,857 bytes is always sent. */
+const LIMITS = { RESPONSE_MEMORY_LIMIT: '1mb', MAX_CONNECTIONS: '10' };
+
+/** 9,000 devices of 1,000 characters: a search answer of about 9.3 MB, more than loopback's socket buffers take. */
+const BIG_IDS = 9_000;
+const bigSearch = { match: { from: { schema: 'member', key: id('member_id', 'big') } } };
+
+async function loadBigNode(app: TestApp, customer: string): Promise<void> {
+  const lines = [JSON.stringify({ op: 'create', body: { schema: 'member', key: id('member_id', 'big') } })];
+  for (let part = 0; part < BIG_IDS / 900; part += 1) {
+    const ids = Array.from({ length: 900 }, (_, i) => id('device', `${part}-${i}-`.padEnd(1000, 'x')));
+    lines.push(JSON.stringify({ op: 'insert', body: { schema: 'member', key: id('member_id', 'big'), ids } }));
+  }
+  const res = await fetch(`${app.baseUrl}/v1/${customer}/node/_bulk`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-ndjson', Authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: lines.join('\n'),
+  });
+  const refused = (await res.text()).split('\n').filter((l) => l && !l.includes('"status":201'));
+  expect(refused).toEqual([]);
+}
+
+/** Sends the big search on a raw connection and never reads the answer: Node holds what the socket does not take. */
+function unreadSearch(app: TestApp, customer: string): net.Socket {
+  const body = JSON.stringify(bigSearch);
+  const { port } = new URL(app.baseUrl);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  socket.pause();
+  socket.on('error', () => undefined);
+  socket.write(`POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  return socket;
+}
+
+describe('answers being sent hold bounded memory together', () => {
+  let app: TestApp;
+  let customer: string;
+  beforeAll(async () => {
+    app = await startApp({ env: LIMITS });
+    customer = uniqueCustomer('answermem');
+    await putSchema(app, customer);
+    await loadBigNode(app, customer);
+    expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await app.close();
+  });
+
+  test('when an unread answer holds the room, then another large read is 503 server_busy at once, a small one and a large write are answered, and once the reader leaves a large answer is sent whole', async () => {
+    const reader = unreadSearch(app, customer);
+    // Until the answer is computed and handed to Node.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const refused = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body).toMatchObject({ code: 'server_busy' });
+    expect(String(refused.body.detail)).toContain('RESPONSE_MEMORY_LIMIT');
+    expect(contractProblems('POST', `/v1/${customer}/_search`, refused)).toEqual([]);
+
+    const small = await app.call('POST', `/v1/${customer}/_search`, { body: { match: { from: { schema: 'member', key: id('member_id', 'small') } } } });
+    expect(small.status).toBe(200);
+    expect(small.body).toEqual({ results: [id('device', 'd'), id('member_id', 'small')], total: 2 });
+
+    // A write's answer is always sent, however large: it was applied. The same rules read back are a read.
+    const rules = [{ type: 'device', values: Array.from({ length: 1000 }, (_, i) => `blocked-${i}-`.padEnd(200, 'x')) }];
+    const written = await app.call('PUT', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN, body: { rules } });
+    expect(written.status).toBe(200);
+    expect(written.text.length).toBeGreaterThan(200_000);
+    const readBack = await app.call('GET', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN });
+    expect(readBack.status).toBe(503);
+    expect(readBack.body).toMatchObject({ code: 'server_busy' });
+
+    reader.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await app.call('GET', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN })).body).toEqual(written.body);
+    const sent = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    expect(sent.status).toBe(200);
+    expect(sent.body.total).toBe(BIG_IDS + 1);
+    expect(sent.body.results).toHaveLength(BIG_IDS + 1);
+  }, 60_000);
+
+  test('when answers are read as they come, then one larger than the whole budget is sent each time, however many ask one after the other', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const sent = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+      expect(sent.status).toBe(200);
+      expect(sent.body.results).toHaveLength(BIG_IDS + 1);
+    }
+  }, 60_000);
+});
