@@ -40,6 +40,9 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
     if (size <= alwaysSent) return send.call(this, body);
     const release = budget.tryTake(size);
     if (!release) {
+      // A page's headers (src/http/paging.ts) describe the answer that is not sent.
+      this.removeHeader('link');
+      this.removeHeader('x-total-count');
       this.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
       sendProblem(this, 'server_busy', `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
       return this;

@@ -79,8 +79,19 @@ describe('answers being sent hold bounded memory together', () => {
     expect(readBack.status).toBe(503);
     expect(readBack.body).toMatchObject({ code: 'server_busy' });
 
+    // A page of the big node's history (its inserts, with their IDs): refused without the page's headers.
+    const history = `/v1/${customer}/node/_history?${new URLSearchParams({ schema: 'member', key_type: 'member_id', key_id: 'big', count: '5' }).toString()}`;
+    const page = await app.call('GET', history, { token: ADMIN_TOKEN });
+    expect(page.status).toBe(503);
+    expect(page.headers.link).toBeUndefined();
+    expect(page.headers['x-total-count']).toBeUndefined();
+
     reader.destroy();
     await new Promise((resolve) => setTimeout(resolve, 200));
+    const pageSent = await app.call('GET', history, { token: ADMIN_TOKEN });
+    expect(pageSent.status).toBe(200);
+    expect(pageSent.headers.link).toContain('rel="next"');
+    expect(pageSent.headers['x-total-count']).toBe('11');
     expect((await app.call('GET', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN })).body).toEqual(written.body);
     const sent = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
     expect(sent.status).toBe(200);
