@@ -1,5 +1,6 @@
-// Byte budgets that requests wait for before they read what they hold (BULK_MEMORY_LIMIT, BODY_MEMORY_LIMIT): a
-// request that finds no room within ADMISSION_WAIT_MS is refused with 503 server_busy, before its body is read.
+// The byte budgets that bound what clients make the service hold, each refusing with 503 server_busy when full:
+// ByteBudget for what a request is about to read (BULK_MEMORY_LIMIT, BODY_MEMORY_LIMIT), which waits up to
+// ADMISSION_WAIT_MS for room before its body is read; SendingBudget for answers (RESPONSE_MEMORY_LIMIT), at once.
 import { Semaphore, withTimeout } from 'async-mutex';
 import type { Response } from 'express';
 import { sendProblem } from './problem';

@@ -8,8 +8,8 @@ import { sendProblem } from './problem';
 
 /**
  * The operations that only read but are asked by POST. Every other POST, PUT or DELETE is a write, whose answer is
- * always sent: it echoes the write's body, whose memory BODY_MEMORY_LIMIT keeps taken until the answer is sent, and
- * refusing it would hide that the write was applied.
+ * always sent: it echoes the write's body (a large body keeps its room in BODY_MEMORY_LIMIT until the answer is
+ * sent), and refusing it would hide that the write was applied.
  */
 const READS_BY_POST = new Set(['search', 'graph', 'deliveryEligibility']);
 
