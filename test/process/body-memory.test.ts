@@ -11,9 +11,9 @@ import { freshDir, installCleanup, send, startServer } from '../helpers/server-p
 installCleanup();
 
 const CONNECTIONS = 200;
-/** RSS while the connections hold their bodies: measured 156-165 MB, 310 MB before the bound. */
+/** RSS while the connections hold their bodies: measured 154-165 MB in nine runs, 310 MB before the bound. */
 const HELD_BOUND_MB = 230;
-/** Peak RSS once they finish together: measured 292-334 MB, 435-513 MB before the bound. */
+/** Peak RSS once they finish together: measured 284-334 MB in the same runs, 435-513 MB before the bound. */
 const PEAK_BOUND_MB = 400;
 const ADMIN = 'body-memory-admin-token-0123456789';
 
