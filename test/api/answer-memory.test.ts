@@ -29,14 +29,20 @@ async function loadBigNode(app: TestApp, customer: string): Promise<void> {
   expect(refused).toEqual([]);
 }
 
-/** Sends the big search on a raw connection and never reads the answer: Node holds what the socket does not take. */
-function unreadSearch(app: TestApp, customer: string): net.Socket {
+/**
+ * Sends the big search on a raw connection and reads no more than the first 64 KB of the answer (one buffer, then
+ * the socket stays paused): Node holds what the socket does not take. Resolves once that first part has come, when
+ * the service has taken the answer's room.
+ */
+async function unreadSearch(app: TestApp, customer: string): Promise<net.Socket> {
   const body = JSON.stringify(bigSearch);
   const { port } = new URL(app.baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
   socket.pause();
+  socket.read(0);
   socket.on('error', () => undefined);
   socket.write(`POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   return socket;
 }
 
@@ -55,9 +61,8 @@ describe('answers being sent hold bounded memory together', () => {
   });
 
   test('when an unread answer holds the room, then another large read is 503 server_busy at once, a small one and a large write are answered, and once the reader leaves a large answer is sent whole', async () => {
-    const reader = unreadSearch(app, customer);
-    // Until the answer is computed and handed to Node.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const reader = await unreadSearch(app, customer);
+    expect(reader.read(12)?.toString()).toBe('HTTP/1.1 200');
 
     const refused = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
     expect(refused.status).toBe(503);
