@@ -61,7 +61,8 @@ describe('request bodies hold bounded memory together', () => {
     expect(largeCreate('a').length).toBeGreaterThan(55_000);
     expect(largeCreate('a').length).toBeLessThan(64 * 1024);
     const holding = holdLargeCreate(app, customer, 'a');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Time for the service to give it the room: nothing a client sees marks that moment.
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     const started = Date.now();
     const refused = openPost(app, `/v1/${customer}/node/_create`, {});
@@ -91,9 +92,9 @@ describe('request bodies hold bounded memory together', () => {
 
   test('when a large body waits for room and its client leaves, then its room is not kept: the next large body gets in at once', async () => {
     const holding = holdLargeCreate(app, customer, 'a');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const leaving = holdLargeCreate(app, customer, 'gone');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     leaving.req.destroy();
     // The waiting request gets its room when the first is answered, finds its client gone, and gives it back.
     holding.finish();
@@ -110,7 +111,7 @@ describe('request bodies hold bounded memory together', () => {
     const chunked = openPost(app, `/v1/${customer}/node/_create`, { 'Transfer-Encoding': 'chunked' });
     const body = largeCreate('a');
     chunked.send(body.slice(0, 1000));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     // 64 KB taken of 100: a 60,000-byte body waits until the chunked one is answered, then gets in.
     const waiting = openPost(app, `/v1/${customer}/node/_create`, {});
     waiting.end(largeCreate('b'));
