@@ -34,8 +34,7 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
   app.response.send = function sendWithinBudget(this: Response, body?: unknown): Response {
     // A string's length in UTF-16 units is at most its length in UTF-8 bytes: most answers need no count.
     const large = (typeof body === 'string' && body.length > alwaysSent) || (Buffer.isBuffer(body) && body.length > alwaysSent);
-    const read = this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string);
-    if (!large || !read) return send.call(this, body);
+    if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string))) return send.call(this, body);
     const size = typeof body === 'string' ? Buffer.byteLength(body) : (body as Buffer).length;
     if (size <= alwaysSent) return send.call(this, body);
     const release = budget.tryTake(size);
