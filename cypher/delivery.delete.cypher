@@ -4,7 +4,8 @@
 // deletes them in batches (delivery.next-deleted.cypher): the :DeletedDelivery vertex records that they are left.
 MATCH (delivery:Delivery {customer: $customer, deliveryId: $deliveryId})
 SET delivery.revision = coalesce(delivery.revision, 0) + 1
-WITH delivery
+// A delete that committed while this waited for the lock leaves the node without properties: nothing to delete.
+WITH delivery WHERE delivery.document IS NOT NULL
 DETACH DELETE delivery
 CREATE (:DeletedDelivery {customer: $customer, deliveryId: $deliveryId})
 RETURN count(*) AS deleted

@@ -6,7 +6,8 @@
 // is what keeps the caps exact. No row when the customer has no such delivery.
 MATCH (delivery:Delivery {customer: $customer, deliveryId: $deliveryId})
 SET delivery.impressionLock = $write
-WITH delivery
+// A delete that committed while this waited for the lock leaves the node without properties: no such delivery now.
+WITH delivery WHERE delivery.document IS NOT NULL
 OPTIONAL MATCH (earlier:ImpressionKey {customer: $customer, deliveryId: $deliveryId, key: $key})
 RETURN delivery.document AS document, coalesce(delivery.deliveryCount, 0) AS deliveryCount,
        coalesce(delivery.iphoneCount, 0) AS iphoneCount, coalesce(delivery.androidCount, 0) AS androidCount,
