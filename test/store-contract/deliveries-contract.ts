@@ -275,6 +275,43 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
         await expect(store().deleteDelivery(c, gone.delivery_id)).resolves.toBe(false);
         await expect(store().replaceDelivery(c, gone.delivery_id, buildDelivery())).resolves.toBeUndefined();
       });
+
+      // A write that waits for a delivery while a delete of it commits must find no delivery (Neo4j reads such a
+      // node back with no properties), never fail, and never bring the delivery back.
+      test('when deletes and replacements of the same deliveries race, then exactly one delete succeeds for each, every call settles, and nothing is left of them', async () => {
+        const c = newCustomer();
+        const kept = await store().createDelivery(c, buildDelivery({ name: 'kept' }));
+        const doomed: Delivery[] = [];
+        for (let i = 0; i < 6; i++) doomed.push(await store().createDelivery(c, buildDelivery({ name: `doomed ${i}` })));
+
+        const calls = doomed.flatMap((d) => [
+          ...Array.from({ length: 4 }, () => () => store().deleteDelivery(c, d.delivery_id).then((deleted) => ({ id: d.delivery_id, deleted }))),
+          ...Array.from({ length: 8 }, (_, j) => () =>
+            store()
+              .replaceDelivery(c, d.delivery_id, buildDelivery({ name: `replaced ${j}` }))
+              .then((replaced) => ({ id: d.delivery_id, replaced })),
+          ),
+        ]);
+        // Interleaved, so that each delivery's deletes and replacements reach the store together.
+        const shuffled = calls.map((call, i) => ({ call, at: (i * 37) % calls.length })).sort((x, y) => x.at - y.at);
+        const outcomes = await Promise.allSettled(shuffled.map(({ call }) => call()));
+
+        expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+        const settled = outcomes.map((o) => (o as PromiseFulfilledResult<{ id: number; deleted?: boolean; replaced?: Delivery }>).value);
+        for (const d of doomed) {
+          const own = settled.filter((o) => o.id === d.delivery_id);
+          expect(own.filter((o) => o.deleted === true)).toHaveLength(1);
+          expect(own.filter((o) => o.deleted === false)).toHaveLength(3);
+          for (const o of own.filter((r) => r.replaced !== undefined)) {
+            expect(o.replaced?.delivery_id).toBe(d.delivery_id);
+            expect(o.replaced?.condition.condition_id).toBe(d.condition.condition_id);
+          }
+          await expect(store().getDelivery(c, d.delivery_id)).resolves.toBeUndefined();
+          await expect(store().replaceDelivery(c, d.delivery_id, buildDelivery())).resolves.toBeUndefined();
+          await expect(store().deleteDelivery(c, d.delivery_id)).resolves.toBe(false);
+        }
+        await expect(store().listDeliveries(c, 0, 100)).resolves.toEqual({ items: [kept], total: 1 });
+      });
     });
 
     describe('customer isolation', () => {
