@@ -321,6 +321,23 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().deleteSchema(c, 'member')).rejects.toMatchObject({ code: 'schema_not_found' });
       });
 
+      test('when deletes of one schema race, then exactly one succeeds, the rest are schema_not_found, and it can be put again as new', async () => {
+        const c = newCustomer();
+        await store().putSchema(c, MEMBER);
+        await store().putSchema(c, { schemaId: 'other', idTypes: [{ type: 'x', secure: false }] });
+        const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => store().deleteSchema(c, 'member')));
+
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of outcomes.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+          expect(o.reason).toMatchObject({ code: 'schema_not_found' });
+        }
+        expect(await store().getSchema(c, 'member')).toBeUndefined();
+        expect((await store().listSchemas(c)).map((s) => s.schemaId)).toEqual(['other']);
+        expect([...(await store().customerPolicy(c)).secureTypes]).toEqual([]);
+        await expect(store().putSchema(c, MEMBER)).resolves.toMatchObject({ created: true });
+        expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
+      });
+
       test('when node creates race the removal of their schema, then no node outlives its schema', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
@@ -805,6 +822,39 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await expect(store().deleteNode(member(c, 'ghost'))).rejects.toMatchObject({ code: 'node_not_found' });
           await store().deleteNode(member(c, 'm1'));
           await expect(store().deleteNode(member(c, 'm1'))).rejects.toMatchObject({ code: 'node_not_found' });
+        });
+
+        test('when deletes of the same nodes race with writes to them, then each node is deleted once, every other call is node_not_found or came first, and no ID of theirs stays held', async () => {
+          const c = await customerWithSchemas();
+          const keys = ['m1', 'm2', 'm3', 'm4'];
+          for (const k of keys) await store().createNode(member(c, k), [id('device', `d-${k}`), id('cookie', 'shared')]);
+          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+          type Outcome = { key: string; kind: 'delete' | 'insert' | 'remove'; result: PromiseSettledResult<void> };
+          const calls = keys.flatMap((k) => [
+            ...Array.from({ length: 4 }, () => ({ key: k, kind: 'delete' as const, run: () => store().deleteNode(member(c, k)) })),
+            ...Array.from({ length: 3 }, (_, j) => ({ key: k, kind: 'insert' as const, run: () => store().insertIds(member(c, k), [id('cookie', `late-${k}-${j}`)]) })),
+            { key: k, kind: 'remove' as const, run: () => store().removeId(member(c, k), id('device', `d-${k}`)) },
+          ]);
+          // Interleaved, so that each node's calls reach the store together.
+          const order = calls.map((call, i) => ({ call, at: (i * 13) % calls.length })).sort((x, y) => x.at - y.at).map((o) => o.call);
+          const settled = await Promise.allSettled(order.map((call) => call.run()));
+          const outcomes: Outcome[] = order.map((call, i) => ({ key: call.key, kind: call.kind, result: settled[i] as PromiseSettledResult<void> }));
+
+          for (const o of outcomes) {
+            if (o.result.status === 'rejected') expect([o.kind, o.result.reason]).toMatchObject([o.kind, { code: 'node_not_found' }]);
+          }
+          for (const k of keys) {
+            const deletes = outcomes.filter((o) => o.key === k && o.kind === 'delete');
+            expect(deletes.filter((o) => o.result.status === 'fulfilled')).toHaveLength(1);
+            expect(await store().getNodeIds(member(c, k))).toBeUndefined();
+            for (const gone of [id('device', `d-${k}`), ...[0, 1, 2].map((j) => id('cookie', `late-${k}-${j}`))]) {
+              expect((await store().search(buildQuery({ customerId: c, where: { id: gone } }))).total).toBe(0);
+            }
+            await expect(store().deleteNode(member(c, k))).rejects.toMatchObject({ code: 'node_not_found' });
+          }
+          expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
+          const linked = await store().search(buildQuery({ customerId: c, where: { id: id('cookie', 'shared') } }));
+          expect(linked.results).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
         });
       });
 

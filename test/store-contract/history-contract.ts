@@ -6,7 +6,7 @@
 //   keeps what earlier tests and runs wrote. The one exception is pruneHistory, which is not per customer: its test
 //   only asserts on entries it wrote itself, around an instant it read back from them.
 // Every assertion reads back what is stored (nodeHistory, getNodeIds, search), not merely what a call returned.
-import type { EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
+import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
 import type { Store } from '../../src/domain/store';
 import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
 
@@ -584,6 +584,42 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           }
         }
         for (const k of people) expect((await store().nodeHistory(c, 'member', id('member_id', k), 0, 1)).total).toBe(0);
+      });
+
+      // A node that another call deletes while an erase waits for it (Neo4j reads such a node back with no
+      // properties) is already gone: the erase neither fails on it nor counts it.
+      test('when erases of one person race each other and deletes of its nodes, then each node is deleted once, by exactly one call, and none of its values remains', async () => {
+        const c = await customerWith(MEMBER);
+        const people = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+        for (const k of people) await store().createNode(member(c, k), [id('email', 'sam@example.com'), id('cookie', `own-${k}`)]);
+        await store().createNode(member(c, 'elsewhere'), [id('cookie', 'other')]);
+
+        // Two deletes of each node, with an erase of the whole person before every fourth of them.
+        const erase = () => store().erase(eraseRequest(c, id('email', 'sam@example.com'), 'person'));
+        const calls = people.flatMap((k, i) => {
+          const deletes = [{ erase: false, run: () => store().deleteNode(member(c, k)) }, { erase: false, run: () => store().deleteNode(member(c, k)) }];
+          return i % 2 === 0 ? [{ erase: true, run: erase }, ...deletes] : deletes;
+        });
+        const settled = await Promise.allSettled(calls.map((call) => call.run()));
+
+        let byErases = 0;
+        let byDeletes = 0;
+        for (const [i, outcome] of settled.entries()) {
+          if (calls[i]?.erase) {
+            expect(outcome.status).toBe('fulfilled');
+            byErases += (outcome as PromiseFulfilledResult<EraseOutcome>).value.nodesDeleted;
+          } else if (outcome.status === 'fulfilled') {
+            byDeletes += 1;
+          } else {
+            expect(outcome.reason).toMatchObject({ code: 'node_not_found' });
+          }
+        }
+        expect(byErases + byDeletes).toBe(people.length);
+        for (const k of people) expect(await store().getNodeIds(member(c, k))).toBeUndefined();
+        for (const value of [id('email', 'sam@example.com'), ...people.map((k) => id('cookie', `own-${k}`))]) {
+          expect([show(value), await holders(c, value)]).toEqual([show(value), 0]);
+        }
+        expect(await store().getNodeIds(member(c, 'elsewhere'))).toEqual([id('cookie', 'other'), id('member_id', 'elsewhere')]);
       });
     });
 
