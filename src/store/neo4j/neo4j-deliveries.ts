@@ -116,7 +116,7 @@ export class Neo4jDeliveries {
 
   /**
    * Call inside a write transaction of the store call `writeId`, which the delivery then carries (see
-   * Neo4jStore.write). Sequences are always taken in the order condition, message, delivery.
+   * Transactions.write in ./neo4j-transactions.ts). Sequences are always taken in the order condition, message, delivery.
    */
   async create(q: Query, customerId: string, draft: DeliveryDraft, writeId: string): Promise<Delivery> {
     const [conditionId] = await this.next(q, customerId, 'condition', 1);

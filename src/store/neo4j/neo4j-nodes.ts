@@ -1,5 +1,6 @@
 // The identity graph's node writes on Neo4j: what each write does inside a transaction the store opens
-// (src/store/neo4j/neo4j-store.ts), which owns the transaction, its retries and what a lost commit reply means.
+// (./neo4j-node-writes.ts makes them transactions; ./neo4j-transactions.ts owns their retries and what a lost
+// commit reply means).
 import { DomainError } from '../../domain/errors';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';

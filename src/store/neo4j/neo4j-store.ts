@@ -1,19 +1,16 @@
 // The Neo4j store. One driver per store (one store per process), checked with verifyConnectivity and closed by
-// close(); every statement is a file under cypher/ (./statements.ts); reads run in session.executeRead, each write
-// in one session.executeWrite transaction whose function has no effect outside the transaction, so the driver
-// may retry it (and a retry after a lost commit reply answers what the committed attempt did: see write());
-// sessions are closed in `finally`; every session names the database. Neo4j integers come back as
-// JS numbers (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()). This file holds the
-// driver, its sessions and transactions; what each call does inside its transaction is in a file of its own beside
-// it (neo4j-nodes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
+// close(); every statement is a file under cypher/ (./statements.ts). Neo4j integers come back as JS numbers
+// (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()). This file connects and maps
+// each Store call to a read or a write transaction (./neo4j-transactions.ts, which owns sessions, retries and
+// what a lost commit reply means); what each call does inside its transaction is in a file of its own beside it
+// (neo4j-nodes and -node-writes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
 //
 // The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, :SchemaGuard vertices (./schema-guards.ts), and
 // :Token, :Delivery, :Sequence vertices. Every vertex carries its customer, and LINKED never joins two customers,
 // so a traversal stays in one customer.
-import { randomUUID } from 'node:crypto';
-import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+import neo4j, { type Driver } from 'neo4j-driver';
 import {
   type Delivery,
   type DeliveryDraft,
@@ -26,14 +23,13 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
-import { DomainError, isDomainError } from '../../domain/errors';
+import type { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type CustomerPolicy,
   type CustomerSettings,
   type EraseOutcome,
   type EraseRequest,
-  type HistoryEntry,
   type HistoryPage,
   type IdPair,
   type NodeAddress,
@@ -43,8 +39,6 @@ import {
   type TokenRecord,
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken } from '../../domain/store';
-import { isConstraintViolation, isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
-import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
@@ -52,10 +46,10 @@ import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy }
 import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
-import { SchemaGuards } from './schema-guards';
-import { keyParams, nodeExists, nodeIds, nodeWork, rekeyInGraph } from './neo4j-nodes';
-import { int, type Query, type Row } from './query';
-import { checkParams, loadStatements, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
+import { nodeIds } from './neo4j-nodes';
+import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
+import { COMMITTED, type IfCommitted, Transactions, type Write } from './neo4j-transactions';
+import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
   uri: string;
@@ -73,21 +67,8 @@ export interface Neo4jConnection {
   schemaCheckMs?: number;
 }
 
-/** What a schema statement fails with when another service created the same constraint or index just before it. */
-const MADE_AT_THE_SAME_MOMENT = new Set([
-  'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists',
-  'Neo.ClientError.Schema.IndexWithNameAlreadyExists',
-  'Neo.ClientError.Schema.ConstraintWithNameAlreadyExists',
-]);
-
 /** NEO4J_SCHEMA_CHECK_MS by default. */
 export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
-
-/**
- * NEO4J_CALL_TIMEOUT_MS by default: above what a call can take on a live server (the driver's retries of 10 s, a
- * connection's wait of 10 s), below the 60 s after which IDLE_TIMEOUT_MS would cut the client off with no answer.
- */
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 const DRIVER_CONFIG = {
   disableLosslessIntegers: true,
@@ -120,51 +101,10 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
-/** What a call's timer answers when it beats the call (see Neo4jStore.bounded). */
-const LATE: unique symbol = Symbol('late');
-
-/** How long /readyz waits for Neo4j to answer its ping before it says 503. */
-const PING_TIMEOUT_MS = 3_000;
-
-/** How long start-up waits for the constraints and indexes to come online. */
-const AWAIT_INDEXES_SECONDS = 300;
-
-/** Attempts of a write that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
-const WRITE_ATTEMPTS = 3;
-
-/**
- * Asked by a write whose earlier attempt got as far as its commit: `{ result }`, what that attempt answered, when
- * its commit went through; undefined when it did not (the write then runs again as usual). See Neo4jStore.write.
- */
-type IfCommitted<T> = (q: Query, writeId: string) => Promise<{ result: T } | undefined>;
-
-/** What ifCommitted answers for a write that committed and returns nothing. */
-const COMMITTED = { result: undefined };
-
-interface WriteOptions<T> {
-  /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use), or a bulk line's LineRefused. */
-  onConstraintViolation?: () => Error;
-  ifCommitted?: IfCommitted<T>;
-  /** Its time limit (see bounded); the store's NEO4J_CALL_TIMEOUT_MS unless given. */
-  limitMs?: number;
-}
-
-/**
- * Lines of a bulk request per transaction. A batch holds the locks of all its nodes until it commits, so single
- * writes to those nodes wait that long. Loading the quick bench graph (100,020 IDs, 20,004 create lines) into a
- * local Neo4j 5.26: 1 line a transaction 1,271 IDs/s, 20 lines 2,068, 100 lines 2,928, 500 lines 3,044.
- */
-const BULK_BATCH_LINES = 100;
-
-/** Thrown inside a bulk batch's transaction to roll it back, carrying what refused it (see writeNodeBatch). */
-class LineRefused extends Error {
-  constructor(readonly refusal: Refusal | 'unattributed') {
-    super('A bulk line was refused.');
-  }
-}
-
 export class Neo4jStore implements Store {
-  private closed = false;
+  private readonly transactions: Transactions;
+  private readonly read: Transactions['read'];
+  private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
   private readonly schemas = new Neo4jSchemas();
 
@@ -214,169 +154,28 @@ export class Neo4jStore implements Store {
   }
 
   /** Use connect(); this constructor takes a driver that is already checked (tests pass their own). */
-  constructor(
-    private readonly driver: Driver,
-    private readonly database: string,
-    private readonly statements: Statements,
-    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
-  ) {}
-
-  // ---- sessions and transactions
-
-  private session(accessMode: 'READ' | 'WRITE'): Session {
-    if (this.closed) throw new DomainError('store_unavailable', 'The Neo4j store is closed.');
-    return this.driver.session({
-      database: this.database,
-      defaultAccessMode: accessMode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
-      // One bookmark manager for all sessions: a read sees every write this process committed before, also when
-      // a cluster routes it to another member.
-      bookmarkManager: this.driver.executeQueryBookmarkManager,
-    });
+  constructor(driver: Driver, database: string, statements: Statements, callTimeoutMs?: number) {
+    this.transactions = new Transactions(driver, database, statements, callTimeoutMs);
+    this.read = (work, limitMs) => this.transactions.read(work, limitMs);
+    this.write = (work, options) => this.transactions.write(work, options);
   }
 
-  private async runStatement<T>(tx: ManagedTransaction, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
-    checkParams(statement, params);
-    const result = await tx.run(statement.text, params);
-    return result.records.map((record) => record.toObject() as T);
-  }
-
-  private query(tx: ManagedTransaction): Query {
-    return <T = Row>(name: StatementName, params: Record<string, unknown> = {}) => this.runStatement<T>(tx, this.statements.byName[name], params);
-  }
-
-  /**
-   * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen, or cut off by the
-   * network without the connection closing) is 503 store_unavailable then; the call itself goes on, and its session
-   * is closed once it settles. Neo4j is not asked to end the transaction: a slow erase or bulk batch completes as it
-   * did before this limit (its caller then had its connection cut at IDLE_TIMEOUT_MS), and a write answered 503 may
-   * have happened, as README says of any.
-   */
-  private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
-    const running = call();
-    let timer: NodeJS.Timeout | undefined;
-    // An infinite limit (start-up's own steps) never comes.
-    const late = new Promise<typeof LATE>((resolve) => {
-      if (Number.isFinite(limitMs)) timer = setTimeout(resolve, limitMs, LATE);
-    });
-    const settled = running.then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    );
-    const outcome = await Promise.race([settled, late]).finally(() => clearTimeout(timer));
-    if (outcome === LATE) {
-      void settled.then(() => session.close().catch(() => undefined));
-      throw new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`);
-    }
-    await session.close().catch(() => undefined);
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value;
-  }
-
-  /** `work` in one read transaction, within `limitMs` (see bounded). */
-  private async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
-    const session = this.session('READ');
-    try {
-      return await this.bounded(session, () => session.executeRead((tx) => work(this.query(tx))), limitMs);
-    } catch (e) {
-      throw toStoreError(e);
-    }
-  }
-
-  /**
-   * Runs `work` as one write transaction. The driver retries transient failures; a write that ran into a vertex
-   * a concurrent transaction deleted is run again here (nothing of it was committed). DomainErrors thrown by
-   * `work` roll the transaction back and come out unchanged; a uniqueness violation becomes `onConstraintViolation()`.
-   *
-   * Neo4j can commit a transaction whose reply then never reaches us (the connection breaks), and the driver runs
-   * it again. Run blindly, the write would trip over its own effect (node_exists, id_exists) or happen twice (a
-   * second delivery). So each call has one write id, made here, outside the driver's retries; `work` stores it, in
-   * the same transaction, on what it writes (`lastWrite`), where it is committed with the write or not at all.
-   * An attempt that starts after an earlier one got as far as its commit first asks `ifCommitted` whether that
-   * commit went through, and then answers what it answered, without writing again. The driver retries a second or
-   * more later, when a commit Neo4j received has long been applied; should another call write the same vertex in
-   * that time, the mark is overwritten and the write runs again as it would have without it.
-   */
-  private async write<T>(work: (q: Query, writeId: string) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
-    const writeId = randomUUID();
-    let reachedCommit = false;
-    const session = this.session('WRITE');
-    const attempts = async (): Promise<T> => {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return await session.executeWrite(async (tx) => {
-            const q = this.query(tx);
-            if (reachedCommit && options.ifCommitted) {
-              const earlier = await options.ifCommitted(q, writeId);
-              if (earlier) return earlier.result;
-            }
-            const result = await work(q, writeId);
-            // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
-            reachedCommit = true;
-            return result;
-          });
-        } catch (e) {
-          if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
-          throw toStoreError(e, options.onConstraintViolation);
-        }
-      }
-    };
-    return this.bounded(session, attempts, options.limitMs ?? this.callTimeoutMs);
-  }
-
-  /**
-   * Runs cypher/schema/ (each statement IF NOT EXISTS, or IF EXISTS for what an earlier version made), then, with
-   * `awaitIndexes`, waits until every index is online. At start-up, and when a check finds one missing.
-   */
-  async applySchema(options = { awaitIndexes: true }): Promise<void> {
-    for (const statement of this.statements.schema) {
-      for (let attempt = 1; ; attempt += 1) {
-        // One statement per transaction: Neo4j does not mix schema commands with anything else in a transaction.
-        const session = this.session('WRITE');
-        try {
-          await session.executeWrite((tx) => this.runStatement(tx, statement, {}));
-          break;
-        } catch (e) {
-          if (isUnavailable(e) || neo4jCode(e)?.startsWith('Neo.ClientError.Security.')) throw e;
-          // Another service made the same constraint or index at the same moment (several applying cypher/schema/
-          // to an empty database: 1 round in 8 with four of them): IF NOT EXISTS looked before its commit. Once
-          // more finds it there; a conflict that stays is refused again.
-          if (attempt === 1 && MADE_AT_THE_SAME_MOMENT.has(neo4jCode(e) ?? '')) continue;
-          // Neo4j's message for a uniqueness constraint it cannot make quotes the values it found twice (IDs, maybe
-          // secure ones), and whoever catches this logs its message: only the statement and Neo4j's code go on.
-          throw new Error(`Neo4j refused ${statement.file} (${neo4jCode(e) ?? 'no Neo4j code'}).`, { cause: e });
-        } finally {
-          await session.close().catch(() => undefined);
-        }
-      }
-    }
-    // Not a request: its own time limit, which Neo4j enforces.
-    if (options.awaitIndexes) await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
+  /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
+  applySchema(options = { awaitIndexes: true }): Promise<void> {
+    return this.transactions.applySchema(options);
   }
 
   /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
-  async missingSchema(): Promise<SchemaObject[]> {
-    const expected = schemaObjects(this.statements.schema);
-    const [row] = await this.read((q) => q<{ present: string[] }>('store.schema-in-place', { names: expected.map((o) => o.name) }));
-    const present = new Set(row?.present ?? []);
-    return expected.filter((o) => !present.has(o.name));
+  missingSchema(): Promise<SchemaObject[]> {
+    return this.transactions.missingSchema();
   }
 
-  async ping(): Promise<void> {
-    // An auto-commit query rather than executeRead: executeRead would retry an unreachable server for
-    // maxTransactionRetryTime, and /readyz should answer at once. A server that stopped answering without closing
-    // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
-    const session = this.session('READ');
-    try {
-      await this.bounded(session, async () => void (await session.run(this.statements.byName['store.ping'].text)), PING_TIMEOUT_MS);
-    } catch {
-      throw storeUnavailable();
-    }
+  ping(): Promise<void> {
+    return this.transactions.ping();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.driver.close();
+  close(): Promise<void> {
+    return this.transactions.close();
   }
 
   // ---- schemas (./neo4j-schemas.ts)
@@ -459,108 +258,32 @@ export class Neo4jStore implements Store {
 
   // ---- nodes (./neo4j-nodes.ts)
 
-  /**
-   * ifCommitted of node writes that end with `last` (a single write, or a bulk batch, which commits only when all
-   * its lines were applied): every node write marks its node with the write id, so the node `last` leaves at its
-   * address carries it; a delete leaves nothing to carry the mark, and the node being gone after an attempt that
-   * reached its commit means that commit went through (or another delete of it did meanwhile: either way it is
-   * deleted).
-   */
-  private nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddress }): IfCommitted<void> {
-    return async (q, writeId) => {
-      const [row] = await q<{ lastWrite: string | null }>('node.last-write', keyParams(last.node));
-      if (last.kind === 'deleteNode') return row === undefined ? COMMITTED : undefined;
-      return row?.lastWrite === writeId ? COMMITTED : undefined;
-    };
-  }
-
-  /** One node write as its own transaction, with its history entry. */
-  private writeNode(w: NodeWrite): Promise<void> {
-    const { work, onConstraintViolation } = nodeWork(w);
-    return this.write(
-      async (q, writeId) => {
-        const entries: HistoryEntry[] = [];
-        await work(q, writeId, new SchemaGuards(), entries, true);
-        await appendHistory(q, w.node.customerId, entries);
-      },
-      { onConstraintViolation, ifCommitted: this.nodeWritten(w) },
-    );
-  }
-
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.writeNode({ kind: 'create', node, ids });
+    return writeNode(this.write, { kind: 'create', node, ids });
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.writeNode({ kind: 'insert', node, ids });
+    return writeNode(this.write, { kind: 'insert', node, ids });
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.writeNode({ kind: 'replace', node, where, set, upsert });
+    return writeNode(this.write, { kind: 'replace', node, where, set, upsert });
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.writeNode({ kind: 'removeId', node, id });
+    return writeNode(this.write, { kind: 'removeId', node, id });
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
-    return this.writeNode({ kind: 'deleteNode', node });
+    return writeNode(this.write, { kind: 'deleteNode', node });
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {
-    const newKey: IdPair = { type: node.key.type, id: newId };
-    return this.write((q, writeId) => rekeyInGraph(q, node, newId, writeId), {
-      onConstraintViolation: () => nodeExists(node.schemaId, newKey),
-      // The node carries the mark under its new key.
-      ifCommitted: this.nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }),
-    });
+    return rekey(this.write, node, newId);
   }
 
-  /** Batches of BULK_BATCH_LINES lines, each one transaction, with refused lines undone alone (./neo4j-bulk.ts). */
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return applyInBatches(writes, BULK_BATCH_LINES, (lines) => this.writeNodeBatch(lines));
-  }
-
-  /**
-   * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
-   * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
-   * as a Refusal.
-   */
-  private async writeNodeBatch(lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
-    const steps = lines.map((w) => nodeWork(w));
-    const alone = steps.length === 1 ? steps[0] : undefined;
-    try {
-      await this.write(
-        async (q, writeId) => {
-          const guards = new SchemaGuards();
-          const entries: HistoryEntry[] = [];
-          for (const [at, step] of steps.entries()) {
-            try {
-              await step.work(q, writeId, guards, entries, false);
-            } catch (e) {
-              const error = isDomainError(e) ? e : step.onConstraintViolation && isConstraintViolation(e) ? step.onConstraintViolation() : undefined;
-              // Anything else (a deadlock the driver retries, a vertex deleted meanwhile, the store gone) is not the line's.
-              if (error === undefined) throw e;
-              throw new LineRefused({ at, error });
-            }
-          }
-          // All lines' entries in one statement: the batch commits them all or none.
-          await appendHistory(q, lines[0]?.node.customerId ?? '', entries);
-        },
-        {
-          // A uniqueness violation found only at commit is the line's when it is alone, and names no line otherwise.
-          onConstraintViolation: () => {
-            const error = alone?.onConstraintViolation?.();
-            return new LineRefused(error ? { at: 0, error } : 'unattributed');
-          },
-          ifCommitted: this.nodeWritten(lines[lines.length - 1] as NodeWrite),
-        },
-      );
-      return undefined;
-    } catch (e) {
-      if (e instanceof LineRefused) return e.refusal;
-      throw e;
-    }
+    return applyNodeWrites(this.write, writes);
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {

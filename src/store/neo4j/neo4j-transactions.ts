@@ -1,0 +1,223 @@
+// The sessions and transactions of the Neo4j store: every statement it runs goes through here. Reads run in
+// session.executeRead, each write in one session.executeWrite transaction whose function has no effect outside the
+// transaction, so the driver may retry it (and a retry after a lost commit reply answers what the committed
+// attempt did: see write()); sessions are closed in `finally`; every session names the database; every call has a
+// time limit (bounded). What each call does inside its transaction is in the files beside this one.
+import { randomUUID } from 'node:crypto';
+import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+import { DomainError } from '../../domain/errors';
+import { isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
+import { int, type Query, type Row } from './query';
+import { checkParams, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
+
+/**
+ * NEO4J_CALL_TIMEOUT_MS by default: above what a call can take on a live server (the driver's retries of 10 s, a
+ * connection's wait of 10 s), below the 60 s after which IDLE_TIMEOUT_MS would cut the client off with no answer.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/** What a schema statement fails with when another service created the same constraint or index just before it. */
+const MADE_AT_THE_SAME_MOMENT = new Set([
+  'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists',
+  'Neo.ClientError.Schema.IndexWithNameAlreadyExists',
+  'Neo.ClientError.Schema.ConstraintWithNameAlreadyExists',
+]);
+
+/** What a call's timer answers when it beats the call (see Transactions.bounded). */
+const LATE: unique symbol = Symbol('late');
+
+/** How long /readyz waits for Neo4j to answer its ping before it says 503. */
+const PING_TIMEOUT_MS = 3_000;
+
+/** How long start-up waits for the constraints and indexes to come online. */
+const AWAIT_INDEXES_SECONDS = 300;
+
+/** Attempts of a write that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Asked by a write whose earlier attempt got as far as its commit: `{ result }`, what that attempt answered, when
+ * its commit went through; undefined when it did not (the write then runs again as usual). See Transactions.write.
+ */
+export type IfCommitted<T> = (q: Query, writeId: string) => Promise<{ result: T } | undefined>;
+
+/** What ifCommitted answers for a write that committed and returns nothing. */
+export const COMMITTED = { result: undefined };
+
+export interface WriteOptions<T> {
+  /** The conflict a uniqueness violation means for this write (node_exists, schema_in_use), or a bulk line's refusal. */
+  onConstraintViolation?: () => Error;
+  ifCommitted?: IfCommitted<T>;
+  /** Its time limit (see bounded); the store's NEO4J_CALL_TIMEOUT_MS unless given. */
+  limitMs?: number;
+}
+
+/** A write run by Transactions.write: what Neo4jStore hands to the code that builds a write of several steps. */
+export type Write = <T>(work: (q: Query, writeId: string) => Promise<T>, options?: WriteOptions<T>) => Promise<T>;
+
+export class Transactions {
+  private closed = false;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly database: string,
+    private readonly statements: Statements,
+    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+  ) {}
+
+  private session(accessMode: 'READ' | 'WRITE'): Session {
+    if (this.closed) throw new DomainError('store_unavailable', 'The Neo4j store is closed.');
+    return this.driver.session({
+      database: this.database,
+      defaultAccessMode: accessMode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
+      // One bookmark manager for all sessions: a read sees every write this process committed before, also when
+      // a cluster routes it to another member.
+      bookmarkManager: this.driver.executeQueryBookmarkManager,
+    });
+  }
+
+  private async runStatement<T>(tx: ManagedTransaction, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
+    checkParams(statement, params);
+    const result = await tx.run(statement.text, params);
+    return result.records.map((record) => record.toObject() as T);
+  }
+
+  private query(tx: ManagedTransaction): Query {
+    return <T = Row>(name: StatementName, params: Record<string, unknown> = {}) => this.runStatement<T>(tx, this.statements.byName[name], params);
+  }
+
+  /**
+   * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen, or cut off by the
+   * network without the connection closing) is 503 store_unavailable then; the call itself goes on, and its session
+   * is closed once it settles. Neo4j is not asked to end the transaction: a slow erase or bulk batch completes as it
+   * did before this limit (its caller then had its connection cut at IDLE_TIMEOUT_MS), and a write answered 503 may
+   * have happened, as README says of any.
+   */
+  private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
+    const running = call();
+    let timer: NodeJS.Timeout | undefined;
+    // An infinite limit (start-up's own steps) never comes.
+    const late = new Promise<typeof LATE>((resolve) => {
+      if (Number.isFinite(limitMs)) timer = setTimeout(resolve, limitMs, LATE);
+    });
+    const settled = running.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const outcome = await Promise.race([settled, late]).finally(() => clearTimeout(timer));
+    if (outcome === LATE) {
+      void settled.then(() => session.close().catch(() => undefined));
+      throw new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`);
+    }
+    await session.close().catch(() => undefined);
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  /** `work` in one read transaction, within `limitMs` (see bounded). */
+  async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
+    const session = this.session('READ');
+    try {
+      return await this.bounded(session, () => session.executeRead((tx) => work(this.query(tx))), limitMs);
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  /**
+   * Runs `work` as one write transaction. The driver retries transient failures; a write that ran into a vertex
+   * a concurrent transaction deleted is run again here (nothing of it was committed). DomainErrors thrown by
+   * `work` roll the transaction back and come out unchanged; a uniqueness violation becomes `onConstraintViolation()`.
+   *
+   * Neo4j can commit a transaction whose reply then never reaches us (the connection breaks), and the driver runs
+   * it again. Run blindly, the write would trip over its own effect (node_exists, id_exists) or happen twice (a
+   * second delivery). So each call has one write id, made here, outside the driver's retries; `work` stores it, in
+   * the same transaction, on what it writes (`lastWrite`), where it is committed with the write or not at all.
+   * An attempt that starts after an earlier one got as far as its commit first asks `ifCommitted` whether that
+   * commit went through, and then answers what it answered, without writing again. The driver retries a second or
+   * more later, when a commit Neo4j received has long been applied; should another call write the same vertex in
+   * that time, the mark is overwritten and the write runs again as it would have without it.
+   */
+  async write<T>(work: (q: Query, writeId: string) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
+    const writeId = randomUUID();
+    let reachedCommit = false;
+    const session = this.session('WRITE');
+    const attempts = async (): Promise<T> => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await session.executeWrite(async (tx) => {
+            const q = this.query(tx);
+            if (reachedCommit && options.ifCommitted) {
+              const earlier = await options.ifCommitted(q, writeId);
+              if (earlier) return earlier.result;
+            }
+            const result = await work(q, writeId);
+            // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
+            reachedCommit = true;
+            return result;
+          });
+        } catch (e) {
+          if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
+          throw toStoreError(e, options.onConstraintViolation);
+        }
+      }
+    };
+    return this.bounded(session, attempts, options.limitMs ?? this.callTimeoutMs);
+  }
+
+  /**
+   * Runs cypher/schema/ (each statement IF NOT EXISTS, or IF EXISTS for what an earlier version made), then, with
+   * `awaitIndexes`, waits until every index is online. At start-up, and when a check finds one missing.
+   */
+  async applySchema(options = { awaitIndexes: true }): Promise<void> {
+    for (const statement of this.statements.schema) {
+      for (let attempt = 1; ; attempt += 1) {
+        // One statement per transaction: Neo4j does not mix schema commands with anything else in a transaction.
+        const session = this.session('WRITE');
+        try {
+          await session.executeWrite((tx) => this.runStatement(tx, statement, {}));
+          break;
+        } catch (e) {
+          if (isUnavailable(e) || neo4jCode(e)?.startsWith('Neo.ClientError.Security.')) throw e;
+          // Another service made the same constraint or index at the same moment (several applying cypher/schema/
+          // to an empty database: 1 round in 8 with four of them): IF NOT EXISTS looked before its commit. Once
+          // more finds it there; a conflict that stays is refused again.
+          if (attempt === 1 && MADE_AT_THE_SAME_MOMENT.has(neo4jCode(e) ?? '')) continue;
+          // Neo4j's message for a uniqueness constraint it cannot make quotes the values it found twice (IDs, maybe
+          // secure ones), and whoever catches this logs its message: only the statement and Neo4j's code go on.
+          throw new Error(`Neo4j refused ${statement.file} (${neo4jCode(e) ?? 'no Neo4j code'}).`, { cause: e });
+        } finally {
+          await session.close().catch(() => undefined);
+        }
+      }
+    }
+    // Not a request: its own time limit, which Neo4j enforces.
+    if (options.awaitIndexes) await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
+  }
+
+  /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
+  async missingSchema(): Promise<SchemaObject[]> {
+    const expected = schemaObjects(this.statements.schema);
+    const [row] = await this.read((q) => q<{ present: string[] }>('store.schema-in-place', { names: expected.map((o) => o.name) }));
+    const present = new Set(row?.present ?? []);
+    return expected.filter((o) => !present.has(o.name));
+  }
+
+  async ping(): Promise<void> {
+    // An auto-commit query rather than executeRead: executeRead would retry an unreachable server for
+    // maxTransactionRetryTime, and /readyz should answer at once. A server that stopped answering without closing
+    // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
+    const session = this.session('READ');
+    try {
+      await this.bounded(session, async () => void (await session.run(this.statements.byName['store.ping'].text)), PING_TIMEOUT_MS);
+    } catch {
+      throw storeUnavailable();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.driver.close();
+  }
+}
