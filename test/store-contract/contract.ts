@@ -373,6 +373,31 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().listSchemas(c)).toHaveLength(1);
       });
 
+      test('when puts and deletes of one schema race, then each settles as a put or as not found, and what is left is one of the versions put, or nothing, with its secure types', async () => {
+        const c = newCustomer();
+        await store().putSchema(c, MEMBER);
+        const versions: SchemaRecord[] = Array.from({ length: 6 }, (_, i) => ({
+          schemaId: 'member',
+          idTypes: [...MEMBER.idTypes, { type: `extra${i}`, secure: i % 2 === 0 }],
+        }));
+        const calls = versions.flatMap((version) => [() => store().putSchema(c, version), () => store().deleteSchema(c, 'member')]);
+        const settled = await Promise.allSettled(calls.map((call) => call()));
+
+        for (const [i, outcome] of settled.entries()) {
+          if (i % 2 === 0) expect(outcome.status).toBe('fulfilled');
+          else if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'schema_not_found' });
+        }
+        const left = await store().getSchema(c, 'member');
+        const secureTypes = [...(await store().customerPolicy(c)).secureTypes].sort();
+        if (left === undefined) {
+          expect(await store().listSchemas(c)).toEqual([]);
+          expect(secureTypes).toEqual([]);
+        } else {
+          expect(versions).toContainEqual(left);
+          expect(secureTypes).toEqual(left.idTypes.filter((t) => t.secure).map((t) => t.type).sort());
+        }
+      });
+
       test('when two customers use the same schema id, then each keeps its own schema', async () => {
         const a = newCustomer();
         const b = newCustomer();
