@@ -2376,6 +2376,25 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect((await store().customerPolicy(c)).blockRules).toEqual([]);
         });
 
+        test("when a new customer's first settings and blocklist puts race, then each answers what it stored, and what is left is one of each", async () => {
+          const c = newCustomer();
+          const zones = ['Europe/Paris', 'America/New_York', 'Asia/Tokyo', 'UTC', 'Australia/Sydney'];
+          const settings: CustomerSettings[] = zones.map((timezone, i) => ({ requireToken: i % 2 === 0, timezone }));
+          const lists: BlockRule[][] = zones.map((_, i) => [{ type: 'cookie', values: [`blocked-${i}`], ignoreCase: i % 2 === 0 }]);
+          const [settled, listed] = await Promise.all([
+            Promise.allSettled(settings.map((one) => store().putSettings(c, one))),
+            Promise.allSettled(lists.map((rules) => store().putBlocklist(c, rules))),
+          ]);
+
+          expect(settled.map((o) => o.status)).toEqual(settings.map(() => 'fulfilled'));
+          expect(listed.map((o) => o.status)).toEqual(lists.map(() => 'fulfilled'));
+          expect(settled.map((o) => (o as PromiseFulfilledResult<CustomerSettings>).value)).toStrictEqual(settings);
+          expect(listed.map((o) => (o as PromiseFulfilledResult<BlockRule[]>).value)).toStrictEqual(lists);
+          const policy = await store().customerPolicy(c);
+          expect(settings).toContainEqual(policy.settings);
+          expect(lists).toContainEqual(policy.blockRules);
+        });
+
         test('when schemas declare secure and links: false types, then secureTypes and unlinkedTypes are their union and follow every put and delete', async () => {
           const c = newCustomer();
           const web: SchemaRecord = {
