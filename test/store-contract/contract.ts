@@ -469,6 +469,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().revokeToken(c, token.tokenId)).resolves.toBe(false);
       });
 
+      test('when revokes of one token race, then exactly one is true, and the token is no longer found', async () => {
+        const c = newCustomer();
+        const token = buildToken(c);
+        const other = buildToken(c);
+        await store().createToken(token);
+        await store().createToken(other);
+        const revoked = await Promise.all(Array.from({ length: 10 }, () => store().revokeToken(c, token.tokenId)));
+
+        expect(revoked.filter((r) => r)).toHaveLength(1);
+        expect(await store().findActiveToken(token.tokenHash)).toBeUndefined();
+        expect((await store().listTokens(c)).map((t) => t.tokenId)).toEqual([other.tokenId]);
+        expect((await store().findActiveToken(other.tokenHash))?.tokenId).toBe(other.tokenId);
+      });
+
       test('when a token id does not exist, then revokeToken is false', async () => {
         const c = newCustomer();
         await expect(store().revokeToken(c, unique('tok-missing'))).resolves.toBe(false);
