@@ -654,6 +654,34 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(await store().nodeHistory(c, 'member', id('member_id', 'p1'), 0, 100)).toEqual({ items: all.slice(0, 2), total: 2 });
         expect(await store().getNodeIds(member(c, 'p1'))).toEqual([1, 2, 3, 4, 5].map((n) => id('cookie', `k${n}`)).concat(id('member_id', 'p1')));
       });
+
+      // Several service processes on one Neo4j each prune every hour: a prune that waited for an entry another one
+      // deleted must not count it again.
+      test('when prunes race, then each entry is counted once, by the prune that deleted it', async () => {
+        // Nothing older than this test's own entries is left, so what the prunes below may delete is exactly them.
+        /** Prunes until nothing before `before` is left; answers how many entries the prunes said they deleted. */
+        const pruneAll = async (before: string): Promise<number> => {
+          let total = 0;
+          for (let n = await store().pruneHistory(before, 10_000); n > 0; n = await store().pruneHistory(before, 10_000)) total += n;
+          return total;
+        };
+        await pruneAll(new Date().toISOString());
+        await sleep(5);
+        const c = await customerWith(MEMBER);
+        const keys = Array.from({ length: 10 }, (_, n) => `r${n}`);
+        for (const k of keys) {
+          await store().createNode(member(c, k), [id('cookie', `${k}-0`)]);
+          for (let w = 1; w <= 3; w++) await store().insertIds(member(c, k), [id('cookie', `${k}-${w}`)]);
+        }
+        const newest = Math.max(...(await Promise.all(keys.map(async (k) => Date.parse((await historyOf(member(c, k)))[0]?.at ?? '')))));
+        const cut = new Date(newest + 1).toISOString();
+
+        const raced = await Promise.all(Array.from({ length: 6 }, () => store().pruneHistory(cut, 10)));
+        const rest = await pruneAll(cut);
+
+        expect(raced.reduce((sum, n) => sum + n, 0) + rest).toBe(keys.length * 4);
+        for (const k of keys) expect((await store().nodeHistory(c, 'member', id('member_id', k), 0, 1)).total).toBe(0);
+      });
     });
   });
 }

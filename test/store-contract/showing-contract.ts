@@ -531,6 +531,29 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         // The keys given again were kept anew: their repeats replay.
         await expect(record(keyed('old-2', new Date().toISOString()))).resolves.toMatchObject({ replayed: true, answer: { delivery_count: 7 } });
       });
+
+      // Several service processes on one Neo4j each prune every hour: a prune that waited for a key another one
+      // deleted must not count it again.
+      test('when prunes of keys race, then each key is counted once, by the prune that deleted it', async () => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        // Instants no other test uses: these keys are all the prunes below can find.
+        const keys = Array.from({ length: 30 }, (_, i) => `race-${i}`);
+        for (const [i, key] of keys.entries()) {
+          await record(impression(c, d.delivery_id, user, { key, receivedAt: new Date(Date.UTC(1993, 0, 1, 0, 0, i)).toISOString() }));
+        }
+        const cut = '1994-01-01T00:00:00.000Z';
+
+        const raced = await Promise.all(Array.from({ length: 6 }, () => store().pruneImpressionKeys(cut, 10)));
+        let rest = 0;
+        for (let n = await store().pruneImpressionKeys(cut, 1000); n > 0; n = await store().pruneImpressionKeys(cut, 1000)) rest += n;
+
+        expect(raced.reduce((sum, n) => sum + n, 0) + rest).toBe(keys.length);
+        // The keys are gone: one given again counts again.
+        const repeat = await record(impression(c, d.delivery_id, user, { key: 'race-0', receivedAt: new Date().toISOString() }));
+        expect(repeat.replayed).toBe(false);
+      });
     });
 
     // ------------------------------------------------------------------ people change

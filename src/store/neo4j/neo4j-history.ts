@@ -173,7 +173,7 @@ async function eraseFromHistory(q: Query, customerId: string, values: readonly I
   if (rewrites.length > 0) await q('history.rewrite', { rewrites });
 }
 
-export async function pruneHistory(q: Query, before: string, limit: number): Promise<number> {
-  const [row] = await q<{ deleted: number }>('history.prune', { beforeMillis: int(Date.parse(before)), limit: int(limit) });
+export async function pruneHistory(q: Query, before: string, limit: number, writeId: string): Promise<number> {
+  const [row] = await q<{ deleted: number }>('history.prune', { beforeMillis: int(Date.parse(before)), limit: int(limit), write: writeId });
   return row?.deleted ?? 0;
 }

@@ -87,7 +87,7 @@ export async function countedBy(q: Query, r: ImpressionRequest, writeId: string)
 }
 
 /** Retention of idempotency keys: up to `limit` of those stored before `before`. */
-export async function pruneKeys(q: Query, before: string, limit: number): Promise<number> {
-  const [row] = await q<{ deleted: number }>('impression.prune-keys', { before, limit: int(limit) });
+export async function pruneKeys(q: Query, before: string, limit: number, writeId: string): Promise<number> {
+  const [row] = await q<{ deleted: number }>('impression.prune-keys', { before, limit: int(limit), write: writeId });
   return row?.deleted ?? 0;
 }

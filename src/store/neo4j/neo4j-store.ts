@@ -319,7 +319,7 @@ export class Neo4jStore implements Store {
   }
 
   pruneHistory(before: string, limit: number): Promise<number> {
-    return this.write((q) => pruneHistory(q, before, limit));
+    return this.write((q, writeId) => pruneHistory(q, before, limit, writeId));
   }
 
   // ---- deliveries
@@ -383,7 +383,7 @@ export class Neo4jStore implements Store {
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
-    return this.write((q) => pruneKeys(q, before, limit));
+    return this.write((q, writeId) => pruneKeys(q, before, limit, writeId));
   }
 
   sweepDeletedDeliveries(limit: number): Promise<number> {
