@@ -1045,6 +1045,35 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }
         });
 
+        test('when bulk batches of deletes race single deletes of the same nodes, then each node is deleted once, by one line or call, and every other is node_not_found', async () => {
+          const c = await customerWithSchemas();
+          const keys = Array.from({ length: 60 }, (_, i) => `m${i}`);
+          for (const k of keys) await store().createNode(member(c, k), [id('device', `d-${k}`), id('cookie', 'shared')]);
+          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+          // Four batches over the same 60 nodes, each in its own order, beside a single delete of every third node.
+          const batches = Array.from({ length: 4 }, (_, b) => {
+            const order = b % 2 === 0 ? keys : [...keys].reverse();
+            return order.map((k): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) }));
+          });
+          const singles = keys.filter((_, i) => i % 3 === 0);
+          const [outcomes, single] = await Promise.all([
+            Promise.all(batches.map((batch) => store().applyNodeWrites(batch))),
+            Promise.allSettled(singles.map((k) => store().deleteNode(member(c, k)))),
+          ]);
+
+          for (const k of keys) {
+            const byLines = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k ? [outcomes[b]?.[i]?.code ?? 'deleted'] : [])));
+            const bySingle = singles.includes(k) ? [single[singles.indexOf(k)]] : [];
+            const deletions = byLines.filter((o) => o === 'deleted').length + bySingle.filter((o) => o?.status === 'fulfilled').length;
+            expect([k, deletions]).toEqual([k, 1]);
+            for (const o of byLines) if (o !== 'deleted') expect([k, o]).toEqual([k, 'node_not_found']);
+            for (const o of bySingle) if (o?.status === 'rejected') expect(o.reason).toMatchObject({ code: 'node_not_found' });
+            expect(await store().getNodeIds(member(c, k))).toBeUndefined();
+            expect((await store().search(buildQuery({ customerId: c, where: { id: id('device', `d-${k}`) } }))).total).toBe(0);
+          }
+          expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
+        });
+
         test('when the batch is empty, then it resolves to no outcomes', async () => {
           await expect(store().applyNodeWrites([])).resolves.toEqual([]);
         });
