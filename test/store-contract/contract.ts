@@ -113,6 +113,16 @@ function buildToken(customerId: string, overrides: Partial<StoredToken> = {}): S
   };
 }
 
+/**
+ * `items` reordered by index i·stride mod n, so that calls on the same thing, listed together, reach the store among
+ * the others' in a race. `stride` must be coprime with the length (the order is then a permutation).
+ */
+export function interleaved<T>(items: T[], stride: number): T[] {
+  const order = items.map((_, i) => (i * stride) % items.length);
+  if (new Set(order).size !== items.length) throw new Error(`stride ${stride} is not coprime with ${items.length}`);
+  return order.map((i) => items[i] as T);
+}
+
 /** The store `openStore` gives, opened before and closed after the tests of the enclosing describe block. */
 export function useStore(openStore: () => Promise<Store>): () => Store {
   let store: Store | undefined;
@@ -875,7 +885,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             { key: k, kind: 'remove' as const, run: () => store().removeId(member(c, k), id('device', `d-${k}`)) },
           ]);
           // Interleaved, so that each node's calls reach the store together.
-          const order = calls.map((call, i) => ({ call, at: (i * 13) % calls.length })).sort((x, y) => x.at - y.at).map((o) => o.call);
+          const order = interleaved(calls, 13);
           const settled = await Promise.allSettled(order.map((call) => call.run()));
           const outcomes: Outcome[] = order.map((call, i) => ({ key: call.key, kind: call.kind, result: settled[i] as PromiseSettledResult<void> }));
 
@@ -924,7 +934,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ];
           expect(writers).toHaveLength(50);
           // Issued interleaved, every kind among the others.
-          const order = writers.map((_, i) => (i * 7) % writers.length);
+          const order = interleaved(writers.map((_, i) => i), 7);
           expect(new Set(order).size).toBe(50);
           const settled = await Promise.allSettled(order.map((i) => (writers[i] as () => Promise<void>)()));
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Delivery } from '../../src/domain/deliveries';
 import type { Store } from '../../src/domain/store';
 import { buildButton, buildCondition, buildDelivery, buildMessage, clientPart, type DeliveryBody } from '../helpers/deliveries';
-import { useStore } from './contract';
+import { interleaved, useStore } from './contract';
 
 const RUN = randomUUID().slice(0, 8);
 let counter = 0;
@@ -293,8 +293,7 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
           ),
         ]);
         // Interleaved, so that each delivery's deletes and replacements reach the store together.
-        const shuffled = calls.map((call, i) => ({ call, at: (i * 37) % calls.length })).sort((x, y) => x.at - y.at);
-        const outcomes = await Promise.allSettled(shuffled.map(({ call }) => call()));
+        const outcomes = await Promise.allSettled(interleaved(calls, 37).map((call) => call()));
 
         expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
         const settled = outcomes.map((o) => (o as PromiseFulfilledResult<{ id: number; deleted?: boolean; replaced?: Delivery }>).value);
