@@ -2,10 +2,11 @@
 // Appends the history entries of one write transaction (extensions §3.1), in the order given (`position`). The
 // entry is kept as the JSON the API shows, but for its time: `time` is Neo4j's clock when the entry is written,
 // after the write took its locks, so entries of one node are ordered as its writes were applied. `keyId` and
-// `newKeyId` (a rekeying's new key) are what GET …/node/_history finds it by; `mentions` are the values it holds,
-// each as the JSON of [type, value], which an erase looks for.
+// `newKeyId` (a rekeying's new key) are what GET …/node/_history finds it by. `mentions` are the values it holds,
+// each as the JSON of [type, value]: each becomes a MENTIONS relationship of the entry to itself, which is what an
+// erase finds it by (history.mentioning.cypher).
 UNWIND $entries AS appended
-CREATE (:HistoryEntry {
+CREATE (entry:HistoryEntry {
   customer: $customer,
   schema: appended.schema,
   keyType: appended.keyType,
@@ -13,6 +14,6 @@ CREATE (:HistoryEntry {
   newKeyId: appended.newKeyId,
   time: datetime.realtime(),
   position: appended.position,
-  entry: appended.entry,
-  mentions: appended.mentions
+  entry: appended.entry
 })
+FOREACH (mention IN appended.mentions | CREATE (entry)-[:MENTIONS {customer: $customer, value: mention}]->(entry))

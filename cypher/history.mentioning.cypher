@@ -1,7 +1,6 @@
 // params: customer, mentions
-// The customer's entries that hold any of `mentions` (each the JSON of [type, value]): what an erase rewrites.
-// Neo4j indexes no list elements, so this reads every entry of the customer (history_customer); the README,
-// section Erasure, gives what that costs.
-MATCH (entry:HistoryEntry {customer: $customer})
-WHERE any(mention IN entry.mentions WHERE mention IN $mentions)
-RETURN elementId(entry) AS element, entry.entry AS entry
+// The customer's entries that hold any of `mentions` (each the JSON of [type, value]): what an erase rewrites,
+// found by their MENTIONS relationships (history_mention).
+MATCH (entry:HistoryEntry)-[mention:MENTIONS]->(entry)
+WHERE mention.customer = $customer AND mention.value IN $mentions
+RETURN DISTINCT elementId(entry) AS element, entry.entry AS entry

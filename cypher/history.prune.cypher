@@ -2,7 +2,7 @@
 // Retention (HISTORY_RETENTION_DAYS): deletes up to `limit` of the oldest entries written before the instant
 // `beforeMillis` (milliseconds since the epoch), through the history_time index. Each entry is locked first (the SET
 // writes a value no other call writes): when another prune (another service's) deleted it while this one waited,
-// Neo4j reads its properties as null, and it is neither deleted again nor counted.
+// Neo4j reads its properties as null, and it is neither deleted again nor counted. Its MENTIONS go with it.
 MATCH (entry:HistoryEntry)
 WHERE entry.time < datetime({epochMillis: $beforeMillis})
 WITH entry
@@ -10,5 +10,5 @@ ORDER BY entry.time
 LIMIT $limit
 SET entry.prunedBy = $write
 WITH entry WHERE entry.entry IS NOT NULL
-DELETE entry
+DETACH DELETE entry
 RETURN count(*) AS deleted

@@ -5,6 +5,7 @@ import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } fr
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/store';
 import { int, type Query } from './query';
+import type { Write } from './neo4j-transactions';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
 export function stored(entry: HistoryEntry, position: number) {
@@ -176,4 +177,26 @@ async function eraseFromHistory(q: Query, customerId: string, values: readonly I
 export async function pruneHistory(q: Query, before: string, limit: number, writeId: string): Promise<number> {
   const [row] = await q<{ deleted: number }>('history.prune', { beforeMillis: int(Date.parse(before)), limit: int(limit), write: writeId });
   return row?.deleted ?? 0;
+}
+
+/** Entries given their MENTIONS in one start-up transaction (history.adopt-mentions.cypher). */
+export const ADOPT_MENTIONS_BATCH = 10_000;
+
+/**
+ * Start-up: gives the entries that earlier versions wrote without MENTIONS one per value they name, a batch a
+ * transaction, in the order of their time; answers how many it gave them to (0 once done). A batch that runs again
+ * after a lost commit reply finds its entries done and takes the next ones.
+ */
+export async function adoptMentions(write: Write): Promise<number> {
+  let afterMillis = 0;
+  let adopted = 0;
+  for (;;) {
+    const [row] = await write(
+      (q) => q<{ adopted: number; lastMillis: number | null }>('history.adopt-mentions', { afterMillis: int(afterMillis), limit: int(ADOPT_MENTIONS_BATCH) }),
+      { limitMs: Infinity },
+    );
+    adopted += row?.adopted ?? 0;
+    if (!row || row.adopted < ADOPT_MENTIONS_BATCH || row.lastMillis === null) return adopted;
+    afterMillis = row.lastMillis;
+  }
 }

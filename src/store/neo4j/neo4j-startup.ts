@@ -118,7 +118,12 @@ export class ConnectingStore implements Store {
           return;
         }
         this.connected = store;
-        this.logger.info('connected to Neo4j', { neo4j: where, attempts: attempt, waited_ms: Date.now() - since });
+        this.logger.info('connected to Neo4j', {
+          neo4j: where,
+          attempts: attempt,
+          waited_ms: Date.now() - since,
+          history_entries_adopted: store.historyEntriesAdopted,
+        });
         this.schemaWatch = setInterval(() => void this.checkSchema(), this.connection.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS).unref();
         return;
       } catch (e) {

@@ -39,7 +39,7 @@ import {
   type TokenRecord,
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken } from '../../domain/store';
-import { appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { adoptMentions, appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
@@ -107,10 +107,13 @@ export class Neo4jStore implements Store {
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
   private readonly schemas = new Neo4jSchemas();
+  /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
+  historyEntriesAdopted = 0;
 
   /**
    * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
-   * of an earlier version to per-customer id counters (sequence.adopt-shared.cypher): one attempt,
+   * of an earlier version to per-customer id counters (sequence.adopt-shared.cypher) and to history entries that
+   * name their values as MENTIONS (history.adopt-mentions.cypher): one attempt,
    * which rejects with a message naming what failed and the driver's error as its `cause`. The statement files are
    * read first, so a missing one stops start-up before any connection is made. A service keeps trying through
    * ConnectingStore (./neo4j-startup.ts).
@@ -146,6 +149,13 @@ export class Neo4jStore implements Store {
       } catch (e) {
         await store.close();
         throw new Error(`${where}: giving each customer its own delivery id counters failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      try {
+        // Start-up too: a first run after an upgrade gives every history entry its MENTIONS, in batches.
+        store.historyEntriesAdopted = await adoptMentions(store.write);
+      } catch (e) {
+        await store.close();
+        throw new Error(`${where}: indexing the values history entries name failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       return store;
     } finally {

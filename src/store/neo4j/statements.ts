@@ -87,6 +87,7 @@ export const STATEMENT_NAMES = [
   'history.mentioning',
   'history.rewrite',
   'history.prune',
+  'history.adopt-mentions',
   'erase.component',
   'erase.lock',
   'erase.delete-nodes',
@@ -122,7 +123,8 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/token.index-customer',
   'schema/history.index-key',
   'schema/history.index-new-key',
-  'schema/history.index-customer',
+  'schema/history.drop-index-customer',
+  'schema/history.index-mention',
   'schema/history.index-time',
   'schema/impression.index-id',
   'schema/impression.index-delivery',
@@ -149,7 +151,7 @@ export function schemaObjects(schema: Statement[]): SchemaObject[] {
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
   labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry', 'ImpressionCount', 'ImpressionKey', 'DeletedDelivery'],
-  relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA'],
+  relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS'],
 } as const;
 
 export interface Statement {
