@@ -35,7 +35,8 @@ FOREACH (appended IN $history |
     newKeyId: appended.newKeyId,
     time: datetime.realtime(),
     position: appended.position,
-    entry: appended.entry
+    entry: appended.entry,
+    write: $write
   })
   FOREACH (mention IN appended.mentions | CREATE (entry)-[:MENTIONS {customer: $customer, value: mention}]->(entry))
 )

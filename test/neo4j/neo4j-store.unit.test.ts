@@ -1032,14 +1032,38 @@ describe('Neo4j store, with a fake driver', () => {
       });
       expect(fake.named('impression.record')).toHaveLength(1);
 
-      // A delete leaves no mark: what it deleted being gone after an attempt that reached its commit is the sign.
-      const gone = fakeStore((name) => (['schema.last-write', 'node.last-write', 'delivery.get'].includes(name) ? [] : undefined), { loseCommitReplies: true });
+      // A schema or delivery delete leaves no mark: what it deleted being gone after an attempt that reached its
+      // commit is the sign. A node delete's history entry carries its write id.
+      const gone = fakeStore(
+        (name, params) => {
+          if (['schema.last-write', 'delivery.get'].includes(name)) return [];
+          if (name === 'history.written-by') return params.write === lastWrite ? [{ entry: 'e1' }] : [];
+          if ('write' in params) lastWrite = params.write;
+          return undefined;
+        },
+        { loseCommitReplies: true },
+      );
       await expect(gone.store.deleteSchema('acme', 'member')).resolves.toBeUndefined();
       await expect(gone.store.deleteDelivery('acme', 8)).resolves.toBe(true);
       await expect(gone.store.deleteNode(member('m1'))).resolves.toBeUndefined();
       expect(gone.named('schema.delete')).toHaveLength(1);
       expect(gone.named('delivery.delete')).toHaveLength(1);
       expect(gone.named('node.delete')).toHaveLength(1);
+      expect(gone.named('history.written-by')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1', write: lastWrite });
+    });
+
+    test('when a node delete\'s commit reply is lost and no history entry carries its write id, then it runs again: a node another call deleted meanwhile is node_not_found', async () => {
+      let locks = 0;
+      const fake = fakeStore(
+        (name) => {
+          if (name === 'history.written-by') return [];
+          if (name === 'node.lock' && ++locks > 1) return [];
+          return undefined;
+        },
+        { loseCommitReplies: true },
+      );
+      await expect(fake.store.deleteNode(member('m1'))).rejects.toMatchObject({ code: 'node_not_found' });
+      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.ids', 'node.delete', 'history.append', 'history.written-by', 'node.lock']);
     });
 
     test('when ping fails, then store_unavailable; when it answers, then it resolves', async () => {

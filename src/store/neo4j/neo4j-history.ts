@@ -27,10 +27,10 @@ const parsed = (json: string, atMillis: number): HistoryEntry => {
   return { at: new Date(atMillis).toISOString(), ...rest };
 };
 
-/** Appends the entries a write transaction made, in order; nothing for none. */
-export async function appendHistory(q: Query, customerId: string, entries: readonly HistoryEntry[]): Promise<void> {
+/** Appends the entries the write transaction `writeId` made, in order; nothing for none. */
+export async function appendHistory(q: Query, customerId: string, entries: readonly HistoryEntry[], writeId: string): Promise<void> {
   if (entries.length === 0) return;
-  await q('history.append', { customer: customerId, entries: entries.map(stored) });
+  await q('history.append', { customer: customerId, entries: entries.map(stored), write: writeId });
 }
 
 export async function historyPage(q: Query, customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {

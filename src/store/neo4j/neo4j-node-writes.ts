@@ -28,14 +28,17 @@ class LineRefused extends Error {
 /**
  * ifCommitted of node writes that end with `last` (a single write, or a bulk batch, which commits only when all
  * its lines were applied): every node write marks its node with the write id, so the node `last` leaves at its
- * address carries it; a delete leaves nothing to carry the mark, and the node being gone after an attempt that
- * reached its commit means that commit went through (or another delete of it did meanwhile: either way it is
- * deleted).
+ * address carries it. A delete leaves no node, but its history entry, under the node's key, carries the write id
+ * too. The node merely being gone is not enough: another delete or an erase of it may have committed while this
+ * one's commit failed, and both would then answer that they deleted it.
  */
 function nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddress }): IfCommitted<void> {
   return async (q, writeId) => {
+    if (last.kind === 'deleteNode') {
+      const [entry] = await q('history.written-by', { ...keyParams(last.node), write: writeId });
+      return entry ? COMMITTED : undefined;
+    }
     const [row] = await q<{ lastWrite: string | null }>('node.last-write', keyParams(last.node));
-    if (last.kind === 'deleteNode') return row === undefined ? COMMITTED : undefined;
     return row?.lastWrite === writeId ? COMMITTED : undefined;
   };
 }
@@ -47,7 +50,7 @@ export function writeNode(write: Write, w: NodeWrite): Promise<void> {
     async (q, writeId) => {
       const entries: HistoryEntry[] = [];
       await work(q, writeId, new SchemaGuards(), entries, true);
-      await appendHistory(q, w.node.customerId, entries);
+      await appendHistory(q, w.node.customerId, entries, writeId);
     },
     { onConstraintViolation, ifCommitted: nodeWritten(w) },
   );
@@ -92,7 +95,7 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
           }
         }
         // All lines' entries in one statement: the batch commits them all or none.
-        await appendHistory(q, lines[0]?.node.customerId ?? '', entries);
+        await appendHistory(q, lines[0]?.node.customerId ?? '', entries, writeId);
       },
       {
         // A uniqueness violation found only at commit is the line's when it is alone, and names no line otherwise.

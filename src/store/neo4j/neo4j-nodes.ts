@@ -189,7 +189,7 @@ export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, w
   await q('node.rekey', { node: target, keyId: newId });
   if (holds(node.key)) await unlink(q, target, node.key);
   if (!holds(newKey)) await link(q, target, [newKey]);
-  await appendHistory(q, node.customerId, [historyEntry(node, 'rekeying', [newKey], [node.key], new Date().toISOString())]);
+  await appendHistory(q, node.customerId, [historyEntry(node, 'rekeying', [newKey], [node.key], new Date().toISOString())], writeId);
 }
 
 /** The IDs the node holds, in type then value order; undefined when there is no such node. */

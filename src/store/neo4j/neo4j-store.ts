@@ -323,7 +323,7 @@ export class Neo4jStore implements Store {
   erase(request: EraseRequest): Promise<EraseOutcome> {
     return this.write(async (q, writeId) => {
       const { outcome, entries } = await eraseInGraph(q, request, writeId);
-      await appendHistory(q, request.customerId, entries);
+      await appendHistory(q, request.customerId, entries, writeId);
       return outcome;
     });
   }

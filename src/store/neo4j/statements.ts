@@ -88,6 +88,7 @@ export const STATEMENT_NAMES = [
   'history.rewrite',
   'history.prune',
   'history.adopt-mentions',
+  'history.written-by',
   'erase.component',
   'erase.lock',
   'erase.delete-nodes',
