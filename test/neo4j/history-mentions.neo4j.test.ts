@@ -6,12 +6,13 @@
 // (test/store-contract/history-contract.ts), on both stores.
 import type { Driver } from 'neo4j-driver';
 import neo4j from 'neo4j-driver';
-import type { EraseRequest, HistoryEntry, IdPair } from '../../src/domain/model';
+import type { HistoryEntry, IdPair } from '../../src/domain/model';
 import type { Store } from '../../src/domain/store';
 import { ADOPT_MENTIONS_BATCH, stored } from '../../src/store/neo4j/neo4j-history';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { entryValues, erasedId, valueKey } from '../../src/store/history';
 import { asChecked, id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { eraseRequest } from '../store-contract/history-contract';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 
 const connection = neo4jConnectionFromEnv();
@@ -47,16 +48,6 @@ const mentionsContaining = (customer: string, text: string) =>
     customer,
     text,
   });
-
-const eraseRequest = (customerId: string, erased: IdPair, scope: 'id' | 'person'): EraseRequest => ({
-  customerId,
-  id: erased,
-  scope,
-  unlinkedTypes: [],
-  maxNodes: 10_000,
-  maxIds: 50_000,
-  audit: { requestId: 'req-erase', actor: 'admin' },
-});
 
 beforeAll(() => {
   driver = neo4jDriver(connection);
