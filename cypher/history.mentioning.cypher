@@ -1,6 +1,12 @@
-// params: customer, mentions
+// params: customer, mentions, write
 // The customer's entries that hold any of `mentions` (each the JSON of [type, value]): what an erase rewrites,
-// found by their MENTIONS relationships (history_mention).
+// found by their MENTIONS relationships (history_mention), and locked for the rest of the erase's transaction
+// (`rewrittenBy`, in element id order), before history.entries.cypher reads them. An erase of another value may be
+// rewriting the same entries, locking none of the nodes this one locks (each value held by someone else now):
+// reading an entry before its lock and writing it back would name that erase's value again.
 MATCH (entry:HistoryEntry)-[mention:MENTIONS]->(entry)
 WHERE mention.customer = $customer AND mention.value IN $mentions
-RETURN DISTINCT elementId(entry) AS element, entry.entry AS entry
+WITH DISTINCT entry
+ORDER BY elementId(entry)
+SET entry.rewrittenBy = $write
+RETURN elementId(entry) AS element

@@ -69,6 +69,7 @@ const withAudit = (node: NodeAddress, requestId: string, actor: string): NodeAdd
 const valuesOf = (e: HistoryEntry): HistoryId[] => [e.key, ...e.added, ...e.removed];
 const names = (e: HistoryEntry, value: IdPair): boolean => valuesOf(e).some((h) => h.type === value.type && h.id === value.id);
 const show = (x: IdPair): string => `${x.type}=${x.id}`;
+const shownOrErased = (x: HistoryId): string => (x.id === null ? `${x.type} erased` : `${x.type}=${x.id}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An erase by the administrator, within limits no test reaches; override one thing at a time. */
@@ -586,6 +587,30 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           }
         }
         for (const k of people) expect((await store().nodeHistory(c, 'member', id('member_id', k), 0, 1)).total).toBe(0);
+      });
+
+      // Two erases that lock nothing in common (each value is held by another person now) still rewrite the same
+      // entries: those of a deleted node that held both. Neither may write back what it read before the other
+      // committed, or the other's value would be named again.
+      test('when two erases of different values rewrite the same history entries at once, then both values are erased from them', async () => {
+        const customers = await Promise.all(Array.from({ length: 6 }, () => customerWith(MEMBER)));
+        for (const c of customers) {
+          await store().createNode(member(c, 'gone'), [id('email', 'va@example.com'), id('cookie', 'w')]);
+          await store().deleteNode(member(c, 'gone'));
+          await store().createNode(member(c, 'holds-va'), [id('email', 'va@example.com')]);
+          await store().createNode(member(c, 'holds-w'), [id('cookie', 'w')]);
+        }
+        const outcomes = await Promise.all(
+          customers.flatMap((c) => [store().erase(eraseRequest(c, id('email', 'va@example.com'), 'id')), store().erase(eraseRequest(c, id('cookie', 'w'), 'id'))]),
+        );
+        expect(outcomes).toEqual(customers.flatMap(() => [{ nodesDeleted: 0, idsRemoved: 1 }, { nodesDeleted: 0, idsRemoved: 1 }]));
+        for (const c of customers) {
+          const named = (await historyOf(member(c, 'gone'))).map((e) => [e.op, e.added.map(shownOrErased), e.removed.map(shownOrErased)]);
+          expect(named).toEqual([
+            ['delete', [], ['cookie erased', 'email erased', 'member_id=gone']],
+            ['create', ['member_id=gone', 'email erased', 'cookie erased'], []],
+          ]);
+        }
       });
 
       // A node that another call deletes while an erase waits for it (Neo4j reads such a node back with no

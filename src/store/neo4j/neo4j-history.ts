@@ -130,7 +130,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     }
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
-  await eraseFromHistory(q, c, erased);
+  await eraseFromHistory(q, c, erased, writeId);
   await q('impression.erase', { customer: c, ids: erased });
   return { outcome, entries };
 }
@@ -159,11 +159,13 @@ async function valuesInHistoryOf(q: Query, customerId: string, keys: Array<{ sch
   return [...values.values()];
 }
 
-/** Replaces each of `values` by erasedId in every entry of the customer that holds it. */
-async function eraseFromHistory(q: Query, customerId: string, values: readonly IdPair[]): Promise<void> {
+/** Replaces each of `values` by erasedId in every entry of the customer that holds it, locked before it is read. */
+async function eraseFromHistory(q: Query, customerId: string, values: readonly IdPair[], writeId: string): Promise<void> {
   if (values.length === 0) return;
   const erased = new Set(values.map(valueKey));
-  const rows = await q<{ element: string; entry: string }>('history.mentioning', { customer: customerId, mentions: [...erased] });
+  const locked = await q<{ element: string }>('history.mentioning', { customer: customerId, mentions: [...erased], write: writeId });
+  if (locked.length === 0) return;
+  const rows = await q<{ element: string; entry: string }>('history.entries', { elements: locked.map((row) => row.element) });
   const rewrites = [];
   for (const row of rows) {
     const after = scrubbed(parsed(row.entry, 0), erased);
