@@ -1,5 +1,5 @@
 // How an erase finds the history entries that name a value on Neo4j: each entry names each of its values once as a
-// MENTIONS relationship to itself (history_mention indexes them), beside its `mentions` list. These tests read the
+// MENTIONS relationship to itself (history_mention indexes them), beside its JSON. These tests read the
 // graph itself (test-only Cypher, not statements of the store): every write path gives an entry exactly its values,
 // an erase and retention take them away, and connecting to a database of an earlier version, whose entries have no
 // MENTIONS, gives each entry its own. What an erase answers and leaves in history is the shared contract's
