@@ -107,31 +107,37 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   const entries: HistoryEntry[] = [];
   let erased: IdPair[];
   let outcome: EraseOutcome;
+  /** The nodes the erase deletes, and those that only lose the erased ID (scope id). */
+  let deleted: LockedNode[];
+  let unlinked: LockedNode[] = [];
   if (r.scope === 'id') {
-    const deleted = nodes.filter((n) => n.keyType === r.id.type && n.keyId === r.id.id);
-    const kept = nodes.filter((n) => !deleted.includes(n));
-    await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
-    for (const n of kept) await q('node.unlink-id', { node: n.element, type: r.id.type, value: r.id.id });
+    deleted = nodes.filter((n) => n.keyType === r.id.type && n.keyId === r.id.id);
+    unlinked = nodes.filter((n) => !deleted.includes(n));
     for (const n of deleted) entries.push(eraseEntry(keyOf(n), true, n.held.map((id) => id.type), r.audit, at));
-    for (const n of kept) entries.push(eraseEntry(keyOf(n), false, [r.id.type], r.audit, at));
+    for (const n of unlinked) entries.push(eraseEntry(keyOf(n), false, [r.id.type], r.audit, at));
     erased = [r.id];
-    outcome = { nodesDeleted: deleted.length, idsRemoved: kept.length };
+    outcome = { nodesDeleted: deleted.length, idsRemoved: unlinked.length };
   } else {
+    deleted = nodes;
     const candidates = new Map<string, IdPair>([[valueKey(r.id), r.id]]);
     for (const n of nodes) for (const id of n.held) candidates.set(valueKey(id), id);
     for (const value of await valuesInHistoryOf(q, c, nodes.map(keyOf))) candidates.set(valueKey(value), value);
-    await q('erase.delete-nodes', { nodes: nodes.map((n) => n.element) });
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
-    const stillHeld = new Set((await q<IdPair>('erase.still-held', { customer: c, ids: [...candidates.values()] })).map(valueKey));
-    erased = [...candidates.values()].filter((id) => !stillHeld.has(valueKey(id)));
+    const ids = [...candidates.values()];
+    const stillHeld = new Set((await q<IdPair>('erase.still-held', { customer: c, ids, erasing: nodes.map((n) => n.element) })).map(valueKey));
+    erased = ids.filter((id) => !stillHeld.has(valueKey(id)));
     const erasedKeys = new Set(erased.map(valueKey));
     for (const n of nodes) {
       entries.push(eraseEntry(keyOf(n), erasedKeys.has(valueKey({ type: n.keyType, id: n.keyId })), n.held.map((id) => id.type), r.audit, at));
     }
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
+  // Everything that seeks an index comes before the deletes: a seek in a transaction that has already deleted
+  // thousands of vertices costs several times as much (README, section Performance).
   await eraseFromHistory(q, c, erased, writeId);
   await q('impression.erase', { customer: c, ids: erased });
+  await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
+  for (const n of unlinked) await q('node.unlink-id', { node: n.element, type: r.id.type, value: r.id.id });
   return { outcome, entries };
 }
 
