@@ -108,11 +108,42 @@ describe('Neo4j error codes, from a real server', () => {
     await untilOneIsBlocked(driver, connection.database);
     await deleting.commit();
 
-    // Which is why Neo4jStore.lockNode reads the node again (node.find) once it holds the lock.
-    expect(await locked).toHaveLength(1);
-    expect(await run(writing, 'node.find', key(c, 'm1'))).toEqual([]);
+    // Which is why the store's statement after the lock finds the node by its key again (node.held-among, or
+    // node.ids for a delete).
+    const [row] = await locked;
+    expect(row?.node).toEqual(expect.any(String));
+    expect(await run(writing, 'node.held-among', { ...key(c, 'm1'), node: row?.node, ids: [id('device', 'd1')] })).toEqual([]);
+    expect(await run(writing, 'node.ids', key(c, 'm1'))).toEqual([]);
     await writing.commit();
     expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
+  });
+
+  test('when a node is rekeyed while a write waits for its lock, then the lock step returns the moved node, and the statements after it find no node under the old key', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    const rekeying = await begin();
+    const moved = await lockNode(rekeying, c, 'm1');
+    // As Neo4jStore.rekey does, but without linking m9 (not needed here).
+    await run(rekeying, 'node.rekey', { node: moved, keyId: 'm9' });
+    await run(rekeying, 'node.unlink-id', { node: moved, type: 'member_id', value: 'm1' });
+    const writing = await begin();
+    const locked = run(writing, 'node.lock', { ...key(c, 'm1'), write: 'test-writer' });
+    await untilOneIsBlocked(driver, connection.database);
+    await rekeying.commit();
+    const [row] = await locked;
+    expect(row?.node).toBe(moved);
+
+    // Read again under the old key: nothing (the store answers node_not_found). No other node can take that key
+    // meanwhile: a create of m1 at this point waited until the writer ended (the lock step's lookup through the
+    // unique index holds a shared lock on the key's entry).
+    expect(await run(writing, 'node.held-among', { ...key(c, 'm1'), node: moved, ids: [id('device', 'd1')] })).toEqual([]);
+    expect(await run(writing, 'node.ids', key(c, 'm1'))).toEqual([]);
+    // Under the key it has now, the locked node is found, with what it holds of the IDs asked about.
+    expect(await run(writing, 'node.held-among', { ...key(c, 'm9'), node: moved, ids: [id('device', 'd1'), id('cookie', 'k1')] })).toEqual([
+      { held: [id('device', 'd1')] },
+    ]);
+    await writing.rollback();
   });
 
   test('when a node is created in a schema that another transaction has deleted meanwhile, then EntityNotFound, which isEntityNotFound recognises', async () => {

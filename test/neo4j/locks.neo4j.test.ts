@@ -66,7 +66,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
     const failed = await failedCodes(
       cookies.map((cookie) => async (run) => {
         const [locked] = await run('node.lock', { ...key, write: `writer-${cookie}` });
-        await run('node.held-among', { node: locked?.node, ids: [id('cookie', cookie)] });
+        await run('node.held-among', { ...key, node: locked?.node, ids: [id('cookie', cookie)] });
         await run('node.link-ids', { node: locked?.node, ids: [id('cookie', cookie)], maxIds: int(NODE_MAX_IDS) });
       }),
     );

@@ -50,8 +50,11 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'node.find':
       // The fake graph's one node, n1, has key member_id=m1.
       return params.keyId === 'm1' ? [{ node: 'n1' }] : [];
+    case 'node.held-among':
+      // Found again by its key after the lock: n1 holds none of the IDs asked about.
+      return params.keyId === 'm1' ? [{ held: [] }] : [];
     case 'node.ids':
-      return [{ ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+      return [{ node: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     case 'token.revoke':
       return [{ revoked: 1 }];
     case 'search.start-by-key':
@@ -208,6 +211,8 @@ const driverError = (code: string, message = code) => new Neo4jError(message, co
 
 const member = (memberId: string): NodeAddress => ({ customerId: 'acme', schemaId: 'member', key: { type: 'member_id', id: memberId } });
 const id = (type: string, value: string): IdPair => ({ type, id: value });
+/** node.held-among's row: the locked node still has its key, and holds these of the IDs asked about. */
+const held = (...ids: IdPair[]): Row[] => [{ held: ids }];
 const query = (overrides: Partial<SearchQuery>): SearchQuery => buildQuery({ customerId: 'acme', ...overrides });
 
 describe('code-point order', () => {
@@ -600,24 +605,28 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the node was rekeyed away while the write waited for its lock, then node_not_found and nothing else runs', async () => {
+      // The statement after the lock finds the node by its key again: node.ids for a delete, node.held-among (which
+      // also requires the locked node) for the others.
       for (const write of [
         (s: Neo4jStore) => s.insertIds(member('m1'), [id('device', 'd1')]),
         (s: Neo4jStore) => s.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), true),
         (s: Neo4jStore) => s.rekey(member('m1'), 'm8'),
         (s: Neo4jStore) => s.removeId(member('m1'), id('device', 'd1')),
-        (s: Neo4jStore) => s.deleteNode(member('m1')),
       ]) {
-        // Read again after the lock: no node has the key any more, or another node has it now.
-        for (const now of [[], [{ node: 'n2' }]]) {
-          const fake = fakeStore((name) => (name === 'node.find' ? now : undefined));
-          await expect(write(fake.store)).rejects.toMatchObject({ code: 'node_not_found' });
-          expect(fake.names()).toEqual(['node.lock', 'node.find']);
-        }
+        const fake = fakeStore((name) => (name === 'node.held-among' ? [] : undefined));
+        await expect(write(fake.store)).rejects.toMatchObject({ code: 'node_not_found' });
+        expect(fake.names()).toEqual(['node.lock', 'node.held-among']);
+      }
+      // No node has the key any more, or another node has it now.
+      for (const now of [[], [{ node: 'n2', ids: [] }]]) {
+        const fake = fakeStore((name) => (name === 'node.ids' ? now : undefined));
+        await expect(fake.store.deleteNode(member('m1'))).rejects.toMatchObject({ code: 'node_not_found' });
+        expect(fake.names()).toEqual(['node.lock', 'node.ids']);
       }
     });
 
     test('when insertIds meets an ID the node holds, then id_exists naming the first in request order, and nothing is linked', async () => {
-      const fake = fakeStore((name) => (name === 'node.held-among' ? [id('device', 'd2'), id('cookie', 'k1')] as unknown as Row[] : undefined));
+      const fake = fakeStore((name) => (name === 'node.held-among' ? held(id('device', 'd2'), id('cookie', 'k1')) : undefined));
       const outcome = fake.store.insertIds(member('m1'), [id('device', 'd9'), id('cookie', 'k1'), id('device', 'd2')]);
       await expect(outcome).rejects.toMatchObject({ code: 'id_exists', message: expect.stringContaining('cookie=k1') });
       expect(fake.named('node.link-ids')).toEqual([]);
@@ -634,18 +643,18 @@ describe('Neo4j store, with a fake driver', () => {
       const where = id('device', 'd1');
       const set = id('device', 'd2');
       const fake = fakeStore((name) =>
-        name === 'node.held-among' ? ([...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])] as unknown as Row[]) : undefined,
+        name === 'node.held-among' ? held(...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])) : undefined,
       );
       await fake.store.replaceId(member('m1'), where, set, upsert);
-      expect(fake.names().slice(3)).toEqual(expected);
+      expect(fake.names().slice(2)).toEqual(expected);
     });
 
     test('when replaceId finds both where and set held, then id_exists; with where equal to set, nothing', async () => {
-      const both = fakeStore((name) => (name === 'node.held-among' ? ([id('device', 'd1'), id('device', 'd2')] as unknown as Row[]) : undefined));
+      const both = fakeStore((name) => (name === 'node.held-among' ? held(id('device', 'd1'), id('device', 'd2')) : undefined));
       await expect(both.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({ code: 'id_exists' });
-      const same = fakeStore((name) => (name === 'node.held-among' ? ([id('device', 'd1')] as unknown as Row[]) : undefined));
+      const same = fakeStore((name) => (name === 'node.held-among' ? held(id('device', 'd1')) : undefined));
       await same.store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd1'), false);
-      expect(same.names()).toEqual(['node.lock', 'node.find', 'node.held-among']);
+      expect(same.names()).toEqual(['node.lock', 'node.held-among']);
     });
 
     test('when rekey targets a key in use, then node_exists, before or at the constraint; the same id changes nothing', async () => {
@@ -656,13 +665,13 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(raced.store.rekey(member('m1'), 'm9')).rejects.toMatchObject({ code: 'node_exists' });
       const same = fakeStore();
       await same.store.rekey(member('m1'), 'm1');
-      expect(same.names()).toEqual(['node.lock', 'node.find']);
+      expect(same.names()).toEqual(['node.lock', 'node.held-among']);
     });
 
     test('when rekey succeeds, then the old key ID is unlinked and the new one linked', async () => {
-      const fake = fakeStore((name) => (name === 'node.held-among' ? ([id('member_id', 'm1')] as unknown as Row[]) : undefined));
+      const fake = fakeStore((name) => (name === 'node.held-among' ? held(id('member_id', 'm1')) : undefined));
       await fake.store.rekey(member('m1'), 'm9');
-      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.find', 'node.held-among', 'node.rekey', 'node.unlink-id', 'node.link-ids', 'history.append']);
+      expect(fake.names()).toEqual(['node.lock', 'node.held-among', 'node.find', 'node.rekey', 'node.unlink-id', 'node.link-ids', 'history.append']);
       expect(fake.named('node.rekey')[0]?.params).toEqual({ node: 'n1', keyId: 'm9' });
       expect(fake.named('node.unlink-id')[0]?.params).toEqual({ node: 'n1', type: 'member_id', value: 'm1' });
       expect(fake.named('node.link-ids')[0]?.params).toEqual({ node: 'n1', ids: [id('member_id', 'm9')], maxIds: null });
@@ -700,7 +709,7 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when a replacement links its set after unlinking where, then no limit applies (the node does not grow)', async () => {
       const where = id('device', 'd1');
-      const fake = fakeStore((name) => (name === 'node.held-among' ? ([where] as unknown as Row[]) : undefined));
+      const fake = fakeStore((name) => (name === 'node.held-among' ? held(where) : undefined));
       await fake.store.replaceId(limited('m1', 1), where, id('device', 'd2'), false);
       expect(fake.named('node.link-ids')[0]?.params.maxIds).toBeNull();
     });
@@ -985,7 +994,6 @@ describe('Neo4j store, with a fake driver', () => {
         'node.create',
         'node.last-write',
         'node.lock',
-        'node.find',
         'node.held-among',
         'node.link-ids',
         'history.append',
@@ -1065,7 +1073,7 @@ describe('Neo4j store, with a fake driver', () => {
         { loseCommitReplies: true },
       );
       await expect(fake.store.deleteNode(member('m1'))).rejects.toMatchObject({ code: 'node_not_found' });
-      expect(fake.names()).toEqual(['node.lock', 'node.find', 'node.ids', 'node.delete', 'history.append', 'history.written-by', 'node.lock']);
+      expect(fake.names()).toEqual(['node.lock', 'node.ids', 'node.delete', 'history.append', 'history.written-by', 'node.lock']);
     });
 
     test('when ping fails, then store_unavailable; when it answers, then it resolves', async () => {

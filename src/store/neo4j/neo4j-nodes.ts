@@ -39,23 +39,27 @@ export const keyParams = (node: NodeAddress) => ({
 
 /**
  * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
- * element id; node_not_found when absent.
+ * element id; node_not_found when absent. node.lock found the node by its key before it waited for the lock; a
+ * rekey that committed meanwhile has moved the node to another key, and SQLite (one writer at a time) would then
+ * answer node_not_found. So the caller's next statement, which reads what is committed now that the lock is held,
+ * must find the node by its key again (lockHolding, or the delete's node.ids): one round trip fewer than a
+ * statement of its own for that.
  */
-async function lockNode(q: Query, node: NodeAddress, writeId: string): Promise<string> {
+async function takeLock(q: Query, node: NodeAddress, writeId: string): Promise<string> {
   const [row] = await q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
   if (!row) throw nodeNotFound(node);
-  // node.lock found the node by its key before it waited for the lock; a rekey that committed meanwhile has
-  // moved the node to another key, and SQLite (one writer at a time) would then answer node_not_found. A new
-  // statement reads what is committed now that the lock is held.
-  const [still] = await q<{ node: string }>('node.find', keyParams(node));
-  if (still?.node !== row.node) throw nodeNotFound(node);
   return row.node;
 }
 
-/** Which of `ids` the (locked) node holds, as a predicate. */
-async function heldAmong(q: Query, nodeElementId: string, ids: IdPair[]): Promise<(id: IdPair) => boolean> {
-  const held = await q<IdPair>('node.held-among', { node: nodeElementId, ids: ids.map((id) => ({ type: id.type, id: id.id })) });
-  return (id) => held.some((h) => sameId(h, id));
+/**
+ * takeLock, then which of `ids` the locked node holds, as a predicate (node.held-among.cypher, which finds the
+ * node by its key again); node_not_found when absent or moved meanwhile.
+ */
+async function lockHolding(q: Query, node: NodeAddress, writeId: string, ids: IdPair[]): Promise<{ target: string; holds: (id: IdPair) => boolean }> {
+  const target = await takeLock(q, node, writeId);
+  const [row] = await q<{ held: IdPair[] }>('node.held-among', { ...keyParams(node), node: target, ids: ids.map((id) => ({ type: id.type, id: id.id })) });
+  if (!row) throw nodeNotFound(node);
+  return { target, holds: (id) => row.held.some((h) => sameId(h, id)) };
 }
 
 /**
@@ -121,8 +125,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       return {
         work: async (q, writeId, guards, entries) => {
           await guards.refuseIfSchemaChanged(q, w.node, writeId);
-          const target = await lockNode(q, w.node, writeId);
-          const holds = await heldAmong(q, target, w.ids);
+          const { target, holds } = await lockHolding(q, w.node, writeId, w.ids);
           const alreadyHeld = w.ids.find(holds);
           if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
@@ -134,8 +137,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       return {
         work: async (q, writeId, guards, entries) => {
           await guards.refuseIfSchemaChanged(q, w.node, writeId);
-          const target = await lockNode(q, w.node, writeId);
-          const holds = await heldAmong(q, target, [w.where, w.set]);
+          const { target, holds } = await lockHolding(q, w.node, writeId, [w.where, w.set]);
           if (!holds(w.where)) {
             if (w.upsert && !holds(w.set)) {
               await refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
@@ -155,8 +157,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'removeId':
       return {
         work: async (q, writeId, _guards, entries) => {
-          const target = await lockNode(q, w.node, writeId);
-          const holds = await heldAmong(q, target, [w.id]);
+          const { target, holds } = await lockHolding(q, w.node, writeId, [w.id]);
           if (!holds(w.id)) return;
           await unlink(q, target, w.id);
           record(entries, [], [w.id]);
@@ -165,10 +166,11 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'deleteNode':
       return {
         work: async (q, writeId, _guards, entries) => {
-          const target = await lockNode(q, w.node, writeId);
-          const [row] = await q<{ ids: IdPair[] }>('node.ids', keyParams(w.node));
+          const target = await takeLock(q, w.node, writeId);
+          const [row] = await q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node));
+          if (row?.node !== target) throw nodeNotFound(w.node);
           await q('node.delete', { node: target });
-          record(entries, [], [...(row?.ids ?? [])].sort(byTypeThenId));
+          record(entries, [], [...row.ids].sort(byTypeThenId));
         },
       };
   }
@@ -179,11 +181,10 @@ export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, w
   const newKey: IdPair = { type: node.key.type, id: newId };
   // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
   await new SchemaGuards().refuseIfSchemaChanged(q, node, writeId);
-  const target = await lockNode(q, node, writeId);
+  const { target, holds } = await lockHolding(q, node, writeId, [node.key, newKey]);
   if (newId === node.key.id) return;
   const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
   if (taken) throw nodeExists(node.schemaId, newKey);
-  const holds = await heldAmong(q, target, [node.key, newKey]);
   if (!holds(newKey)) await refuseIfOverHolderLimit(q, node, [newKey], writeId);
   // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).
   await q('node.rekey', { node: target, keyId: newId });
