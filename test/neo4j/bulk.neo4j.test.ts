@@ -50,4 +50,17 @@ describe('Neo4j store, bulk node writes', () => {
     expect(await store.getNodeIds(member(c, 'ghost'))).toBeUndefined();
     expect(await store.getNodeIds(member(c, 'm99'))).toEqual([id('device', 'd99'), id('member_id', 'm99')]);
   });
+
+  test('when create 37 of 100 (one statement) takes a key that exists, then it alone is node_exists, and the others commit in two transactions around it', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm37'), [id('device', 'earlier')]);
+    const outcomes = await store.applyNodeWrites(creates(c, 100));
+    expect(outcomes.map((o, i) => [i, o?.code]).filter(([, code]) => code !== undefined)).toEqual([[37, 'node_exists']]);
+    // The node made before, and the 99 of the batch (were the refusal not attributed, each line would run alone).
+    expect(await committingTransactions(c)).toBe(3);
+    expect(await store.getNodeIds(member(c, 'm37'))).toEqual([id('device', 'earlier'), id('member_id', 'm37')]);
+    expect(await store.getNodeIds(member(c, 'm36'))).toEqual([id('device', 'd36'), id('member_id', 'm36')]);
+    expect(await store.getNodeIds(member(c, 'm38'))).toEqual([id('device', 'd38'), id('member_id', 'm38')]);
+  });
 });

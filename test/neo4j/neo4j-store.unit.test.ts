@@ -45,6 +45,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ schemaId: 'member', idTypes: [{ type: 'email', secure: true, position: 1 }, { type: 'member_id', secure: false, position: 0 }] }];
     case 'node.create':
       return [{ node: 'n1', linked: 1 }];
+    case 'node.create-many':
+      return (params.nodes as Array<{ line: number }>).map(({ line }) => ({ line }));
     case 'node.lock':
       return [{ node: 'n1' }];
     case 'node.find':
@@ -262,6 +264,11 @@ describe('Neo4j store, with a fake driver', () => {
     await store.replaceDelivery('acme', 7, buildDelivery() as never);
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
+    // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many).
+    await store.applyNodeWrites([
+      { kind: 'create', node: member('m3'), ids: [] },
+      { kind: 'create', node: member('m4'), ids: [id('device', 'd4')] },
+    ]);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
     await store.erase({ ...erase, scope: 'id' });
@@ -623,6 +630,27 @@ describe('Neo4j store, with a fake driver', () => {
         await expect(fake.store.deleteNode(member('m1'))).rejects.toMatchObject({ code: 'node_not_found' });
         expect(fake.names()).toEqual(['node.lock', 'node.ids']);
       }
+    });
+
+    test('when a bulk batch has consecutive creates, then they are one statement, and a create with a max_holders ID or a repeated key runs alone', async () => {
+      const fake = fakeStore();
+      const limited = { ...member('m3'), expectedTypes: [{ type: 'member_id', secure: false }, { type: 'cookie', secure: false, maxHolders: 5 }] };
+      await fake.store.applyNodeWrites([
+        { kind: 'create', node: member('m1'), ids: [] },
+        { kind: 'create', node: member('m2'), ids: [id('device', 'd2')] },
+        { kind: 'create', node: limited, ids: [id('cookie', 'k3')] },
+        { kind: 'create', node: member('m4'), ids: [] },
+        { kind: 'create', node: member('m5'), ids: [] },
+        { kind: 'create', node: member('m4'), ids: [] },
+        { kind: 'create', node: member('m6'), ids: [] },
+      ]);
+      const writes = fake.names().filter((name) => name.startsWith('node.') || name === 'id.lock-holders');
+      expect(writes).toEqual(['node.keys-taken', 'node.create-many', 'id.lock-holders', 'node.create', 'node.keys-taken', 'node.create-many', 'node.keys-taken', 'node.create-many']);
+      expect(fake.named('node.create-many').map((call) => (call.params.nodes as Array<{ keyId: string }>).map((n) => n.keyId))).toEqual([
+        ['m1', 'm2'],
+        ['m4', 'm5'],
+        ['m4', 'm6'],
+      ]);
     });
 
     test('when insertIds meets an ID the node holds, then id_exists naming the first in request order, and nothing is linked', async () => {

@@ -1025,6 +1025,45 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect((await store().search(buildQuery({ customerId: c, where: { id: id('cookie', 'never') } }))).total).toBe(0);
         });
 
+        test('when a run of creates meets a taken key, a key repeated in the batch, too many IDs and a changed schema, then only those lines are refused and every other create is made', async () => {
+          // On Neo4j, consecutive creates are one statement (node.create-many): each refusal must still be its line's.
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
+          const create = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'create', node, ids });
+          const outcomes = await store().applyNodeWrites([
+            create(member(c, 'm1'), id('device', 'shared')),
+            create(member(c, 'm2'), id('device', 'shared'), id('cookie', 'k2')),
+            create(member(c, 'm0'), id('cookie', 'never-1')),
+            create(member(c, 'm3')),
+            create(member(c, 'm1'), id('cookie', 'never-2')),
+            create({ ...member(c, 'm4'), maxIds: 2 }, id('cookie', 'never-3'), id('cookie', 'never-4')),
+            create({ ...member(c, 'm5'), expectedTypes: [{ type: 'member_id', secure: true }] }, id('cookie', 'never-5')),
+            create(member(c, 'm6'), id('cookie', 'k6')),
+            create(member(c, 'm7'), id('device', 'shared')),
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual([
+            undefined,
+            undefined,
+            'node_exists',
+            undefined,
+            'node_exists',
+            'node_id_limit_reached',
+            'schema_changed',
+            undefined,
+            undefined,
+          ]);
+          expect(await store().getNodeIds(member(c, 'm0'))).toEqual([id('device', 'd0'), id('member_id', 'm0')]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'shared'), id('member_id', 'm1')]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k2'), id('device', 'shared'), id('member_id', 'm2')]);
+          expect(await store().getNodeIds(member(c, 'm3'))).toEqual([id('member_id', 'm3')]);
+          for (const gone of ['m4', 'm5']) expect(await store().getNodeIds(member(c, gone))).toBeUndefined();
+          expect(await store().getNodeIds(member(c, 'm6'))).toEqual([id('cookie', 'k6'), id('member_id', 'm6')]);
+          expect(await linkedMembers(member(c, 'm1'))).toEqual(['m1', 'm2', 'm7']);
+          for (const never of ['never-1', 'never-2', 'never-3', 'never-4', 'never-5']) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: id('cookie', never) } }))).total).toBe(0);
+          }
+        });
+
         test('when a later write in the batch depends on an earlier one, then it sees it (writes apply in order)', async () => {
           const c = await customerWithSchemas();
           const outcomes = await store().applyNodeWrites([

@@ -7,7 +7,7 @@ import type { NodeWrite } from '../../domain/store';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';
-import { keyParams, nodeExists, nodeWork, rekeyInGraph } from './neo4j-nodes';
+import { type CreateWrite, createNodes, joinsCreates, keyParams, nodeExists, nodeWork, rekeyInGraph } from './neo4j-nodes';
 import { COMMITTED, type IfCommitted, type Write } from './neo4j-transactions';
 import { SchemaGuards } from './schema-guards';
 
@@ -72,6 +72,24 @@ export function applyNodeWrites(write: Write, writes: NodeWrite[]): Promise<Arra
 }
 
 /**
+ * The creates from line `at` on that one statement can make (createNodes): consecutive, each joinsCreates, and
+ * up to the first that repeats a key among them (a create of a key made earlier in the transaction is then
+ * refused as its own line, by node.keys-taken).
+ */
+function createsFrom(lines: readonly NodeWrite[], at: number): CreateWrite[] {
+  const creates: CreateWrite[] = [];
+  const keys = new Set<string>();
+  for (const w of lines.slice(at)) {
+    if (!joinsCreates(w)) break;
+    const key = JSON.stringify([w.node.schemaId, w.node.key.type, w.node.key.id]);
+    if (keys.has(key)) break;
+    keys.add(key);
+    creates.push(w);
+  }
+  return creates;
+}
+
+/**
  * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
  * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
  * as a Refusal.
@@ -84,7 +102,22 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
       async (q, writeId) => {
         const guards = new SchemaGuards();
         const entries: HistoryEntry[] = [];
-        for (const [at, step] of steps.entries()) {
+        for (let at = 0; at < lines.length; ) {
+          const creates = createsFrom(lines, at);
+          if (creates.length > 1) {
+            let refused;
+            try {
+              refused = await createNodes(q, creates, writeId, guards, entries);
+            } catch (e) {
+              // A key taken since node.keys-taken looked: the constraint names no line (the lines then run alone).
+              if (isConstraintViolation(e)) throw new LineRefused('unattributed');
+              throw e;
+            }
+            if (refused) throw new LineRefused({ at: at + refused.at, error: refused.error });
+            at += creates.length;
+            continue;
+          }
+          const step = steps[at] as (typeof steps)[number];
           try {
             await step.work(q, writeId, guards, entries, false);
           } catch (e) {
@@ -93,6 +126,7 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
             if (error === undefined) throw e;
             throw new LineRefused({ at, error });
           }
+          at += 1;
         }
         // All lines' entries in one statement: the batch commits them all or none.
         await appendHistory(q, lines[0]?.node.customerId ?? '', entries, writeId);

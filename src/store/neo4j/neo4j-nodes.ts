@@ -1,7 +1,7 @@
 // The identity graph's node writes on Neo4j: what each write does inside a transaction the store opens
 // (./neo4j-node-writes.ts makes them transactions; ./neo4j-transactions.ts owns their retries and what a lost
 // commit reply means).
-import { DomainError } from '../../domain/errors';
+import { DomainError, isDomainError } from '../../domain/errors';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
 import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
@@ -174,6 +174,65 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
         },
       };
   }
+}
+
+export type CreateWrite = Extract<NodeWrite, { kind: 'create' }>;
+
+/**
+ * Whether a create may join others in one statement (createNodes): it has no ID of a type with `max_holders`,
+ * whose holders each create counts under a lock of its own (refuseIfOverHolderLimit).
+ */
+export const joinsCreates = (w: NodeWrite): w is CreateWrite => w.kind === 'create' && limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
+
+/**
+ * Consecutive creates of one customer's bulk batch (each joinsCreates, their keys distinct) in one statement
+ * (node.create-many.cypher) instead of one each, with what each create checks first, in line order. Pushes
+ * their history entries onto `entries`. Answers the first line refused (its index among `creates`) and its
+ * error, when one is: the caller's transaction is then rolled back, and the lines before it run again.
+ */
+export async function createNodes(
+  q: Query,
+  creates: readonly CreateWrite[],
+  writeId: string,
+  guards: SchemaGuards,
+  entries: HistoryEntry[],
+): Promise<{ at: number; error: DomainError } | undefined> {
+  const rows: Array<{ line: number; schema: string; keyType: string; keyId: string; ids: IdPair[] }> = [];
+  let refused: { at: number; error: DomainError } | undefined;
+  for (const [at, w] of creates.entries()) {
+    try {
+      await guards.refuseIfSchemaChanged(q, w.node, writeId);
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      refused = { at, error: e };
+      break;
+    }
+    const ids = canonicalIds([w.node.key, ...w.ids]);
+    if (wouldPassIdLimit(w.node, 0, ids.length)) {
+      refused = { at, error: nodeIdLimitReached(w.node) };
+      break;
+    }
+    rows.push({ line: at, schema: w.node.schemaId, keyType: w.node.key.type, keyId: w.node.key.id, ids });
+  }
+  if (rows.length === 0) return refused;
+  const customer = creates[0]?.node.customerId;
+  const write = (line: number) => creates[line] as CreateWrite;
+  const taken = await q<{ line: number }>('node.keys-taken', { customer, keys: rows.map(({ ids: _ids, ...key }) => key) });
+  if (taken.length > 0) {
+    const at = Math.min(...taken.map((row) => row.line));
+    const { node } = write(at);
+    return { at, error: nodeExists(node.schemaId, node.key) };
+  }
+  // A line refused by its own checks is refused whatever the lines before it do: those run again without it.
+  if (refused) return refused;
+  const made = new Set((await q<{ line: number }>('node.create-many', { customer, nodes: rows, write: writeId })).map((row) => row.line));
+  // The domain checked each schema, but a concurrent removal may have happened since.
+  const unmade = rows.find((row) => !made.has(row.line));
+  if (unmade) return { at: unmade.line, error: new DomainError('schema_not_found', `Schema '${write(unmade.line).node.schemaId}' does not exist.`) };
+  const now = new Date().toISOString();
+  // The key first, then the IDs in the order given, as a single create records them (and SQLite).
+  for (const { node, ids } of creates) entries.push(historyEntry(node, 'create', uniqueIds([node.key, ...ids]), [], now));
+  return undefined;
 }
 
 /** Store.rekey inside its write transaction `writeId`. */

@@ -37,6 +37,8 @@ export const STATEMENT_NAMES = [
   'token.last-write',
 
   'node.create',
+  'node.keys-taken',
+  'node.create-many',
   'node.lock',
   'node.find',
   'node.held-among',

@@ -1,0 +1,18 @@
+// params: customer, nodes, write
+// A _bulk batch's consecutive creates in one statement (createNodes in src/store/neo4j/neo4j-nodes.ts): each of
+// `nodes` ({line, schema, keyType, keyId, ids}, its keys distinct) made as node.create.cypher makes one, but for
+// the history entry, which the batch appends with its others. Answers the lines of the nodes made: none for a
+// line whose schema does not exist. node.keys-taken.cypher found no key taken; one taken since fails the statement
+// on the idnode_key_unique constraint, naming no line.
+//
+// One statement instead of one per line: 100 creates of 5 IDs on a local Neo4j 5.26 took 145–204 µs a line
+// against 686–1,043 µs (README, section On Neo4j).
+UNWIND $nodes AS new
+MATCH (schemaVertex:Schema {customer: $customer, schemaId: new.schema})
+CREATE (node:IdNode {customer: $customer, schema: new.schema, keyType: new.keyType, keyId: new.keyId, lastWrite: $write})
+FOREACH (held IN new.ids |
+  MERGE (id:Id {customer: $customer, type: held.type, value: held.id})
+  CREATE (node)-[:LINKED]->(id)
+)
+CREATE (node)-[:IN_SCHEMA]->(schemaVertex)
+RETURN new.line AS line
