@@ -52,9 +52,11 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'node.find':
       // The fake graph's one node, n1, has key member_id=m1.
       return params.keyId === 'm1' ? [{ node: 'n1' }] : [];
-    case 'node.held-among':
-      // Found again by its key after the lock: n1 holds none of the IDs asked about.
-      return params.keyId === 'm1' ? [{ held: [] }] : [];
+    case 'node.held-among': {
+      // Found again by its key after the lock: n1, which holds its key, member_id=m1 (a rekey then unlinks it).
+      const held = (params.ids as IdPair[]).filter((asked) => asked.type === 'member_id' && asked.id === 'm1');
+      return params.keyId === 'm1' ? [{ held }] : [];
+    }
     case 'node.ids':
       return [{ node: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
     case 'token.revoke':

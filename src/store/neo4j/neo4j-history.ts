@@ -137,7 +137,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   await eraseFromHistory(q, c, erased, writeId);
   await q('impression.erase', { customer: c, ids: erased });
   await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
-  for (const n of unlinked) await q('node.unlink-id', { node: n.element, type: r.id.type, value: r.id.id });
+  if (unlinked.length > 0) await q('erase.unlink-id', { nodes: unlinked.map((n) => n.element), type: r.id.type, value: r.id.id });
   return { outcome, entries };
 }
 

@@ -96,6 +96,7 @@ export const STATEMENT_NAMES = [
   'erase.lock',
   'erase.delete-nodes',
   'erase.still-held',
+  'erase.unlink-id',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
