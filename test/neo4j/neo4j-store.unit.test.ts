@@ -7,6 +7,7 @@ import { type Delivery } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { IdPair, NodeAddress, SearchQuery } from '../../src/domain/model';
+import type { NodeWrite } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
@@ -47,6 +48,13 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ node: 'n1', linked: 1 }];
     case 'node.create-many':
       return (params.nodes as Array<{ line: number }>).map(({ line }) => ({ line }));
+    case 'node.lock-many':
+      // Every key has a node: n<line>.
+      return (params.keys as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}` }));
+    case 'node.held-many':
+      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, held: [] }));
+    case 'node.link-many':
+      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
     case 'node.lock':
       return [{ node: 'n1' }];
     case 'node.find':
@@ -266,10 +274,13 @@ describe('Neo4j store, with a fake driver', () => {
     await store.replaceDelivery('acme', 7, buildDelivery() as never);
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
-    // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many).
+    // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many), and consecutive
+    // inserts one per step (node.lock-many, node.held-many, node.link-many).
     await store.applyNodeWrites([
       { kind: 'create', node: member('m3'), ids: [] },
       { kind: 'create', node: member('m4'), ids: [id('device', 'd4')] },
+      { kind: 'insert', node: member('m3'), ids: [id('cookie', 'k3')] },
+      { kind: 'insert', node: member('m4'), ids: [id('cookie', 'k4')] },
     ]);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
@@ -632,6 +643,53 @@ describe('Neo4j store, with a fake driver', () => {
         await expect(fake.store.deleteNode(member('m1'))).rejects.toMatchObject({ code: 'node_not_found' });
         expect(fake.names()).toEqual(['node.lock', 'node.ids']);
       }
+    });
+
+    test('when a bulk batch has consecutive inserts, then each step is one statement for all of them', async () => {
+      const fake = fakeStore();
+      const outcomes = await fake.store.applyNodeWrites(['m2', 'm3', 'm4'].map((k): NodeWrite => ({ kind: 'insert', node: member(k), ids: [id('cookie', k)] })));
+      expect(outcomes).toEqual([undefined, undefined, undefined]);
+      expect(fake.names().filter((name) => name.startsWith('node.'))).toEqual(['node.lock-many', 'node.held-many', 'node.link-many']);
+      expect(fake.named('node.link-many')[0]?.params.rows).toEqual([
+        { line: 0, node: 'n0', ids: [id('cookie', 'm2')], maxIds: null },
+        { line: 1, node: 'n1', ids: [id('cookie', 'm3')], maxIds: null },
+        { line: 2, node: 'n2', ids: [id('cookie', 'm4')], maxIds: null },
+      ]);
+    });
+
+    test('when consecutive inserts meet a missing node, an ID held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
+      // The fake graph by key, whichever path asks (a run of lines, or a line alone after a refusal): no node m1;
+      // m2 holds cookie=k2; m3 is full.
+      const answer = (keyId: string, line?: number) => (keyId === 'm1' ? [] : [{ ...(line === undefined ? {} : { line }), node: `n-${keyId}` }]);
+      const fake = fakeStore((name, params) => {
+        const keyId = params.keyId as string | undefined;
+        const rows = (params.rows ?? params.keys) as Array<{ line: number; keyId?: string; node?: string; ids?: IdPair[] }> | undefined;
+        const heldBy = (key: string, ids: IdPair[]) => ids.filter((i) => key === 'm2' && i.id === 'k2');
+        switch (name) {
+          case 'node.lock':
+            return answer(keyId as string);
+          case 'node.held-among':
+            return keyId === 'm1' ? [] : [{ held: heldBy(keyId as string, params.ids as IdPair[]) }];
+          case 'node.link-ids':
+            return [{ linked: params.node === 'n-m3' ? 0 : 1 }];
+          case 'node.lock-many':
+            return rows?.flatMap((r) => answer(r.keyId as string, r.line));
+          case 'node.held-many':
+            return rows?.map((r) => ({ line: r.line, held: heldBy(r.keyId as string, r.ids ?? []) }));
+          case 'node.link-many':
+            return rows?.map((r) => ({ line: r.line, fits: r.node !== 'n-m3' }));
+          default:
+            return undefined;
+        }
+      });
+      const inserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k, i): NodeWrite => ({ kind: 'insert', node: { ...member(k), maxIds: 5 }, ids: [id('cookie', `k${i}`)] }));
+      const outcomes = await fake.store.applyNodeWrites(inserts);
+      expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
+      // The last two were linked together, in one statement.
+      expect(fake.named('node.link-many').at(-1)?.params.rows).toEqual([
+        { line: 0, node: 'n-m4', ids: [id('cookie', 'k4')], maxIds: neo4j.int(5) },
+        { line: 1, node: 'n-m5', ids: [id('cookie', 'k5')], maxIds: neo4j.int(5) },
+      ]);
     });
 
     test('when a bulk batch has consecutive creates, then they are one statement, and a create with a max_holders ID or a repeated key runs alone', async () => {

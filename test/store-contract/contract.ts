@@ -1064,6 +1064,49 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }
         });
 
+        test('when a run of inserts meets a missing node, an ID held, too many IDs and a changed schema, then only those lines are refused and every other insert is applied', async () => {
+          // On Neo4j, consecutive inserts take each step in one statement for all (node.lock-many, node.held-many,
+          // node.link-many): each refusal must still be its line's.
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
+          await store().createNode(member(c, 'm1'), []);
+          await store().createNode(member(c, 'm2'), [id('cookie', 'k2')]);
+          await store().createNode(member(c, 'm3'), [id('device', 'd3')]);
+          const insert = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'insert', node, ids });
+          const outcomes = await store().applyNodeWrites([
+            insert(member(c, 'm0'), id('cookie', 'k0')),
+            insert(member(c, 'ghost'), id('cookie', 'never-1')),
+            insert(member(c, 'm2'), id('device', 'd2'), id('cookie', 'k2')),
+            insert({ ...member(c, 'm3'), maxIds: 2 }, id('cookie', 'never-2')),
+            insert(member(c, 'm1'), id('cookie', 'k1'), id('device', 'd0')),
+            insert({ ...member(c, 'm3'), expectedTypes: [{ type: 'member_id', secure: true }] }, id('cookie', 'never-3')),
+            insert(member(c, 'm0'), id('cookie', 'k0-again')),
+            insert(member(c, 'm0'), id('cookie', 'k0')),
+            insert(member(c, 'm3'), id('cookie', 'k3')),
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual([
+            undefined,
+            'node_not_found',
+            'id_exists',
+            'node_id_limit_reached',
+            undefined,
+            'schema_changed',
+            undefined,
+            'id_exists',
+            undefined,
+          ]);
+          expect(outcomes[2]?.message).toContain('cookie=k2');
+          expect(await store().getNodeIds(member(c, 'm0'))).toEqual([id('cookie', 'k0'), id('cookie', 'k0-again'), id('device', 'd0'), id('member_id', 'm0')]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd0'), id('member_id', 'm1')]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k2'), id('member_id', 'm2')]);
+          expect(await store().getNodeIds(member(c, 'm3'))).toEqual([id('cookie', 'k3'), id('device', 'd3'), id('member_id', 'm3')]);
+          expect(await store().getNodeIds(member(c, 'ghost'))).toBeUndefined();
+          expect(await linkedMembers(member(c, 'm0'))).toEqual(['m0', 'm1']);
+          for (const never of ['never-1', 'never-2', 'never-3']) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: id('cookie', never) } }))).total).toBe(0);
+          }
+        });
+
         test('when a later write in the batch depends on an earlier one, then it sees it (writes apply in order)', async () => {
           const c = await customerWithSchemas();
           const outcomes = await store().applyNodeWrites([
@@ -1091,6 +1134,22 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             const losers = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k && b !== winners[0] ? [outcomes[b]?.[i]?.code] : [])));
             expect(new Set(losers)).toEqual(new Set(['node_exists']));
             expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', `shared-${k}`), id('device', `${k}-b${winners[0]}`), id('member_id', k)]);
+          }
+        });
+
+        test('when bulk batches of inserts race on the same nodes in opposite orders, then every line is applied and each node holds what every batch gave it', async () => {
+          const c = await customerWithSchemas();
+          const keys = Array.from({ length: 40 }, (_, i) => `m${i}`);
+          for (const k of keys) await store().createNode(member(c, k), [id('cookie', 'shared')]);
+          // Four batches over the same 40 nodes, each in its own order, each giving every node a device of its own.
+          const batches = Array.from({ length: 4 }, (_, b) => {
+            const order = b % 2 === 0 ? keys : [...keys].reverse();
+            return order.map((k): NodeWrite => ({ kind: 'insert', node: member(c, k), ids: [id('device', `${k}-b${b}`)] }));
+          });
+          const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
+          expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
+          for (const k of keys) {
+            expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'shared'), ...[0, 1, 2, 3].map((b) => id('device', `${k}-b${b}`)), id('member_id', k)]);
           }
         });
 

@@ -7,8 +7,20 @@ import type { NodeWrite } from '../../domain/store';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';
-import { type CreateWrite, createNodes, joinsCreates, keyParams, nodeExists, nodeWork, rekeyInGraph } from './neo4j-nodes';
+import {
+  type CreateWrite,
+  createNodes,
+  type InsertWrite,
+  insertIntoNodes,
+  joinsOthers,
+  keyParams,
+  nodeExists,
+  nodeWork,
+  rekeyInGraph,
+  type RunRefusal,
+} from './neo4j-nodes';
 import { COMMITTED, type IfCommitted, type Write } from './neo4j-transactions';
+import type { Query } from './query';
 import { SchemaGuards } from './schema-guards';
 
 /**
@@ -72,21 +84,28 @@ export function applyNodeWrites(write: Write, writes: NodeWrite[]): Promise<Arra
 }
 
 /**
- * The creates from line `at` on that one statement can make (createNodes): consecutive, each joinsCreates, and
- * up to the first that repeats a key among them (a create of a key made earlier in the transaction is then
- * refused as its own line, by node.keys-taken).
+ * The run of lines from `at` on that createNodes or insertIntoNodes can apply together: consecutive, of one kind
+ * (creates or inserts), each joinsOthers, and up to the first that repeats a node's key among them (it then sees
+ * what the run did to that node, as its own line).
  */
-function createsFrom(lines: readonly NodeWrite[], at: number): CreateWrite[] {
-  const creates: CreateWrite[] = [];
+function runFrom(lines: readonly NodeWrite[], at: number): Array<CreateWrite | InsertWrite> {
+  const run: Array<CreateWrite | InsertWrite> = [];
   const keys = new Set<string>();
   for (const w of lines.slice(at)) {
-    if (!joinsCreates(w)) break;
+    if (!joinsOthers(w) || w.kind !== lines[at]?.kind) break;
     const key = JSON.stringify([w.node.schemaId, w.node.key.type, w.node.key.id]);
     if (keys.has(key)) break;
     keys.add(key);
-    creates.push(w);
+    run.push(w);
   }
-  return creates;
+  return run;
+}
+
+/** Applies a run of runFrom in the transaction: the first line refused, if one is (its index in the run). */
+function applyRun(q: Query, run: Array<CreateWrite | InsertWrite>, writeId: string, guards: SchemaGuards, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
+  const creates = run.filter((w): w is CreateWrite => w.kind === 'create');
+  if (creates.length === run.length) return createNodes(q, creates, writeId, guards, entries);
+  return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries);
 }
 
 /**
@@ -103,18 +122,18 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
         const guards = new SchemaGuards();
         const entries: HistoryEntry[] = [];
         for (let at = 0; at < lines.length; ) {
-          const creates = createsFrom(lines, at);
-          if (creates.length > 1) {
+          const run = runFrom(lines, at);
+          if (run.length > 1) {
             let refused;
             try {
-              refused = await createNodes(q, creates, writeId, guards, entries);
+              refused = await applyRun(q, run, writeId, guards, entries);
             } catch (e) {
               // A key taken since node.keys-taken looked: the constraint names no line (the lines then run alone).
               if (isConstraintViolation(e)) throw new LineRefused('unattributed');
               throw e;
             }
             if (refused) throw new LineRefused({ at: at + refused.at, error: refused.error });
-            at += creates.length;
+            at += run.length;
             continue;
           }
           const step = steps[at] as (typeof steps)[number];

@@ -13,6 +13,8 @@ import { SchemaGuards } from './schema-guards';
 const nodeNotFound = (node: NodeAddress) =>
   new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
 
+const idExists = (held: IdPair) => new DomainError('id_exists', `The node already holds ${held.type}=${held.id}; nothing was added.`);
+
 export const nodeExists = (schemaId: string, key: IdPair) =>
   new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
 
@@ -127,7 +129,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
           await guards.refuseIfSchemaChanged(q, w.node, writeId);
           const { target, holds } = await lockHolding(q, w.node, writeId, w.ids);
           const alreadyHeld = w.ids.find(holds);
-          if (alreadyHeld) throw new DomainError('id_exists', `The node already holds ${alreadyHeld.type}=${alreadyHeld.id}; nothing was added.`);
+          if (alreadyHeld) throw idExists(alreadyHeld);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
           await link(q, target, w.ids, w.node);
           record(entries, uniqueIds(w.ids), []);
@@ -177,12 +179,39 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
 }
 
 export type CreateWrite = Extract<NodeWrite, { kind: 'create' }>;
+export type InsertWrite = Extract<NodeWrite, { kind: 'insert' }>;
 
 /**
- * Whether a create may join others in one statement (createNodes): it has no ID of a type with `max_holders`,
- * whose holders each create counts under a lock of its own (refuseIfOverHolderLimit).
+ * Whether a create or an insert may join others of its kind in one statement each step (createNodes,
+ * insertIntoNodes): it adds no ID of a type with `max_holders`, whose holders each write counts under a lock of
+ * its own (refuseIfOverHolderLimit).
  */
-export const joinsCreates = (w: NodeWrite): w is CreateWrite => w.kind === 'create' && limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
+export function joinsOthers(w: NodeWrite): w is CreateWrite | InsertWrite {
+  if (w.kind === 'create') return limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
+  return w.kind === 'insert' && limitedIds(w.node, w.ids).length === 0;
+}
+
+/** A line refused among a run of lines (`at`, its index in the run), and why. */
+export type RunRefusal = { at: number; error: DomainError };
+
+/** The schema guards of each line of a run, in order: the rows before the first line refused, and that refusal. */
+async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards) {
+  const passed: W[] = [];
+  for (const [at, w] of run.entries()) {
+    try {
+      await guards.refuseIfSchemaChanged(q, w.node, writeId);
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      return { passed, refused: { at, error: e } };
+    }
+    passed.push(w);
+  }
+  return { passed, refused: undefined };
+}
+
+/** The first in line order of `refusals` (undefined entries: lines not refused). */
+const firstRefusal = (...refusals: Array<RunRefusal | undefined>): RunRefusal | undefined =>
+  refusals.reduce<RunRefusal | undefined>((first, r) => (r && (!first || r.at < first.at) ? r : first), undefined);
 
 /**
  * Consecutive creates of one customer's bulk batch (each joinsCreates, their keys distinct) in one statement
@@ -196,17 +225,10 @@ export async function createNodes(
   writeId: string,
   guards: SchemaGuards,
   entries: HistoryEntry[],
-): Promise<{ at: number; error: DomainError } | undefined> {
+): Promise<RunRefusal | undefined> {
   const rows: Array<{ line: number; schema: string; keyType: string; keyId: string; ids: IdPair[] }> = [];
-  let refused: { at: number; error: DomainError } | undefined;
-  for (const [at, w] of creates.entries()) {
-    try {
-      await guards.refuseIfSchemaChanged(q, w.node, writeId);
-    } catch (e) {
-      if (!isDomainError(e)) throw e;
-      refused = { at, error: e };
-      break;
-    }
+  let { passed, refused } = await guardRun(q, creates, writeId, guards);
+  for (const [at, w] of passed.entries()) {
     const ids = canonicalIds([w.node.key, ...w.ids]);
     if (wouldPassIdLimit(w.node, 0, ids.length)) {
       refused = { at, error: nodeIdLimitReached(w.node) };
@@ -232,6 +254,55 @@ export async function createNodes(
   const now = new Date().toISOString();
   // The key first, then the IDs in the order given, as a single create records them (and SQLite).
   for (const { node, ids } of creates) entries.push(historyEntry(node, 'create', uniqueIds([node.key, ...ids]), [], now));
+  return undefined;
+}
+
+/**
+ * Consecutive inserts of one customer's bulk batch (each joinsOthers, their keys distinct), each step one
+ * statement for all of them: lock the nodes (node.lock-many), read again what they hold (node.held-many), link
+ * (node.link-many). Each line is refused as the single insert would refuse it; the lines' refusals do not depend
+ * on each other (distinct nodes), so the first in line order is answered, as createNodes does.
+ */
+export async function insertIntoNodes(
+  q: Query,
+  inserts: readonly InsertWrite[],
+  writeId: string,
+  guards: SchemaGuards,
+  entries: HistoryEntry[],
+): Promise<RunRefusal | undefined> {
+  const { passed, refused } = await guardRun(q, inserts, writeId, guards);
+  if (passed.length === 0) return refused;
+  const customer = inserts[0]?.node.customerId;
+  const key = (line: number) => {
+    const { node } = inserts[line] as InsertWrite;
+    return { line, schema: node.schemaId, keyType: node.key.type, keyId: node.key.id };
+  };
+  const locked = await q<{ line: number; node: string }>('node.lock-many', { customer, keys: passed.map((_, line) => key(line)), write: writeId });
+  const found = locked.map(({ line, node }) => ({ ...key(line), node, ids: (inserts[line] as InsertWrite).ids.map((id) => ({ type: id.type, id: id.id })) }));
+  const rows = await q<{ line: number; held: IdPair[] }>('node.held-many', { customer, rows: found });
+  const still = new Map(rows.map((row) => [row.line, row.held]));
+  const missing = passed.findIndex((_, line) => !still.has(line));
+  const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound((inserts[missing] as InsertWrite).node) };
+  let exists: RunRefusal | undefined;
+  for (const [line, held] of still) {
+    // The first ID the node holds in request order, as the single insert names it.
+    const first = (inserts[line] as InsertWrite).ids.find((id) => held.some((h) => sameId(h, id)));
+    if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(first) };
+  }
+  const before = firstRefusal(refused, notFound, exists);
+  if (before) return before;
+  const linking = found.map(({ line, node }) => {
+    const w = inserts[line] as InsertWrite;
+    return { line, node, ids: canonicalIds(w.ids), maxIds: w.node.maxIds === undefined ? null : int(w.node.maxIds) };
+  });
+  const fitted = await q<{ line: number; fits: boolean }>('node.link-many', { rows: linking });
+  const over = fitted.filter((row) => !row.fits).map((row) => row.line);
+  if (over.length > 0) {
+    const at = Math.min(...over);
+    return { at, error: nodeIdLimitReached((inserts[at] as InsertWrite).node) };
+  }
+  const now = new Date().toISOString();
+  for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
   return undefined;
 }
 
