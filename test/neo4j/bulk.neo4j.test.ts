@@ -51,6 +51,19 @@ describe('Neo4j store, bulk node writes', () => {
     expect(await store.getNodeIds(member(c, 'm99'))).toEqual([id('device', 'd99'), id('member_id', 'm99')]);
   });
 
+  test('when consecutive deletes (one statement) remove nodes that share IDs, then exactly the Id vertices no node holds any more are deleted', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
+    await store.createNode(member(c, 'm1'), [id('device', 'd12'), id('cookie', 'shared')]);
+    await store.createNode(member(c, 'm2'), [id('device', 'd12')]);
+    await store.createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+    const outcomes = await store.applyNodeWrites(['m0', 'm1', 'm2'].map((k): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) })));
+    expect(outcomes).toEqual([undefined, undefined, undefined]);
+    const { records } = await driver.executeQuery('MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id', { customer: c }, { database: connection.database });
+    expect(records.map((r) => r.get('id'))).toEqual(['cookie=shared', 'member_id=kept']);
+  });
+
   test('when create 37 of 100 (one statement) takes a key that exists, then it alone is node_exists, and the others commit in two transactions around it', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);

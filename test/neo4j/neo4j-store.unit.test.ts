@@ -55,6 +55,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, held: [] }));
     case 'node.link-many':
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
+    case 'node.ids-many':
+      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, ids: [{ type: 'device', id: `d${line}` }] }));
     case 'node.lock':
       return [{ node: 'n1' }];
     case 'node.find':
@@ -275,12 +277,15 @@ describe('Neo4j store, with a fake driver', () => {
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
     // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many), and consecutive
-    // inserts one per step (node.lock-many, node.held-many, node.link-many).
+    // inserts and deletes one per step (node.lock-many, then node.held-many and node.link-many, or node.ids-many
+    // and node.delete-many).
     await store.applyNodeWrites([
       { kind: 'create', node: member('m3'), ids: [] },
       { kind: 'create', node: member('m4'), ids: [id('device', 'd4')] },
       { kind: 'insert', node: member('m3'), ids: [id('cookie', 'k3')] },
       { kind: 'insert', node: member('m4'), ids: [id('cookie', 'k4')] },
+      { kind: 'deleteNode', node: member('m3') },
+      { kind: 'deleteNode', node: member('m4') },
     ]);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
@@ -654,6 +659,24 @@ describe('Neo4j store, with a fake driver', () => {
         { line: 0, node: 'n0', ids: [id('cookie', 'm2')], maxIds: null },
         { line: 1, node: 'n1', ids: [id('cookie', 'm3')], maxIds: null },
         { line: 2, node: 'n2', ids: [id('cookie', 'm4')], maxIds: null },
+      ]);
+    });
+
+    test('when a bulk batch has consecutive deletes, then each step is one statement for all of them, and each delete records what its node held', async () => {
+      const fake = fakeStore();
+      const outcomes = await fake.store.applyNodeWrites(['m2', 'm3'].map((k): NodeWrite => ({ kind: 'deleteNode', node: member(k) })));
+      expect(outcomes).toEqual([undefined, undefined]);
+      expect(fake.names().filter((name) => name.startsWith('node.') || name.startsWith('history.'))).toEqual([
+        'node.lock-many',
+        'node.ids-many',
+        'node.delete-many',
+        'history.append',
+      ]);
+      expect(fake.named('node.delete-many')[0]?.params).toEqual({ nodes: ['n0', 'n1'] });
+      const appended = fake.named('history.append')[0]?.params.entries as Array<{ keyId: string; entry: string }>;
+      expect(appended.map((e) => [e.keyId, JSON.parse(e.entry).op, JSON.parse(e.entry).removed])).toEqual([
+        ['m2', 'delete', [id('device', 'd0')]],
+        ['m3', 'delete', [id('device', 'd1')]],
       ]);
     });
 

@@ -1107,6 +1107,27 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }
         });
 
+        test('when a run of deletes meets missing nodes, then only those lines are node_not_found, and the IDs no node holds any more go', async () => {
+          // On Neo4j, consecutive deletes take each step in one statement for all (node.lock-many, node.ids-many,
+          // node.delete-many), which must still remove exactly the orphaned Id vertices.
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
+          await store().createNode(member(c, 'm1'), [id('device', 'd12'), id('cookie', 'shared')]);
+          await store().createNode(member(c, 'm2'), [id('device', 'd12')]);
+          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+          const remove = (k: string): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) });
+          const outcomes = await store().applyNodeWrites([remove('m0'), remove('ghost'), remove('m1'), remove('m0'), remove('m2')]);
+          expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', undefined, 'node_not_found', undefined]);
+          for (const gone of ['m0', 'm1', 'm2']) expect(await store().getNodeIds(member(c, gone))).toBeUndefined();
+          expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
+          for (const gone of [id('device', 'd0'), id('device', 'd12')]) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: gone } }))).total).toBe(0);
+          }
+          // The IDs left behind can be held again.
+          await store().createNode(member(c, 'm3'), [id('device', 'd12'), id('device', 'd0')]);
+          expect(await linkedMembers(member(c, 'kept'))).toEqual(['kept']);
+        });
+
         test('when a later write in the batch depends on an earlier one, then it sees it (writes apply in order)', async () => {
           const c = await customerWithSchemas();
           const outcomes = await store().applyNodeWrites([

@@ -10,8 +10,11 @@ import { appendHistory } from './neo4j-history';
 import {
   type CreateWrite,
   createNodes,
+  type DeleteWrite,
+  deleteNodes,
   type InsertWrite,
   insertIntoNodes,
+  type JoiningWrite,
   joinsOthers,
   keyParams,
   nodeExists,
@@ -84,12 +87,12 @@ export function applyNodeWrites(write: Write, writes: NodeWrite[]): Promise<Arra
 }
 
 /**
- * The run of lines from `at` on that createNodes or insertIntoNodes can apply together: consecutive, of one kind
- * (creates or inserts), each joinsOthers, and up to the first that repeats a node's key among them (it then sees
- * what the run did to that node, as its own line).
+ * The run of lines from `at` on that createNodes, insertIntoNodes or deleteNodes can apply together:
+ * consecutive, of one kind, each joinsOthers, and up to the first that repeats a node's key among them (it then
+ * sees what the run did to that node, as its own line).
  */
-function runFrom(lines: readonly NodeWrite[], at: number): Array<CreateWrite | InsertWrite> {
-  const run: Array<CreateWrite | InsertWrite> = [];
+function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
+  const run: JoiningWrite[] = [];
   const keys = new Set<string>();
   for (const w of lines.slice(at)) {
     if (!joinsOthers(w) || w.kind !== lines[at]?.kind) break;
@@ -101,11 +104,16 @@ function runFrom(lines: readonly NodeWrite[], at: number): Array<CreateWrite | I
   return run;
 }
 
-/** Applies a run of runFrom in the transaction: the first line refused, if one is (its index in the run). */
-function applyRun(q: Query, run: Array<CreateWrite | InsertWrite>, writeId: string, guards: SchemaGuards, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
-  const creates = run.filter((w): w is CreateWrite => w.kind === 'create');
-  if (creates.length === run.length) return createNodes(q, creates, writeId, guards, entries);
-  return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries);
+/** Applies a run of runFrom (all of one kind) in the transaction: the first line refused, if one is (its index in the run). */
+function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: SchemaGuards, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
+  switch (run[0]?.kind) {
+    case 'create':
+      return createNodes(q, run as CreateWrite[], writeId, guards, entries);
+    case 'insert':
+      return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries);
+    default:
+      return deleteNodes(q, run as DeleteWrite[], writeId, entries);
+  }
 }
 
 /**

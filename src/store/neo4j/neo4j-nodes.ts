@@ -180,15 +180,19 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
 
 export type CreateWrite = Extract<NodeWrite, { kind: 'create' }>;
 export type InsertWrite = Extract<NodeWrite, { kind: 'insert' }>;
+export type DeleteWrite = Extract<NodeWrite, { kind: 'deleteNode' }>;
+/** The writes of a bulk batch that run together with others of their kind (runs of lines). */
+export type JoiningWrite = CreateWrite | InsertWrite | DeleteWrite;
 
 /**
- * Whether a create or an insert may join others of its kind in one statement each step (createNodes,
- * insertIntoNodes): it adds no ID of a type with `max_holders`, whose holders each write counts under a lock of
- * its own (refuseIfOverHolderLimit).
+ * Whether a create, an insert or a delete may join others of its kind in one statement each step (createNodes,
+ * insertIntoNodes, deleteNodes): it adds no ID of a type with `max_holders`, whose holders each write counts
+ * under a lock of its own (refuseIfOverHolderLimit).
  */
-export function joinsOthers(w: NodeWrite): w is CreateWrite | InsertWrite {
+export function joinsOthers(w: NodeWrite): w is JoiningWrite {
   if (w.kind === 'create') return limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
-  return w.kind === 'insert' && limitedIds(w.node, w.ids).length === 0;
+  if (w.kind === 'insert') return limitedIds(w.node, w.ids).length === 0;
+  return w.kind === 'deleteNode';
 }
 
 /** A line refused among a run of lines (`at`, its index in the run), and why. */
@@ -258,6 +262,16 @@ export async function createNodes(
 }
 
 /**
+ * node.lock-many: locks the nodes of `run` (one customer's), in line order; the key and element id of each found
+ * (its line: its index in `run`). The statement after it must find each by its key again, as after takeLock.
+ */
+async function lockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
+  const keys = run.map(({ node }, line) => ({ line, schema: node.schemaId, keyType: node.key.type, keyId: node.key.id }));
+  const locked = await q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
+  return locked.map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
+}
+
+/**
  * Consecutive inserts of one customer's bulk batch (each joinsOthers, their keys distinct), each step one
  * statement for all of them: lock the nodes (node.lock-many), read again what they hold (node.held-many), link
  * (node.link-many). Each line is refused as the single insert would refuse it; the lines' refusals do not depend
@@ -273,12 +287,8 @@ export async function insertIntoNodes(
   const { passed, refused } = await guardRun(q, inserts, writeId, guards);
   if (passed.length === 0) return refused;
   const customer = inserts[0]?.node.customerId;
-  const key = (line: number) => {
-    const { node } = inserts[line] as InsertWrite;
-    return { line, schema: node.schemaId, keyType: node.key.type, keyId: node.key.id };
-  };
-  const locked = await q<{ line: number; node: string }>('node.lock-many', { customer, keys: passed.map((_, line) => key(line)), write: writeId });
-  const found = locked.map(({ line, node }) => ({ ...key(line), node, ids: (inserts[line] as InsertWrite).ids.map((id) => ({ type: id.type, id: id.id })) }));
+  const locked = await lockMany(q, passed, writeId);
+  const found = locked.map((row) => ({ ...row, ids: (inserts[row.line] as InsertWrite).ids.map((id) => ({ type: id.type, id: id.id })) }));
   const rows = await q<{ line: number; held: IdPair[] }>('node.held-many', { customer, rows: found });
   const still = new Map(rows.map((row) => [row.line, row.held]));
   const missing = passed.findIndex((_, line) => !still.has(line));
@@ -303,6 +313,23 @@ export async function insertIntoNodes(
   }
   const now = new Date().toISOString();
   for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
+  return undefined;
+}
+
+/**
+ * Consecutive deletes of one customer's bulk batch (their keys distinct): lock the nodes (node.lock-many), read
+ * again what each holds (node.ids-many), delete them (node.delete-many). A node missing, or moved by a rekey while
+ * its lock was awaited, refuses its line (node_not_found), the first such in line order.
+ */
+export async function deleteNodes(q: Query, deletes: readonly DeleteWrite[], writeId: string, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
+  const locked = await lockMany(q, deletes, writeId);
+  const rows = await q<{ line: number; ids: IdPair[] }>('node.ids-many', { customer: deletes[0]?.node.customerId, rows: locked });
+  const held = new Map(rows.map((row) => [row.line, row.ids]));
+  const missing = deletes.findIndex((_, line) => !held.has(line));
+  if (missing >= 0) return { at: missing, error: nodeNotFound((deletes[missing] as DeleteWrite).node) };
+  await q('node.delete-many', { nodes: locked.map((row) => row.node) });
+  const now = new Date().toISOString();
+  for (const [line, { node }] of deletes.entries()) entries.push(historyEntry(node, 'delete', [], [...(held.get(line) ?? [])].sort(byTypeThenId), now));
   return undefined;
 }
 

@@ -42,6 +42,8 @@ export const STATEMENT_NAMES = [
   'node.lock-many',
   'node.held-many',
   'node.link-many',
+  'node.ids-many',
+  'node.delete-many',
   'node.lock',
   'node.find',
   'node.held-among',
