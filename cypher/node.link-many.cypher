@@ -1,11 +1,12 @@
 // params: rows
 // node.link-ids.cypher for many locked nodes: each of `rows` ({line, node, ids, maxIds}) links its `ids`, which
 // its node does not hold, unless the node would then hold more than `maxIds` (null: no limit). Answers each line
-// with whether it fitted (false: nothing linked, node_id_limit_reached).
+// with whether it fitted (false: nothing linked, node_id_limit_reached); linking nothing always fits, as in
+// node.link-ids's caller.
 UNWIND $rows AS row
 MATCH (node:IdNode)
 WHERE elementId(node) = row.node
-WITH row, node, row.maxIds IS NULL OR COUNT { (node)-[:LINKED]->() } + size(row.ids) <= row.maxIds AS fits
+WITH row, node, size(row.ids) = 0 OR row.maxIds IS NULL OR COUNT { (node)-[:LINKED]->() } + size(row.ids) <= row.maxIds AS fits
 FOREACH (held IN CASE WHEN fits THEN row.ids ELSE [] END |
   MERGE (id:Id {customer: node.customer, type: held.type, value: held.id})
   MERGE (node)-[:LINKED]->(id)

@@ -218,7 +218,7 @@ const firstRefusal = (...refusals: Array<RunRefusal | undefined>): RunRefusal | 
   refusals.reduce<RunRefusal | undefined>((first, r) => (r && (!first || r.at < first.at) ? r : first), undefined);
 
 /**
- * Consecutive creates of one customer's bulk batch (each joinsCreates, their keys distinct) in one statement
+ * Consecutive creates of one customer's bulk batch (each joinsOthers, their keys distinct) in one statement
  * (node.create-many.cypher) instead of one each, with what each create checks first, in line order. Pushes
  * their history entries onto `entries`. Answers the first line refused (its index among `creates`) and its
  * error, when one is: the caller's transaction is then rolled back, and the lines before it run again.
