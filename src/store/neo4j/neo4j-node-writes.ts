@@ -16,6 +16,7 @@ import {
   insertIntoNodes,
   type JoiningWrite,
   joinsOthers,
+  keyOf,
   keyParams,
   nodeExists,
   nodeWork,
@@ -96,7 +97,7 @@ function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
   const keys = new Set<string>();
   for (const w of lines.slice(at)) {
     if (!joinsOthers(w) || w.kind !== lines[at]?.kind) break;
-    const key = JSON.stringify([w.node.schemaId, w.node.key.type, w.node.key.id]);
+    const key = JSON.stringify(keyOf(w.node));
     if (keys.has(key)) break;
     keys.add(key);
     run.push(w);

@@ -32,12 +32,10 @@ function canonicalIds(ids: IdPair[]): IdPair[] {
   return [...unique.values()].sort(byTypeThenId);
 }
 
-export const keyParams = (node: NodeAddress) => ({
-  customer: node.customerId,
-  schema: node.schemaId,
-  keyType: node.key.type,
-  keyId: node.key.id,
-});
+/** A node's key as the statements name it: their parameters for one node, each row of those that take many. */
+export const keyOf = (node: NodeAddress) => ({ schema: node.schemaId, keyType: node.key.type, keyId: node.key.id });
+
+export const keyParams = (node: NodeAddress) => ({ customer: node.customerId, ...keyOf(node) });
 
 /**
  * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
@@ -238,7 +236,7 @@ export async function createNodes(
       refused = { at, error: nodeIdLimitReached(w.node) };
       break;
     }
-    rows.push({ line: at, schema: w.node.schemaId, keyType: w.node.key.type, keyId: w.node.key.id, ids });
+    rows.push({ line: at, ...keyOf(w.node), ids });
   }
   if (rows.length === 0) return refused;
   const customer = creates[0]?.node.customerId;
@@ -266,7 +264,7 @@ export async function createNodes(
  * (its line: its index in `run`). The statement after it must find each by its key again, as after takeLock.
  */
 async function lockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
-  const keys = run.map(({ node }, line) => ({ line, schema: node.schemaId, keyType: node.key.type, keyId: node.key.id }));
+  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
   const locked = await q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
   return locked.map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
 }
