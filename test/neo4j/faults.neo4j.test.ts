@@ -148,6 +148,31 @@ const driverFor = (c: { uri: string; username: string; password: string }): Driv
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Sends SIGSTOP to the Neo4j server and waits until Linux shows every thread of it stopped (state T in
+ * /proc/<pid>/task/<tid>/stat): kill() returns once the signal is queued, and a query sent at once could still be
+ * answered by threads not yet stopped (seen once: /readyz answered 200 right after the signal). Where /proc is
+ * absent, it only sends the signal.
+ */
+async function freeze(server: LocalNeo4j): Promise<void> {
+  server.child.kill('SIGSTOP');
+  const tasks = `/proc/${server.child.pid}/task`;
+  // The state follows the command name in parentheses, which may itself hold spaces. A thread gone meanwhile
+  // answers nothing anyway.
+  const stateOf = (tid: string) => {
+    try {
+      return fs.readFileSync(path.join(tasks, tid, 'stat'), 'utf8').split(') ')[1]?.[0];
+    } catch {
+      return 'T';
+    }
+  };
+  const deadline = Date.now() + 5_000;
+  while (fs.existsSync(tasks) && Date.now() < deadline) {
+    if (fs.readdirSync(tasks).every((tid) => stateOf(tid) === 'T')) return;
+    await sleep(10);
+  }
+}
+
 describe('the service while its Neo4j goes away', () => {
   let port: number;
   let data: string;
@@ -273,7 +298,7 @@ describe('the service while its Neo4j goes away', () => {
 
   test('when Neo4j freezes without closing its connections (SIGSTOP), then /readyz answers 503 within its 3 s bound, and 200 again once Neo4j resumes', async () => {
     await untilReady(first, RECOVERY_BOUND_MS);
-    neo4j!.child.kill('SIGSTOP');
+    await freeze(neo4j!);
     try {
       const asked = Date.now();
       expectUnavailable(await call(first.base, 'GET', '/readyz', { timeoutMs: 10_000 }));
@@ -288,7 +313,7 @@ describe('the service while its Neo4j goes away', () => {
   test('when Neo4j freezes (SIGSTOP), then a search and a create each answer 503 store_unavailable at NEO4J_CALL_TIMEOUT_MS, instead of a connection cut with no answer, and the service is ready again once Neo4j resumes', async () => {
     const limited = await startTracked({ NEO4J_CALL_TIMEOUT_MS: '3000' });
     await untilReady(limited, RECOVERY_BOUND_MS);
-    neo4j!.child.kill('SIGSTOP');
+    await freeze(neo4j!);
     try {
       const asked = Date.now();
       const [search, create] = await Promise.all([
