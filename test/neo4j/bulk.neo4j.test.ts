@@ -64,6 +64,25 @@ describe('Neo4j store, bulk node writes', () => {
     expect(records.map((r) => r.get('id'))).toEqual(['cookie=shared', 'member_id=kept']);
   });
 
+  test('when consecutive upserts and ID removals (one statement each step) let go of IDs, then exactly the Id vertices no node holds any more are deleted, and one let go of and held again is there once', async () => {
+    const c = newCustomer();
+    await store.putSchema(c, MEMBER);
+    await store.createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
+    await store.createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'shared')]);
+    await store.createNode(member(c, 'm2'), [id('device', 'd2')]);
+    await store.createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+    const outcomes = await store.applyNodeWrites([
+      { kind: 'removeId', node: member(c, 'm0'), id: id('device', 'd0') },
+      { kind: 'replace', node: member(c, 'm1'), where: id('device', 'd1'), set: id('device', 'd0'), upsert: true },
+      { kind: 'removeId', node: member(c, 'm2'), id: id('device', 'd2') },
+      { kind: 'removeId', node: member(c, 'kept'), id: id('cookie', 'shared') },
+    ]);
+    expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
+    const { records } = await driver.executeQuery('MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id', { customer: c }, { database: connection.database });
+    expect(records.map((r) => r.get('id'))).toEqual(['cookie=shared', 'device=d0', 'member_id=kept', 'member_id=m0', 'member_id=m1', 'member_id=m2']);
+    expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'shared'), id('device', 'd0'), id('member_id', 'm1')]);
+  });
+
   test('when create 37 of 100 (one statement) takes a key that exists, then it alone is node_exists, and the others commit in two transactions around it', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);

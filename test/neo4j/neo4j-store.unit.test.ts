@@ -52,7 +52,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // Every key has a node: n<line>.
       return (params.keys as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}` }));
     case 'node.held-many':
-      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, held: [] }));
+      // Each node holds device=d<line> (as node.ids-many says), and nothing else asked of it.
+      return (params.rows as Array<{ line: number; ids: IdPair[] }>).map(({ line, ids }) => ({ line, held: ids.filter((i) => i.type === 'device' && i.id === `d${line}`) }));
     case 'node.link-many':
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
     case 'node.ids-many':
@@ -277,8 +278,8 @@ describe('Neo4j store, with a fake driver', () => {
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
     // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many), and consecutive
-    // inserts and deletes one per step (node.lock-many, then node.held-many and node.link-many, or node.ids-many
-    // and node.delete-many).
+    // inserts, upserts, ID removals and deletes one per step (node.lock-many, then node.held-many, node.unlink-many
+    // and node.link-many, or node.ids-many and node.delete-many).
     await store.applyNodeWrites([
       { kind: 'create', node: member('m3'), ids: [] },
       { kind: 'create', node: member('m4'), ids: [id('device', 'd4')] },
@@ -286,6 +287,10 @@ describe('Neo4j store, with a fake driver', () => {
       { kind: 'insert', node: member('m4'), ids: [id('cookie', 'k4')] },
       { kind: 'deleteNode', node: member('m3') },
       { kind: 'deleteNode', node: member('m4') },
+    ]);
+    await store.applyNodeWrites([
+      { kind: 'replace', node: member('m5'), where: id('device', 'd0'), set: id('device', 'd9'), upsert: true },
+      { kind: 'removeId', node: member('m6'), id: id('device', 'd1') },
     ]);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
@@ -677,6 +682,81 @@ describe('Neo4j store, with a fake driver', () => {
       expect(appended.map((e) => [e.keyId, JSON.parse(e.entry).op, JSON.parse(e.entry).removed])).toEqual([
         ['m2', 'delete', [id('device', 'd0')]],
         ['m3', 'delete', [id('device', 'd1')]],
+      ]);
+    });
+
+    test('when a bulk batch has consecutive upserts and ID removals, then each step is one statement for all of them, and each line records what it changed', async () => {
+      const fake = fakeStore();
+      // The fake's node of line n holds device=d<n>: line 0 replaces it, 1 adds device=d9 (its `where` is not held),
+      // 2 finds nothing to change, 3 removes it, 4 finds nothing to remove.
+      const outcomes = await fake.store.applyNodeWrites([
+        { kind: 'replace', node: member('m0'), where: id('device', 'd0'), set: id('device', 'x0'), upsert: true },
+        { kind: 'replace', node: { ...member('m1'), maxIds: 5 }, where: id('device', 'd8'), set: id('device', 'd9'), upsert: true },
+        { kind: 'replace', node: member('m2'), where: id('device', 'd8'), set: id('device', 'd9'), upsert: false },
+        { kind: 'removeId', node: member('m3'), id: id('device', 'd3') },
+        { kind: 'removeId', node: member('m4'), id: id('cookie', 'k4') },
+      ]);
+      expect(outcomes).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect(fake.names().filter((name) => name.startsWith('node.') || name.startsWith('history.'))).toEqual([
+        'node.lock-many',
+        'node.held-many',
+        'node.unlink-many',
+        'node.link-many',
+        'history.append',
+      ]);
+      expect(fake.named('node.unlink-many')[0]?.params.rows).toEqual([
+        { node: 'n0', type: 'device', id: 'd0' },
+        { node: 'n3', type: 'device', id: 'd3' },
+      ]);
+      // Only the upsert that adds grows its node, and only it is checked against the node's limit.
+      expect(fake.named('node.link-many')[0]?.params.rows).toEqual([
+        { line: 0, node: 'n0', ids: [id('device', 'x0')], maxIds: null },
+        { line: 1, node: 'n1', ids: [id('device', 'd9')], maxIds: neo4j.int(5) },
+      ]);
+      const appended = fake.named('history.append')[0]?.params.entries as Array<{ keyId: string; entry: string }>;
+      expect(appended.map((e) => [e.keyId, JSON.parse(e.entry).op, JSON.parse(e.entry).added, JSON.parse(e.entry).removed])).toEqual([
+        ['m0', 'upsert', [id('device', 'x0')], [id('device', 'd0')]],
+        ['m1', 'upsert', [id('device', 'd9')], []],
+        ['m3', 'delete', [], [id('device', 'd3')]],
+      ]);
+    });
+
+    test('when consecutive upserts meet a missing node, a `set` held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
+      // The fake graph by key, whichever path asks (a run of lines, or a line alone after a refusal): no node m1;
+      // m2 holds where and set; m3 is full.
+      const where = id('device', 'w');
+      const set = id('device', 's');
+      const answer = (keyId: string, line?: number) => (keyId === 'm1' ? [] : [{ ...(line === undefined ? {} : { line }), node: `n-${keyId}` }]);
+      const heldBy = (key: string, ids: IdPair[]) => (key === 'm2' ? ids : []);
+      const fake = fakeStore((name, params) => {
+        const keyId = params.keyId as string | undefined;
+        const rows = (params.rows ?? params.keys) as Array<{ line: number; keyId?: string; node?: string; ids?: IdPair[] }> | undefined;
+        switch (name) {
+          case 'node.lock':
+            return answer(keyId as string);
+          case 'node.held-among':
+            return keyId === 'm1' ? [] : [{ held: heldBy(keyId as string, params.ids as IdPair[]) }];
+          case 'node.link-ids':
+            return [{ linked: params.node === 'n-m3' ? 0 : 1 }];
+          case 'node.lock-many':
+            return rows?.flatMap((r) => answer(r.keyId as string, r.line));
+          case 'node.held-many':
+            return rows?.map((r) => ({ line: r.line, held: heldBy(r.keyId as string, r.ids ?? []) }));
+          case 'node.link-many':
+            return rows?.map((r) => ({ line: r.line, fits: r.node !== 'n-m3' }));
+          default:
+            return undefined;
+        }
+      });
+      const upserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k): NodeWrite => ({ kind: 'replace', node: { ...member(k), maxIds: 5 }, where, set, upsert: true }));
+      // m2 holds both: an update of where to set, which it already holds.
+      upserts[2] = { kind: 'replace', node: member('m2'), where, set, upsert: false };
+      const outcomes = await fake.store.applyNodeWrites(upserts);
+      expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
+      // The last two were linked together, in one statement.
+      expect(fake.named('node.link-many').at(-1)?.params.rows).toEqual([
+        { line: 0, node: 'n-m4', ids: [set], maxIds: neo4j.int(5) },
+        { line: 1, node: 'n-m5', ids: [set], maxIds: neo4j.int(5) },
       ]);
     });
 

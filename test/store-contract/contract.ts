@@ -1107,6 +1107,64 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }
         });
 
+        test('when a run of upserts, updates and ID removals meets a missing node, a `set` held, too many IDs and a changed schema, then only those lines are refused, the others change their nodes, and the IDs no node holds any more go', async () => {
+          // On Neo4j, consecutive upserts, updates and ID removals take each step in one statement for all
+          // (node.lock-many, node.held-many, node.unlink-many, node.link-many): each refusal must still be its line's.
+          const c = await customerWithSchemas();
+          await store().createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
+          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          await store().createNode(member(c, 'm2'), [id('device', 'd2'), id('cookie', 'k2')]);
+          await store().createNode(member(c, 'm3'), [id('device', 'd3')]);
+          await store().createNode(member(c, 'm4'), [id('cookie', 'shared')]);
+          await store().createNode(member(c, 'm5'), [id('device', 'd5')]);
+          const replace = (node: NodeAddress, where: IdPair, set: IdPair, upsert = true): NodeWrite => ({ kind: 'replace', node, where, set, upsert });
+          const removeId = (node: NodeAddress, held: IdPair): NodeWrite => ({ kind: 'removeId', node, id: held });
+          const outcomes = await store().applyNodeWrites([
+            replace(member(c, 'm0'), id('device', 'd0'), id('device', 'd0x')),
+            replace(member(c, 'ghost'), id('device', 'd0'), id('cookie', 'never-1')),
+            replace(member(c, 'm2'), id('cookie', 'k2'), id('device', 'd2'), false),
+            replace({ ...member(c, 'm3'), maxIds: 2 }, id('cookie', 'none'), id('cookie', 'never-2')),
+            removeId(member(c, 'm4'), id('cookie', 'shared')),
+            replace({ ...member(c, 'm5'), expectedTypes: [{ type: 'member_id', secure: true }] }, id('device', 'd5'), id('cookie', 'never-3')),
+            removeId(member(c, 'm1'), id('device', 'd1')),
+            // d0, which line 0 left orphaned, is held again.
+            replace(member(c, 'm2'), id('device', 'd2'), id('device', 'd0')),
+            replace(member(c, 'm3'), id('cookie', 'none'), id('cookie', 'k3')),
+            removeId(member(c, 'm5'), id('cookie', 'none')),
+            replace(member(c, 'm1'), id('cookie', 'none'), id('cookie', 'never-4'), false),
+            replace(member(c, 'm0'), id('device', 'd0x'), id('device', 'd0x')),
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual([
+            undefined,
+            'node_not_found',
+            'id_exists',
+            'node_id_limit_reached',
+            undefined,
+            'schema_changed',
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+          ]);
+          expect(outcomes[2]?.message).toContain('device=d2');
+          expect(await store().getNodeIds(member(c, 'm0'))).toEqual([id('cookie', 'shared'), id('device', 'd0x'), id('member_id', 'm0')]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k2'), id('device', 'd0'), id('member_id', 'm2')]);
+          expect(await store().getNodeIds(member(c, 'm3'))).toEqual([id('cookie', 'k3'), id('device', 'd3'), id('member_id', 'm3')]);
+          expect(await store().getNodeIds(member(c, 'm4'))).toEqual([id('member_id', 'm4')]);
+          expect(await store().getNodeIds(member(c, 'm5'))).toEqual([id('device', 'd5'), id('member_id', 'm5')]);
+          expect(await linkedMembers(member(c, 'm0'))).toEqual(['m0']);
+          expect(await linkedMembers(member(c, 'm2'))).toEqual(['m2']);
+          for (const gone of [id('device', 'd1'), id('device', 'd2')]) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: gone } }))).total).toBe(0);
+          }
+          for (const never of ['never-1', 'never-2', 'never-3', 'never-4']) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: id('cookie', never) } }))).total).toBe(0);
+          }
+        });
+
         test('when a run of deletes meets missing nodes, then only those lines are node_not_found, and the IDs no node holds any more go', async () => {
           // On Neo4j, consecutive deletes take each step in one statement for all (node.lock-many, node.ids-many,
           // node.delete-many), which must still remove exactly the orphaned Id vertices.
@@ -1171,6 +1229,29 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
           for (const k of keys) {
             expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'shared'), ...[0, 1, 2, 3].map((b) => id('device', `${k}-b${b}`)), id('member_id', k)]);
+          }
+        });
+
+        test('when bulk batches of upserts and ID removals race on the same nodes in opposite orders, then every line is applied once, and an Id vertex the last holder let go of is gone', async () => {
+          const c = await customerWithSchemas();
+          const keys = Array.from({ length: 40 }, (_, i) => `m${i}`);
+          for (const k of keys) await store().createNode(member(c, k), [id('device', `${k}-old`), id('cookie', 'shared')]);
+          // Four batches over the same 40 nodes, each in its own order: two upserts that add (one a device of the
+          // node's own, one an ID all come to hold), two removals (one of an ID of the node's own, one of the ID all held).
+          const nowhere = id('device', 'nowhere');
+          const lines: Array<(k: string) => NodeWrite> = [
+            (k) => ({ kind: 'replace', node: member(c, k), where: nowhere, set: id('device', `${k}-new`), upsert: true }),
+            (k) => ({ kind: 'replace', node: member(c, k), where: nowhere, set: id('cookie', 'together'), upsert: true }),
+            (k) => ({ kind: 'removeId', node: member(c, k), id: id('device', `${k}-old`) }),
+            (k) => ({ kind: 'removeId', node: member(c, k), id: id('cookie', 'shared') }),
+          ];
+          const batches = lines.map((line, b) => (b % 2 === 0 ? keys : [...keys].reverse()).map(line));
+          const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
+          expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
+          for (const k of keys) expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'together'), id('device', `${k}-new`), id('member_id', k)]);
+          expect(await linkedMembers(member(c, 'm0'))).toHaveLength(40);
+          for (const gone of [id('cookie', 'shared'), id('device', 'm0-old'), id('device', 'm39-old')]) {
+            expect((await store().search(buildQuery({ customerId: c, where: { id: gone } }))).total).toBe(0);
           }
         });
 

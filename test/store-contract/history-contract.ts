@@ -324,6 +324,26 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(await store().nodeHistory(c, 'member', id('member_id', 'ghost'), 0, 20)).toEqual({ items: [], total: 0 });
       });
 
+      test('when consecutive bulk upserts and ID removals change several nodes, then each line that changed its node writes its entry, with its audit, and a line that changed nothing none', async () => {
+        // On Neo4j, such a run of lines takes each step in one statement for all of them (changeNodes).
+        const c = await customerWith(MEMBER);
+        for (const k of ['m1', 'm2', 'm3', 'm4']) await store().createNode(member(c, k), [id('device', `d-${k}`)]);
+        const line = (requestId: string, key: string) => withAudit(member(c, key), requestId, 'token:bulk');
+        const outcomes = await store().applyNodeWrites([
+          { kind: 'replace', node: line('r1', 'm1'), where: id('device', 'd-m1'), set: id('device', 'd-new'), upsert: true },
+          { kind: 'replace', node: line('r2', 'm2'), where: id('device', 'dX'), set: id('cookie', 'k2'), upsert: true },
+          { kind: 'removeId', node: line('r3', 'm3'), id: id('device', 'd-m3') },
+          { kind: 'removeId', node: line('r4', 'm4'), id: id('device', 'dX') },
+        ]);
+        expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
+        const by = (requestId: string): WriteAudit => ({ requestId, actor: 'token:bulk' });
+        const newest = async (k: string) => (await historyOf(member(c, k)))[0];
+        expect(await newest('m1')).toEqual(entry('upsert', 'member', shown('member_id', 'm1'), [shown('device', 'd-new')], [shown('device', 'd-m1')], by('r1')));
+        expect(await newest('m2')).toEqual(entry('upsert', 'member', shown('member_id', 'm2'), [shown('cookie', 'k2')], [], by('r2')));
+        expect(await newest('m3')).toEqual(entry('delete', 'member', shown('member_id', 'm3'), [], [shown('device', 'd-m3')], by('r3')));
+        expect((await historyOf(member(c, 'm4'))).map((e) => e.op)).toEqual(['create']);
+      });
+
       test('when history is read by pages, then newest first, offset and limit slice it, and total counts every entry', async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), []);

@@ -8,6 +8,8 @@ import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';
 import {
+  type ChangeWrite,
+  changeNodes,
   type CreateWrite,
   createNodes,
   type DeleteWrite,
@@ -87,16 +89,20 @@ export function applyNodeWrites(write: Write, writes: NodeWrite[]): Promise<Arra
   return applyInBatches(writes, BULK_BATCH_LINES, (lines) => writeNodeBatch(write, lines));
 }
 
+/** Which lines a run may hold together: those of one kind, upserts, updates and ID removals being one (changeNodes). */
+const runKind = (w: NodeWrite) => (w.kind === 'replace' || w.kind === 'removeId' ? 'change' : w.kind);
+
 /**
- * The run of lines from `at` on that createNodes, insertIntoNodes or deleteNodes can apply together:
- * consecutive, of one kind, each joinsOthers, and up to the first that repeats a node's key among them (it then
- * sees what the run did to that node, as its own line).
+ * The run of lines from `at` on that createNodes, insertIntoNodes, changeNodes or deleteNodes can apply
+ * together: consecutive, of one runKind, each joinsOthers, and up to the first that repeats a node's key among
+ * them (it then sees what the run did to that node, as its own line).
  */
 function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
   const run: JoiningWrite[] = [];
   const keys = new Set<string>();
+  const first = lines[at];
   for (const w of lines.slice(at)) {
-    if (!joinsOthers(w) || w.kind !== lines[at]?.kind) break;
+    if (!joinsOthers(w) || first === undefined || runKind(w) !== runKind(first)) break;
     const key = JSON.stringify(keyOf(w.node));
     if (keys.has(key)) break;
     keys.add(key);
@@ -105,13 +111,16 @@ function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
   return run;
 }
 
-/** Applies a run of runFrom (all of one kind) in the transaction: the first line refused, if one is (its index in the run). */
+/** Applies a run of runFrom (all of one runKind) in the transaction: the first line refused, if one is (its index in the run). */
 function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: SchemaGuards, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
   switch (run[0]?.kind) {
     case 'create':
       return createNodes(q, run as CreateWrite[], writeId, guards, entries);
     case 'insert':
       return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries);
+    case 'replace':
+    case 'removeId':
+      return changeNodes(q, run as ChangeWrite[], writeId, guards, entries);
     default:
       return deleteNodes(q, run as DeleteWrite[], writeId, entries);
   }

@@ -95,6 +95,28 @@ async function unlink(q: Query, nodeElementId: string, id: IdPair): Promise<void
   await q('node.unlink-id', { node: nodeElementId, type: id.type, value: id.id });
 }
 
+/** The IDs an upsert, an update or an ID removal asks its node about (which of them it holds). */
+const namedIds = (w: ChangeWrite): IdPair[] => (w.kind === 'removeId' ? [w.id] : [w.where, w.set]);
+
+/**
+ * What an upsert, an update or an ID removal does to its node, given which of its namedIds the node holds: the
+ * ID it unlinks and the one it links (`grows`: the node ends up holding one ID more), or nothing; id_exists when an
+ * update's `set` is held already.
+ */
+function changeOf(w: ChangeWrite, holds: (id: IdPair) => boolean): Change {
+  if (w.kind === 'removeId') return holds(w.id) ? { unlink: w.id } : {};
+  if (!holds(w.where)) return w.upsert && !holds(w.set) ? { link: w.set, grows: true } : {};
+  if (sameId(w.where, w.set)) return {};
+  if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
+  return { unlink: w.where, link: w.set };
+}
+
+type Change = { unlink?: IdPair; link?: IdPair; grows?: boolean };
+
+/** The history entry of a change that did something, none for one that did nothing. */
+const changeEntries = (w: ChangeWrite, { link, unlink }: Change, at: string): HistoryEntry[] =>
+  link || unlink ? [historyEntry(w.node, historyOpOf(w), link ? [link] : [], unlink ? [unlink] : [], at)] : [];
+
 /**
  * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
  * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
@@ -134,33 +156,17 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
         },
       };
     case 'replace':
-      return {
-        work: async (q, writeId, guards, entries) => {
-          await guards.refuseIfSchemaChanged(q, w.node, writeId);
-          const { target, holds } = await lockHolding(q, w.node, writeId, [w.where, w.set]);
-          if (!holds(w.where)) {
-            if (w.upsert && !holds(w.set)) {
-              await refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
-              await link(q, target, [w.set], w.node);
-              record(entries, [w.set], []);
-            }
-            return;
-          }
-          if (sameId(w.where, w.set)) return;
-          if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
-          await refuseIfOverHolderLimit(q, w.node, [w.set], writeId);
-          await unlink(q, target, w.where);
-          await link(q, target, [w.set]);
-          record(entries, [w.set], [w.where]);
-        },
-      };
     case 'removeId':
       return {
-        work: async (q, writeId, _guards, entries) => {
-          const { target, holds } = await lockHolding(q, w.node, writeId, [w.id]);
-          if (!holds(w.id)) return;
-          await unlink(q, target, w.id);
-          record(entries, [], [w.id]);
+        work: async (q, writeId, guards, entries) => {
+          // An ID removal adds none: no guard.
+          if (w.kind === 'replace') await guards.refuseIfSchemaChanged(q, w.node, writeId);
+          const { target, holds } = await lockHolding(q, w.node, writeId, namedIds(w));
+          const change = changeOf(w, holds);
+          if (change.link) await refuseIfOverHolderLimit(q, w.node, [change.link], writeId);
+          if (change.unlink) await unlink(q, target, change.unlink);
+          if (change.link) await link(q, target, [change.link], change.grows ? w.node : undefined);
+          entries.push(...changeEntries(w, change, new Date().toISOString()));
         },
       };
     case 'deleteNode':
@@ -179,29 +185,41 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
 export type CreateWrite = Extract<NodeWrite, { kind: 'create' }>;
 export type InsertWrite = Extract<NodeWrite, { kind: 'insert' }>;
 export type DeleteWrite = Extract<NodeWrite, { kind: 'deleteNode' }>;
+/** An upsert, an update or an ID removal: each makes its node hold one ID more, one less, or one for another. */
+export type ChangeWrite = Extract<NodeWrite, { kind: 'replace' | 'removeId' }>;
 /** The writes of a bulk batch that run together with others of their kind (runs of lines). */
-export type JoiningWrite = CreateWrite | InsertWrite | DeleteWrite;
+export type JoiningWrite = CreateWrite | InsertWrite | DeleteWrite | ChangeWrite;
 
 /**
- * Whether a create, an insert or a delete may join others of its kind in one statement each step (createNodes,
- * insertIntoNodes, deleteNodes): it adds no ID of a type with `max_holders`, whose holders each write counts
- * under a lock of its own (refuseIfOverHolderLimit).
+ * Whether a write may join others of its kind in one statement each step (createNodes, insertIntoNodes,
+ * changeNodes, deleteNodes): it adds no ID of a type with `max_holders`, whose holders each write counts under a
+ * lock of its own (refuseIfOverHolderLimit). Every kind of node write but a rekey (not a bulk line) may.
  */
 export function joinsOthers(w: NodeWrite): w is JoiningWrite {
-  if (w.kind === 'create') return limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
-  if (w.kind === 'insert') return limitedIds(w.node, w.ids).length === 0;
-  return w.kind === 'deleteNode';
+  switch (w.kind) {
+    case 'create':
+      return limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;
+    case 'insert':
+      return limitedIds(w.node, w.ids).length === 0;
+    case 'replace':
+      return limitedIds(w.node, [w.set]).length === 0;
+    default:
+      return true;
+  }
 }
 
 /** A line refused among a run of lines (`at`, its index in the run), and why. */
 export type RunRefusal = { at: number; error: DomainError };
 
-/** The schema guards of each line of a run, in order: the rows before the first line refused, and that refusal. */
-async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards) {
+/**
+ * The schema guards of each line of a run that may add IDs (all, unless `adds` says otherwise), in order: the
+ * lines before the first line refused, and that refusal.
+ */
+async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards, adds = (_w: W) => true) {
   const passed: W[] = [];
   for (const [at, w] of run.entries()) {
     try {
-      await guards.refuseIfSchemaChanged(q, w.node, writeId);
+      if (adds(w)) await guards.refuseIfSchemaChanged(q, w.node, writeId);
     } catch (e) {
       if (!isDomainError(e)) throw e;
       return { passed, refused: { at, error: e } };
@@ -311,6 +329,63 @@ export async function insertIntoNodes(
   }
   const now = new Date().toISOString();
   for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
+  return undefined;
+}
+
+/**
+ * Consecutive upserts, updates and ID removals of one customer's bulk batch (each joinsOthers, their keys
+ * distinct), each step one statement for all of them: lock the nodes (node.lock-many), read again which of the
+ * IDs they name each holds (node.held-many), unlink (node.unlink-many), link (node.link-many). Each line does what
+ * its single write does, and is refused as it would be (changeOf); the first refusal in line order is answered,
+ * as insertIntoNodes does. All unlinks come before all links: a line's ID unlinked from one node and linked to
+ * another by a later line is then a new Id vertex, where line by line it was the same one, the same graph.
+ */
+export async function changeNodes(
+  q: Query,
+  changes: readonly ChangeWrite[],
+  writeId: string,
+  guards: SchemaGuards,
+  entries: HistoryEntry[],
+): Promise<RunRefusal | undefined> {
+  const { passed, refused } = await guardRun(q, changes, writeId, guards, (w) => w.kind === 'replace');
+  if (passed.length === 0) return refused;
+  const write = (line: number) => changes[line] as ChangeWrite;
+  const locked = await lockMany(q, passed, writeId);
+  const asked = locked.map((row) => ({ ...row, ids: namedIds(write(row.line)).map((id) => ({ type: id.type, id: id.id })) }));
+  const rows = await q<{ line: number; held: IdPair[] }>('node.held-many', { customer: changes[0]?.node.customerId, rows: asked });
+  const still = new Map(rows.map((row) => [row.line, row.held]));
+  const missing = passed.findIndex((_, line) => !still.has(line));
+  const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound(write(missing).node) };
+  const planned: Array<{ line: number; node: string; change: Change }> = [];
+  let exists: RunRefusal | undefined;
+  const nodeOf = new Map(locked.map((row) => [row.line, row.node]));
+  for (const line of passed.keys()) {
+    const held = still.get(line);
+    const node = nodeOf.get(line);
+    if (!held || node === undefined) continue;
+    try {
+      planned.push({ line, node, change: changeOf(write(line), (id) => held.some((h) => sameId(h, id))) });
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      if (!exists || line < exists.at) exists = { at: line, error: e };
+    }
+  }
+  const before = firstRefusal(refused, notFound, exists);
+  if (before) return before;
+  const unlinks = planned.flatMap(({ node, change: { unlink } }) => (unlink ? [{ node, type: unlink.type, id: unlink.id }] : []));
+  if (unlinks.length > 0) await q('node.unlink-many', { rows: unlinks });
+  const links = planned.flatMap(({ line, node, change: { link, grows } }) => {
+    const { maxIds } = write(line).node;
+    return link ? [{ line, node, ids: [{ type: link.type, id: link.id }], maxIds: grows && maxIds !== undefined ? int(maxIds) : null }] : [];
+  });
+  const fitted = links.length > 0 ? await q<{ line: number; fits: boolean }>('node.link-many', { rows: links }) : [];
+  const over = fitted.filter((row) => !row.fits).map((row) => row.line);
+  if (over.length > 0) {
+    const at = Math.min(...over);
+    return { at, error: nodeIdLimitReached(write(at).node) };
+  }
+  const now = new Date().toISOString();
+  for (const { line, change } of planned) entries.push(...changeEntries(write(line), change, now));
   return undefined;
 }
 

@@ -50,6 +50,7 @@ export const STATEMENT_NAMES = [
   'node.link-ids',
   'id.lock-holders',
   'node.unlink-id',
+  'node.unlink-many',
   'node.rekey',
   'node.delete',
   'node.ids',
