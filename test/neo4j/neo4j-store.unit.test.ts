@@ -721,14 +721,14 @@ describe('Neo4j store, with a fake driver', () => {
       ]);
     });
 
-    test('when consecutive upserts meet a missing node, a `set` held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
-      // The fake graph by key, whichever path asks (a run of lines, or a line alone after a refusal): no node m1;
-      // m2 holds where and set; m3 is full.
-      const where = id('device', 'w');
-      const set = id('device', 's');
+    /**
+     * A fake graph by key, whichever path asks (a run of lines, or a line alone after a refusal): no node m1; m2
+     * holds those of the IDs asked that `m2Holds` keeps; m3 is full (it takes no more IDs).
+     */
+    const fakeGraphByKey = (m2Holds: (asked: IdPair[]) => IdPair[]) => {
       const answer = (keyId: string, line?: number) => (keyId === 'm1' ? [] : [{ ...(line === undefined ? {} : { line }), node: `n-${keyId}` }]);
-      const heldBy = (key: string, ids: IdPair[]) => (key === 'm2' ? ids : []);
-      const fake = fakeStore((name, params) => {
+      const heldBy = (key: string, ids: IdPair[]) => (key === 'm2' ? m2Holds(ids) : []);
+      return fakeStore((name, params) => {
         const keyId = params.keyId as string | undefined;
         const rows = (params.rows ?? params.keys) as Array<{ line: number; keyId?: string; node?: string; ids?: IdPair[] }> | undefined;
         switch (name) {
@@ -748,8 +748,15 @@ describe('Neo4j store, with a fake driver', () => {
             return undefined;
         }
       });
+    };
+
+    test('when consecutive upserts meet a missing node, a `set` held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
+      const where = id('device', 'w');
+      const set = id('device', 's');
+      // m2 holds both.
+      const fake = fakeGraphByKey((asked) => asked);
       const upserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k): NodeWrite => ({ kind: 'replace', node: { ...member(k), maxIds: 5 }, where, set, upsert: true }));
-      // m2 holds both: an update of where to set, which it already holds.
+      // m2's line: an update of where to set, which it holds already.
       upserts[2] = { kind: 'replace', node: member('m2'), where, set, upsert: false };
       const outcomes = await fake.store.applyNodeWrites(upserts);
       expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
@@ -761,30 +768,8 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when consecutive inserts meet a missing node, an ID held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
-      // The fake graph by key, whichever path asks (a run of lines, or a line alone after a refusal): no node m1;
-      // m2 holds cookie=k2; m3 is full.
-      const answer = (keyId: string, line?: number) => (keyId === 'm1' ? [] : [{ ...(line === undefined ? {} : { line }), node: `n-${keyId}` }]);
-      const fake = fakeStore((name, params) => {
-        const keyId = params.keyId as string | undefined;
-        const rows = (params.rows ?? params.keys) as Array<{ line: number; keyId?: string; node?: string; ids?: IdPair[] }> | undefined;
-        const heldBy = (key: string, ids: IdPair[]) => ids.filter((i) => key === 'm2' && i.id === 'k2');
-        switch (name) {
-          case 'node.lock':
-            return answer(keyId as string);
-          case 'node.held-among':
-            return keyId === 'm1' ? [] : [{ held: heldBy(keyId as string, params.ids as IdPair[]) }];
-          case 'node.link-ids':
-            return [{ linked: params.node === 'n-m3' ? 0 : 1 }];
-          case 'node.lock-many':
-            return rows?.flatMap((r) => answer(r.keyId as string, r.line));
-          case 'node.held-many':
-            return rows?.map((r) => ({ line: r.line, held: heldBy(r.keyId as string, r.ids ?? []) }));
-          case 'node.link-many':
-            return rows?.map((r) => ({ line: r.line, fits: r.node !== 'n-m3' }));
-          default:
-            return undefined;
-        }
-      });
+      // m2 holds cookie=k2.
+      const fake = fakeGraphByKey((asked) => asked.filter((i) => i.id === 'k2'));
       const inserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k, i): NodeWrite => ({ kind: 'insert', node: { ...member(k), maxIds: 5 }, ids: [id('cookie', `k${i}`)] }));
       const outcomes = await fake.store.applyNodeWrites(inserts);
       expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
