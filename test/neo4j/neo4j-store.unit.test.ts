@@ -801,6 +801,28 @@ describe('Neo4j store, with a fake driver', () => {
       ]);
     });
 
+    test.each([
+      ['insertIds', 'node.link-ids', (store: Neo4jStore) => store.insertIds(member('m1'), [id('device', 'd9')])],
+      ['replaceId', 'node.link-ids', (store: Neo4jStore) => store.replaceId(member('m1'), id('member_id', 'm1'), id('device', 'd9'), false)],
+      ['removeId', 'node.unlink-id', (store: Neo4jStore) => store.removeId(member('m1'), id('member_id', 'm1'))],
+      ['deleteNode', 'node.delete', (store: Neo4jStore) => store.deleteNode(member('m1'))],
+    ] as const)('when %s runs alone, then its history entry is sent before %s answers (one round trip for both)', async (_method, last, write) => {
+      let answer = () => {};
+      const lastAnswers = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      const fake = fakeStore((name, params) => (name === last ? lastAnswers.then(() => defaultAnswer(name, params)) : undefined));
+      const written = write(fake.store);
+      try {
+        // The statements before `last` answer at once; a few turns of the event loop send everything that waits on none.
+        for (let turn = 0; turn < 20 && fake.named('history.append').length === 0; turn += 1) await new Promise(setImmediate);
+        expect(fake.names().slice(-2)).toEqual([last, 'history.append']);
+      } finally {
+        answer();
+        await written;
+      }
+    });
+
     test('when insertIds meets an ID the node holds, then id_exists naming the first in request order, and nothing is linked', async () => {
       const fake = fakeStore((name) => (name === 'node.held-among' ? held(id('device', 'd2'), id('cookie', 'k1')) : undefined));
       const outcome = fake.store.insertIds(member('m1'), [id('device', 'd9'), id('cookie', 'k1'), id('device', 'd2')]);

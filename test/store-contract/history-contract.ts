@@ -173,6 +173,18 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(await store().nodeHistory(c, 'member', id('member_id', 'ghost'), 0, 20)).toEqual({ items: [], total: 0 });
       });
 
+      // On Neo4j the entry of a write alone in its transaction is sent with the statement that links (one round trip),
+      // so it is written before that statement refuses; the refusal must take it back with the rest.
+      test('when an insert or an upsert is refused by the statement that links (node_id_limit_reached), then no entry is written', async () => {
+        const c = await customerWith(MEMBER);
+        const full = { ...member(c, 'm1'), maxIds: 2 };
+        await store().createNode(full, [id('device', 'd1')]);
+        await expect(store().insertIds(full, [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+        await expect(store().replaceId(full, id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+        expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+        expect(await historyOf(member(c, 'm1'))).toEqual([entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], [])]);
+      });
+
       test('when where is held, then replaceId writes update (or upsert with upsert), adding set and removing where', async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);

@@ -7,7 +7,7 @@ import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, unique
 import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
-import { int, type Query } from './query';
+import { int, type Query, together } from './query';
 import { SchemaGuards } from './schema-guards';
 
 const nodeNotFound = (node: NodeAddress) =>
@@ -20,8 +20,9 @@ export const nodeExists = (schemaId: string, key: IdPair) =>
 
 /**
  * What a node write does in its transaction; it pushes the history entries it makes onto `entries`, for the caller
- * to append once its writes are done. `alone`: the write is its transaction's only one, and a create then writes its
- * entry in its own statement (node.create.cypher), saving a round trip.
+ * to append once its writes are done. `alone`: the write is its transaction's only one, and then appends its entry
+ * itself, saving a round trip: a create in its own statement (node.create.cypher), the others sent together with
+ * their last statements.
  */
 export type NodeWork = (q: Query, writeId: string, guards: SchemaGuards, entries: HistoryEntry[], alone: boolean) => Promise<void>;
 
@@ -122,9 +123,18 @@ const changeEntries = (w: ChangeWrite, { link, unlink }: Change, at: string): Hi
  * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
  */
 export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
-  // The write's history entry, appended by the caller once its transaction's writes are done (appendHistory).
-  const record = (entries: HistoryEntry[], added: IdPair[], removed: IdPair[]) =>
-    entries.push(historyEntry(w.node, historyOpOf(w), added, removed, new Date().toISOString()));
+  /**
+   * The write's last statements (`last`, already sent) and its history entries (`made`). Alone in its transaction,
+   * the write appends them itself, sent before the answers to `last` come back (together), one round trip for all;
+   * a refusal among `last` then rolls them back with the rest. Otherwise the caller appends them with the other
+   * entries of its transaction, once its writes are done.
+   */
+  const finish = async (q: Query, writeId: string, entries: HistoryEntry[], alone: boolean, made: HistoryEntry[], ...last: Array<Promise<void>>) => {
+    if (alone) return together(...last, appendHistory(q, w.node.customerId, made, writeId));
+    await together(...last);
+    entries.push(...made);
+  };
+  const entry = (added: IdPair[], removed: IdPair[]) => [historyEntry(w.node, historyOpOf(w), added, removed, new Date().toISOString())];
   switch (w.kind) {
     case 'create':
       return {
@@ -145,38 +155,43 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       };
     case 'insert':
       return {
-        work: async (q, writeId, guards, entries) => {
+        work: async (q, writeId, guards, entries, alone) => {
           await guards.refuseIfSchemaChanged(q, w.node, writeId);
           const { target, holds } = await lockHolding(q, w.node, writeId, w.ids);
           const alreadyHeld = w.ids.find(holds);
           if (alreadyHeld) throw idExists(alreadyHeld);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
-          await link(q, target, w.ids, w.node);
-          record(entries, uniqueIds(w.ids), []);
+          await finish(q, writeId, entries, alone, entry(uniqueIds(w.ids), []), link(q, target, w.ids, w.node));
         },
       };
     case 'replace':
     case 'removeId':
       return {
-        work: async (q, writeId, guards, entries) => {
+        work: async (q, writeId, guards, entries, alone) => {
           // An ID removal adds none: no guard.
           if (w.kind === 'replace') await guards.refuseIfSchemaChanged(q, w.node, writeId);
           const { target, holds } = await lockHolding(q, w.node, writeId, namedIds(w));
           const change = changeOf(w, holds);
           if (change.link) await refuseIfOverHolderLimit(q, w.node, [change.link], writeId);
-          if (change.unlink) await unlink(q, target, change.unlink);
-          if (change.link) await link(q, target, [change.link], change.grows ? w.node : undefined);
-          entries.push(...changeEntries(w, change, new Date().toISOString()));
+          // The unlink is sent first, and Neo4j runs a transaction's statements in the order sent.
+          await finish(
+            q,
+            writeId,
+            entries,
+            alone,
+            changeEntries(w, change, new Date().toISOString()),
+            ...(change.unlink ? [unlink(q, target, change.unlink)] : []),
+            ...(change.link ? [link(q, target, [change.link], change.grows ? w.node : undefined)] : []),
+          );
         },
       };
     case 'deleteNode':
       return {
-        work: async (q, writeId, _guards, entries) => {
+        work: async (q, writeId, _guards, entries, alone) => {
           const target = await takeLock(q, w.node, writeId);
           const [row] = await q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node));
           if (row?.node !== target) throw nodeNotFound(w.node);
-          await q('node.delete', { node: target });
-          record(entries, [], [...row.ids].sort(byTypeThenId));
+          await finish(q, writeId, entries, alone, entry([], [...row.ids].sort(byTypeThenId)), q('node.delete', { node: target }).then(() => undefined));
         },
       };
   }

@@ -9,3 +9,14 @@ export type Query = <T = Row>(name: StatementName, params?: Record<string, unkno
 
 /** For integer parameters (LIMIT, list slices, ids, counters): a JS number would reach Neo4j as a float. */
 export const int = (n: number) => neo4j.int(n);
+
+/**
+ * Awaits statements sent one after the other without waiting for each answer (the driver pipelines them, and
+ * Neo4j runs them in the order sent): one round trip for all. Every one settles before this does, so that the
+ * transaction ends with none in flight; then the first failure, in the order given, is thrown.
+ */
+export async function together(...sent: Array<Promise<unknown>>): Promise<void> {
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
