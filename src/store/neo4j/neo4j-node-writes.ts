@@ -64,14 +64,12 @@ function nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddres
   };
 }
 
-/** One node write as its own transaction, with its history entry. */
+/** One node write as its own transaction; alone in it, the write appends its history entry itself (NodeWork). */
 export function writeNode(write: Write, w: NodeWrite): Promise<void> {
   const { work, onConstraintViolation } = nodeWork(w);
   return write(
     async (q, writeId) => {
-      const entries: HistoryEntry[] = [];
-      await work(q, writeId, new SchemaGuards(), entries, true);
-      await appendHistory(q, w.node.customerId, entries, writeId);
+      await work(q, writeId, new SchemaGuards(), [], true);
     },
     { onConstraintViolation, ifCommitted: nodeWritten(w) },
   );

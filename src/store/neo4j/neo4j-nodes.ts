@@ -129,7 +129,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
    * a refusal among `last` then rolls them back with the rest. Otherwise the caller appends them with the other
    * entries of its transaction, once its writes are done.
    */
-  const finish = async (q: Query, writeId: string, entries: HistoryEntry[], alone: boolean, made: HistoryEntry[], ...last: Array<Promise<void>>) => {
+  const finish = async (q: Query, writeId: string, entries: HistoryEntry[], alone: boolean, made: HistoryEntry[], ...last: Array<Promise<unknown>>) => {
     if (alone) return together(...last, appendHistory(q, w.node.customerId, made, writeId));
     await together(...last);
     entries.push(...made);
@@ -191,7 +191,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
           const target = await takeLock(q, w.node, writeId);
           const [row] = await q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node));
           if (row?.node !== target) throw nodeNotFound(w.node);
-          await finish(q, writeId, entries, alone, entry([], [...row.ids].sort(byTypeThenId)), q('node.delete', { node: target }).then(() => undefined));
+          await finish(q, writeId, entries, alone, entry([], [...row.ids].sort(byTypeThenId)), q('node.delete', { node: target }));
         },
       };
   }
