@@ -1,9 +1,12 @@
 // A customer's blocked values (extensions §2.2): checking rules before they are stored, and matching IDs against them.
 // Patterns run on re2js (RE2: linear time in the value's length, whatever the pattern), never on JavaScript's
-// backtracking RegExp, so a customer's pattern cannot stall the service.
+// backtracking RegExp, so a customer's pattern cannot stall the service. Values and rules are compared as
+// blocklist-text.ts normalizes them.
 import { createHash } from 'node:crypto';
+import { isSafePattern } from 'redos-detector';
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 import safeRegex from 'safe-regex2';
+import { foldCase, normalizeValue, rewritePattern, skeleton, withoutGroupNames } from './blocklist-text';
 import { DomainError, type FieldProblem } from './errors';
 import type { IdPair } from './model';
 
@@ -12,6 +15,8 @@ export interface BlockRule {
   values?: string[];
   pattern?: string;
   ignoreCase: boolean;
+  /** Values rules only: also block what looks like a listed value (equal skeletons). Absent on rules stored before it existed. */
+  confusables?: boolean;
 }
 
 // The contract's bounds (openapi.yaml checks them first); repeated here so that no input reaches the compiler unbounded.
@@ -20,10 +25,22 @@ const MAX_VALUES = 1000;
 const MAX_PATTERN_LENGTH = 200;
 /** How much of a pattern an error message may quote: enough to find the spot, never the whole input. */
 const MAX_QUOTED = 40;
+/** redos-detector's bounds for one pattern: its steps keep the answer the same on any machine, the timeout is a backstop. */
+const DETECTOR_STEPS = 3000;
+const DETECTOR_TIMEOUT_MS = 500;
+/** What the detector may spend on all the patterns of one checkRules call, on the event loop. */
+const CHECK_BUDGET_MS = 2000;
 
 const UNSAFE_PATTERN =
   'could backtrack catastrophically where a backtracking engine runs it (a repetition inside a repetition, such as (a+)+, ' +
   'or more than 25 repetitions), or uses syntax that cannot be checked for that, such as (?i) (use ignore_case instead)';
+const AMBIGUOUS_PATTERN =
+  'could backtrack catastrophically where a backtracking engine runs it: some text can be matched by it in very many ' +
+  'ways, such as by (a|a)*b or (a|aa)*c';
+const UNPROVEN_PATTERN =
+  'could backtrack catastrophically where a backtracking engine runs it: it could not be shown otherwise within the ' +
+  'limits of the check; write it more simply';
+const NO_TIME_LEFT = `could not be checked: the patterns of one PUT have ${CHECK_BUDGET_MS / 1000} s to be checked in all; put fewer or simpler patterns`;
 
 /**
  * Throws validation_failed naming each bad rule's path (`/body/rules/3`, `/body/rules/3/pattern`, …) with why.
@@ -43,25 +60,31 @@ export function checkRules(rules: BlockRule[]): void {
     ]);
   }
   const problems: FieldProblem[] = [];
+  const deadline = performance.now() + CHECK_BUDGET_MS;
   // A plain loop rather than forEach: forEach skips the holes of a sparse array, and a hole is a bad rule too.
-  for (let i = 0; i < rules.length; i++) problems.push(...ruleProblems(rules[i], `/body/rules/${i}`));
+  for (let i = 0; i < rules.length; i++) problems.push(...ruleProblems(rules[i], `/body/rules/${i}`, deadline));
   if (problems.length > 0) throw new DomainError('validation_failed', 'Some blocklist rules cannot be used; see errors.', problems);
 }
 
-function ruleProblems(rule: unknown, at: string): FieldProblem[] {
+function ruleProblems(rule: unknown, at: string, deadline: number): FieldProblem[] {
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
     return [{ path: at, message: 'must be an object with type and one of values or pattern' }];
   }
-  const { type, values, pattern, ignoreCase } = rule as Partial<Record<keyof BlockRule, unknown>>;
+  const { type, values, pattern, ignoreCase, confusables } = rule as Partial<Record<keyof BlockRule, unknown>>;
   const problems: FieldProblem[] = [];
   if (typeof type !== 'string') problems.push({ path: `${at}/type`, message: 'must be a string' });
   if (typeof ignoreCase !== 'boolean') problems.push({ path: `${at}/ignore_case`, message: 'must be true or false' });
+  if (confusables !== undefined && typeof confusables !== 'boolean') {
+    problems.push({ path: `${at}/confusables`, message: 'must be true or false' });
+  } else if (confusables === true && pattern !== undefined) {
+    problems.push({ path: `${at}/confusables`, message: 'applies only to a rule with values, not to a pattern' });
+  }
   if ((values === undefined) === (pattern === undefined)) {
     problems.push({ path: at, message: 'give exactly one of values or pattern' });
   } else if (values !== undefined) {
     problems.push(...valuesProblems(values, `${at}/values`));
   } else {
-    const problem = patternProblem(pattern);
+    const problem = patternProblem(pattern, ignoreCase === true, deadline);
     if (problem !== undefined) problems.push({ path: `${at}/pattern`, message: problem });
   }
   return problems;
@@ -79,7 +102,7 @@ function valuesProblems(values: unknown, at: string): FieldProblem[] {
 }
 
 /** Why `pattern` cannot be a rule, or undefined when it can. */
-function patternProblem(pattern: unknown): string | undefined {
+function patternProblem(pattern: unknown, ignoreCase: boolean, deadline: number): string | undefined {
   if (typeof pattern !== 'string') return 'must be a string';
   if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`;
   try {
@@ -87,9 +110,44 @@ function patternProblem(pattern: unknown): string | undefined {
   } catch (e) {
     return `is not a regular expression RE2 accepts (${compileFailure(e)}); RE2 has no lookaround and no backreferences`;
   }
-  // safe-regex2 answers false, never throws, for what it cannot parse; the message covers both meanings.
+  // safe-regex2 answers false, never throws, for what it cannot parse; the message covers both meanings. It is
+  // cheap, and what passes it (no nested repetition, at most 25) bounds the work of the detector after it.
   if (!safeRegex(pattern)) return UNSAFE_PATTERN;
-  return undefined;
+  const rewritten = rewritePattern(pattern, ignoreCase);
+  if (rewritten.problems.length > 0) return rewritten.problems.join('; ');
+  try {
+    RE2JS.compile(rewritten.source);
+  } catch {
+    return 'cannot be matched against normalized values; write its literal characters as they are normalized';
+  }
+  return ambiguityProblem(pattern, ignoreCase, deadline);
+}
+
+/** The detector's verdicts on patterns already checked, by ignore_case and pattern (a PUT repeats most of its rules). */
+const verdicts = new Map<string, string | undefined>();
+const VERDICTS_KEPT = 1000;
+
+/**
+ * redos-detector's verdict: does some text match `pattern`, as a whole value, in very many ways (exponential or
+ * polynomial backtracking, which safe-regex2 does not look for)? It reads JavaScript syntax: group names are taken
+ * out, and what it cannot parse is refused as unchecked.
+ */
+function ambiguityProblem(pattern: string, ignoreCase: boolean, deadline: number): string | undefined {
+  const key = `${ignoreCase ? 'i' : '-'}${pattern}`;
+  if (verdicts.has(key)) return verdicts.get(key);
+  const timeout = Math.min(DETECTOR_TIMEOUT_MS, deadline - performance.now());
+  if (timeout <= 0) return NO_TIME_LEFT;
+  let verdict: string | undefined;
+  try {
+    const result = isSafePattern(`^(?:${withoutGroupNames(pattern)})$`, { caseInsensitive: ignoreCase, maxSteps: DETECTOR_STEPS, timeout });
+    if (result.error === 'timedOut' && timeout < DETECTOR_TIMEOUT_MS) return NO_TIME_LEFT;
+    verdict = result.safe ? undefined : result.error === 'hitMaxScore' ? AMBIGUOUS_PATTERN : UNPROVEN_PATTERN;
+  } catch {
+    verdict = UNSAFE_PATTERN;
+  }
+  if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+  verdicts.set(key, verdict);
+  return verdict;
 }
 
 /** RE2's own description of a compile failure, quoting at most a short piece of the pattern. */
@@ -105,19 +163,40 @@ function compileFailure(e: unknown): string {
 export interface Blocklist {
   readonly empty: boolean;
   /**
-   * The index of the first rule that blocks `id`, or -1. A rule blocks an ID of its type whose value is one of its
-   * `values`, or which its `pattern` matches as a whole; both compared case-insensitively when ignoreCase.
+   * The index of the first rule that blocks `id`, or -1. A rule blocks an ID of its type whose value, normalized as
+   * the rule says, is one of its `values` normalized alike (or has the skeleton of one, with confusables), or which
+   * its `pattern` matches as a whole, normalized or as written.
    */
   ruleBlocking(id: IdPair): number;
 }
 
-/** One rule, compiled: it blocks a value when the set holds it, or the pattern matches all of it. */
+/** One rule, compiled: it blocks a value when the set holds its form, or a pattern matches all of it. */
 interface CompiledRule {
   index: number;
-  ignoreCase: boolean;
-  /** Lower-cased when ignoreCase, and then looked up with the lower-cased value. */
+  /** Which form of a value the rule compares: normalized (case-folded when ignoreCase), and its skeleton when confusables. */
+  form: number;
+  /** The rule's values in that form. */
   values?: ReadonlySet<string>;
+  /** The pattern with its literal characters normalized, for the normalized value. */
   pattern?: RE2JS;
+  /** The pattern as written, for the value as written. */
+  written?: RE2JS;
+}
+
+const FOLDED = 1;
+const SKELETON = 2;
+const formOf = (ignoreCase: boolean, confusables: boolean): number => (ignoreCase ? FOLDED : 0) | (confusables ? SKELETON : 0);
+
+/**
+ * How a rule of `form` compares a value: normalized; with confusables its skeleton instead. Under ignore_case too,
+ * two skeletons, of the folded value and folded after: confusables.txt tells lowercase letters and capitals apart
+ * (a Cyrillic `Т` looks like `T`, its `т` like a small capital), so either one alike is a lookalike in some case.
+ */
+function valueForms(value: string, form: number): string[] {
+  const folded = (form & FOLDED) !== 0;
+  const normal = normalizeValue(value, folded);
+  if ((form & SKELETON) === 0) return [normal];
+  return folded ? [skeleton(normal), foldCase(skeleton(normalizeValue(value, false)))] : [skeleton(normal)];
 }
 
 class CompiledBlocklist implements Blocklist {
@@ -131,12 +210,13 @@ class CompiledBlocklist implements Blocklist {
   ruleBlocking(id: IdPair): number {
     const rules = this.byType.get(id.type);
     if (rules === undefined) return -1;
-    let lowerCased: string | undefined;
+    const forms: Array<string[] | undefined> = [];
     for (const rule of rules) {
+      const value = (forms[rule.form] ??= valueForms(id.id, rule.form));
       if (rule.values !== undefined) {
-        const value = rule.ignoreCase ? (lowerCased ??= id.id.toLowerCase()) : id.id;
-        if (rule.values.has(value)) return rule.index;
-      } else if (rule.pattern !== undefined && rule.pattern.testExact(id.id)) {
+        const listed = rule.values;
+        if (value.some((v) => listed.has(v))) return rule.index;
+      } else if (rule.pattern?.testExact(value[0] ?? '') === true || rule.written?.testExact(id.id) === true) {
         return rule.index;
       }
     }
@@ -148,11 +228,22 @@ const EMPTY: Blocklist = new CompiledBlocklist(new Map());
 
 function compileRule(rule: BlockRule, index: number): CompiledRule {
   if (rule.values !== undefined) {
-    return { index, ignoreCase: rule.ignoreCase, values: new Set(rule.ignoreCase ? rule.values.map((v) => v.toLowerCase()) : rule.values) };
+    const form = formOf(rule.ignoreCase, rule.confusables === true);
+    return { index, form, values: new Set(rule.values.flatMap((v) => valueForms(v, form))) };
   }
   // testExact matches the whole value, so `a|b` blocks "a" and "b" but not "ab", with no anchors to add.
   const flags = rule.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
-  return { index, ignoreCase: rule.ignoreCase, pattern: RE2JS.compile(rule.pattern ?? '', flags) };
+  const source = rule.pattern ?? '';
+  const written = RE2JS.compile(source, flags);
+  // A rule stored before the rewrite was checked may be one that cannot be rewritten: it is then matched as written only.
+  let pattern: RE2JS | undefined;
+  const rewritten = rewritePattern(source, rule.ignoreCase);
+  try {
+    if (rewritten.problems.length === 0) pattern = RE2JS.compile(rewritten.source, flags);
+  } catch {
+    pattern = undefined;
+  }
+  return { index, form: formOf(rule.ignoreCase, false), written, ...(pattern === undefined ? {} : { pattern }) };
 }
 
 function compile(rules: readonly BlockRule[]): Blocklist {
@@ -178,7 +269,7 @@ const byArray = new WeakMap<readonly BlockRule[], Blocklist>();
 /** A digest, not the JSON text itself, as the key: the text of a large blocklist is megabytes. */
 const contentKey = (rules: readonly BlockRule[]): string =>
   createHash('sha256')
-    .update(JSON.stringify(rules.map((r) => [r.type, r.values ?? null, r.pattern ?? null, r.ignoreCase])))
+    .update(JSON.stringify(rules.map((r) => [r.type, r.values ?? null, r.pattern ?? null, r.ignoreCase, r.confusables === true])))
     .digest('base64');
 
 /**
