@@ -2634,6 +2634,17 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect((await store().customerPolicy(c)).blockRules).toEqual([]);
         });
 
+        test('when rules with and without confusables are put, then each comes back as put, the flag where it was and nowhere else', async () => {
+          const c = newCustomer();
+          const rules: BlockRule[] = [
+            { type: 'member_id', values: ['admin', 'аdmin'], ignoreCase: true, confusables: true },
+            { type: 'cookie', values: ['x'], ignoreCase: false, confusables: false },
+            { type: 'device', pattern: '٠+|ｕｎｋｎｏｗｎ', ignoreCase: false },
+          ];
+          await expect(store().putBlocklist(c, rules)).resolves.toStrictEqual(rules);
+          expect((await store().customerPolicy(c)).blockRules).toStrictEqual(rules);
+        });
+
         test("when a new customer's first settings and blocklist puts race, then each answers what it stored, and what is left is one of each", async () => {
           const c = newCustomer();
           const zones = ['Europe/Paris', 'America/New_York', 'Asia/Tokyo', 'UTC', 'Australia/Sydney'];

@@ -38,18 +38,22 @@ interface BlockRuleInput {
   values?: string[];
   pattern?: string;
   ignore_case?: boolean;
+  confusables?: boolean;
 }
 const toBlockRule = (r: BlockRuleInput): BlockRule => ({
   type: r.type,
   ...(r.values !== undefined ? { values: r.values } : {}),
   ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
   ignoreCase: r.ignore_case ?? false,
+  confusables: r.confusables ?? false,
 });
+// A rule stored before confusables existed has none: it never compared lookalikes.
 const blockRuleBody = (r: BlockRule) => ({
   type: r.type,
   ...(r.values !== undefined ? { values: r.values } : {}),
   ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
   ignore_case: r.ignoreCase,
+  confusables: r.confusables ?? false,
 });
 const tokenBody = (t: TokenRecord) => ({ token_id: t.tokenId, kind: t.kind, label: t.label, created_at: t.createdAt });
 
