@@ -216,8 +216,12 @@ class CompiledBlocklist implements Blocklist {
       if (rule.values !== undefined) {
         const listed = rule.values;
         if (value.some((v) => listed.has(v))) return rule.index;
-      } else if (rule.pattern?.testExact(value[0] ?? '') === true || rule.written?.testExact(id.id) === true) {
-        return rule.index;
+      } else {
+        const normal = value[0] ?? '';
+        if (rule.pattern?.testExact(normal) === true) return rule.index;
+        // Mostly the value and the pattern are both as written already, and one run has told.
+        const again = normal !== id.id || rule.pattern !== rule.written;
+        if (again && rule.written?.testExact(id.id) === true) return rule.index;
       }
     }
     return -1;
@@ -239,7 +243,8 @@ function compileRule(rule: BlockRule, index: number): CompiledRule {
   let pattern: RE2JS | undefined;
   const rewritten = rewritePattern(source, rule.ignoreCase);
   try {
-    if (rewritten.problems.length === 0) pattern = RE2JS.compile(rewritten.source, flags);
+    if (rewritten.source === source) pattern = written;
+    else if (rewritten.problems.length === 0) pattern = RE2JS.compile(rewritten.source, flags);
   } catch {
     pattern = undefined;
   }
