@@ -112,7 +112,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   // Before the other customer routes: /v1/delivery/… is not a customer called "delivery".
   const showing = new ShowingService(store, config);
-  app.use(deliveryRoutes(validators, mapiCustomer(tokens), { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing }, config.publicBaseUrl));
+  app.use(deliveryRoutes(validators, mapiCustomer(tokens), bearer, { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing }, config.publicBaseUrl));
   app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -173,17 +173,28 @@ export class ShowingService {
     private readonly limits: ShowingLimits,
   ) {}
 
-  private async person(customerId: string, user: IdPair): Promise<{ person: PersonRequest; timeZone: string }> {
-    const { settings, unlinkedTypes } = await this.store.customerPolicy(customerId);
+  /**
+   * The person of `user`, and the customer's time zone. A secure `user` needs a bearer token (`authenticated`): the
+   * answers' counts would tell a holder of the mapi token alone whether a secure value belongs to someone.
+   */
+  private async person(customerId: string, authenticated: boolean, user: IdPair): Promise<{ person: PersonRequest; timeZone: string }> {
+    const { settings, unlinkedTypes, secureTypes } = await this.store.customerPolicy(customerId);
+    if (secureTypes.has(user.type) && !authenticated) {
+      throw new DomainError(
+        'authentication_required',
+        'A user of a secure ID type needs a bearer token of the customer in Authorization, beside the mapi token in X-SERVICE-MAPI-TOKEN.',
+      );
+    }
     return {
       person: { customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds },
       timeZone: settings.timezone,
     };
   }
 
-  async eligible(customerId: string, body: EligibleBody): Promise<Eligibility> {
+  /** `authenticated`: the caller sent a bearer token of the customer (or the administrator token). */
+  async eligible(customerId: string, authenticated: boolean, body: EligibleBody): Promise<Eligibility> {
     const at = instantOf(body.at, '/body/at');
-    const { person, timeZone } = await this.person(customerId, body.user);
+    const { person, timeZone } = await this.person(customerId, authenticated, body.user);
     const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
     // The store reads counts, and the person, only for deliveries the other rules leave.
     const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
@@ -199,9 +210,10 @@ export class ShowingService {
     return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.delivery_id - b.delivery_id) };
   }
 
-  async impression(customerId: string, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
+  /** `authenticated`: as for eligible. A refusal comes before the store call, so nothing is counted and no key stored. */
+  async impression(customerId: string, authenticated: boolean, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
     const at = instantOf(body.at, '/body/at');
-    const { person, timeZone } = await this.person(customerId, body.user);
+    const { person, timeZone } = await this.person(customerId, authenticated, body.user);
     return this.store.recordImpression(
       {
         person,

@@ -1,7 +1,8 @@
 // Who is calling. Customer routes read `Authorization: Bearer …` into res.locals.caller; the delivery routes read
-// X-SERVICE-MAPI-TOKEN into res.locals.customerId. A header that is present but malformed, unknown or revoked is
-// 401 on every endpoint, even where no token is needed. Each request is identified once: the rate limiter, which
-// runs before the routes, and the route's own check share the answer (one store lookup).
+// X-SERVICE-MAPI-TOKEN into res.locals.customerId, and _eligible and _impression read Authorization too (a `user` of a
+// secure type needs a bearer token beside the mapi token). A header that is present but malformed, unknown or
+// revoked is 401 on every endpoint that reads it, even where no token is needed. Each header is resolved once per
+// request: the rate limiter, which runs before the routes, and the route's own check share the answer (one store lookup).
 import type { Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../domain/errors';
 import type { Caller, TokenService } from '../domain/tokens';
@@ -9,10 +10,8 @@ import type { TokenKind } from '../domain/model';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-interface Identification {
-  kind: TokenKind;
-  caller: Promise<Caller>;
-}
+/** Each header's caller, once resolved (a failure is kept too). */
+type Identifications = Partial<Record<TokenKind, Promise<Caller>>>;
 
 async function identify(tokens: TokenService, req: Request, kind: TokenKind): Promise<Caller> {
   if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi');
@@ -25,11 +24,8 @@ async function identify(tokens: TokenService, req: Request, kind: TokenKind): Pr
 
 /** The caller named by the header `kind` reads, resolved at most once per request (a failure is kept too). */
 function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind): Promise<Caller> {
-  const cached = res.locals.identification as Identification | undefined;
-  if (cached?.kind === kind) return cached.caller;
-  const identification: Identification = { kind, caller: identify(tokens, req, kind) };
-  res.locals.identification = identification;
-  return identification.caller;
+  const identifications = (res.locals.identifications ??= {}) as Identifications;
+  return (identifications[kind] ??= identify(tokens, req, kind));
 }
 
 /**

@@ -19,6 +19,8 @@ const DECLARATIONS = {
   customerBearer: [{ bearer: [] }],
   /** A mapi token in X-SERVICE-MAPI-TOKEN, always. */
   mapi: [{ mapi: [] }],
+  /** A mapi token always, and a bearer token beside it for a `user` of a secure type: the showing calls. */
+  mapiAndOptionalBearer: [{ mapi: [] }, { mapi: [], bearer: [] }],
   /** No token is read. */
   none: [],
 } satisfies Record<string, Security>;
@@ -76,12 +78,12 @@ const CASES: Record<string, Case> = {
   replaceDelivery: { kind: 'mapi', method: 'PUT', url: () => '/v1/delivery/1', options: { body: buildDelivery() } },
   deleteDelivery: { kind: 'mapi', method: 'DELETE', url: () => '/v1/delivery/1' },
   deliveryEligibility: {
-    kind: 'mapi',
+    kind: 'mapiAndOptionalBearer',
     method: 'POST',
     url: () => '/v1/delivery/_eligible',
     options: { body: { user: { type: 'member_id', id: 'm-1' }, event_name: 'app_open' } },
   },
-  recordImpression: { kind: 'mapi', method: 'POST', url: () => '/v1/delivery/1/_impression', options: { body: { user: { type: 'member_id', id: 'm-1' } } } },
+  recordImpression: { kind: 'mapiAndOptionalBearer', method: 'POST', url: () => '/v1/delivery/1/_impression', options: { body: { user: { type: 'member_id', id: 'm-1' } } } },
   healthz: { kind: 'none', method: 'GET', url: () => '/healthz', anonymousStatus: 200 },
   readyz: { kind: 'none', method: 'GET', url: () => '/readyz', anonymousStatus: 200 },
   metrics: { kind: 'none', method: 'GET', url: () => '/metrics', anonymousStatus: 200 },
@@ -131,7 +133,7 @@ describe('the service does what security declares', () => {
   });
   afterAll(() => app.close());
 
-  test.each(Object.entries(CASES).filter(([, c]) => c.kind === 'admin' || c.kind === 'mapi' || c.kind === 'customerBearer'))(
+  test.each(Object.entries(CASES).filter(([, c]) => ['admin', 'mapi', 'mapiAndOptionalBearer', 'customerBearer'].includes(c.kind)))(
     'when %s is called without a token, then it is 401 authentication_required',
     async (_id, c) => {
       expectAuthenticationRequired(await app.call(c.method, c.url(customer), c.options));

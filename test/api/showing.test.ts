@@ -18,6 +18,7 @@ const m = (value: string) => id('member_id', value);
 const device = (value: string) => id('device', value);
 const cookie = (value: string) => id('cookie', value);
 const ip = (value: string) => id('ip', value);
+const email = (value: string) => id('email', value);
 
 /** The period most deliveries here have: all of 2026 and the first months of 2027. */
 const SPAN = { start: '2026-01-01T00:00:00Z', end: '2027-06-01T00:00:00Z' };
@@ -996,6 +997,87 @@ describe('showing deliveries: eligibility and impressions', () => {
         person_total: 1,
         person_today: 1,
       });
+    });
+  });
+
+  // ------------------------------------------------------------------ a secure user
+  describe('a user of a secure type needs a bearer token of the customer beside the mapi token', () => {
+    let customer: string;
+    let mapi: string;
+    let delivery: Delivery;
+    let bearer: string;
+    /** Ann holds an e-mail; nobody holds the other one. */
+    const linked = email('ann@example.com');
+    const unknown = email('nobody@example.com');
+    beforeAll(async () => {
+      ({ customer, mapi, delivery } = await oneDelivery());
+      bearer = (await issueToken(app, customer, 'bearer')).token;
+      await createNode(app, customer, { schema: 'member', key: m('ann'), ids: [linked] }, bearer);
+    });
+
+    /** The mapi token, and `authorization` as a bearer token when given. */
+    const withTokens = (body: unknown, authorization?: string) => {
+      const options = asMapi(mapi, body);
+      return authorization === undefined ? options : { ...options, headers: { ...options.headers, Authorization: `Bearer ${authorization}` } };
+    };
+    const eligibleAs = (body: object, authorization?: string) => app.call('POST', '/v1/delivery/_eligible', withTokens(body, authorization));
+    const impressionAs = (body: object, authorization?: string) => app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, withTokens(body, authorization));
+    const withoutRequestId = (res: Response) => ({ ...(res.body as object), request_id: undefined });
+
+    test('when the mapi token alone is sent, then _eligible (explain) and _impression are 401 authentication_required, the same for a linked and an unknown value, and nothing is counted or stored', async () => {
+      // Ann has been shown it once through her member id, so a leak would answer person_total 2 for her e-mail and 1 for the other.
+      await shown(mapi, delivery.delivery_id, { user: m('ann'), at: AT });
+      const answers: Record<string, unknown[]> = {};
+      for (const [name, user] of [
+        ['linked', linked],
+        ['unknown', unknown],
+      ] as const) {
+        const asked = await eligibleAs({ user, event_name: 'app_open', at: AT, explain: true });
+        const counted = await impressionAs({ user, at: AT, idempotency_key: `k-${name}` });
+        for (const res of [asked, counted]) {
+          expectProblem(res, 401, 'authentication_required');
+          expect(res.headers['www-authenticate']).toBe('Bearer');
+          expect(res.text).not.toContain('@example.com');
+        }
+        answers[name] = [withoutRequestId(asked), withoutRequestId(counted)];
+      }
+      expect(answers.linked).toEqual(answers.unknown);
+      expect(counts(await read(mapi, delivery.delivery_id))).toEqual({ ...zero, delivery_count: 1 });
+
+      // With the bearer token the same key is new (nothing was stored under it), and Ann's count goes on from 1.
+      const res = await impressionAs({ user: linked, at: AT, idempotency_key: 'k-linked' }, bearer);
+      expect([res.status, res.headers['idempotent-replayed'], res.body]).toEqual([201, undefined, { delivery_id: delivery.delivery_id, delivery_count: 2, person_total: 2, person_today: 2 }]);
+      const other = await impressionAs({ user: unknown, at: AT, idempotency_key: 'k-unknown' }, bearer);
+      expect([other.status, other.headers['idempotent-replayed'], (other.body as Answer).person_total]).toEqual([201, undefined, 1]);
+    });
+
+    test("when the customer's bearer token or the administrator token is sent beside the mapi token, then both endpoints serve a secure user", async () => {
+      for (const token of [bearer, ADMIN_TOKEN]) {
+        const asked = await eligibleAs({ user: linked, event_name: 'app_open', at: AT, explain: true }, token);
+        expect([asked.status, ids((asked.body as Eligibility).deliveries)]).toEqual([200, [delivery.delivery_id]]);
+        const before = (await read(mapi, delivery.delivery_id)).condition.delivery_count;
+        const counted = await impressionAs({ user: linked, at: AT }, token);
+        expect([counted.status, (counted.body as Answer).delivery_count]).toEqual([201, before + 1]);
+      }
+    });
+
+    test.each([
+      { name: "another customer's bearer token", token: async () => (await issueToken(app, uniqueCustomer('show-other'), 'bearer')).token, status: 403, code: 'forbidden' },
+      { name: "the customer's mapi token", token: async () => mapi, status: 403, code: 'forbidden' },
+      { name: 'an unknown bearer token', token: async () => `idl_bearer_${randomBytes(32).toString('base64url')}`, status: 401, code: 'invalid_token' },
+      { name: 'a malformed token', token: async () => 'not a token!', status: 401, code: 'invalid_token' },
+    ])('when $name is sent in Authorization, then both endpoints are $status $code for a secure user, and nothing is counted', async ({ token, status, code }) => {
+      const authorization = await token();
+      const before = counts(await read(mapi, delivery.delivery_id));
+      expectProblem(await eligibleAs({ user: linked, event_name: 'app_open', at: AT }, authorization), status, code);
+      expectProblem(await impressionAs({ user: linked, at: AT, idempotency_key: 'k-refused' }, authorization), status, code);
+      expect(counts(await read(mapi, delivery.delivery_id))).toEqual(before);
+    });
+
+    test('when a user of an open type is sent, then no bearer token is needed, and one sent is checked all the same', async () => {
+      expect((await eligibleAs({ user: m('ann'), event_name: 'app_open', at: AT })).status).toBe(200);
+      expect((await impressionAs({ user: m('ann'), at: AT })).status).toBe(201);
+      expectProblem(await impressionAs({ user: m('ann'), at: AT }, 'not a token!'), 401, 'invalid_token');
     });
   });
 

@@ -313,10 +313,10 @@ describe('Neo4j store, with a fake driver', () => {
     // The statements that tell whether an earlier attempt committed run only after a lost commit reply.
     const retried = fakeStore(undefined, { loseCommitReplies: true });
     await callEveryMethod(retried.store);
-    // Only start-up runs store.await-indexes, sequence.adopt-shared and history.adopt-mentions; ping runs store.ping
-    // outside a managed transaction.
+    // Only start-up runs store.await-indexes, sequence.adopt-shared, impression.adopt-keys and history.adopt-mentions
+    // (the Neo4j suites run them); ping runs store.ping outside a managed transaction.
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
-    expect(unused).toEqual(['store.ping', 'store.await-indexes', 'sequence.adopt-shared', 'history.adopt-mentions']);
+    expect(unused).toEqual(['store.ping', 'store.await-indexes', 'sequence.adopt-shared', 'impression.adopt-keys', 'history.adopt-mentions']);
   });
 
   test('when another sweep finished a deleted delivery while this one waited for its lock, then this sweep passes over it and takes the next; it stops after `limit` such', async () => {

@@ -709,6 +709,68 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
       });
 
+      /** Whether a repeat of `key` answers a stored answer (replayed) or is counted again (the key's answer is gone). */
+      const replays = async (customerId: string, deliveryId: number, user: IdPair, key: string, person: Partial<PersonRequest> = {}): Promise<boolean> =>
+        (await record(impression(customerId, deliveryId, user, { key, person }), allowAll)).replayed;
+
+      test('when an ID is erased (scope id), then the idempotency keys of the impressions recorded against it go, and the keys of other IDs and customers stay', async () => {
+        const c = await customerWith(MEMBER);
+        await store().createNode(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]);
+        const d = await deliveryWith(c);
+        const other = await deliveryWith(c, {}, 'other');
+        await show(c, d.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1' });
+        await show(c, other.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1-other' });
+        await show(c, d.delivery_id, id('member_id', 'm1'), 1, { key: 'key-m1' });
+        const elsewhere = await customerWith(MEMBER);
+        const ofElsewhere = await deliveryWith(elsewhere);
+        await show(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1' });
+
+        await store().erase(eraseRequest(c, id('cookie', 'k1'), 'id'));
+
+        expect({
+          k1: await replays(c, d.delivery_id, id('cookie', 'k1'), 'key-k1'),
+          k1OfOther: await replays(c, other.delivery_id, id('cookie', 'k1'), 'key-k1-other'),
+          m1: await replays(c, d.delivery_id, id('member_id', 'm1'), 'key-m1'),
+          elsewhere: await replays(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 'key-k1'),
+        }).toEqual({ k1: false, k1OfOther: false, m1: true, elsewhere: true });
+      });
+
+      test('when a person is erased, then the idempotency keys of the impressions of all their values go, and those of a links:false ID another person still holds stay', async () => {
+        const c = await customerWith(MEMBER_SHARED_DEVICE);
+        const unlinked = { unlinkedTypes: ['device'] };
+        await store().createNode(member(c, 'a1'), [id('cookie', 'ka'), id('device', 'tablet')]);
+        await store().createNode(member(c, 'a2'), [id('cookie', 'ka'), id('cookie', 'kb')]);
+        await store().createNode(member(c, 'b1'), [id('device', 'tablet')]);
+        const d = await deliveryWith(c);
+        const keyed: Array<[string, IdPair]> = [
+          ['key-a1', id('member_id', 'a1')],
+          ['key-ka', id('cookie', 'ka')],
+          ['key-kb', id('cookie', 'kb')],
+          ['key-tablet', id('device', 'tablet')],
+          ['key-b1', id('member_id', 'b1')],
+          ['key-loose', id('device', 'loose')],
+        ];
+        for (const [key, user] of keyed) await show(c, d.delivery_id, user, 1, { key, person: unlinked });
+
+        await store().erase(eraseRequest(c, id('cookie', 'kb'), 'person', unlinked));
+
+        const replayed: Record<string, boolean> = {};
+        for (const [key, user] of keyed) replayed[key] = await replays(c, d.delivery_id, user, key, unlinked);
+        expect(replayed).toEqual({ 'key-a1': false, 'key-ka': false, 'key-kb': false, 'key-tablet': true, 'key-b1': true, 'key-loose': true });
+      });
+
+      test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then the idempotency keys of its impressions go too', async (scope) => {
+        const c = await customerWith(MEMBER);
+        const d = await deliveryWith(c);
+        await show(c, d.delivery_id, id('device', 'loose'), 1, { key: 'key-loose' });
+        await show(c, d.delivery_id, id('device', 'other-loose'), 1, { key: 'key-other' });
+
+        await store().erase(eraseRequest(c, id('device', 'loose'), scope));
+
+        expect(await replays(c, d.delivery_id, id('device', 'loose'), 'key-loose')).toBe(false);
+        expect(await replays(c, d.delivery_id, id('device', 'other-loose'), 'key-other')).toBe(true);
+      });
+
       test('when a delivery is deleted, then its impressions go with it: no person counts it, a new delivery starts from nothing, and it cannot be shown', async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);

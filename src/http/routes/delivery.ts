@@ -1,8 +1,11 @@
 // GET/POST /v1/delivery, GET/PUT/DELETE /v1/delivery/{delivery_id}, and showing messages (POST
-// /v1/delivery/_eligible and /v1/delivery/{delivery_id}/_impression), for the customer the mapi token names.
+// /v1/delivery/_eligible and /v1/delivery/{delivery_id}/_impression), for the customer the mapi token names. The two
+// showing calls also read a bearer token in Authorization: a `user` of a secure type needs one of that customer.
 import { type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
 import type { EligibleBody, ImpressionBody, ShowingService } from '../../domain/showing';
+import { authenticatedFor } from '../../domain/tokens';
+import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
@@ -15,9 +18,13 @@ interface Paging {
 
 const customerOf = (res: Response): string => res.locals.customerId as string;
 
+/** Whether Authorization holds a bearer token of the mapi token's customer (or the administrator token); 403 for another customer's. */
+const bearerOfCustomer = (res: Response): boolean => authenticatedFor(callerOf(res), customerOf(res));
+
 export function deliveryRoutes(
   validators: Validators,
   mapi: RequestHandler,
+  bearer: RequestHandler,
   services: { deliveries: DeliveryService; showing: ShowingService },
   publicBaseUrl: string | undefined,
 ): Router {
@@ -70,15 +77,18 @@ export function deliveryRoutes(
   router.post(
     '/v1/delivery/_eligible',
     mapi,
+    bearer,
     operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
-      res.json(await showing.eligible(customerOf(res), body as EligibleBody));
+      res.json(await showing.eligible(customerOf(res), bearerOfCustomer(res), body as EligibleBody));
     }),
   );
   router.post(
     '/v1/delivery/:delivery_id/_impression',
     mapi,
+    bearer,
     operation(validators, 'recordImpression', async ({ params, body }, _req, res) => {
-      const { answer, replayed } = await showing.impression(customerOf(res), (params as { delivery_id: number }).delivery_id, body as ImpressionBody);
+      const deliveryId = (params as { delivery_id: number }).delivery_id;
+      const { answer, replayed } = await showing.impression(customerOf(res), bearerOfCustomer(res), deliveryId, body as ImpressionBody);
       // The header Stripe's API uses to say so: this is an earlier answer, and nothing was counted.
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(201).json(answer);

@@ -5,6 +5,7 @@ import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } fr
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/store';
 import { int, type Query } from './query';
+import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import type { Write } from './neo4j-transactions';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
@@ -136,6 +137,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   // thousands of vertices costs several times as much (README, section Performance).
   await eraseFromHistory(q, c, erased, writeId);
   await q('impression.erase', { customer: c, ids: erased });
+  await q('impression.erase-keys', { customer: c, ids: [...erased, LEGACY_KEY_OWNER] });
   await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
   if (unlinked.length > 0) await q('erase.unlink-id', { nodes: unlinked.map((n) => n.element), type: r.id.type, value: r.id.id });
   return { outcome, entries };

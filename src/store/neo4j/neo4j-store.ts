@@ -43,7 +43,7 @@ import { adoptMentions, appendHistory, eraseInGraph, historyPage, pruneHistory }
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
-import { countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
+import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { nodeIds } from './neo4j-nodes';
@@ -109,11 +109,14 @@ export class Neo4jStore implements Store {
   private readonly schemas = new Neo4jSchemas();
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
   historyEntriesAdopted = 0;
+  /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
+  impressionKeysAdopted = 0;
 
   /**
    * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
    * of an earlier version to per-customer id counters (sequence.adopt-shared.cypher) and to history entries that
-   * name their values as MENTIONS (history.adopt-mentions.cypher): one attempt,
+   * name their values as MENTIONS (history.adopt-mentions.cypher), and marks idempotency keys that name no ID
+   * (impression.adopt-keys.cypher): one attempt,
    * which rejects with a message naming what failed and the driver's error as its `cause`. The statement files are
    * read first, so a missing one stops start-up before any connection is made. A service keeps trying through
    * ConnectingStore (./neo4j-startup.ts).
@@ -156,6 +159,13 @@ export class Neo4jStore implements Store {
       } catch (e) {
         await store.close();
         throw new Error(`${where}: indexing the values history entries name failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      try {
+        // And keys stored before they named their ID get the mark by which an erase of their customer finds them.
+        store.impressionKeysAdopted = await adoptKeys(store.write);
+      } catch (e) {
+        await store.close();
+        throw new Error(`${where}: marking idempotency keys stored without their ID failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       return store;
     } finally {

@@ -85,6 +85,8 @@ export const STATEMENT_NAMES = [
   'impression.record',
   'impression.counted-by',
   'impression.erase',
+  'impression.erase-keys',
+  'impression.adopt-keys',
   'impression.sweep-of-deleted',
   'impression.sweep-keys-of-deleted',
   'impression.prune-keys',
@@ -141,6 +143,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impression.index-delivery',
   'schema/impressionkey.unique-key',
   'schema/impressionkey.index-time',
+  'schema/impressionkey.index-id',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */

@@ -249,4 +249,16 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 8,
+    name: 'idempotency keys name the ID they were counted against',
+    sql: `
+      -- An erase deletes the answers of the impressions recorded against what it erases, found by the ID. Keys stored
+      -- before name no one: '' (no ID type is empty). An erase deletes all of its customer's such keys, since any may
+      -- be the erased person's; retention deletes them all within 24 hours anyway.
+      ALTER TABLE impression_keys ADD COLUMN id_type TEXT NOT NULL DEFAULT '';
+      ALTER TABLE impression_keys ADD COLUMN id_value TEXT NOT NULL DEFAULT '';
+      CREATE INDEX impression_keys_by_id ON impression_keys (customer_id, id_type, id_value);
+    `,
+  },
 ];

@@ -1,8 +1,9 @@
 // The delivery half of the embedded store, sharing the identity store's connection. Delivery, condition and
 // message ids are numbered per customer (delivery_sequences) and never given out twice to one customer. A
 // delivery's counts are a row of delivery_counts beside its document (migration 6), its impressions rows of
-// impression_counts, and the answers of its idempotency keys rows of impression_keys; a deleted delivery's
-// impressions and keys are deleted in batches after it (deleted_deliveries, migration 7).
+// impression_counts, and the answers of its idempotency keys rows of impression_keys, each with the ID it was counted
+// against, which an erase finds it by (migration 8); a deleted delivery's impressions and keys are deleted in batches
+// after it (deleted_deliveries, migration 7).
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import {
@@ -20,6 +21,9 @@ import {
 import type { IdPair } from '../../domain/model';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
+
+/** What an idempotency key stored before keys named their ID names (migration 8): no ID type is empty. */
+const LEGACY_KEY_OWNER: IdPair = { type: '', id: '' };
 
 /** A row of delivery_counts, raw: delivery_count, iphone_count, android_count. */
 type CountsRaw = [number, number, number];
@@ -95,10 +99,12 @@ export class SqliteDeliveries {
          ON CONFLICT (customer_id, id_type, id_value, delivery_id, day) DO UPDATE SET count = count + 1`,
       ),
       keyAnswer: db.prepare('SELECT answer FROM impression_keys WHERE customer_id = ? AND delivery_id = ? AND key = ?').pluck(),
-      insertKey: db.prepare('INSERT INTO impression_keys (customer_id, delivery_id, key, answer, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertKey: db.prepare('INSERT INTO impression_keys (customer_id, delivery_id, key, answer, created_at, id_type, id_value) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       oldKeys: db.prepare('SELECT customer_id, delivery_id, key FROM impression_keys WHERE created_at < ? ORDER BY created_at LIMIT ?').raw(),
       deleteKey: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND delivery_id = ? AND key = ?'),
       eraseImpressions: db.prepare('DELETE FROM impression_counts WHERE customer_id = ? AND id_type = ? AND id_value = ?'),
+      // Through impression_keys_by_id; type '' also finds the keys stored before they named their ID (migration 8).
+      eraseKeys: db.prepare('DELETE FROM impression_keys WHERE customer_id = ? AND id_type = ? AND id_value = ?'),
       next: db
         .prepare(
           `INSERT INTO delivery_sequences (customer_id, name, last) VALUES (?, ?, ?)
@@ -240,8 +246,9 @@ export class SqliteDeliveries {
     return this.s.countDisplay.get({ customer: customerId, delivery: deliveryId, platform }) as number;
   }
 
-  rememberKey(customerId: string, deliveryId: number, key: string, answer: ImpressionAnswer, at: string): void {
-    this.s.insertKey.run(customerId, deliveryId, key, JSON.stringify(answer), at);
+  /** The answer to give the key's repeats, with the ID the impression was counted against, which an erase finds it by. */
+  rememberKey(customerId: string, deliveryId: number, key: string, answer: ImpressionAnswer, at: string, counted: IdPair): void {
+    this.s.insertKey.run(customerId, deliveryId, key, JSON.stringify(answer), at, counted.type, counted.id);
   }
 
   /** Call inside a write transaction. */
@@ -251,8 +258,15 @@ export class SqliteDeliveries {
     return old.length;
   }
 
-  /** The impressions recorded against each of `ids`. Call inside a write transaction. */
+  /**
+   * The impressions recorded against each of `ids`, and the answers of their idempotency keys, which hold the person's
+   * counts; with them every key of the customer that names no ID (LEGACY_KEY_OWNER). Call inside a write transaction.
+   */
   eraseImpressions(customerId: string, ids: Iterable<IdPair>): void {
-    for (const id of ids) this.s.eraseImpressions.run(customerId, id.type, id.id);
+    for (const id of ids) {
+      this.s.eraseImpressions.run(customerId, id.type, id.id);
+      this.s.eraseKeys.run(customerId, id.type, id.id);
+    }
+    this.s.eraseKeys.run(customerId, LEGACY_KEY_OWNER.type, LEGACY_KEY_OWNER.id);
   }
 }

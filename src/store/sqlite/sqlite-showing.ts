@@ -71,7 +71,7 @@ export class SqliteShowing {
       person_total: total + 1,
       person_today: today + 1,
     };
-    if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt);
+    if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt, r.person.user);
     return { answer, replayed: false };
   }
 
