@@ -90,7 +90,7 @@ const envSchema = {
       pattern: '^[0-9]+(b|kb|mb)?$',
       default: '32mb',
       description:
-        'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
+        'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked, or when compressed and inflated past that share) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
     },
     RESPONSE_MEMORY_LIMIT: {
       type: 'string',
