@@ -128,6 +128,8 @@ export function createApp(deps: AppDependencies): Express {
       batchBytes: bytes(config.bulk.batchLimit),
       memoryBytes: bytes(config.bulk.memoryLimit),
       lineTimeoutMs: config.bulk.lineTimeoutMs,
+      lineMinBytes: config.bulk.lineMinBytes,
+      lineRateWindowMs: config.bulk.lineRateWindowMs,
     }),
   );
   app.use(adminRoutes(validators, bearer, new SchemaService(store), tokens, new CustomerSettingsService(store)));

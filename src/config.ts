@@ -90,7 +90,7 @@ const envSchema = {
       pattern: '^[0-9]+(b|kb|mb)?$',
       default: '32mb',
       description:
-        'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
+        'Most bytes of request bodies (all but _bulk lines) read at once. A body of at most BODY_MEMORY_LIMIT / MAX_CONNECTIONS (32 KB with the defaults) is always read; a larger one first takes its Content-Length (BODY_LIMIT when chunked, or when compressed and inflated past that share) of this, and one that finds no room waits up to 5 s, then gets 503 server_busy with Retry-After.',
     },
     RESPONSE_MEMORY_LIMIT: {
       type: 'string',
@@ -105,6 +105,21 @@ const envSchema = {
       maximum: 3600000,
       default: 60000,
       description: 'How long a _bulk request may wait for its next complete line; past it the answer ends with a request_timeout line and the connection is closed.',
+    },
+    BULK_LINE_MIN_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 104857600,
+      default: 1024,
+      description:
+        'Least bytes a _bulk line still arriving must bring in every BULK_LINE_RATE_WINDOW_MS after its first; one slower ends the answer with a request_timeout line, so a trickle cannot hold a bulk slot.',
+    },
+    BULK_LINE_RATE_WINDOW_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 10000,
+      description: 'The window of BULK_LINE_MIN_BYTES: a _bulk line may take this long freely, then must bring BULK_LINE_MIN_BYTES in each further window.',
     },
     SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
     TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
@@ -207,7 +222,7 @@ export interface Config {
   bodyMemoryLimit: string;
   /** Most bytes of answers being sent at once: see boundAnswerMemory in src/http/answer-memory.ts. */
   responseMemoryLimit: string;
-  bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number };
+  bulk: { batchLimit: string; memoryLimit: string; lineTimeoutMs: number; lineMinBytes: number; lineRateWindowMs: number };
   searchMaxLimit: number;
   traversalMaxNodes: number;
   traversalMaxIds: number;
@@ -256,6 +271,8 @@ interface ValidatedEnv {
   BODY_MEMORY_LIMIT: string;
   RESPONSE_MEMORY_LIMIT: string;
   BULK_LINE_TIMEOUT_MS: number;
+  BULK_LINE_MIN_BYTES: number;
+  BULK_LINE_RATE_WINDOW_MS: number;
   SEARCH_MAX_LIMIT: number;
   TRAVERSAL_MAX_NODES: number;
   TRAVERSAL_MAX_IDS: number;
@@ -316,7 +333,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     bodyLimit: v.BODY_LIMIT,
     bodyMemoryLimit: v.BODY_MEMORY_LIMIT,
     responseMemoryLimit: v.RESPONSE_MEMORY_LIMIT,
-    bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS },
+    bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS, lineMinBytes: v.BULK_LINE_MIN_BYTES, lineRateWindowMs: v.BULK_LINE_RATE_WINDOW_MS },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,

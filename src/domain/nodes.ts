@@ -81,9 +81,14 @@ export class NodeService {
     else await this.store.deleteNode(w.node);
   }
 
-  /** 401 when the customer requires a token and the caller has none: a bulk request is refused whole, before its lines. */
+  /**
+   * Refuses a bulk request whole, before its lines: 401 when the customer requires a token and the caller has none;
+   * 404 schema_not_found when the customer has no schema, so that no line could be applied (every node names one).
+   */
   async admit(actor: Actor): Promise<void> {
-    requireTokenIfAsked(actor, await this.store.customerPolicy(actor.customerId));
+    const [policy, schemas] = await Promise.all([this.store.customerPolicy(actor.customerId), this.store.listSchemas(actor.customerId)]);
+    requireTokenIfAsked(actor, policy);
+    if (schemas.length === 0) throw new DomainError('schema_not_found', `Customer '${actor.customerId}' has no schema, so no line could be applied; declare one first.`);
   }
 
   /**

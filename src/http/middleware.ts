@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { isDomainError } from '../domain/errors';
 import { ByteBudget } from './admission';
+import { contentEncoding, readCompressedJson } from './compressed-body';
 import { type Logger, requestContext } from '../logger';
 import { sendProblem } from './problem';
 import { isWellFormedHost } from './public-url';
@@ -41,6 +42,11 @@ export function accessLog(logger: Logger): RequestHandler {
 /** The one route whose body may stream for as long as it keeps moving (an import of millions of lines). */
 const isBulk = (req: Request): boolean => req.path.endsWith('/node/_bulk');
 
+export const NDJSON = 'application/x-ndjson';
+
+/** A _bulk body its route reads as lines; a body of any other type there is read (and refused) like any other. */
+const isBulkStream = (req: Request): boolean => isBulk(req) && req.is(NDJSON) === NDJSON;
+
 /**
  * Every body but _bulk's must have arrived `timeoutMs` after its headers: a client sending a byte every few
  * seconds would otherwise hold its socket forever (the idle timeout never fires while bytes flow). Past the
@@ -49,7 +55,7 @@ const isBulk = (req: Request): boolean => req.path.endsWith('/node/_bulk');
  */
 export function bodyDeadline(timeoutMs: number): RequestHandler {
   return (req, res, next) => {
-    if (isBulk(req)) {
+    if (isBulkStream(req)) {
       next();
       return;
     }
@@ -116,13 +122,20 @@ export interface BodyMemoryLimits {
  * small bodies together hold at most `limitBytes` more. A larger body first takes its declared length of the
  * budget (BODY_LIMIT when it declares none) until its answer is sent; one that finds no room for 5 s gets 503
  * server_busy and is never read. A declared length over BODY_LIMIT takes nothing: the parser refuses it unread.
+ * A compressed body is counted by what it inflates to, as it inflates (readCompressedJson).
  */
 export function bodyMemory(limits: BodyMemoryLimits): RequestHandler {
   const budget = new ByteBudget('BODY_MEMORY_LIMIT', limits.limitBytes, limits.bodyLimitBytes);
   const alwaysRead = Math.floor(limits.limitBytes / limits.maxConnections);
   return (req, res, next) => {
-    if (!hasBody(req) || isBulk(req)) {
+    if (!hasBody(req) || isBulkStream(req)) {
       next();
+      return;
+    }
+    if (contentEncoding(req) !== 'identity') {
+      // Of another type, no parser reads it (jsonBodiesOnly let it pass to _bulk's route, which refuses it).
+      if (req.is(JSON_TYPES)) readCompressedJson(req, res, next, { budget, freeBytes: alwaysRead, limitBytes: limits.bodyLimitBytes });
+      else next();
       return;
     }
     // Node's parser has refused a malformed or repeated Content-Length already.

@@ -2,6 +2,7 @@
 // MAX_CONNECTIONS takes its declared length of the budget before it is read, waits up to 5 s for room, and is
 // otherwise refused with 503 server_busy, unread; small bodies are never held back. Through the real app and store.
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
@@ -122,4 +123,41 @@ describe('request bodies hold bounded memory together', () => {
     expect((await waiting.answer).status).toBe(201);
     expect(await nodeIds(app, customer, 'b')).toHaveLength(59);
   }, 20_000);
+
+  test('when a compressed body inflates past the always-read share, then it takes BODY_LIMIT of the room as it inflates, so a second large body waits and is refused 503, and the first is applied once it ends', async () => {
+    // About 2 KB of gzip, under the always-read 10,240 bytes, for 60,000 bytes of JSON.
+    const gzipped = gzipSync(largeCreate('a'));
+    expect(gzipped.length).toBeLessThan(10_240);
+    const held = openPost(app, `/v1/${customer}/node/_create`, { 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length) });
+    // All but the gzip trailer: the whole JSON inflates, and the body never ends until the trailer comes.
+    held.req.write(gzipped.subarray(0, -8));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const refused = openPost(app, `/v1/${customer}/node/_create`, {});
+    refused.end(largeCreate('b'));
+    const answer = await refused.answer;
+    expect(answer.status).toBe(503);
+    expect((JSON.parse(answer.text) as { code: string }).code).toBe('server_busy');
+    expect(await nodeIds(app, customer, 'b')).toBeUndefined();
+
+    held.req.end(gzipped.subarray(-8));
+    expect((await held.answer).status).toBe(201);
+    expect(await nodeIds(app, customer, 'a')).toHaveLength(59);
+  }, 20_000);
+
+  test('when a compressed body is sent, then it is inflated and applied; past BODY_LIMIT once inflated it is 413, an encoding not known is 415, and data that does not inflate is 400', async () => {
+    const post = async (encoding: string, body: Buffer) => {
+      const res = await fetch(`${app.baseUrl}/v1/${customer}/node/_create`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body });
+      const text = await res.text();
+      return { status: res.status, code: text ? (JSON.parse(text) as { code?: string }).code : undefined };
+    };
+    expect(await post('gzip', gzipSync(JSON.stringify({ schema: 'member', key: id('member_id', 'zipped') })))).toEqual({ status: 201, code: undefined });
+    expect(await nodeIds(app, customer, 'zipped')).toEqual([id('member_id', 'zipped')]);
+    // BODY_LIMIT is 64 KB: 100 KB of JSON, a few hundred bytes of gzip.
+    const bomb = gzipSync(JSON.stringify({ schema: 'member', key: id('member_id', 'bomb'), ids: [id('device', 'x'.repeat(100_000))] }));
+    expect(await post('gzip', bomb)).toEqual({ status: 413, code: 'payload_too_large' });
+    expect(await post('compress', Buffer.from('{}'))).toEqual({ status: 415, code: 'unsupported_media_type' });
+    expect(await post('gzip', Buffer.from('not gzip'))).toEqual({ status: 400, code: 'invalid_json' });
+    expect(await nodeIds(app, customer, 'bomb')).toBeUndefined();
+  });
 });

@@ -6,59 +6,12 @@ import { startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+import { openBulk as openBulkAt } from '../helpers/bulk';
 
 const key = (value: string) => id('member_id', value);
 const createLine = (value: string) => `${JSON.stringify({ op: 'create', body: { schema: 'member', key: key(value) } })}\n`;
 
-/** A _bulk request whose body is written a piece at a time; `received` is what came back so far. */
-interface OpenBulk {
-  send(text: string): void;
-  end(): void;
-  /** Resolves with the response's status once its headers arrived. */
-  status: Promise<number>;
-  headers: Promise<http.IncomingHttpHeaders>;
-  received(): string;
-  /** Resolves when the response has ended or the connection closed. */
-  closed: Promise<void>;
-  /** Resolves once `count` complete lines have come back. */
-  lines(count: number): Promise<string[]>;
-}
-
-function openBulk(app: TestApp, customer: string): OpenBulk {
-  const req = http.request(`${app.baseUrl}/v1/${customer}/node/_bulk`, { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' } });
-  let text = '';
-  const waiting: Array<() => void> = [];
-  let onHeaders: (res: http.IncomingMessage) => void = () => undefined;
-  const response = new Promise<http.IncomingMessage>((resolve) => (onHeaders = resolve));
-  let markClosed: () => void = () => undefined;
-  const closed = new Promise<void>((resolve) => (markClosed = resolve));
-  req.on('response', (res) => {
-    onHeaders(res);
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      text += chunk;
-      for (const wake of waiting.splice(0)) wake();
-    });
-    res.on('end', markClosed);
-    res.on('close', markClosed);
-  });
-  req.on('error', markClosed);
-  req.on('close', markClosed);
-  req.flushHeaders();
-  const complete = () => text.split('\n').slice(0, -1);
-  return {
-    send: (chunk) => void req.write(chunk),
-    end: () => void req.end(),
-    status: response.then((res) => res.statusCode ?? 0),
-    headers: response.then((res) => res.headers),
-    received: () => text,
-    closed,
-    lines: async (count) => {
-      while (complete().length < count) await new Promise<void>((resolve) => waiting.push(resolve));
-      return complete();
-    },
-  };
-}
+const openBulk = (app: TestApp, customer: string) => openBulkAt(app.baseUrl, customer);
 
 describe('bulk requests hold bounded memory', () => {
   let app: TestApp;

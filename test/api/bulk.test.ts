@@ -1,4 +1,5 @@
 // POST /v1/{customer_id}/node/_bulk: NDJSON lines with the single endpoints' bodies and rules.
+import { gzipSync } from 'node:zlib';
 import { bulkChecked } from '../helpers/bulk';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { issueToken, putSchema } from '../helpers/factories';
@@ -204,5 +205,45 @@ describe('bulk node operations', () => {
     const { res } = await bulk(customer, [line('create', { schema: 'member', key: key('a') })], undefined, 'text/plain');
     expect(res.status).toBe(415);
     expect(await stored(customer, 'a')).toBeUndefined();
+  });
+
+  test('when the lines are sent with Content-Encoding gzip, then they are inflated and each gets its result, and a line over BODY_LIMIT once inflated is that line\'s 413', async () => {
+    const customer = uniqueCustomer('bulk');
+    await putSchema(app, customer);
+    // 3 KB of one line, over BODY_LIMIT (2 KB) once inflated, though its gzip is far smaller.
+    const long = line('create', { schema: 'member', key: key('long'), ids: [id('device', 'x'.repeat(3000))] });
+    const body = gzipSync([line('create', { schema: 'member', key: key('a') }), long, line('create', { schema: 'member', key: key('b') })].join('\n'));
+    expect(body.length).toBeLessThan(2048);
+    const { res, results } = await bulkChecked(app.baseUrl, customer, body, { contentEncoding: 'gzip' });
+    expect(res.status).toBe(200);
+    expect(results).toEqual([
+      { line: 1, status: 201 },
+      expect.objectContaining({ line: 2, status: 413, code: 'payload_too_large' }),
+      { line: 3, status: 201 },
+    ]);
+    expect(await stored(customer, 'a')).toEqual([key('a')]);
+    expect(await stored(customer, 'long')).toBeUndefined();
+  });
+
+  test('when the lines are sent with another Content-Encoding, then 415 and nothing runs', async () => {
+    const customer = uniqueCustomer('bulk');
+    await putSchema(app, customer);
+    for (const encoding of ['deflate', 'br', 'gzip, gzip']) {
+      const { res } = await bulkChecked(app.baseUrl, customer, gzipSync(line('create', { schema: 'member', key: key('a') })), { contentEncoding: encoding });
+      expect(res.status).toBe(415);
+      expect((res.body as { code: string }).code).toBe('unsupported_media_type');
+    }
+    expect(await stored(customer, 'a')).toBeUndefined();
+  });
+
+  test('when a gzip body is not valid gzip, then the answer ends with a malformed_request line and no later line is applied', async () => {
+    const customer = uniqueCustomer('bulk');
+    await putSchema(app, customer);
+    const good = gzipSync(`${line('create', { schema: 'member', key: key('a') })}\n`);
+    const { res } = await bulkChecked(app.baseUrl, customer, Buffer.concat([good.subarray(0, 20), Buffer.from('not gzip at all, not gzip at all')]), { contentEncoding: 'gzip' });
+    expect(res.status).toBe(200);
+    const last = JSON.parse(res.text.trim().split('\n').at(-1) as string) as Record<string, unknown>;
+    expect(last).toMatchObject({ status: 400, code: 'malformed_request', type: 'urn:idlink:problem:malformed_request' });
+    expect(String(last.detail)).toContain('not valid gzip');
   });
 });

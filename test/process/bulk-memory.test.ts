@@ -1,7 +1,8 @@
 // The _bulk memory attack of issue 12 item 1, at a scale that fits CI: twelve requests at once, each streaming
 // one-megabyte lines, without a token. Before, every request held up to 500 parsed lines (the attack drove the heap
 // past 4 GB); now all bulk requests together hold at most BULK_MEMORY_LIMIT of lines. Run against the real server
-// (`node dist/main.js`), whose peak RSS (VmHWM) Linux reports in /proc.
+// (`node dist/main.js`), whose peak RSS (VmHWM) Linux reports in /proc. Each request is of its own customer (which has
+// a schema) and client address, since one customer or address holds at most a quarter of the slots.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -18,16 +19,16 @@ const LINES_PER_REQUEST = 60;
  */
 const RSS_BOUND_MB = 330;
 
-/** A valid create line of about 0.93 MB: 1,000 IDs of 900 characters, for a schema that does not exist (so nothing is written). */
+/** A valid create line of about 0.93 MB: 1,000 IDs of 900 characters, for a schema that does not exist (so nothing is written; the customer has another). */
 const HEAVY_LINE = `${JSON.stringify({
   op: 'create',
   body: { schema: 'absent', key: { type: 'member_id', id: 'k' }, ids: Array.from({ length: 1000 }, (_, i) => ({ type: 'device', id: `${i}`.padEnd(900, 'x') })) },
 })}\n`;
 
 /** Streams `lines` heavy lines as one _bulk request (waiting for drain, as a real sender would); resolves with the status and the number of result lines. */
-function heavyBulk(port: number, customer: string, lines: number): Promise<{ status: number; results: number }> {
+function heavyBulk(port: number, customer: string, localAddress: string, lines: number): Promise<{ status: number; results: number }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: `/v1/${customer}/node/_bulk`, headers: { 'Content-Type': 'application/x-ndjson' } }, (res) => {
+    const req = http.request({ port, host: '127.0.0.1', localAddress, method: 'POST', path: `/v1/${customer}/node/_bulk`, headers: { 'Content-Type': 'application/x-ndjson' } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, results: text.split('\n').filter((l) => l.startsWith('{"line"')).length }));
@@ -61,7 +62,10 @@ test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-
   const pid = server.child.pid as number;
   const before = peakRssMb(pid);
 
-  const attack = Array.from({ length: REQUESTS }, () => heavyBulk(port, 'attacker', LINES_PER_REQUEST));
+  for (let i = 0; i < REQUESTS; i += 1) {
+    expect((await send(base, 'PUT', `/v1/attacker-${i}/schema/member`, 'bulk-memory-admin-token-0123456789', { id_types: [{ type: 'member_id' }] })).status).toBe(201);
+  }
+  const attack = Array.from({ length: REQUESTS }, (_, i) => heavyBulk(port, `attacker-${i}`, `127.0.0.${10 + i}`, LINES_PER_REQUEST));
   // While the attack runs, other clients are answered.
   const others: number[] = [];
   for (let i = 0; i < 5; i += 1) {

@@ -2,11 +2,15 @@
 // with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
 // bad line never stops or changes the others.
 import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
-import { ByteBudget } from '../admission';
+import { BulkSlots } from '../bulk-slots';
+import { contentEncoding } from '../compressed-body';
+import { NDJSON } from '../middleware';
 import type { RequestValidator } from '../openapi';
 import { operation, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
@@ -31,14 +35,17 @@ interface BulkResult {
   errors?: Array<{ path: string; message: string }>;
 }
 
-export const NDJSON = 'application/x-ndjson';
+export { NDJSON };
 
 /** One line of the body: its text and size in bytes, or only its number when it was over the line limit (its bytes were dropped). */
 type Line = { number: number; text: string; bytes: number } | { number: number; tooLarge: true };
 type TextLine = Extract<Line, { text: string }>;
 
-/** Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped. */
-export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGenerator<Line> {
+/**
+ * Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped.
+ * `progress.bytes` counts the bytes read so far, complete lines or not.
+ */
+export async function* ndjsonLines(stream: Readable, maxBytes: number, progress: { bytes: number } = { bytes: 0 }): AsyncGenerator<Line> {
   let parts: Buffer[] = [];
   let size = 0;
   let tooLarge = false;
@@ -53,6 +60,7 @@ export async function* ndjsonLines(stream: Readable, maxBytes: number): AsyncGen
     return line;
   };
   for await (const chunk of stream as AsyncIterable<Buffer>) {
+    progress.bytes += chunk.length;
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       if (!tooLarge) parts.push(chunk.subarray(start, nl));
@@ -116,6 +124,10 @@ export interface BulkLimits {
   memoryBytes: number;
   /** Longest wait for a complete line before the request is ended (BULK_LINE_TIMEOUT_MS). */
   lineTimeoutMs: number;
+  /** Least bytes a line still arriving brings in each window after its first (BULK_LINE_MIN_BYTES)... */
+  lineMinBytes: number;
+  /** ...of this many ms (BULK_LINE_RATE_WINDOW_MS). */
+  lineRateWindowMs: number;
 }
 
 /** The promise's outcome, or 'late' when it has not settled within `ms`. */
@@ -131,11 +143,10 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
 
 export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService, logger: Logger, limits: BulkLimits): Router {
   const router = caseSensitiveRouter();
-  const { maxLineBytes, batchBytes, lineTimeoutMs } = limits;
+  const { maxLineBytes, batchBytes, lineTimeoutMs, lineMinBytes, lineRateWindowMs } = limits;
   // What one request may hold: a batch of lines, and the line being read after it. Every request in progress
   // reserves that much of the memory all share, whatever it turns out to send, so the total is bounded by bytes.
-  const reservation = batchBytes + maxLineBytes;
-  const memory = new ByteBudget('BULK_MEMORY_LIMIT', limits.memoryBytes, reservation);
+  const slots = new BulkSlots(limits.memoryBytes, batchBytes + maxLineBytes);
   /**
    * Parses and validates one line exactly like the single endpoint's body. It empties the line's text: the
    * request's suspended frame still holds the line while it waits for the next one, and a line may be as long as
@@ -188,12 +199,18 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         sendProblem(res, 'unsupported_media_type', `Send the lines as ${NDJSON}.`);
         return;
       }
+      const encoding = contentEncoding(req);
+      if (encoding !== 'identity' && encoding !== 'gzip') {
+        sendProblem(res, 'unsupported_media_type', 'Send the lines uncompressed, or with Content-Encoding: gzip.');
+        return;
+      }
       const actor = actorOf(res, (params as { customer_id: string }).customer_id);
-      // A customer that requires a token refuses the whole request (401) before a line is read.
+      // Refused whole before it takes a slot: 401 when the customer requires a token the caller lacks, 404 when the
+      // customer has no schema (no line could be applied).
       await nodes.admit(actor);
-      const release = await memory.take(reservation);
-      if (!release) {
-        memory.refuse(res, 'Every bulk slot is in use');
+      const release = await slots.take(actor.customerId, ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? ''));
+      if (typeof release === 'string') {
+        slots.refuse(res, release);
         return;
       }
       try {
@@ -205,10 +222,42 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
   );
 
   /**
+   * The next line, or why none came: 'late' when none completed within `lineTimeoutMs`, 'slow' when a window of
+   * `lineRateWindowMs` after the first brought fewer than `lineMinBytes` (a trickle would hold its slot forever).
+   */
+  async function nextLine(reading: Promise<IteratorResult<Line>>, progress: { bytes: number }): Promise<IteratorResult<Line> | 'late' | 'slow'> {
+    const deadline = Date.now() + lineTimeoutMs;
+    let windowEnd = Date.now() + lineRateWindowMs;
+    // Undefined during the first window, which may bring anything.
+    let bytesAtWindowStart: number | undefined;
+    for (;;) {
+      const next = await within(reading, Math.max(0, Math.min(windowEnd, deadline) - Date.now()));
+      if (next !== 'late') return next;
+      if (Date.now() >= deadline) return 'late';
+      if (bytesAtWindowStart !== undefined && progress.bytes - bytesAtWindowStart < lineMinBytes) return 'slow';
+      bytesAtWindowStart = progress.bytes;
+      windowEnd += lineRateWindowMs;
+    }
+  }
+
+  /** The lines as sent: a gzip body is inflated, and the line limits apply to what it inflates to. */
+  function linesOf(req: Request): Readable {
+    if (contentEncoding(req) !== 'gzip') return req;
+    const inflating = zlib.createGunzip();
+    req.pipe(inflating);
+    // A client that leaves mid-body ends the lines, as it ends those of a plain body.
+    req.once('close', () => {
+      if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
+    });
+    return inflating;
+  }
+
+  /**
    * Reads lines, applies them in batches of at most BATCH_LINES lines and `batchBytes` bytes, and writes their
    * results in order. A sender that pauses gets the results so far; one that sends no complete line for
-   * `lineTimeoutMs` gets a last request_timeout line, and the connection is closed. Any other failure becomes a
-   * last internal_error line.
+   * `lineTimeoutMs`, or too few bytes of one (nextLine), gets a last request_timeout line, and the connection is
+   * closed; a gzip body that does not inflate, a last malformed_request line. Any other failure becomes a last
+   * internal_error line.
    */
   async function streamResults(req: Request, res: Response, actor: Actor): Promise<void> {
     res.status(200).type(NDJSON);
@@ -223,22 +272,32 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       batch = [];
       batchSize = 0;
     };
-    const lines = ndjsonLines(req, maxLineBytes)[Symbol.asyncIterator]();
+    const progress = { bytes: 0 };
+    const lines = ndjsonLines(linesOf(req), maxLineBytes, progress)[Symbol.asyncIterator]();
+    /** Ends the answer with one problem line; the body is unfinished, so the connection cannot carry another request. */
+    const stop = (code: 'request_timeout' | 'malformed_request', detail: string) => {
+      res.write(`${problemBody(code, `${detail}; the request stopped after line ${answeredThrough}, and no later line was applied.`, String(res.locals.requestId ?? ''))}\n`);
+      res.end(() => req.socket.destroy());
+    };
     try {
       for (;;) {
         const reading = lines.next();
-        let next = await within(reading, batch.length > 0 ? PAUSE_FLUSH_MS : lineTimeoutMs);
-        if (next === 'late' && batch.length > 0) {
-          await applyBatch();
-          next = await within(reading, lineTimeoutMs);
-        }
+        // The clock of a line starts once the results so far are written: a client may wait for them before it sends more.
+        let next: IteratorResult<Line> | 'late' | 'slow' = batch.length > 0 ? await within(reading, PAUSE_FLUSH_MS) : 'late';
         if (next === 'late') {
+          await applyBatch();
+          next = await nextLine(reading, progress);
+        }
+        if (next === 'late' || next === 'slow') {
           // Cutting the connection below ends the read under way with an error nobody waits for.
           reading.catch(() => undefined);
-          logger.info('bulk request timed out waiting for a line', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
-          res.write(`${problemBody('request_timeout', `No complete line arrived for ${lineTimeoutMs / 1000} s; the request stopped after line ${answeredThrough}, and no later line was applied.`, String(res.locals.requestId ?? ''))}\n`);
-          // The body is unfinished: the connection cannot carry another request.
-          res.end(() => req.socket.destroy());
+          logger.info('bulk request timed out waiting for a line', { request_id: res.locals.requestId, answered_through_line: answeredThrough, reason: next === 'late' ? 'no_line' : 'too_slow' });
+          stop(
+            'request_timeout',
+            next === 'late'
+              ? `No complete line arrived for ${lineTimeoutMs / 1000} s`
+              : `The line being sent brought fewer than ${lineMinBytes} bytes in ${lineRateWindowMs / 1000} s`,
+          );
           return;
         }
         if (next.done) break;
@@ -266,6 +325,12 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       if (!req.complete && (req.destroyed || req.socket.destroyed)) {
         // The client went away, or its connection was cut (IDLE_TIMEOUT_MS): nobody is left to answer.
         logger.info('bulk request ended before its body did', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
+        return;
+      }
+      // zlib's codes: the client's gzip is broken or cut short.
+      if (typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('Z_') && !res.writableEnded) {
+        logger.info('bulk request body does not inflate', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
+        stop('malformed_request', 'The body is not valid gzip');
         return;
       }
       // The status line is sent already: the failure becomes the last line of the body, and the stream ends.
