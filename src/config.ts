@@ -160,7 +160,7 @@ const envSchema = {
       maximum: 1000000,
       default: 1024,
       description:
-        'Most client connections open at once. Keep it below the open-file limit (ulimit -n) less what the store needs. A client connecting past it is disconnected at once, with no answer.',
+        'Most client connections open at once. Keep it below the open-file limit (ulimit -n) less what the store needs. A client connecting past it takes the place of the connection that has waited longest without a complete request, which is closed with no answer; when every connection has a request in progress, the new one is closed.',
     },
     HEADERS_TIMEOUT_MS: {
       type: 'integer',

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveAdminToken } from './admin-token';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { Metrics } from './http/metrics';
 import { serve } from './http/server';
 import { DeletedDeliverySweep, HistoryRetention } from './domain/retention';
 import { createLogger } from './logger';
@@ -34,8 +35,9 @@ async function main(): Promise<void> {
     logger.info('store ready', { store: config.store });
     retention.start();
   });
-  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown, deletedDeliveries });
-  const server = serve(app, logger, config.port, config.host, config.connections);
+  const metrics = new Metrics();
+  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown, deletedDeliveries, metrics });
+  const server = serve(app, logger, config.port, config.host, config.connections, (reason) => metrics.connectionDropped(reason));
   const cannotListen = (e: Error) => {
     // The port is taken or not ours to use.
     process.stderr.write(`failed to start: cannot listen on ${config.host}:${config.port}: ${e.message}\n`);

@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../domain/store';
+import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './connection-cap';
 import { routeLabel } from './route-label';
 
 export class Metrics {
@@ -34,8 +35,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly droppedConnections = new Counter({
+    name: 'idlink_connections_dropped_total',
+    help: 'Client connections closed at MAX_CONNECTIONS, by reason: oldest_waiting (the one that had waited longest without a complete request, to take a new one), all_busy (a new one, as every open one had a request in progress).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'idlink_' });
+    // Both reasons show from the start, at 0.
+    for (const reason of CONNECTION_DROP_REASONS) this.droppedConnections.inc({ reason }, 0);
+  }
+
+  /** Counts a connection closed at the connection cap (src/http/connection-cap.ts). */
+  connectionDropped(reason: ConnectionDropReason): void {
+    this.droppedConnections.inc({ reason });
   }
 
   /** Counts and times every request once it has been answered. */

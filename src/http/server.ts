@@ -2,7 +2,7 @@
 // before Express sees them (a header section over 16 KB, broken framing, headers that take too long to arrive);
 // Node would then answer with a bare status line. Here those answers carry a problem+json body like every other
 // error, and a log line with the reason, never the bytes received (they may hold a token). The server also
-// caps how many connections are open and how long a slow client may hold one (ConnectionLimits).
+// caps how many connections are open (capConnections) and how long a slow client may hold one (ConnectionLimits).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -10,6 +10,7 @@ import type { Express } from 'express';
 import type { ConnectionLimits } from '../config';
 import type { ErrorCode } from '../domain/errors';
 import type { Logger } from '../logger';
+import { type ConnectionDropReason, capConnections } from './connection-cap';
 import { problemBody, statusOf } from './problem';
 
 /** What the client did wrong, by the parser's error code (the cases Node's own handler tells apart). */
@@ -73,7 +74,14 @@ export function answerFailedExpectations(server: http.Server, logger: Logger): v
 }
 
 /** Starts serving `app` on host:port; `listening` fires when it is up. */
-export function serve(app: Express, logger: Logger, port: number, host: string, limits: ConnectionLimits): http.Server {
+export function serve(
+  app: Express,
+  logger: Logger,
+  port: number,
+  host: string,
+  limits: ConnectionLimits,
+  onDropped?: (reason: ConnectionDropReason) => void,
+): http.Server {
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -88,9 +96,9 @@ export function serve(app: Express, logger: Logger, port: number, host: string, 
     },
     app,
   );
-  // Past the cap Node closes each new connection at once: the client sees a reset and no answer, and the
-  // descriptors stay free for the store, the log and the clients already served.
-  server.maxConnections = limits.maxConnections;
+  // Past the cap a new connection closes the one that has waited longest for a complete request, so the
+  // descriptors stay free for the store and the log, and slow sockets cannot keep new clients out.
+  capConnections(server, limits.maxConnections, onDropped);
   // No byte either way for this long in the middle of a request: Node destroys the socket (no answer can be
   // sent mid-body). Between requests keepAliveTimeout applies instead.
   server.timeout = limits.idleTimeoutMs;

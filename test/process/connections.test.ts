@@ -1,6 +1,8 @@
-// Slow clients cannot take the server from everyone else: MAX_CONNECTIONS caps the open connections, and the
-// header, body and idle timeouts cut what a slow client holds, so new clients are answered again. Run against
-// the real server (`node dist/main.js`, built by jest's globalSetup), which applies the settings in serve().
+// Slow clients cannot take the server from everyone else: MAX_CONNECTIONS caps the open connections, a new
+// client past it takes the place of the connection that has waited longest without a complete request, and the
+// header, body and idle timeouts cut what a slow client holds. Run against the real server (`node dist/main.js`,
+// built by jest's globalSetup), which applies the settings in serve(). Connections are handled before any store
+// is involved, so the SQLite store stands for both.
 import net from 'node:net';
 import path from 'node:path';
 import { freshDir, installCleanup, logEntries, send, startServer } from '../helpers/server-process';
@@ -17,8 +19,14 @@ function start(settings: Record<string, string>): ReturnType<typeof startServer>
 }
 
 interface SlowClient {
+  /** Resolves once the connection is made (the server accepts connections in the order they were made). */
+  connected: Promise<void>;
   /** What the server sent before the connection closed ('' when it was closed without an answer). */
   closed: Promise<string>;
+  /** True once the connection has closed. */
+  isClosed(): boolean;
+  /** Resolves once the server has sent text that matches `pattern`. */
+  received(pattern: RegExp): Promise<void>;
   write(text: string): void;
   /** Sends the rest and the end of the stream. */
   finish(rest: string): void;
@@ -28,6 +36,8 @@ interface SlowClient {
 function slowClient(port: number, opening: string, trickle?: { text: string; everyMs: number }): SlowClient {
   const socket = net.connect(port, '127.0.0.1');
   let received = '';
+  let isClosed = false;
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (received += chunk));
   // A connection the server drops at once is reset: that is an outcome here, not a test failure.
@@ -39,12 +49,28 @@ function slowClient(port: number, opening: string, trickle?: { text: string; eve
   const ticker = trickle ? setInterval(() => write(trickle.text), trickle.everyMs) : undefined;
   const closed = new Promise<string>((resolve) =>
     socket.once('close', () => {
+      isClosed = true;
       clearInterval(ticker);
       resolve(received);
     }),
   );
-  return { closed, write, finish: (rest) => socket.end(rest) };
+  const receivedMatch = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(received)) return false;
+        socket.off('data', check);
+        resolve();
+        return true;
+      };
+      if (check()) return;
+      socket.on('data', check);
+      void closed.then(() => {
+        if (!check()) reject(new Error(`the connection closed before ${String(pattern)} arrived; it got: ${JSON.stringify(received)}`));
+      });
+    });
+  return { connected, closed, isClosed: () => isClosed, received: receivedMatch, write, finish: (rest) => socket.end(rest) };
 }
+
 
 /** Waits for every promise, failing (instead of hanging) if some are still pending after `ms`. */
 async function allWithin<T>(promises: Array<Promise<T>>, ms: number, what: string): Promise<T[]> {
@@ -61,13 +87,29 @@ async function allWithin<T>(promises: Array<Promise<T>>, ms: number, what: strin
   }
 }
 
+/** idlink_connections_dropped_total by reason, from /metrics. */
+async function droppedConnections(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Object.fromEntries([...text.matchAll(/^idlink_connections_dropped_total\{reason="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+}
+
+/** A _bulk request whose headers ask for 100 Continue (sent once the server has taken the request) and whose lines come later. */
+const bulkOpening = (): string =>
+  'POST /v1/acme/node/_bulk HTTP/1.1\r\nHost: x\r\n' +
+  `Authorization: Bearer ${ADMIN}\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n` +
+  'Expect: 100-continue\r\nConnection: close\r\n\r\n';
+const bulkLine = (n: number): string => {
+  const line = `${JSON.stringify({ op: 'create', body: { schema: 'member', key: { type: 'member_id', id: `m-${n}` } } })}\n`;
+  return `${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n`;
+};
+
 const problemCode = (answer: string): unknown => {
   const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
   return (JSON.parse(body) as { code?: unknown }).code;
 };
 
 describe('slow clients and the connection cap', () => {
-  test('when 40 clients send their headers slowly with MAX_CONNECTIONS=20, then 20 are turned away at once, the others get 408 request_timeout after the header timeout, and a new client is answered', async () => {
+  test('when 40 clients send their headers slowly with MAX_CONNECTIONS=20, then 20 are closed without an answer as the others arrive, the others get 408 request_timeout after the header timeout, and a new client is answered', async () => {
     const { server, port, base } = await start({ MAX_CONNECTIONS: '20', HEADERS_TIMEOUT_MS: '2000' });
     // Each keeps bytes flowing (a longer and longer header), so only a deadline on the headers can stop it.
     const clients = Array.from({ length: 40 }, () => slowClient(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', { text: 'a', everyMs: 100 }));
@@ -90,6 +132,77 @@ describe('slow clients and the connection cap', () => {
     expect(logEntries(server).filter((e) => e.reason === 'ERR_HTTP_REQUEST_TIMEOUT').length).toBe(timedOut.length);
 
     expect((await send(base, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  test('when three times MAX_CONNECTIONS sockets each hold part of a request line, then each new connection closes the one that has waited longest, a new client gets /healthz, and /metrics counts the connections closed', async () => {
+    // The header timeout is far beyond the test: only the connection cap's rule can close these sockets.
+    const { base, port } = await start({ MAX_CONNECTIONS: '10', HEADERS_TIMEOUT_MS: '600000' });
+    const slow: SlowClient[] = [];
+    for (let n = 0; n < 30; n += 1) {
+      const client = slowClient(port, 'GET /healthz HT');
+      await client.connected;
+      slow.push(client);
+    }
+
+    const closed = await allWithin(
+      slow.slice(0, 20).map((c) => c.closed),
+      15000,
+      'of the 20 oldest slow connections',
+    );
+    expect(closed).toEqual(Array.from({ length: 20 }, () => ''));
+
+    expect((await send(base, 'GET', '/healthz')).status).toBe(200);
+    // The new client took the place of the oldest slow socket left.
+    await allWithin([slow[20]!.closed], 15000, 'oldest slow connection');
+    const dropped = await droppedConnections(base);
+    // 20 for the slow sockets, 1 for /healthz's connection, and 1 more if /metrics came on a connection of its own.
+    expect(dropped.oldest_waiting).toBeGreaterThanOrEqual(21);
+    expect(dropped.oldest_waiting).toBeLessThanOrEqual(22);
+    expect(dropped.all_busy).toBe(0);
+    expect(slow.slice(22).filter((c) => c.isClosed())).toHaveLength(0);
+  });
+
+  test('when the cap is reached, then an idle keep-alive connection and a partial request are closed before any request in progress, a new connection is closed once every one has a request in progress, and those requests are answered in full', async () => {
+    const { base, port } = await start({ MAX_CONNECTIONS: '2', HEADERS_TIMEOUT_MS: '600000' });
+    const schema = JSON.stringify({ id_types: [{ type: 'member_id' }] });
+    const created = await slowClient(
+      port,
+      `PUT /v1/acme/schema/member HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${schema.length}\r\nConnection: close\r\n\r\n${schema}`,
+    ).closed;
+    expect(created).toMatch(/^HTTP\/1\.1 201 /);
+
+    // An idle keep-alive connection: answered once, waiting for its next request.
+    const idle = slowClient(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await idle.received(/"status":"ok"/);
+    // A request in progress: the server has taken its headers (100 Continue) and waits for its lines.
+    const first = slowClient(port, bulkOpening());
+    await first.received(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+    first.write(bulkLine(1));
+
+    // At the cap: the idle connection goes first, then the partial request line.
+    const partial = slowClient(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    expect(await allWithin([idle.closed], 15000, 'idle connections')).toEqual([expect.stringMatching(/^HTTP\/1\.1 200 [^]*"status":"ok"\}$/)]);
+    const second = slowClient(port, bulkOpening());
+    expect(await allWithin([partial.closed], 15000, 'partial requests')).toEqual(['']);
+    await second.received(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+
+    // Every connection has a request in progress: the new one is closed, without an answer.
+    const refused = slowClient(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await allWithin([refused.closed], 15000, 'refused connections')).toEqual(['']);
+
+    // Written, not ended: a client that half-closes its side may have the request's unread body cut by Node.
+    first.write(`${bulkLine(2)}0\r\n\r\n`);
+    second.write(`${bulkLine(3)}0\r\n\r\n`);
+    const [firstAnswer, secondAnswer] = await allWithin([first.closed, second.closed], 15000, 'bulk connections');
+    const results = (answer: string) => [...answer.matchAll(/\{"line":(\d+),"status":(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(firstAnswer).toMatch(/\r\n\r\nHTTP\/1\.1 200 /);
+    expect(results(firstAnswer!)).toEqual([
+      [1, 201],
+      [2, 201],
+    ]);
+    expect(results(secondAnswer!)).toEqual([[1, 201]]);
+    expect(await droppedConnections(base)).toEqual({ oldest_waiting: 2, all_busy: 1 });
   });
 
   test('when a search body arrives one byte at a time for longer than BODY_TIMEOUT_MS, then it is answered 408 request_timeout and its connection closed, while other clients are answered', async () => {
