@@ -43,6 +43,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       ...start,
       step: 'ALL',
       exclude: false,
+      hiddenTypes: [],
       unlinkedTypes: [],
       maxNodes: 10_000,
       maxIds: 50_000,

@@ -130,7 +130,7 @@ describe('Neo4j store specifics', () => {
     // 101 vertices proved the component too large; without the LIMIT it would have reached 4,001.
     expect(rows).toBeLessThanOrEqual(200);
     await expect(
-      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
+      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
     ).rejects.toMatchObject({ code: 'component_too_large' });
   });
 
