@@ -34,6 +34,12 @@ interface AnswerMemory {
 /** How many of the largest search or graph answers the budget holds at once (answerRoomOf). */
 export const ANSWER_SHARES = 4;
 
+/**
+ * A search or graph answer is held twice until it is sent: as the store's objects and as their JSON; it takes
+ * room for both.
+ */
+const BUILDING = 2;
+
 /** res.locals: bytes of the budget a search or graph took before its answer was built (answerRoomOf). */
 const RESERVED = 'answerRoomBytes';
 
@@ -89,12 +95,12 @@ export function answerRoomOf(res: Response): AnswerRoom {
           `The answer would be about ${bytes} bytes, more than one answer may take (a quarter of RESPONSE_MEMORY_LIMIT: ${memory.largest} bytes); ask for less: a smaller limit or max_nodes, step ONE, or another start.`,
         );
       }
-      const release = memory.budget.tryTake(bytes);
+      const release = memory.budget.tryTake(BUILDING * bytes);
       if (!release) {
         res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
         throw new DomainError('server_busy', `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
       }
-      res.locals[RESERVED] = ((res.locals[RESERVED] as number | undefined) ?? 0) + bytes;
+      res.locals[RESERVED] = ((res.locals[RESERVED] as number | undefined) ?? 0) + BUILDING * bytes;
       res.once('finish', release).once('close', release);
       // The client left while the store read: nothing will be sent.
       if (res.destroyed) release();
