@@ -100,8 +100,8 @@ export const DEFAULT_INLINE_NODES = 64;
 
 /**
  * SQLITE_INLINE_IDS and SQLITE_INLINE_BYTES by default: a few nodes may hold thousands of long IDs, which a count of
- * nodes does not see. 1,024 IDs read, or 64 KB of IDs answered (the answer every connection may always be sent with
- * the default RESPONSE_MEMORY_LIMIT and MAX_CONNECTIONS), cost about as much as 64 nodes of ordinary people.
+ * nodes does not see. 1,024 IDs is 64 nodes of 16 IDs; 64 KB is the answer every connection is always sent with the
+ * default RESPONSE_MEMORY_LIMIT and MAX_CONNECTIONS.
  */
 export const DEFAULT_INLINE_IDS = 1024;
 export const DEFAULT_INLINE_BYTES = 65536;
