@@ -1,9 +1,10 @@
-// params: sources, maxNodes, maxIds, unlinkedTypes
+// params: sources, maxNodes, maxIds, unlinkedTypes, hiddenTypes
 // The explorer's step ALL (extensions §5): the nodes search.traverse-all.cypher reaches from the same sources,
 // under the same bounds, each with its distance from the nearest source (`hops`, in LINKED relationships) and
 // what cutGraph orders by (src/domain/graph.ts): schema, key, and how many IDs it holds (the relationship count of
 // the vertex, no Id vertex read). The nodes' IDs are read afterwards, for the answered nodes only
-// (graph.ids.cypher).
+// (graph.ids.cypher). With each node, `idChars`: what its IDs but those of $hiddenTypes add to the answer (20
+// characters each, with type and value), which graphAnswerSize (src/domain/graph.ts) counts before they are read.
 //
 // Why this shape. A path selector, ANY SHORTEST, gives each reached vertex's distance, which DISTINCT over a
 // variable-length expand cannot; with the target unbound, Neo4j 5.26 plans it as StatefulShortestPath(All)
@@ -36,5 +37,6 @@ RETURN visited, idsRead, COLLECT {
   UNWIND nodes AS reachedNode
   WITH reachedNode.vertex AS node, reachedNode.hops AS hops
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
-  RETURN {ref: elementId(node), level: hops / 2, schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() }}
+  RETURN {ref: elementId(node), level: hops / 2, schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() },
+    idChars: reduce(chars = 0, id IN COLLECT { MATCH (node)-[:LINKED]->(id:Id) WHERE NOT id.type IN $hiddenTypes RETURN id } | chars + 20 + size(id.type) + size(id.value))}
 } AS nodes

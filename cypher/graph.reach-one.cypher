@@ -1,9 +1,11 @@
-// params: starts, maxNodes, maxIds, unlinkedTypes
+// params: starts, maxNodes, maxIds, unlinkedTypes, hiddenTypes
 // The explorer's step ONE from start nodes (extensions §5): the nodes search.traverse-one.cypher reaches, by the
 // same traversal under the same bounds (its comment says why this shape), each with what cutGraph orders by
 // (src/domain/graph.ts): schema, key, and how many IDs it holds (the relationship count of the vertex). The
 // caller knows the start nodes, level 0; every other node is level 1. The nodes' IDs are read afterwards, for the
 // answered nodes only (graph.ids.cypher).
+// With each node, `idChars`: what its IDs but those of $hiddenTypes add to the answer (20 characters each, with
+// type and value), which graphAnswerSize (src/domain/graph.ts) counts before they are read.
 UNWIND $starts AS startId
 MATCH (start:IdNode)
 WHERE elementId(start) = startId
@@ -23,5 +25,6 @@ RETURN visited, idsRead, COLLECT {
   UNWIND nodes AS node
   WITH node
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
-  RETURN {ref: elementId(node), schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() }}
+  RETURN {ref: elementId(node), schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() },
+    idChars: reduce(chars = 0, id IN COLLECT { MATCH (node)-[:LINKED]->(id:Id) WHERE NOT id.type IN $hiddenTypes RETURN id } | chars + 20 + size(id.type) + size(id.value))}
 } AS nodes

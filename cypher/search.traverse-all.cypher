@@ -1,4 +1,4 @@
-// params: sources, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes
+// params: sources, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes, answerBytes
 // Step ALL: the nodes reachable from the source vertices through shared IDs, and the IDs they hold. The sources
 // are one vertex (the keyed start node, or the Id vertex of a where condition, whose holders are the start nodes and
 // lie in one component with it) but in one case: a where condition on an ID of a `links: false` type, restricted
@@ -40,6 +40,10 @@
 // not guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt
 // round trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms (README,
 // Performance, On Neo4j).
+//
+// The answer's weight comes with it: how many IDs (`idCount`) and the characters of their types and values
+// (`idChars`), which answerSize (src/domain/model.ts) counts; the IDs themselves only when the whole answer is
+// within $answerBytes (null: always), so that a large one is not sent before the service has room for it.
 UNWIND $sources AS sourceId
 MATCH (source)
 WHERE elementId(source) = sourceId
@@ -56,7 +60,7 @@ WITH nodes, visited, size(vertices) - visited + COUNT {
   WHERE id.type IN $unlinkedTypes AND NOT elementId(id) IN $sources
   RETURN DISTINCT id
 } AS idsRead
-RETURN visited, idsRead, COLLECT {
+WITH visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
@@ -65,3 +69,6 @@ RETURN visited, idsRead, COLLECT {
     AND NOT id.type IN $hiddenTypes
   RETURN DISTINCT {type: id.type, id: id.value}
 } AS ids
+WITH visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
+RETURN visited, idsRead, size(ids) AS idCount, idChars,
+  CASE WHEN $answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= $answerBytes THEN ids ELSE [] END AS ids

@@ -1,4 +1,4 @@
-// params: source, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes
+// params: source, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes, answerBytes
 // Step ONE from a where condition without a schema: the start nodes are all the holders of the ID (one hop from
 // its Id vertex), and the nodes sharing an ID with one of them are three hops away (Id, holder, Id, node), the IDs
 // these hold four. One breadth-first search from the Id vertex instead of one per holder.
@@ -27,6 +27,10 @@
 // not guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt
 // round trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms (README,
 // Performance, On Neo4j).
+//
+// The answer's weight comes with it: how many IDs (`idCount`) and the characters of their types and values
+// (`idChars`), which answerSize (src/domain/model.ts) counts; the IDs themselves only when the whole answer is
+// within $answerBytes (null: always), so that a large one is not sent before the service has room for it.
 MATCH (source:Id)
 WHERE elementId(source) = $source
 MATCH path = (source)-[:LINKED*0..4]-(reached)
@@ -42,7 +46,7 @@ WITH nodes, visited, size(vertices) - visited + COUNT {
   WHERE id.type IN $unlinkedTypes AND elementId(id) <> $source
   RETURN DISTINCT id
 } AS idsRead
-RETURN visited, idsRead, COLLECT {
+WITH visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
@@ -51,3 +55,6 @@ RETURN visited, idsRead, COLLECT {
     AND NOT id.type IN $hiddenTypes
   RETURN DISTINCT {type: id.type, id: id.value}
 } AS ids
+WITH visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
+RETURN visited, idsRead, size(ids) AS idCount, idChars,
+  CASE WHEN $answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= $answerBytes THEN ids ELSE [] END AS ids

@@ -1,4 +1,4 @@
-// params: starts, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes
+// params: starts, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes, answerBytes
 // Step ONE from start nodes: the start nodes and the nodes sharing at least one ID with one of them (node, Id,
 // node: at most two hops), and the IDs they hold (one hop more).
 //
@@ -31,6 +31,10 @@
 // not guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt
 // round trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms (README,
 // Performance, On Neo4j).
+//
+// The answer's weight comes with it: how many IDs (`idCount`) and the characters of their types and values
+// (`idChars`), which answerSize (src/domain/model.ts) counts; the IDs themselves only when the whole answer is
+// within $answerBytes (null: always), so that a large one is not sent before the service has room for it.
 UNWIND $starts AS startId
 MATCH (start:IdNode)
 WHERE elementId(start) = startId
@@ -47,7 +51,7 @@ WITH nodes, visited, size(vertices) - visited + COUNT {
   WHERE id.type IN $unlinkedTypes
   RETURN DISTINCT id
 } AS idsRead
-RETURN visited, idsRead, COLLECT {
+WITH visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
@@ -56,3 +60,6 @@ RETURN visited, idsRead, COLLECT {
     AND NOT id.type IN $hiddenTypes
   RETURN DISTINCT {type: id.type, id: id.value}
 } AS ids
+WITH visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
+RETURN visited, idsRead, size(ids) AS idCount, idChars,
+  CASE WHEN $answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= $answerBytes THEN ids ELSE [] END AS ids

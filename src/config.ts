@@ -30,6 +30,21 @@ const envSchema = {
       default: 64,
       description: 'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search and graph on the read workers.',
     },
+    SQLITE_INLINE_IDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000000,
+      default: 1024,
+      description: 'The most distinct IDs a search or graph reads on the event loop; past it, it is run again, whole, on a read worker.',
+    },
+    SQLITE_INLINE_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1073741824,
+      default: 65536,
+      description:
+        'The most characters of ID types and values a search or graph answers from the event loop (counted before they are read); past it, it is run again, whole, on a read worker.',
+    },
     NEO4J_URI: { type: 'string', minLength: 1, description: 'Neo4j connection URI, required when STORE=neo4j.' },
     NEO4J_USERNAME: { type: 'string', minLength: 1, default: 'neo4j', description: 'Neo4j user.' },
     NEO4J_PASSWORD: { type: 'string', description: 'Neo4j password.' },
@@ -204,6 +219,9 @@ export interface Config {
   sqliteSynchronous: 'NORMAL' | 'FULL';
   sqliteReadWorkers: number;
   sqliteInlineNodes: number;
+  /** SQLITE_INLINE_IDS and SQLITE_INLINE_BYTES: the other bounds of a read on the event loop (src/store/sqlite/sqlite-search.ts, InlineBounds). */
+  sqliteInlineIds: number;
+  sqliteInlineBytes: number;
   neo4j: {
     uri: string | undefined;
     username: string;
@@ -254,6 +272,8 @@ interface ValidatedEnv {
   SQLITE_SYNCHRONOUS: Config['sqliteSynchronous'];
   SQLITE_READ_WORKERS: number;
   SQLITE_INLINE_NODES: number;
+  SQLITE_INLINE_IDS: number;
+  SQLITE_INLINE_BYTES: number;
   NEO4J_URI?: string;
   NEO4J_USERNAME: string;
   NEO4J_PASSWORD?: string;
@@ -317,6 +337,8 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     sqliteSynchronous: v.SQLITE_SYNCHRONOUS,
     sqliteReadWorkers: v.SQLITE_READ_WORKERS,
     sqliteInlineNodes: v.SQLITE_INLINE_NODES,
+    sqliteInlineIds: v.SQLITE_INLINE_IDS,
+    sqliteInlineBytes: v.SQLITE_INLINE_BYTES,
     neo4j: {
       uri: v.NEO4J_URI,
       username: v.NEO4J_USERNAME,

@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'
+  | 'answer_too_large'
   | 'rate_limited'
   | 'request_timeout'
   | 'expectation_failed'

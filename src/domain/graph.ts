@@ -2,7 +2,7 @@
 // can draw the person. The search's rules on the start and its bounds apply; what is answered is cut to
 // max_nodes nodes, nearest first, so that a cut drawing stays connected.
 import { compareCodePoints, byTypeThenId } from './code-point-order';
-import type { IdPair, IdTypeDeclaration, SearchQuery, Step } from './model';
+import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type SearchQuery, type Step } from './model';
 import type { Actor } from './nodes';
 import { checkedStart, refuseIncompleteStart, type StartBody, startOf } from './search';
 import type { Store } from './store';
@@ -16,9 +16,12 @@ export interface GraphBody {
 export const DEFAULT_GRAPH_NODES = 500;
 
 /** What a store reads for Store.graph: a search's start, step and bounds, and how much to answer. */
-export interface GraphQuery extends Pick<SearchQuery, 'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'> {
+export interface GraphQuery
+  extends Pick<SearchQuery, 'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'hiddenTypes' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'> {
   /** max_nodes: the most nodes answered. */
   answerNodes: number;
+  /** Room for the answer, taken before the IDs of the answered nodes are read (graphAnswerSize). */
+  answerRoom?: AnswerRoom;
 }
 
 /** A node the traversal reached, before its IDs are read: what cutGraph orders and counts by. */
@@ -33,6 +36,8 @@ export interface GraphCandidate<Ref> {
   key: IdPair;
   /** How many IDs the node holds. */
   idCount: number;
+  /** The characters its visible IDs add to the answer (ID_OVERHEAD each, with type and value), when the store reads them with the node. */
+  idChars?: number;
 }
 
 /** A node as a store answers it: every ID it holds, the key included, in no particular order. */
@@ -56,16 +61,24 @@ export interface GraphComponent {
  * maxIds IDs between them (an ID counted once per holder: the answer's size), stopping at the first that does
  * not fit. Level by level, every answered node but a start one shares an ID with an answered node nearer the
  * start, so a cut drawing stays connected.
+ *
+ * A key of a hidden type (secure, caller without a token) is answered as `"id": null`, and its value orders
+ * nothing: such nodes (all of one schema and key type, since secure is a property of the type) follow one another
+ * in the store's own order of its handles, which comes from when the node was stored, never from an ID's value.
  */
-export function cutGraph<Ref>(
+export function cutGraph<Ref extends number | string>(
   candidates: readonly GraphCandidate<Ref>[],
-  limits: Pick<GraphQuery, 'answerNodes' | 'maxIds' | 'exclude'>,
+  limits: Pick<GraphQuery, 'answerNodes' | 'maxIds' | 'exclude' | 'hiddenTypes'>,
 ): { chosen: GraphCandidate<Ref>[]; truncated: boolean } {
+  const hidden = new Set(limits.hiddenTypes);
   const ordered = candidates
     .filter((c) => !(limits.exclude && c.start))
     .sort(
       (a, b) =>
-        a.level - b.level || compareCodePoints(a.schemaId, b.schemaId) || compareCodePoints(a.key.type, b.key.type) || compareCodePoints(a.key.id, b.key.id),
+        a.level - b.level ||
+        compareCodePoints(a.schemaId, b.schemaId) ||
+        compareCodePoints(a.key.type, b.key.type) ||
+        (hidden.has(a.key.type) ? compareRefs(a.ref, b.ref) : compareCodePoints(a.key.id, b.key.id)),
     );
   const chosen: GraphCandidate<Ref>[] = [];
   let ids = 0;
@@ -76,6 +89,28 @@ export function cutGraph<Ref>(
   }
   return { chosen, truncated: chosen.length < ordered.length };
 }
+
+/** Handles in a stable order: primary keys by number, element ids (Neo4j) by their digits' number, then code points. */
+function compareRefs(a: number | string, b: number | string): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [String(a), String(b)];
+  return x.length - y.length || compareCodePoints(x, y);
+}
+
+/**
+ * The size a graph answer is counted at before the IDs of its nodes are read, in characters of its JSON: each
+ * answered node's schema and key (a hidden key's value not counted: it is answered as null) and `idChars`, what
+ * its visible IDs add (ID_OVERHEAD each, with type and value). Both stores count alike, so that they refuse alike.
+ */
+export function graphAnswerSize(chosen: ReadonlyArray<Pick<GraphCandidate<unknown>, 'schemaId' | 'key'> & { idChars: number }>, hiddenTypes: readonly string[]): number {
+  const hidden = new Set(hiddenTypes);
+  let size = 64;
+  for (const c of chosen) size += 64 + c.schemaId.length + c.key.type.length + (hidden.has(c.key.type) ? 0 : c.key.id.length) + c.idChars;
+  return size;
+}
+
+/** idChars of one ID. */
+export const idChars = (id: IdPair): number => ID_OVERHEAD + id.type.length + id.id.length;
 
 /** An ID type as the graph's answer describes it, so that a page can tell the IDs that link nothing. */
 export interface GraphType {
@@ -109,22 +144,24 @@ export class GraphService {
     private readonly limits: GraphLimits,
   ) {}
 
-  async graph(actor: Actor, body: GraphBody): Promise<GraphAnswer> {
+  async graph(actor: Actor, body: GraphBody, answerRoom?: AnswerRoom): Promise<GraphAnswer> {
     const { from } = body.match;
     refuseIncompleteStart(from);
     const { secureTypes, unlinkedTypes } = await checkedStart(this.store, actor, from);
+    // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
+    const hidden = actor.authenticated ? new Set<string>() : secureTypes;
     const component = await this.store.graph({
       customerId: actor.customerId,
       ...startOf(from),
       step: body.match.step ?? 'ALL',
       exclude: from.exclude ?? false,
+      hiddenTypes: [...hidden],
       unlinkedTypes: [...unlinkedTypes],
       maxNodes: this.limits.traversalMaxNodes,
       maxIds: this.limits.traversalMaxIds,
       answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
+      ...(answerRoom ? { answerRoom } : {}),
     });
-    // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
-    const hidden = actor.authenticated ? new Set<string>() : secureTypes;
     const nodes = component.nodes.map((n) => ({
       schema: n.schemaId,
       key: { type: n.key.type, id: hidden.has(n.key.type) ? null : n.key.id },

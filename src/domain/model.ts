@@ -155,7 +155,35 @@ export interface SearchQuery {
    * A store stops reading once it has seen more, rather than reading them all first.
    */
   maxIds: number;
+  /** Room for the answer, taken before it is built; none: the answer is built whatever its size. */
+  answerRoom?: AnswerRoom;
 }
+
+/**
+ * Room in RESPONSE_MEMORY_LIMIT for the answer of a search or graph (src/http/answer-memory.ts). A store counts
+ * the answer's size from the lengths of the IDs it would answer (answerSize, graphAnswerSize), before it reads
+ * their values, and takes room for it when it is larger than freeBytes.
+ */
+export interface AnswerRoom {
+  /** An answer of at most this many bytes is always sent: it takes no room. */
+  readonly freeBytes: number;
+  /** Takes room for an answer of `bytes`, or throws server_busy (503: retry) or answer_too_large (422: never fits). */
+  take(bytes: number): void;
+}
+
+/** The longest ID type and ID value (openapi.yaml, IdType and IdValue), in characters. */
+export const MAX_ID_CHARS = 64 + 1024;
+/** `{"type":"","id":""},`: what an ID adds to an answer beside its type and value. */
+export const ID_OVERHEAD = 20;
+
+/**
+ * The size a search answer is counted at before it is built, in characters of its JSON: from the number of
+ * distinct IDs it would answer and the characters of their types and values (`idChars`, without ID_OVERHEAD).
+ * Past `limit` IDs, the answer holds `limit` of them: counted at most as long as the longest. Both stores count
+ * alike, so that they refuse alike.
+ */
+export const answerSize = (ids: number, idChars: number, limit: number): number =>
+  32 + (ids <= limit ? ID_OVERHEAD * ids + idChars : Math.min(ID_OVERHEAD * ids + idChars, limit * (ID_OVERHEAD + MAX_ID_CHARS)));
 
 export interface SearchResult {
   results: IdPair[];

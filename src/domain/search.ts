@@ -1,6 +1,6 @@
 // The ID search: which start nodes, who may see what, then one store traversal.
 import { DomainError } from './errors';
-import type { CustomerPolicy, IdPair, SearchQuery, SearchResult, Step } from './model';
+import type { AnswerRoom, CustomerPolicy, IdPair, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
 import type { Store } from './store';
@@ -36,7 +36,7 @@ export class SearchService {
     private readonly limits: SearchLimits,
   ) {}
 
-  async search(actor: Actor, body: SearchBody): Promise<SearchResult> {
+  async search(actor: Actor, body: SearchBody, answerRoom?: AnswerRoom): Promise<SearchResult> {
     const { from } = body.match;
     refuseIncompleteStart(from);
     const limit = body.limit ?? Math.min(DEFAULT_SEARCH_LIMIT, this.limits.searchMaxLimit);
@@ -57,6 +57,7 @@ export class SearchService {
       limit,
       maxNodes: this.limits.traversalMaxNodes,
       maxIds: this.limits.traversalMaxIds,
+      ...(answerRoom ? { answerRoom } : {}),
     });
   }
 }

@@ -3,6 +3,8 @@
 // IDLE_TIMEOUT_MS while the client reads nothing. Thirty anonymous connections that sent such a search and read
 // nothing took the service from 212 to 516 MB.
 import type { Express, Response } from 'express';
+import { DomainError } from '../domain/errors';
+import type { AnswerRoom } from '../domain/model';
 import { ADMISSION_WAIT_MS, SendingBudget } from './admission';
 import { sendProblem } from './problem';
 
@@ -20,24 +22,48 @@ export interface AnswerMemoryLimits {
   maxConnections: number;
 }
 
+/** What boundAnswerMemory keeps on the app, for answerRoomOf. */
+interface AnswerMemory {
+  budget: SendingBudget;
+  limits: AnswerMemoryLimits;
+  alwaysSent: number;
+  /** The most one search or graph answer may take: ANSWER_SHARES of them fit in the budget. */
+  largest: number;
+}
+
+/** How many of the largest search or graph answers the budget holds at once (answerRoomOf). */
+export const ANSWER_SHARES = 4;
+
+/**
+ * A search or graph answer is held twice until it is sent: as the store's objects and as their JSON; it takes
+ * room for both.
+ */
+const BUILDING = 2;
+
+/** res.locals: bytes of the budget a search or graph took before its answer was built (answerRoomOf). */
+const RESERVED = 'answerRoomBytes';
+
 /**
  * Every answer of a read larger than `limitBytes / maxConnections` takes its size of the budget until Node has
  * handed its last byte to the operating system (or the connection closed); one that does not fit is answered 503
  * server_busy instead, at once. Smaller answers (every search ONE) are always sent, and together hold at most
  * `limitBytes` more. Done where Express turns every answer into bytes (`res.send`, which `res.json` calls), so no
- * read can forget it. HEAD answers carry no body.
+ * read can forget it. HEAD answers carry no body. A search or graph takes its room earlier, before its answer is
+ * built (answerRoomOf); its answer then takes only what it turned out to need beyond that.
  */
 export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): void {
   const budget = new SendingBudget(limits.limitBytes);
   const alwaysSent = Math.floor(limits.limitBytes / limits.maxConnections);
+  app.locals.answerMemory = { budget, limits, alwaysSent, largest: Math.floor(limits.limitBytes / ANSWER_SHARES) } satisfies AnswerMemory;
   const send = app.response.send;
   app.response.send = function sendWithinBudget(this: Response, body?: unknown): Response {
+    const free = alwaysSent + ((this.locals[RESERVED] as number | undefined) ?? 0);
     // A string's length in UTF-16 units is at most its length in UTF-8 bytes: most answers need no count.
-    const large = (typeof body === 'string' && body.length > alwaysSent) || (Buffer.isBuffer(body) && body.length > alwaysSent);
+    const large = (typeof body === 'string' && body.length > free) || (Buffer.isBuffer(body) && body.length > free);
     if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string))) return send.call(this, body);
     const size = typeof body === 'string' ? Buffer.byteLength(body) : (body as Buffer).length;
-    if (size <= alwaysSent) return send.call(this, body);
-    const release = budget.tryTake(size);
+    if (size <= free) return send.call(this, body);
+    const release = budget.tryTake(size - (free - alwaysSent));
     if (!release) {
       // A page's headers (src/http/paging.ts) describe the answer that is not sent.
       this.removeHeader('link');
@@ -48,5 +74,36 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
     }
     this.once('finish', release).once('close', release);
     return send.call(this, body);
+  };
+}
+
+/**
+ * The room a search or graph takes for its answer before the store builds it: none up to the share every
+ * connection may always be sent; 422 answer_too_large past RESPONSE_MEMORY_LIMIT, which no answer can then be
+ * given; else its size of the budget until the answer is sent or the connection closed, or 503 server_busy
+ * (Retry-After) at once when other answers fill it.
+ */
+export function answerRoomOf(res: Response): AnswerRoom {
+  const memory = res.app.locals.answerMemory as AnswerMemory;
+  return {
+    freeBytes: memory.alwaysSent,
+    take(bytes: number): void {
+      if (bytes <= memory.alwaysSent) return;
+      if (bytes > memory.largest) {
+        throw new DomainError(
+          'answer_too_large',
+          `The answer would be about ${bytes} bytes, more than one answer may take (a quarter of RESPONSE_MEMORY_LIMIT: ${memory.largest} bytes); ask for less: a smaller limit or max_nodes, step ONE, or another start.`,
+        );
+      }
+      const release = memory.budget.tryTake(BUILDING * bytes);
+      if (!release) {
+        res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
+        throw new DomainError('server_busy', `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+      }
+      res.locals[RESERVED] = ((res.locals[RESERVED] as number | undefined) ?? 0) + BUILDING * bytes;
+      res.once('finish', release).once('close', release);
+      // The client left while the store read: nothing will be sent.
+      if (res.destroyed) release();
+    },
   };
 }

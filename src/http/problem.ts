@@ -31,6 +31,7 @@ const statuses: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,
+  answer_too_large: 422,
   rate_limited: 429,
   request_timeout: 408,
   expectation_failed: 417,

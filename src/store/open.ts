@@ -20,6 +20,8 @@ export function openStore(config: Config, logger: Logger): OpenedStore {
           synchronous: config.sqliteSynchronous,
           readWorkers: config.sqliteReadWorkers,
           inlineNodes: config.sqliteInlineNodes,
+          inlineIds: config.sqliteInlineIds,
+          inlineBytes: config.sqliteInlineBytes,
         }),
         started: Promise.resolve(),
       };

@@ -1,18 +1,23 @@
 // What answers being sent may hold together (RESPONSE_MEMORY_LIMIT): an answer larger than RESPONSE_MEMORY_LIMIT /
 // MAX_CONNECTIONS takes its size of the budget until its last byte is handed to the operating system; one that
-// does not fit is 503 server_busy at once, and small answers are always sent. Through the real app and store.
+// does not fit is 503 server_busy at once, and small answers are always sent. A search or graph takes its room
+// before its answer is built, and one larger than a quarter of the budget is 422 answer_too_large. Through the
+// real app and store.
 import net from 'node:net';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
 
-/** 1 MB for all answers, 10 connections: an answer of up to 104,857 bytes is always sent. */
+/** 1 MB for all answers, 10 connections: an answer of up to 104,857 bytes is always sent, none of a search over 262,144. */
 const LIMITS = { RESPONSE_MEMORY_LIMIT: '1mb', MAX_CONNECTIONS: '10' };
 
 /** 9,000 devices of 1,000 characters: a search answer of about 9.3 MB, more than loopback's socket buffers take. */
 const BIG_IDS = 9_000;
 const bigSearch = { match: { from: { schema: 'member', key: id('member_id', 'big') } } };
+/** 150 devices of 1,000 characters: an answer of about 155 KB, which takes room (twice its size) before it is built. */
+const midSearch = { match: { from: { schema: 'member', key: id('member_id', 'mid') } } };
+const midGraph = { match: { from: { schema: 'member', key: id('member_id', 'mid') } } };
 
 async function loadBigNode(app: TestApp, customer: string): Promise<void> {
   const lines = [JSON.stringify({ op: 'create', body: { schema: 'member', key: id('member_id', 'big') } })];
@@ -29,19 +34,22 @@ async function loadBigNode(app: TestApp, customer: string): Promise<void> {
   expect(refused).toEqual([]);
 }
 
+const historyOf = (customer: string, key: string, count: number): string =>
+  `/v1/${customer}/node/_history?${new URLSearchParams({ schema: 'member', key_type: 'member_id', key_id: key, count: String(count) }).toString()}`;
+
 /**
- * Sends the big search on a raw connection and reads no more than the first 64 KB of the answer (one buffer, then
- * the socket stays paused): Node holds what the socket does not take. Resolves once that first part has come, when
- * the service has taken the answer's room.
+ * Asks the big node's history (its inserts with their IDs, about 4.5 MB: larger than the budget, sent when no other
+ * answer is) on a raw connection and reads no more than the first 64 KB of the answer (one buffer, then the socket
+ * stays paused): Node holds what the socket does not take. Resolves once that first part has come, when the
+ * service has taken the answer's room.
  */
-async function unreadSearch(app: TestApp, customer: string): Promise<net.Socket> {
-  const body = JSON.stringify(bigSearch);
+async function unreadHistory(app: TestApp, customer: string): Promise<net.Socket> {
   const { port } = new URL(app.baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
   socket.pause();
   socket.read(0);
   socket.on('error', () => undefined);
-  socket.write(`POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  socket.write(`GET ${historyOf(customer, 'big', 5)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
   while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   return socket;
 }
@@ -55,21 +63,28 @@ describe('answers being sent hold bounded memory together', () => {
     await putSchema(app, customer);
     await loadBigNode(app, customer);
     expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status).toBe(201);
+    const midIds = Array.from({ length: 150 }, (_, i) => id('device', `mid-${i}-`.padEnd(1000, 'x')));
+    expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'mid'), ids: midIds } })).status).toBe(201);
   }, 60_000);
   afterAll(async () => {
     await app.close();
   });
 
-  test('when an unread answer holds the room, then another large read is 503 server_busy at once, a small one and a large write are answered, and once the reader leaves a large answer is sent whole', async () => {
-    const reader = await unreadSearch(app, customer);
+  test('when an unread answer holds the room, then a search or graph that needs room is 503 server_busy before it is built, a small one and a large write are answered, and once the reader leaves they are sent', async () => {
+    const reader = await unreadHistory(app, customer);
     expect(reader.read(12)?.toString()).toBe('HTTP/1.1 200');
 
-    const refused = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
-    expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBe('5');
-    expect(refused.body).toMatchObject({ code: 'server_busy' });
-    expect(String(refused.body.detail)).toContain('RESPONSE_MEMORY_LIMIT');
-    expect(contractProblems('POST', `/v1/${customer}/_search`, refused)).toEqual([]);
+    for (const [path, body] of [
+      [`/v1/${customer}/_search`, midSearch],
+      [`/v1/${customer}/_graph`, midGraph],
+    ] as const) {
+      const refused = await app.call('POST', path, { body });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('5');
+      expect(refused.body).toMatchObject({ code: 'server_busy' });
+      expect(String(refused.body.detail)).toContain('RESPONSE_MEMORY_LIMIT');
+      expect(contractProblems('POST', path, refused)).toEqual([]);
+    }
 
     const small = await app.call('POST', `/v1/${customer}/_search`, { body: { match: { from: { schema: 'member', key: id('member_id', 'small') } } } });
     expect(small.status).toBe(200);
@@ -84,31 +99,42 @@ describe('answers being sent hold bounded memory together', () => {
     expect(readBack.status).toBe(503);
     expect(readBack.body).toMatchObject({ code: 'server_busy' });
 
-    // A page of the big node's history (its inserts, with their IDs): refused without the page's headers.
-    const history = `/v1/${customer}/node/_history?${new URLSearchParams({ schema: 'member', key_type: 'member_id', key_id: 'big', count: '5' }).toString()}`;
-    const page = await app.call('GET', history, { token: ADMIN_TOKEN });
+    // A page of the big node's history: refused without the page's headers.
+    const page = await app.call('GET', historyOf(customer, 'big', 5), { token: ADMIN_TOKEN });
     expect(page.status).toBe(503);
     expect(page.headers.link).toBeUndefined();
     expect(page.headers['x-total-count']).toBeUndefined();
 
     reader.destroy();
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const pageSent = await app.call('GET', history, { token: ADMIN_TOKEN });
+    const pageSent = await app.call('GET', historyOf(customer, 'big', 5), { token: ADMIN_TOKEN });
     expect(pageSent.status).toBe(200);
     expect(pageSent.headers.link).toContain('rel="next"');
     expect(pageSent.headers['x-total-count']).toBe('11');
     expect((await app.call('GET', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN })).body).toEqual(written.body);
-    const sent = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    const sent = await app.call('POST', `/v1/${customer}/_search`, { body: midSearch });
     expect(sent.status).toBe(200);
-    expect(sent.body.total).toBe(BIG_IDS + 1);
-    expect(sent.body.results).toHaveLength(BIG_IDS + 1);
+    expect(sent.body.total).toBe(151);
+    const drawn = await app.call('POST', `/v1/${customer}/_graph`, { body: midGraph });
+    expect(drawn.status).toBe(200);
+    expect(drawn.body.nodes).toHaveLength(1);
   }, 60_000);
 
-  test('when answers are read as they come, then one larger than the whole budget is sent each time, however many ask one after the other', async () => {
-    for (let i = 0; i < 3; i += 1) {
-      const sent = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
-      expect(sent.status).toBe(200);
-      expect(sent.body.results).toHaveLength(BIG_IDS + 1);
+  test('when a search or graph answer would be larger than a quarter of the budget, then it is 422 answer_too_large each time, even with nothing else being sent, and a limit that makes it fit is answered', async () => {
+    for (const [path, body] of [
+      [`/v1/${customer}/_search`, bigSearch],
+      [`/v1/${customer}/_graph`, bigSearch],
+      [`/v1/${customer}/_search`, bigSearch],
+    ] as const) {
+      const refused = await app.call('POST', path, { body });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ code: 'answer_too_large' });
+      expect(refused.headers['retry-after']).toBeUndefined();
+      expect(contractProblems('POST', path, refused)).toEqual([]);
     }
+    const limited = await app.call('POST', `/v1/${customer}/_search`, { body: { ...bigSearch, limit: 100 } });
+    expect(limited.status).toBe(200);
+    expect(limited.body.results).toHaveLength(100);
+    expect(limited.body.total).toBe(BIG_IDS + 1);
   }, 60_000);
 });

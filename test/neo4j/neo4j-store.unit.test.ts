@@ -267,7 +267,7 @@ describe('Neo4j store, with a fake driver', () => {
     await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
-    const graph = { customerId: 'acme', exclude: false, unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
+    const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
     await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
     await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
     await store.graph({ ...graph, where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' });
@@ -539,6 +539,7 @@ describe('Neo4j store, with a fake driver', () => {
       customerId: 'acme',
       step: 'ALL',
       exclude: false,
+      hiddenTypes: [],
       unlinkedTypes: [],
       maxNodes: 10,
       maxIds: 10,

@@ -3,7 +3,8 @@
 // own, every assertion on what the store answers.
 import { byTypeThenId } from '../../src/domain/code-point-order';
 import type { GraphComponent, GraphQuery } from '../../src/domain/graph';
-import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
+import { DomainError } from '../../src/domain/errors';
+import type { AnswerRoom, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
 import type { Store } from '../../src/domain/store';
 import { asChecked, id, member, MEMBER, newCustomer, shop, SHOP, useStore, VISIT_WITH_OPTIONS } from './contract';
 
@@ -43,6 +44,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       ...start,
       step: 'ALL',
       exclude: false,
+      hiddenTypes: [],
       unlinkedTypes: [],
       maxNodes: 10_000,
       maxIds: 50_000,
@@ -210,6 +212,99 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       expect(keys(last).slice(1)).toEqual(
         Array.from({ length: 30 }, (_, i) => `member/member_id:n${i}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
       );
+    });
+
+    test('when keys are hidden, then nodes of one level keep their order whatever their key values, which order the visible keys', async () => {
+      const c = await customerWith(MEMBER);
+      const byEmail = (value: string): NodeAddress => ({ customerId: c, schemaId: 'member', key: id('email', value) });
+      await create(byEmail('b@example.com'), MEMBER, [id('device', 'shared')]);
+      await create(byEmail('c@example.com'), MEMBER, [id('device', 'shared')]);
+      await create(byEmail('a@example.com'), MEMBER, [id('device', 'shared')]);
+      const fromDevice = { where: { id: id('device', 'shared') } };
+      const order = async (hiddenTypes: string[]) => keys(await store().graph(query(c, fromDevice, { hiddenTypes })));
+      expect(await order([])).toEqual(['member/email:a@example.com', 'member/email:b@example.com', 'member/email:c@example.com']);
+      const hidden = await order(['email']);
+      // b moves past c and a in value order: where it is answered must not move with it.
+      await store().rekey(asChecked(byEmail('b@example.com'), MEMBER), 'd@example.com');
+      expect(await order(['email'])).toEqual(hidden.map((k) => k.replace('b@example.com', 'd@example.com')));
+      expect(await order([])).toEqual(['member/email:a@example.com', 'member/email:c@example.com', 'member/email:d@example.com']);
+    });
+
+    describe('the answer room (RESPONSE_MEMORY_LIMIT)', () => {
+      /** A room that records what it is asked for, and refuses it when `refuse`. */
+      const room = (freeBytes: number, refuse = false): AnswerRoom & { asked: number[] } => {
+        const asked: number[] = [];
+        return {
+          freeBytes,
+          asked,
+          take(bytes: number) {
+            asked.push(bytes);
+            if (refuse) throw new DomainError('server_busy', 'no room in the test');
+          },
+        };
+      };
+      const search = (customerId: string, node: NodeAddress, answerRoom: AnswerRoom, limit = 100_000): SearchQuery => ({
+        customerId,
+        key: { schemaId: node.schemaId, key: node.key },
+        step: 'ONE',
+        exclude: false,
+        hiddenTypes: ['email'],
+        unlinkedTypes: [],
+        limit,
+        maxNodes: 10_000,
+        maxIds: 50_000,
+        answerRoom,
+      });
+      /** m1 and m2 sharing 300 devices of 300 characters (an answer of about 100 KB), m2 with a secure e-mail too. */
+      async function heavy(): Promise<string> {
+        const c = await customerWith(MEMBER);
+        const devices = Array.from({ length: 300 }, (_, i) => id('device', `${i}-`.padEnd(300, 'x')));
+        await create(member(c, 'm1'), MEMBER, devices);
+        await create(member(c, 'm2'), MEMBER, [...devices, id('email', 'secret@example.com'.padEnd(5000, 's'))]);
+        return c;
+      }
+      const json = (x: unknown): number => Buffer.byteLength(JSON.stringify(x));
+
+      test('when a search answer is larger than its free room, then the store asks room for about its size, without hidden IDs, and a refusal answers nothing', async () => {
+        const c = await heavy();
+        const refused = room(1000, true);
+        await expect(store().search(search(c, member(c, 'm1'), refused))).rejects.toMatchObject({ code: 'server_busy' });
+        expect(refused.asked).toHaveLength(1);
+        const granted = room(1000);
+        const answer = await store().search(search(c, member(c, 'm1'), granted));
+        expect(answer.total).toBe(302);
+        const size = json({ results: answer.results, total: answer.total });
+        expect(granted.asked).toHaveLength(1);
+        expect(granted.asked[0]).toBeGreaterThanOrEqual(size * 0.95);
+        expect(granted.asked[0]).toBeLessThanOrEqual(size * 1.05);
+        expect(refused.asked[0]).toBe(granted.asked[0]);
+      });
+
+      test('when a search answer is within its free room, or cut by its limit, then the store takes no room', async () => {
+        const c = await heavy();
+        const free = room(1_000_000);
+        expect((await store().search(search(c, member(c, 'm1'), free))).total).toBe(302);
+        const limited = room(10_000, true);
+        expect((await store().search(search(c, member(c, 'm1'), limited, 5))).results).toHaveLength(5);
+        expect([...free.asked, ...limited.asked].filter((b) => b > 10_000)).toEqual([]);
+      });
+
+      test('when a graph answer is larger than its free room, then the store asks room for about its size, without hidden IDs, before reading the IDs, and a refusal answers nothing', async () => {
+        const c = await heavy();
+        const refused = room(1000, true);
+        await expect(store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: refused }))).rejects.toMatchObject({ code: 'server_busy' });
+        const granted = room(1000);
+        const component = await store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: granted }));
+        expect(component.nodes).toHaveLength(2);
+        const shown = component.nodes.map((n) => ({ schema: n.schemaId, key: n.key, ids: n.ids.filter((x) => x.type !== 'email') }));
+        const size = json({ nodes: shown, truncated: false, types: [] });
+        expect(granted.asked).toHaveLength(1);
+        expect(granted.asked[0]).toBeGreaterThanOrEqual(size * 0.95);
+        expect(granted.asked[0]).toBeLessThanOrEqual(size * 1.1);
+        expect(refused.asked).toEqual(granted.asked);
+        const free = room(1_000_000, true);
+        expect((await store().graph(query(c, fromKey(member(c, 'm1')), { answerRoom: free }))).nodes).toHaveLength(2);
+      });
     });
   });
 }

@@ -57,7 +57,7 @@ describe('Neo4j store specifics', () => {
     return found;
   }
 
-  const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] };
+  const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [], answerBytes: null };
   test.each([
     ['search.traverse-all', { sources: ['x'], ...gather }],
     ['search.traverse-one', { starts: ['x'], ...gather }],
@@ -105,7 +105,7 @@ describe('Neo4j store specifics', () => {
   // The graph's step ALL: a shortest-path search expanding from the source (one breadth-first search, each vertex
   // once, with its distance), the links:false predicate inlined, the LIMIT stopping it; its step ONE reuses the
   // search's pruning expand.
-  const reach = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50) };
+  const reach = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), hiddenTypes: [] };
   test('when graph.reach-all is planned with unlinked types, then it is a stateful shortest path from the source that itself refuses their Id vertices', async () => {
     const plan = await planOf('graph.reach-all', { sources: ['x'], ...reach, unlinkedTypes: ['ip'] });
     const search = plan.find((op) => op.operator.startsWith('StatefulShortestPath(All)'));
@@ -125,12 +125,12 @@ describe('Neo4j store specifics', () => {
     await store.putSchema(c, MEMBER);
     await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
     const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node', { c }, { database: connection.database });
-    const profiled = await planOf('graph.reach-all', { sources: [records[0]?.get('node')], maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [] }, 'PROFILE');
+    const profiled = await planOf('graph.reach-all', { sources: [records[0]?.get('node')], maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] }, 'PROFILE');
     const rows = profiled.find((op) => op.operator.startsWith('StatefulShortestPath(All)'))?.rows;
     // 101 vertices proved the component too large; without the LIMIT it would have reached 4,001.
     expect(rows).toBeLessThanOrEqual(200);
     await expect(
-      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
+      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
     ).rejects.toMatchObject({ code: 'component_too_large' });
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { GraphBody, GraphService } from '../../domain/graph';
+import { answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 import { actorOf } from './node';
@@ -19,7 +20,7 @@ export function explorerRoutes(validators: Validators, bearer: RequestHandler, g
     bearer,
     operation(validators, 'graph', async ({ params, body }, _req, res) => {
       const customerId = (params as { customer_id: string }).customer_id;
-      res.status(200).json(await graphs.graph(actorOf(res, customerId), body as GraphBody));
+      res.status(200).json(await graphs.graph(actorOf(res, customerId), body as GraphBody, answerRoomOf(res)));
     }),
   );
   router.get('/explore', (_req, res, next) => {

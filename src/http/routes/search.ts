@@ -1,6 +1,7 @@
 // POST /v1/{customer_id}/_search
 import { type RequestHandler, type Router } from 'express';
 import type { SearchBody, SearchService } from '../../domain/search';
+import { answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { actorOf } from './node';
 import { caseSensitiveRouter } from '../router';
@@ -12,7 +13,7 @@ export function searchRoutes(validators: Validators, bearer: RequestHandler, sea
     bearer,
     operation(validators, 'search', async ({ params, body }, _req, res) => {
       const customerId = (params as { customer_id: string }).customer_id;
-      const { results, total } = await searches.search(actorOf(res, customerId), body as SearchBody);
+      const { results, total } = await searches.search(actorOf(res, customerId), body as SearchBody, answerRoomOf(res));
       res.status(200).json({ results, total });
     }),
   );

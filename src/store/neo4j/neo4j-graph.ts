@@ -2,7 +2,7 @@
 // (neo4j-search.ts), the nodes ONE or ALL reaches under the search's bounds with what cutGraph orders by
 // (cypher/graph.reach-*.cypher), then the IDs of the nodes answered (cypher/graph.ids.cypher).
 import { DomainError } from '../../domain/errors';
-import { cutGraph, type GraphCandidate, type GraphComponent, type GraphQuery } from '../../domain/graph';
+import { cutGraph, type GraphCandidate, type GraphComponent, graphAnswerSize, type GraphQuery } from '../../domain/graph';
 import type { IdPair } from '../../domain/model';
 import { tooManyIdsToRead } from '../../domain/store';
 import { startNodes, traversalOf } from './neo4j-search';
@@ -12,7 +12,7 @@ import { int, type Query } from './query';
 interface Reach {
   visited: number;
   idsRead: number;
-  nodes: Array<{ ref: string; level?: number; schema: string; keyType: string; keyId: string; idCount: number }>;
+  nodes: Array<{ ref: string; level?: number; schema: string; keyType: string; keyId: string; idCount: number; idChars?: number }>;
 }
 
 const GRAPH_TRAVERSALS = { all: 'graph.reach-all', oneFromId: 'graph.reach-one-from-id', one: 'graph.reach-one' } as const;
@@ -25,7 +25,7 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
   if (start.nodes.length === 0) return { nodes: [], truncated: false };
   if (start.nodes.length > query.maxNodes) throw tooLarge();
 
-  const bounds = { maxNodes: int(query.maxNodes), maxIds: int(query.maxIds), unlinkedTypes: query.unlinkedTypes };
+  const bounds = { maxNodes: int(query.maxNodes), maxIds: int(query.maxIds), unlinkedTypes: query.unlinkedTypes, hiddenTypes: query.hiddenTypes };
   // The search's choice of traversal (neo4j-search.ts), with the graph's statements.
   const traversal = traversalOf(start, query);
   const [reach] = await q<Reach>(GRAPH_TRAVERSALS[traversal.shape], { ...traversal.from, ...bounds });
@@ -41,9 +41,13 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
     schemaId: n.schema,
     key: { type: n.keyType, id: n.keyId },
     idCount: n.idCount,
+    idChars: n.idChars ?? 0,
   }));
   const { chosen, truncated } = cutGraph(candidates, query);
   if (chosen.length === 0) return { nodes: [], truncated };
+  // Room for the answer before its IDs are read (graph.ids).
+  const size = graphAnswerSize(chosen.map((c) => ({ ...c, idChars: c.idChars ?? 0 })), query.hiddenTypes);
+  if (query.answerRoom && size > query.answerRoom.freeBytes) query.answerRoom.take(size);
   const idsOf = new Map((await q<{ ref: string; ids: IdPair[] }>('graph.ids', { nodes: chosen.map((c) => c.ref) })).map((r) => [r.ref, r.ids]));
   const nodes = chosen.flatMap((c) => {
     const ids = idsOf.get(c.ref);

@@ -4,7 +4,7 @@
 // IDs, and in the same statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order,
 // counted and cut here.
 import { DomainError } from '../../domain/errors';
-import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
+import { answerSize, type IdPair, type SearchQuery, type SearchResult } from '../../domain/model';
 import { tooManyIdsToRead } from '../../domain/store';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { int, type Query } from './query';
@@ -16,6 +16,10 @@ import { int, type Query } from './query';
 interface Reached {
   visited: number;
   idsRead: number;
+  /** How many IDs the answer has (the search's filters, no limit) and the characters of their types and values. */
+  idCount: number;
+  idChars: number;
+  /** None when the answer is heavier than answerBytes. */
   ids: IdPair[];
 }
 
@@ -44,13 +48,25 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
     havingType: query.havingType ?? null,
     hiddenTypes: query.hiddenTypes,
     unlinkedTypes: query.unlinkedTypes,
+    // Past the answer's free room its IDs stay in Neo4j until room is taken for them.
+    answerBytes: query.answerRoom ? int(query.answerRoom.freeBytes) : null,
   };
   const traversal = traversalOf(start, query);
-  const rows = await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach });
-  const visited = rows[0]?.visited ?? 0;
-  if (visited > query.maxNodes) throw tooLarge();
-  if ((rows[0]?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
-  const sorted = (rows[0]?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
+  const traverse = async (params: typeof reach): Promise<Reached | undefined> => {
+    const [row] = await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...params });
+    if ((row?.visited ?? 0) > query.maxNodes) throw tooLarge();
+    if ((row?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+    return row;
+  };
+  let row = await traverse(reach);
+  if (row && query.answerRoom && row.idCount > row.ids.length) {
+    // Withheld: room for what the answer will hold (its limit included), then the same statement for the IDs.
+    const size = answerSize(row.idCount, row.idChars, query.limit);
+    if (size > query.answerRoom.freeBytes) query.answerRoom.take(size);
+    row = await traverse({ ...reach, answerBytes: null });
+  }
+  const visited = row?.visited ?? 0;
+  const sorted = (row?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
   return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
 }
 

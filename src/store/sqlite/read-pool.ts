@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { DomainError, type ErrorCode } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
-import type { SearchQuery, SearchResult } from '../../domain/model';
+import type { AnswerRoom, SearchQuery, SearchResult } from '../../domain/model';
 import type { ReadAnswer, ReadTask } from './search-worker';
 
 /**
@@ -38,26 +38,41 @@ export class ReadPool {
   }
 
   search(query: SearchQuery): Promise<SearchResult> {
-    return this.read({ path: this.file, kind: 'search', query }) as Promise<SearchResult>;
+    const { answerRoom, ...plain } = query;
+    return this.read({ path: this.file, kind: 'search', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom) as Promise<SearchResult>;
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {
-    return this.read({ path: this.file, kind: 'graph', query }) as Promise<GraphComponent>;
+    const { answerRoom, ...plain } = query;
+    return this.read({ path: this.file, kind: 'graph', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom) as Promise<GraphComponent>;
   }
 
   close(): Promise<void> {
     return this.pool.destroy();
   }
 
-  private async read(task: ReadTask): Promise<SearchResult | GraphComponent> {
-    let answer: ReadAnswer;
+  /**
+   * Runs the read on a thread. A thread cannot take room in the answer budget (it lives on the event loop): when
+   * the answer needs some, the thread answers its size before reading any ID value, the room is taken here (or the
+   * read refused), and the read runs again with its room.
+   */
+  private async read(task: ReadTask, room: AnswerRoom | undefined): Promise<SearchResult | GraphComponent> {
+    let answer = await this.run(task);
+    if ('needsRoom' in answer) {
+      room?.take(answer.needsRoom);
+      answer = await this.run({ ...task, freeBytes: Infinity });
+    }
+    if ('refused' in answer) throw new DomainError(answer.refused.code as ErrorCode, answer.refused.message);
+    if ('needsRoom' in answer) throw new DomainError('store_unavailable', 'The embedded store cannot be read right now.');
+    return answer.ok;
+  }
+
+  private async run(task: ReadTask): Promise<ReadAnswer> {
     try {
-      answer = (await this.pool.run(task)) as ReadAnswer;
+      return (await this.pool.run(task)) as ReadAnswer;
     } catch {
       // The thread could not read (the file gone, the pool closing): what the store answers when it cannot be used.
       throw new DomainError('store_unavailable', 'The embedded store cannot be read right now.');
     }
-    if ('refused' in answer) throw new DomainError(answer.refused.code as ErrorCode, answer.refused.message);
-    return answer.ok;
   }
 }

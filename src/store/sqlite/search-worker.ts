@@ -8,10 +8,19 @@ import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { SearchQuery, SearchResult } from '../../domain/model';
 import { SqliteSearch } from './sqlite-search';
 
-export type ReadTask = { path: string; kind: 'search'; query: SearchQuery } | { path: string; kind: 'graph'; query: GraphQuery };
+/** A read, without its answer room (a function: it stays on the event loop) but for the answer size it may build freely. */
+export type ReadTask = { path: string; freeBytes: number } & ({ kind: 'search'; query: SearchQuery } | { kind: 'graph'; query: GraphQuery });
 
-/** A DomainError does not cross threads as itself: its code and message do. */
-export type ReadAnswer = { ok: SearchResult | GraphComponent } | { refused: { code: string; message: string } };
+/**
+ * A DomainError does not cross threads as itself: its code and message do. needsRoom: the answer's size, when it
+ * is larger than the task's freeBytes (src/store/sqlite/read-pool.ts takes the room, or refuses).
+ */
+export type ReadAnswer = { ok: SearchResult | GraphComponent } | { refused: { code: string; message: string } } | { needsRoom: number };
+
+/** What the room of a task throws when the answer needs more than it may build freely. */
+class NeedsRoom {
+  constructor(readonly bytes: number) {}
+}
 
 /** One connection per file this thread has read (one: a pool belongs to one store). */
 const readers = new Map<string, SqliteSearch>();
@@ -30,9 +39,16 @@ function readerOf(file: string): SqliteSearch {
 
 export default function read(task: ReadTask): ReadAnswer {
   const reader = readerOf(task.path);
+  const answerRoom = {
+    freeBytes: task.freeBytes,
+    take: (bytes: number) => {
+      throw new NeedsRoom(bytes);
+    },
+  };
   try {
-    return { ok: task.kind === 'search' ? reader.search(task.query) : reader.graph(task.query) };
+    return { ok: task.kind === 'search' ? reader.search({ ...task.query, answerRoom }) : reader.graph({ ...task.query, answerRoom }) };
   } catch (e) {
+    if (e instanceof NeedsRoom) return { needsRoom: e.bytes };
     if (isDomainError(e)) return { refused: { code: e.code, message: e.message } };
     throw e;
   }

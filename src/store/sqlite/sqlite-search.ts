@@ -3,19 +3,28 @@
 // store's own (src/store/sqlite/sqlite-store.ts), or a read-only one of its own in a worker thread.
 import type Database from 'better-sqlite3';
 import { DomainError } from '../../domain/errors';
-import { cutGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
-import type { IdPair, SearchQuery, SearchResult } from '../../domain/model';
+import { cutGraph, graphAnswerSize, type GraphComponent, type GraphQuery } from '../../domain/graph';
+import { answerSize, ID_OVERHEAD, MAX_ID_CHARS, type AnswerRoom, type IdPair, type SearchQuery, type SearchResult } from '../../domain/model';
 import { tooManyIdsToRead } from '../../domain/store';
 
 /** What a traversal reads from a query: its step, `links: false` types and bounds. */
 export type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'>;
 
 /**
- * What search and graph throw, given an `inlineNodes` bound, once the traversal has visited more nodes than it:
- * the store then runs the same read on its read pool instead (src/store/sqlite/read-pool.ts). A symbol: no stack
- * to capture.
+ * What search and graph throw, given InlineBounds, once they have read more than them: the store then runs the
+ * same read on its read pool instead (src/store/sqlite/read-pool.ts). A symbol: no stack to capture.
  */
 export const TOO_BIG_FOR_THE_EVENT_LOOP: unique symbol = Symbol('too big for the event loop');
+
+/** How much a read may read on the event loop (SQLITE_INLINE_NODES, SQLITE_INLINE_IDS, SQLITE_INLINE_BYTES). */
+export interface InlineBounds {
+  /** Nodes visited. */
+  nodes: number;
+  /** Distinct IDs read (their primary keys, in the traversal). */
+  ids: number;
+  /** Characters of ID types and values read into the answer (its size as answerSize counts it). */
+  bytes: number;
+}
 
 /**
  * What a person is read like (an erase of scope person, eligibility, impressions): step ALL from the holders, the
@@ -63,15 +72,33 @@ export class SqliteSearch {
       nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
       // Step ONE from one node, through every ID it holds: the node itself and every node sharing an ID with it.
       // DISTINCT with a LIMIT stops at the bound, however many nodes hold a hot ID.
+      // With each node, how many IDs it holds (a range of node_ids' primary key): their sum bounds the IDs read next.
       oneStep: db.prepare(
-        'SELECT DISTINCT b.node_pk FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk WHERE a.node_pk = ? LIMIT CAST(? AS INTEGER)',
-      ).pluck(),
+        'SELECT near, (SELECT COUNT(*) FROM node_ids c WHERE c.node_pk = near) FROM (' +
+          'SELECT DISTINCT b.node_pk AS near FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk WHERE a.node_pk = ? LIMIT CAST(? AS INTEGER))',
+      ).raw(),
       // Both result statements sort with the BINARY collation, which compares UTF-8 bytes: code-point order.
       // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
       // a handful of rows). Many targets: filters, window count and LIMIT in SQL, before rows reach JS.
       heldIdsSorted: db.prepare(
         'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
           'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
+      ).raw(),
+      // How many distinct IDs nodes hold, from the primary key of node_ids alone: no value read.
+      countHeld: db.prepare('SELECT COUNT(DISTINCT id_pk) FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
+      // What the IDs nodes hold weigh, without reading their values into JS: how many and their characters, all of
+      // them (what heldIdsSorted reads), and those a search answers (as `results` filters them; answerSize).
+      heldSize: db.prepare(
+        'SELECT COUNT(*), COALESCE(SUM(chars), 0), COALESCE(SUM(visible), 0), COALESCE(SUM(visible * chars), 0) FROM (' +
+          'SELECT length(i.type) + length(i.value) AS chars, ' +
+          '((@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden))) AS visible ' +
+          'FROM ids i WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))))',
+      ).raw(),
+      // The characters the IDs of the answered nodes of a graph add to it: all of them (what is read), and the visible.
+      graphIdChars: db.prepare(
+        'SELECT COALESCE(SUM(@overhead + length(i.type) + length(i.value)), 0), ' +
+          'COALESCE(SUM(CASE WHEN i.type IN (SELECT value FROM json_each(@hidden)) THEN 0 ELSE @overhead + length(i.type) + length(i.value) END), 0) ' +
+          'FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(@nodes))',
       ).raw(),
       // The graph (extensions §5): each reached node with how many IDs it holds (a range of node_ids' primary
       // key), then the IDs of those it answers.
@@ -101,24 +128,24 @@ export class SqliteSearch {
     return idPk !== undefined && this.s.holds.get(nodePk, idPk) !== undefined;
   }
 
-  /** The search; with `inlineNodes`, TOO_BIG_FOR_THE_EVENT_LOOP once it visits more nodes than that. */
-  search(query: SearchQuery, inlineNodes?: number): SearchResult {
-    return this.inSnapshot(() => this.searchNow(query, inlineNodes));
+  /** The search; with `inline`, TOO_BIG_FOR_THE_EVENT_LOOP once it reads more than those bounds. */
+  search(query: SearchQuery, inline?: InlineBounds): SearchResult {
+    return this.inSnapshot(() => this.searchNow(query, inline));
   }
 
-  private searchNow(query: SearchQuery, inlineNodes?: number): SearchResult {
+  private searchNow(query: SearchQuery, inline?: InlineBounds): SearchResult {
     const start = this.startNodes(query);
     const empty: SearchResult = { results: [], total: 0, visitedNodes: start.length };
     if (start.length === 0) return empty;
     if (start.length === 1 && query.step === 'ONE' && !query.exclude && query.unlinkedTypes.length === 0) {
-      const near = this.oneStepFrom(start[0] as number, query);
+      const near = this.oneStepFrom(start[0] as number, query, inline);
       if (near) return near;
     }
-    const visited = this.traverse(start, query, inlineNodes).nodes;
+    const { nodes: visited, ids } = this.traverse(start, query, inline);
     const startSet = new Set(start);
     const targets = query.exclude ? [...visited].filter((n) => !startSet.has(n)) : [...visited];
     if (targets.length === 0) return { ...empty, visitedNodes: visited.size };
-    return { ...this.results(targets, query), visitedNodes: visited.size };
+    return { ...this.results(targets, ids.size, query, inline), visitedNodes: visited.size };
   }
 
   /**
@@ -128,19 +155,64 @@ export class SqliteSearch {
    * the two). Undefined when more than FEW_TARGETS nodes, or than maxNodes, are that near: the traversal then
    * takes the search, with its bounds and the read pool.
    */
-  private oneStepFrom(nodePk: number, query: SearchQuery): SearchResult | undefined {
+  private oneStepFrom(nodePk: number, query: SearchQuery, inline?: InlineBounds): SearchResult | undefined {
     const bound = Math.min(FEW_TARGETS, query.maxNodes);
-    const near = this.s.oneStep.all(nodePk, bound + 1) as number[];
-    if (near.length === 0 || near.length > bound) return undefined;
-    const held = this.s.heldIdsSorted.all(JSON.stringify(near)) as Array<[string, string]>;
-    if (held.length > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+    const rows = this.s.oneStep.all(nodePk, bound + 1) as Array<[number, number]>;
+    if (rows.length === 0 || rows.length > bound) return undefined;
+    if (inline && rows.length > inline.nodes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    const near = rows.map(([node]) => node);
+    const held = this.heldIds(JSON.stringify(near), rows.reduce((n, [, ids]) => n + ids, 0), query, inline, true);
     return { ...visibleOf(held, query), visitedNodes: near.length };
   }
 
-  private results(targets: number[], query: SearchQuery): Pick<SearchResult, 'results' | 'total'> {
-    if (targets.length <= FEW_TARGETS) return visibleOf(this.s.heldIdsSorted.all(JSON.stringify(targets)) as Array<[string, string]>, query);
+  /**
+   * Every ID the nodes hold, sorted, after what they weigh is known, from `most`, a bound on their number (a sum of
+   * per-node counts, or what the traversal read): a read that may pass the inline IDs moves to the pool when its
+   * count (no value read) is past them. One whose IDs may weigh more than the answer's free room or the inline
+   * bytes is weighed (heldSize): past maxIds (when `checkMaxIds`) it is refused, past the free room it takes room
+   * for its answer (answerSize, with the search's filters), and past the inline bytes it moves to the pool, each
+   * before any value is read into JS. Small reads, the most, pay none of it.
+   */
+  private heldIds(targets: string, most: number, query: SearchQuery, inline: InlineBounds | undefined, checkMaxIds: boolean): Array<[string, string]> {
+    if (inline && most > inline.ids && (this.s.countHeld.get(targets) as number) > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    const heaviest = answerSize(most, most * MAX_ID_CHARS, Infinity);
+    const room = query.answerRoom;
+    if ((checkMaxIds && most > query.maxIds) || (room && heaviest > room.freeBytes) || (inline && heaviest > inline.bytes)) {
+      const [count, chars, visible, visibleChars] = this.s.heldSize.get({
+        targets,
+        having: query.havingType ?? null,
+        hidden: JSON.stringify(query.hiddenTypes),
+      }) as [number, number, number, number];
+      if (checkMaxIds && count > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+      if (room) this.takeRoom(room, answerSize(visible, visibleChars, query.limit));
+      if (inline && answerSize(count, chars, Infinity) > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    }
+    return this.s.heldIdsSorted.all(targets) as Array<[string, string]>;
+  }
+
+  private takeRoom(room: AnswerRoom, size: number): void {
+    if (size > room.freeBytes) room.take(size);
+  }
+
+  /** `idsRead`: how many IDs the traversal read, a bound on those the targets hold. */
+  private results(targets: number[], idsRead: number, query: SearchQuery, inline?: InlineBounds): Pick<SearchResult, 'results' | 'total'> {
+    const json = JSON.stringify(targets);
+    if (targets.length <= FEW_TARGETS) return visibleOf(this.heldIds(json, idsRead, query, inline, false), query);
+    const heaviest = answerSize(idsRead, idsRead * MAX_ID_CHARS, Infinity);
+    const room = query.answerRoom;
+    if ((room && heaviest > room.freeBytes) || (inline && heaviest > inline.bytes)) {
+      const [, , visible, visibleChars] = this.s.heldSize.get({ targets: json, having: query.havingType ?? null, hidden: JSON.stringify(query.hiddenTypes) }) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const size = answerSize(visible, visibleChars, query.limit);
+      if (room) this.takeRoom(room, size);
+      if (inline && size > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    }
     const rows = this.s.results.all({
-      targets: JSON.stringify(targets),
+      targets: json,
       having: query.havingType ?? null,
       hidden: JSON.stringify(query.hiddenTypes),
       limit: query.limit,
@@ -148,12 +220,12 @@ export class SqliteSearch {
     return { results: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
   }
 
-  /** The graph; with `inlineNodes`, TOO_BIG_FOR_THE_EVENT_LOOP once it visits more nodes than that. */
-  graph(query: GraphQuery, inlineNodes?: number): GraphComponent {
-    return this.inSnapshot(() => this.graphNow(query, inlineNodes));
+  /** The graph; with `inline`, TOO_BIG_FOR_THE_EVENT_LOOP once it reads more than those bounds. */
+  graph(query: GraphQuery, inline?: InlineBounds): GraphComponent {
+    return this.inSnapshot(() => this.graphNow(query, inline));
   }
 
-  private graphNow(query: GraphQuery, inlineNodes?: number): GraphComponent {
+  private graphNow(query: GraphQuery, inline?: InlineBounds): GraphComponent {
     const start = this.startNodes(query);
     if (start.length === 0) return { nodes: [], truncated: false };
     // Step ALL from an ID (no key) that links: its holders are one component whatever the schema, and the levels
@@ -163,7 +235,7 @@ export class SqliteSearch {
       query.step === 'ALL' && query.key === undefined && where?.schemaId !== undefined && !query.unlinkedTypes.includes(where.id.type)
         ? this.holdersOf(query.customerId, where.id)
         : start;
-    const { levels } = this.traverse(seeds, query, inlineNodes);
+    const { levels } = this.traverse(seeds, query, inline);
     const startSet = new Set(start);
     const levelOf = new Map<number, number>();
     levels.forEach((nodes, level) => nodes.forEach((nodePk) => levelOf.set(nodePk, level)));
@@ -177,11 +249,30 @@ export class SqliteSearch {
       idCount,
     }));
     const { chosen, truncated } = cutGraph(candidates, query);
+    const answered = JSON.stringify(chosen.map((c) => c.ref));
+    this.sizeGraph(answered, chosen, query, inline);
     const idsOf = new Map<number, IdPair[]>(chosen.map((c) => [c.ref, []]));
-    for (const [nodePk, type, id] of this.s.graphIds.all(JSON.stringify(chosen.map((c) => c.ref))) as Array<[number, string, string]>) {
+    for (const [nodePk, type, id] of this.s.graphIds.all(answered) as Array<[number, string, string]>) {
       idsOf.get(nodePk)?.push({ type, id });
     }
     return { nodes: chosen.map((c) => ({ schemaId: c.schemaId, key: c.key, ids: idsOf.get(c.ref) ?? [] })), truncated };
+  }
+
+  /**
+   * Takes room for the graph's answer (graphAnswerSize), and moves it to the read pool past `inline`, before the
+   * IDs of the answered nodes are read. Their lengths are summed only when their count alone could pass a bound.
+   */
+  private sizeGraph(answered: string, chosen: ReadonlyArray<{ schemaId: string; key: IdPair; idCount: number }>, query: GraphQuery, inline?: InlineBounds): void {
+    // An ID is read once per answered node holding it.
+    const ids = chosen.reduce((n, c) => n + c.idCount, 0);
+    if (inline && ids > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    const keys = graphAnswerSize(chosen.map((c) => ({ ...c, idChars: 0 })), query.hiddenTypes);
+    const heaviest = keys + ids * (ID_OVERHEAD + MAX_ID_CHARS);
+    const room = query.answerRoom;
+    if ((room === undefined || heaviest <= room.freeBytes) && (inline === undefined || heaviest <= inline.bytes)) return;
+    const [read, visible] = this.s.graphIdChars.get({ nodes: answered, hidden: JSON.stringify(query.hiddenTypes), overhead: ID_OVERHEAD }) as [number, number];
+    if (room) this.takeRoom(room, keys + visible);
+    if (inline && keys + read > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
   }
 
   private startNodes(query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>): number[] {
@@ -208,7 +299,7 @@ export class SqliteSearch {
    * statement reads at most one row past the bound. Answers the nodes it visited and the IDs it read, and the
    * nodes level by level (the start nodes first, then those each round reached).
    */
-  traverse(start: number[], query: TraversalBounds, inlineNodes = Infinity): { nodes: Set<number>; ids: Set<number>; levels: number[][] } {
+  traverse(start: number[], query: TraversalBounds, inline?: InlineBounds): { nodes: Set<number>; ids: Set<number>; levels: number[][] } {
     const tooManyNodes = () =>
       new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
     const visitedNodes = new Set(start);
@@ -231,6 +322,7 @@ export class SqliteSearch {
         }
       }
       if (visitedIds.size > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+      if (inline && visitedIds.size > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
       return fresh;
     };
     const levels = [start];
@@ -245,7 +337,7 @@ export class SqliteSearch {
         next.push(nodePk);
         if (visitedNodes.size > query.maxNodes) throw tooManyNodes();
       }
-      if (visitedNodes.size > inlineNodes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+      if (inline && visitedNodes.size > inline.nodes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
       if (next.length > 0) levels.push(next);
       if (query.step === 'ONE') {
         if (next.length > 0) readIdsOf(next);

@@ -20,6 +20,7 @@ import { DomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
+  type AnswerRoom,
   type CustomerPolicy,
   type CustomerSettings,
   type EraseOutcome,
@@ -38,7 +39,7 @@ import { SqliteDeliveries } from './sqlite-deliveries';
 import { SqliteSchemas } from './sqlite-schemas';
 import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
-import { SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
+import { type InlineBounds, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
 import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
@@ -48,8 +49,8 @@ export interface SqliteStoreOptions {
   path: string;
   synchronous?: 'NORMAL' | 'FULL';
   /**
-   * SQLITE_READ_WORKERS: threads of the read pool, which runs searches and graphs that visit more than
-   * `inlineNodes` nodes on read-only connections of their own; 0 (and always for :memory:): every read inline.
+   * SQLITE_READ_WORKERS: threads of the read pool, which runs searches and graphs that read more than the inline
+   * bounds on read-only connections of their own; 0 (and always for :memory:): every read inline.
    */
   readWorkers?: number;
   /**
@@ -57,6 +58,10 @@ export interface SqliteStoreOptions {
    * every search and graph runs on the pool.
    */
   inlineNodes?: number;
+  /** SQLITE_INLINE_IDS: the most distinct IDs a search or graph reads on the event loop before it moves to the pool. */
+  inlineIds?: number;
+  /** SQLITE_INLINE_BYTES: the most characters of IDs a search or graph answers from the event loop before it moves to the pool. */
+  inlineBytes?: number;
 }
 
 function openDatabase(options: SqliteStoreOptions): Database.Database {
@@ -93,6 +98,14 @@ function migrate(db: Database.Database): void {
  */
 export const DEFAULT_INLINE_NODES = 64;
 
+/**
+ * SQLITE_INLINE_IDS and SQLITE_INLINE_BYTES by default: a few nodes may hold thousands of long IDs, which a count of
+ * nodes does not see. 1,024 IDs is 64 nodes of 16 IDs; 64 KB is the answer every connection is always sent with the
+ * default RESPONSE_MEMORY_LIMIT and MAX_CONNECTIONS.
+ */
+export const DEFAULT_INLINE_IDS = 1024;
+export const DEFAULT_INLINE_BYTES = 65536;
+
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly s;
@@ -105,8 +118,8 @@ export class SqliteStore implements Store {
   private readonly reader: SqliteSearch;
   private readonly file: string;
   private readonly readWorkers: number;
-  /** Infinity without a read pool. */
-  private readonly inlineNodes: number;
+  /** Undefined without a read pool: every read inline, whatever it reads. */
+  private readonly inline: InlineBounds | undefined;
   /** Made at the first read that needs it. */
   private pool: ReadPool | undefined;
   private readonly inMemory: boolean;
@@ -124,7 +137,10 @@ export class SqliteStore implements Store {
     this.nodes = new SqliteNodes(this.db, this.schemas, this.history, this.deliveries, this.reader);
     this.file = options.path;
     this.readWorkers = options.path === ':memory:' ? 0 : (options.readWorkers ?? 0);
-    this.inlineNodes = this.readWorkers > 0 ? (options.inlineNodes ?? DEFAULT_INLINE_NODES) : Infinity;
+    this.inline =
+      this.readWorkers > 0
+        ? { nodes: options.inlineNodes ?? DEFAULT_INLINE_NODES, ids: options.inlineIds ?? DEFAULT_INLINE_IDS, bytes: options.inlineBytes ?? DEFAULT_INLINE_BYTES }
+        : undefined;
     this.inMemory = options.path === ':memory:';
     this.s = { ping: this.db.prepare('SELECT 1').pluck() };
   }
@@ -344,29 +360,32 @@ export class SqliteStore implements Store {
     return this.write(() => this.deliveries.sweepDeleted(limit));
   }
 
-  // ---- search and graph, read by SqliteSearch: on the event loop, and on the read pool past inlineNodes
+  // ---- search and graph, read by SqliteSearch: on the event loop, and on the read pool past the inline bounds
 
   search(query: SearchQuery): Promise<SearchResult> {
+    const { inline, pooled } = roomOnce(query);
     return this.read(
-      () => this.reader.search(query, this.inlineNodes),
-      (pool) => pool.search(query),
+      () => this.reader.search(inline, this.inline),
+      (pool) => pool.search(pooled()),
     );
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {
+    const { inline, pooled } = roomOnce(query);
     return this.read(
-      () => this.reader.graph(query, this.inlineNodes),
-      (pool) => pool.graph(query),
+      () => this.reader.graph(inline, this.inline),
+      (pool) => pool.graph(pooled()),
     );
   }
 
   /**
-   * A read begun on the event loop; past inlineNodes visited nodes it is dropped and run again, whole, on the read
-   * pool (a read there sees one snapshot of its own: the two never mix). What the inline attempt cost is bounded by
-   * inlineNodes; small reads, the most, never leave the event loop. With inlineNodes 0 every read goes to the pool.
+   * A read begun on the event loop; past the inline bounds (nodes visited, IDs read, characters of IDs answered) it
+   * is dropped and run again, whole, on the read pool (a read there sees one snapshot of its own: the two never
+   * mix). What the inline attempt cost is bounded by them; small reads, the most, never leave the event loop. With
+   * inlineNodes 0 every read goes to the pool.
    */
   private read<T>(inline: () => T, pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
-    if (this.inlineNodes === 0) return this.onPool(pooled);
+    if (this.inline?.nodes === 0) return this.onPool(pooled);
     return this.run(inline).catch((e: unknown) => {
       if (e !== TOO_BIG_FOR_THE_EVENT_LOOP) throw e;
       return this.onPool(pooled);
@@ -379,4 +398,25 @@ export class SqliteStore implements Store {
     this.pool ??= new ReadPool(this.file, this.readWorkers);
     return pooled(this.pool);
   }
+}
+
+/**
+ * The query of a read for its inline attempt and for the pool: room the inline attempt took for the answer (before
+ * it moved to the pool, so that a refusal is decided on the event loop) is not taken again there.
+ */
+function roomOnce<Q extends { answerRoom?: AnswerRoom }>(query: Q): { inline: Q; pooled: () => Q } {
+  const room = query.answerRoom;
+  if (room === undefined) return { inline: query, pooled: () => query };
+  let taken = false;
+  const inline = {
+    ...query,
+    answerRoom: {
+      freeBytes: room.freeBytes,
+      take: (bytes: number) => {
+        room.take(bytes);
+        taken = true;
+      },
+    },
+  };
+  return { inline, pooled: () => (taken ? { ...query, answerRoom: { freeBytes: Infinity, take: () => undefined } } : query) };
 }
