@@ -45,6 +45,14 @@ const ATTEMPTS = 3;
 const txConfig = (deadline: number) => ({ timeout: Number.isFinite(deadline) ? Math.max(1, Math.ceil(deadline - Date.now())) : 0 });
 
 /**
+ * Thrown by an attempt that would start after its call's deadline: the driver retries a transaction that failed
+ * transiently with the config it was given, so a retry must not begin once the call has answered.
+ */
+function notPast(deadline: number): void {
+  if (Date.now() >= deadline) throw new DomainError('store_unavailable', 'Neo4j did not answer in time.');
+}
+
+/**
  * Asked by a write whose earlier attempt got as far as its commit: `{ result }`, what that attempt answered, when
  * its commit went through; undefined when it did not (the write then runs again as usual). See Transactions.write.
  */
@@ -134,7 +142,10 @@ export class Transactions {
     const attempts = async (): Promise<T> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await session.executeRead((tx) => work(this.query(tx)), txConfig(deadline));
+          return await session.executeRead((tx) => {
+            notPast(deadline);
+            return work(this.query(tx));
+          }, txConfig(deadline));
         } catch (e) {
           if (attempt < ATTEMPTS && isEntityNotFound(e)) continue;
           throw e;
@@ -172,6 +183,7 @@ export class Transactions {
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await session.executeWrite(async (tx) => {
+            notPast(deadline);
             const q = this.query(tx);
             if (reachedCommit && options.ifCommitted) {
               const earlier = await options.ifCommitted(q, writeId);
