@@ -12,7 +12,7 @@ import { neo4jConnectionFromEnv } from '../helpers/store';
 const GRAPH_CALLS = 10_000;
 const READERS = 8;
 const WRITERS = 4;
-const STAYING = 20;
+const STAYING = 6;
 
 describe('graphs read while holders of their ID are created and deleted', () => {
   let store: Neo4jStore;
@@ -27,7 +27,7 @@ describe('graphs read while holders of their ID are created and deleted', () => 
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     const hub = id('device', 'hub');
-    const holding = (i: number): IdPair[] => [hub, id('cookie', `c${i % 5}`)];
+    const holding = (i: number): IdPair[] => [hub, id('cookie', `c${i % 3}`)];
     for (let i = 0; i < STAYING; i += 1) await store.createNode(asChecked(member(c, `m${i}`), MEMBER, holding(i)), holding(i));
     const bounds = { customerId: c, exclude: false, unlinkedTypes: [], maxNodes: 10_000, maxIds: 50_000, answerNodes: 500 };
     const queries: GraphQuery[] = [
