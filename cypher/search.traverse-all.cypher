@@ -1,9 +1,12 @@
-// params: sources, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes, answerBytes
-// Step ALL: the nodes reachable from the source vertices through shared IDs, and the IDs they hold. The sources
-// are one vertex (the keyed start node, or the Id vertex of a where condition, whose holders are the start nodes and
-// lie in one component with it) but in one case: a where condition on an ID of a `links: false` type, restricted
-// to a schema, whose start nodes are only some of the ID's holders and are not linked by it. The sources are then
-// those start nodes, each traversed on its own (one row each, an element-id seek, as in search.traverse-one.cypher).
+// params: source, holdersSchema, maxNodes, maxIds, excluded, havingType, hiddenTypes, unlinkedTypes, answerBytes
+// Step ALL: the nodes reachable from the source vertex through shared IDs, and the IDs they hold. The source is the
+// keyed start node, or the Id vertex of a where condition, whose holders are the start nodes and lie in one
+// component with it. One case needs more: a where condition on an ID of a `links: false` type, restricted to a
+// schema, whose start nodes are only the ID's holders in that schema (holdersSchema; null otherwise). The source
+// is then still the Id vertex, but the traversal steps from it to those holders only (the predicate on the
+// relationships below: a LINKED relationship into the source must come from a node of holdersSchema), and through
+// it nowhere else. So it is one breadth-first search however many holders start, each vertex of their components
+// expanded once: a traversal per holder walked a shared component once per holder, quadratic in the holders.
 //
 // The traversal reaches Id vertices as well as nodes, and counts both: the IDs the reached nodes hold, hidden types
 // included (reading them costs the same), are bounded by maxIds (TRAVERSAL_MAX_IDS) as the nodes are by maxNodes.
@@ -26,9 +29,10 @@
 //
 // IDs of `links: false` types (unlinkedTypes) are never stepped through. The path predicate keeps them out of every
 // path (but for the source, when a where condition starts from one), and the planner solves it inside the same
-// VarLengthExpand(Pruning,BFS,All), as a predicate on each vertex it reaches (EXPLAIN on 5.26 shows it in the
-// operator's details; test/store-contract/neo4j.neo4j.test.ts checks the plan): a vertex it refuses is neither
-// reached nor expanded, so a `links: false` ID held by a million nodes costs one refused vertex. Such IDs are still
+// VarLengthExpand(Pruning,BFS,All), as a predicate on each vertex it reaches, and the holdersSchema one on each
+// relationship it steps along (EXPLAIN on 5.26 shows both in the operator's details;
+// test/store-contract/neo4j.neo4j.test.ts checks the plan): a vertex it refuses is neither reached nor expanded,
+// so a `links: false` ID held by a million nodes costs one refused vertex. Such IDs are still
 // IDs the reached nodes hold: the COUNT below adds them to idsRead (and reads nothing when unlinkedTypes is empty),
 // and they are returned.
 //
@@ -44,11 +48,11 @@
 // The answer's weight comes with it: how many IDs (`idCount`) and the characters of their types and values
 // (`idChars`), which answerSize (src/domain/model.ts) counts; the IDs themselves only when the whole answer is
 // within $answerBytes (null: always), so that a large one is not sent before the service has room for it.
-UNWIND $sources AS sourceId
 MATCH (source)
-WHERE elementId(source) = sourceId
+WHERE elementId(source) = $source
 MATCH path = (source)-[:LINKED*0..20000001]-(reached)
 WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
+  AND all(link IN relationships(path) WHERE $holdersSchema IS NULL OR endNode(link) <> source OR startNode(link).schema = $holdersSchema)
 WITH DISTINCT reached
 LIMIT $maxNodes + $maxIds + 1
 WITH collect(reached) AS vertices
@@ -57,7 +61,7 @@ WITH vertices, nodes, size(nodes) AS visited
 WITH nodes, visited, size(vertices) - visited + COUNT {
   UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
-  WHERE id.type IN $unlinkedTypes AND NOT elementId(id) IN $sources
+  WHERE id.type IN $unlinkedTypes AND elementId(id) <> $source
   RETURN DISTINCT id
 } AS idsRead
 WITH visited, idsRead, COLLECT {

@@ -95,13 +95,16 @@ async function freePort() {
  * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
  * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
- * one when undefined), heap (default 1g), pageCacheMb (default 256).
+ * one when undefined), heap (default 1g), pageCacheMb (default 256), transactionTimeoutS (db.transaction.timeout,
+ * default 30).
  */
-async function start({ port, password, data, heap, pageCacheMb, timeoutMs = 300_000 } = {}) {
+async function start({ port, password, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
   const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
   delete env.NEO4J_LOCAL_PAGECACHE_MB;
   if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
+  delete env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S;
+  if (transactionTimeoutS !== undefined) env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S = String(transactionTimeoutS);
   delete env.NEO4J_PASSWORD;
   delete env.NEO4J_LOCAL_DATA;
   if (password !== undefined) env.NEO4J_PASSWORD = password;

@@ -77,7 +77,7 @@ const envSchema = {
       maximum: 600000,
       default: 30000,
       description:
-        'How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); the call itself goes on. Keep it below IDLE_TIMEOUT_MS.',
+        'How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); Neo4j ends the call\'s transaction by the same limit (its transaction timeout). Keep it below IDLE_TIMEOUT_MS.',
     },
     ADMIN_TOKEN: {
       type: 'string',

@@ -26,7 +26,7 @@ describe('the statements the Neo4j store loads', () => {
     const statements = loadStatements();
     expect(Object.keys(statements.byName).sort()).toEqual([...STATEMENT_NAMES].sort());
     expect(statements.schema.map((s) => s.name)).toEqual([...SCHEMA_STATEMENT_NAMES]);
-    expect(statements.byName['search.traverse-all'].params).toEqual(['sources', 'maxNodes', 'maxIds', 'excluded', 'havingType', 'hiddenTypes', 'unlinkedTypes', 'answerBytes']);
+    expect(statements.byName['search.traverse-all'].params).toEqual(['source', 'holdersSchema', 'maxNodes', 'maxIds', 'excluded', 'havingType', 'hiddenTypes', 'unlinkedTypes', 'answerBytes']);
     expect(statements.byName['node.create'].file).toBe('cypher/node.create.cypher');
   });
 

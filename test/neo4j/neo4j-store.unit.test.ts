@@ -169,6 +169,8 @@ const isKnown = (known: unknown, deliveryId: number, revision: number): boolean 
 function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean; callTimeoutMs?: number } = {}) {
   const calls: Call[] = [];
   const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
+  /** The transaction config of each executeRead, executeWrite and auto-commit run, in order. */
+  const txConfigs: Array<{ kind: 'read' | 'write' | 'run'; config: unknown }> = [];
   let executeWrites = 0;
   let driverClosed = 0;
   const tx = {
@@ -187,13 +189,18 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
       sessions.opened += 1;
       sessions.configs.push(config);
       return {
-        executeRead: (work: (t: typeof tx) => Promise<unknown>) => work(tx),
-        executeWrite: async (work: (t: typeof tx) => Promise<unknown>) => {
+        executeRead: (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+          txConfigs.push({ kind: 'read', config });
+          return work(tx);
+        },
+        executeWrite: async (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+          txConfigs.push({ kind: 'write', config });
           executeWrites += 1;
           if (options.loseCommitReplies) await work(tx);
           return work(tx);
         },
-        run: async () => {
+        run: async (_text: string, _params: unknown, config?: unknown) => {
+          txConfigs.push({ kind: 'run', config });
           if (pingAnswer) throw pingAnswer;
           return { records: [] };
         },
@@ -212,6 +219,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
     store,
     calls,
     sessions,
+    txConfigs,
     named: (name: StatementName) => calls.filter((c) => c.name === name),
     names: () => calls.map((c) => c.name),
     writes: () => executeWrites,
@@ -422,8 +430,8 @@ describe('Neo4j store, with a fake driver', () => {
         whereType: null,
         whereValue: null,
       });
-      const traversal = fake.named('search.traverse-all')[0]?.params as { sources: string[]; maxNodes: unknown; maxIds: unknown };
-      expect(traversal).toMatchObject({ sources: ['n1'], excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] });
+      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; maxNodes: unknown; maxIds: unknown };
+      expect(traversal).toMatchObject({ source: 'n1', holdersSchema: null, excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] });
       expect([neo4j.isInt(traversal.maxNodes), neo4j.isInt(traversal.maxIds)]).toEqual([true, true]);
       expect([String(traversal.maxNodes), String(traversal.maxIds)]).toEqual(['50', '70']);
       expect(result).toEqual({
@@ -464,18 +472,18 @@ describe('Neo4j store, with a fake driver', () => {
     test('when step is ALL from where, then one traversal from the Id vertex, whatever the schema', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
-      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['i1'] });
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
     });
 
-    test('when step is ALL from where in a schema on an ID that links nothing, then one traversal from each start node', async () => {
-      // The ID's holders share no component through it: the Id vertex would reach holders of other schemas.
+    test('when step is ALL from where in a schema on an ID that links nothing, then one traversal from the Id vertex to that schema\'s holders', async () => {
+      // The ID's holders share no component through it: from the Id vertex, only those of the schema start.
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await fake.store.search(query({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
-      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['n1', 'n3'], unlinkedTypes: ['ip'] });
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: 'shop', unlinkedTypes: ['ip'] });
 
       const anySchema = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await anySchema.store.search(query({ where: { id: id('ip', '10.0.0.1') }, unlinkedTypes: ['ip'] }));
-      expect(anySchema.named('search.traverse-all')[0]?.params).toMatchObject({ sources: ['i1'] });
+      expect(anySchema.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
     });
 
     test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
@@ -550,13 +558,13 @@ describe('Neo4j store, with a fake driver', () => {
       { visited: nodes.length, idsRead: nodes.length, nodes: nodes.map((n) => ({ schema: 'member', keyType: 'member_id', idCount: 1, ...n })) },
     ];
 
-    test('when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, one from each start node', async () => {
+    test('when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, to that schema\'s holders', async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await fake.store.graph(graphQuery({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
-      expect(fake.named('graph.reach-all')[0]?.params).toMatchObject({ sources: ['i1'] });
+      expect(fake.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
       const unlinked = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await unlinked.store.graph(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
-      expect(unlinked.named('graph.reach-all')[0]?.params).toMatchObject({ sources: ['n1', 'n3'], unlinkedTypes: ['ip'] });
+      expect(unlinked.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: 'shop', unlinkedTypes: ['ip'] });
     });
 
     test('when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes\' IDs are read', async () => {
@@ -593,6 +601,20 @@ describe('Neo4j store, with a fake driver', () => {
       });
       const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
       expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
+    });
+
+    test('when a node is deleted after the traversal reached it and before its properties were read, then it is left out', async () => {
+      const fake = fakeStore((name) => {
+        if (name === 'graph.reach-all') {
+          const [row] = reached({ ref: 'n1', keyId: 'm1', level: 0 }, { ref: 'n2', keyId: 'm2', level: 1 });
+          return [{ ...row, nodes: [row!.nodes[0], { ref: 'n2', level: 1, schema: null, keyType: null, keyId: null, idCount: 0 }] }];
+        }
+        if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
+        return undefined;
+      });
+      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
+      expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n1'] });
     });
   });
 
@@ -1105,6 +1127,22 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.sessions.closed).toBe(1);
     });
 
+    test('when a call is made, then each of its transactions tells Neo4j the time left of the call as its timeout, so Neo4j ends it by then too', async () => {
+      const fake = fakeStore(undefined, { callTimeoutMs: 4_000 });
+      await fake.store.getNodeIds(member('m1'));
+      await fake.store.createNode(member('m2'), []);
+      await fake.store.ping();
+      expect(fake.txConfigs.map((t) => t.kind)).toEqual(['read', 'write', 'run']);
+      const timeouts = fake.txConfigs.map((t) => (t.config as { timeout?: number } | undefined)?.timeout ?? -1);
+      for (const [kind, timeout, limit] of [
+        ['read', timeouts[0], 4_000],
+        ['write', timeouts[1], 4_000],
+        ['ping', timeouts[2], 3_000],
+      ] as const) {
+        expect([kind, (timeout ?? -1) > limit - 1_000 && (timeout ?? -1) <= limit]).toEqual([kind, true]);
+      }
+    });
+
     test('when a call answers within the limit, then its answer comes at once and its session is closed before it', async () => {
       const fake = fakeStore(undefined, { callTimeoutMs: 5_000 });
       const asked = Date.now();
@@ -1176,6 +1214,16 @@ describe('Neo4j store, with a fake driver', () => {
       const broken = fakeStore((name) => (name === 'node.lock' ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
       await expect(broken.store.removeId(member('m1'), id('device', 'd1'))).rejects.toMatchObject({ code: 'Neo.ClientError.Statement.EntityNotFound' });
       expect(broken.writes()).toBe(3);
+    });
+
+    test('when a read runs into a vertex deleted concurrently, then it is run again, at most three times', async () => {
+      let failures = 2;
+      const flaky = fakeStore((name) => (name === 'node.ids' && failures-- > 0 ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
+      await expect(flaky.store.getNodeIds(member('m1'))).resolves.toEqual(expect.any(Array));
+      expect(flaky.named('node.ids')).toHaveLength(3);
+      const broken = fakeStore((name) => (name === 'node.ids' ? driverError('Neo.ClientError.Statement.EntityNotFound') : undefined));
+      await expect(broken.store.getNodeIds(member('m1'))).rejects.toMatchObject({ code: 'Neo.ClientError.Statement.EntityNotFound' });
+      expect(broken.named('node.ids')).toHaveLength(3);
     });
 
     test('when a commit reply is lost and the node carries this call\'s write id, then the retry answers without writing again', async () => {

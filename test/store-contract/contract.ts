@@ -2127,6 +2127,42 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await search(fromWhereUnlinked(c, { schemaId: 'account', id: IP }))).toMatchObject({ results: [], total: 0 });
         });
 
+        test('when many holders of a links: false ID in a schema share one component, then ALL from the ID answers what ALL from any one of them does, and is bounded as it', async () => {
+          const c = newCustomer();
+          const VISITOR: SchemaRecord = {
+            schemaId: 'visitor',
+            idTypes: [
+              { type: 'visitor_id', secure: false },
+              { type: 'cookie', secure: false },
+              { type: 'ip', secure: false, links: false },
+            ],
+          };
+          for (const schema of [PERSON, ACCOUNT, VISITOR]) await store().putSchema(c, schema);
+          const visitor = (key: string): NodeAddress => ({ customerId: c, schemaId: 'visitor', key: id('visitor_id', key) });
+          const SHARED = id('cookie', 'shared');
+          const holders = Array.from({ length: 40 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+          const nodes: Array<[NodeAddress, SchemaRecord, IdPair[]]> = [
+            ...holders.map((k): [NodeAddress, SchemaRecord, IdPair[]] => [person(c, k), PERSON, [SHARED, IP]]),
+            // Linked to the holders by the cookie: reached, though in other schemas (v1 holds the ip too).
+            [visitor('v1'), VISITOR, [SHARED, IP]],
+            [account(c, 'x1'), ACCOUNT, [SHARED]],
+            // Holds the ip alone, in another schema: not a start node, and nothing links it to one.
+            [visitor('v2'), VISITOR, [IP, id('cookie', 'alone')]],
+          ];
+          for (const [node, schema, held] of nodes) await store().createNode(asChecked(node, schema, held), held);
+          const component = union([SHARED, IP, id('visitor_id', 'v1'), id('account_id', 'x1')], people(...holders));
+
+          const fromIp = (overrides: Partial<SearchQuery> = {}) => search(fromWhereUnlinked(c, { schemaId: 'person', id: IP }, overrides));
+          expect(await fromIp()).toEqual({ results: component, total: 44, visitedNodes: 42 });
+          expect(await search(fromKeyUnlinked(person(c, 'p17')))).toEqual({ results: component, total: 44, visitedNodes: 42 });
+          // The start nodes' own IDs go with exclude; the others hold the cookie and the ip too.
+          expect(await fromIp({ exclude: true })).toMatchObject({ results: [id('account_id', 'x1'), SHARED, IP, id('visitor_id', 'v1')], total: 4 });
+          // 42 nodes holding 44 distinct IDs: the bounds hold there, exactly.
+          await expect(fromIp({ maxNodes: 41 })).rejects.toMatchObject({ code: 'component_too_large' });
+          await expect(fromIp({ maxIds: 43 })).rejects.toMatchObject({ code: 'component_too_large' });
+          expect((await fromIp({ maxNodes: 42, maxIds: 44 })).total).toBe(44);
+        });
+
         test('when exclude is true, then the start nodes\' IDs go unless another target holds them, and a links: false ID brings no one in', async () => {
           const c = await households();
           // a1 alone holds dev in A: it goes; a3, a target, holds ip1: it stays.

@@ -174,6 +174,36 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       expect(keys(one)).toEqual(['visit/visit_id:v1', 'visit/visit_id:v2', 'visit/visit_id:v3']);
     });
 
+    test('when many holders of a links: false ID in a schema share one component, then ALL from the ID has them all at level 0 and the rest next, within the bounds', async () => {
+      const withIp = (schema: SchemaRecord): SchemaRecord => ({ ...schema, idTypes: [...schema.idTypes, { type: 'ip', secure: false, links: false }] });
+      const c = await customerWith(withIp(MEMBER), withIp(SHOP));
+      const HOT = id('ip', 'hot');
+      const holders = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+      for (const m of holders) await create(member(c, m), withIp(MEMBER), [id('device', 'shared'), HOT]);
+      // Linked by the device: level 1, though s3 holds the ip too; s2 holds only the ip, in another schema: out.
+      await create(shop(c, 's1'), withIp(SHOP), [id('device', 'shared')]);
+      await create(shop(c, 's2'), withIp(SHOP), [HOT]);
+      await create(shop(c, 's3'), withIp(SHOP), [HOT, id('device', 'shared')]);
+      const from = { where: { schemaId: 'member', id: HOT } };
+      const unlinkedTypes = ['ip'];
+
+      const answer = drawn(await store().graph(query(c, from, { unlinkedTypes })));
+      expect(answer).toEqual({
+        nodes: [
+          ...holders.map((m) => ({ schema: 'member', key: `member_id:${m}`, ids: ['device:shared', 'ip:hot', `member_id:${m}`] })),
+          { schema: 'shop', key: 'shop_id:s1', ids: ['device:shared', 'shop_id:s1'] },
+          { schema: 'shop', key: 'shop_id:s3', ids: ['device:shared', 'ip:hot', 'shop_id:s3'] },
+        ],
+        truncated: false,
+      });
+      expect(keys(await store().graph(query(c, from, { unlinkedTypes, answerNodes: 41 })))).toEqual([...holders.map((m) => `member/member_id:${m}`), 'shop/shop_id:s1']);
+      // 42 nodes holding 44 distinct IDs (answered, 3 a node for the nearest, maxIds holds 14 of them).
+      await expect(store().graph(query(c, from, { unlinkedTypes, maxNodes: 41 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      await expect(store().graph(query(c, from, { unlinkedTypes, maxIds: 43 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      const atTheBounds = await store().graph(query(c, from, { unlinkedTypes, maxNodes: 42, maxIds: 44 }));
+      expect({ answered: keys(atTheBounds), truncated: atTheBounds.truncated }).toEqual({ answered: holders.slice(0, 14).map((m) => `member/member_id:${m}`), truncated: true });
+    });
+
     test('when the component passes maxNodes or its nodes hold more than maxIds distinct IDs, then component_too_large', async () => {
       const c = await chain();
       for (const step of ['ONE', 'ALL'] as const) {

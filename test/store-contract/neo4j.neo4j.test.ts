@@ -59,7 +59,7 @@ describe('Neo4j store specifics', () => {
 
   const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [], answerBytes: null };
   test.each([
-    ['search.traverse-all', { sources: ['x'], ...gather }],
+    ['search.traverse-all', { source: 'x', holdersSchema: null, ...gather }],
     ['search.traverse-one', { starts: ['x'], ...gather }],
     ['search.traverse-one-from-id', { source: 'x', ...gather }],
     ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
@@ -71,7 +71,7 @@ describe('Neo4j store specifics', () => {
   // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning
   // expand itself; as a Filter after it, the expand would still step through a hot ID to all its holders.
   test.each([
-    ['search.traverse-all', { sources: ['x'], ...gather, unlinkedTypes: ['ip'] }],
+    ['search.traverse-all', { source: 'x', holdersSchema: 'member', ...gather, unlinkedTypes: ['ip'] }],
     ['search.traverse-one', { starts: ['x'], ...gather, unlinkedTypes: ['ip', 'country'] }],
     ['search.traverse-one-from-id', { source: 'x', ...gather, unlinkedTypes: ['ip'] }],
   ])('when %s is planned with unlinked types, then the pruning breadth-first expand itself refuses their Id vertices', async (name, params) => {
@@ -91,9 +91,9 @@ describe('Neo4j store specifics', () => {
       { c },
       { database: connection.database },
     );
-    const sources = [records[0]?.get('node') as string];
+    const source = records[0]?.get('node') as string;
     const reached = async (unlinkedTypes: string[]) => {
-      const profiled = await planOf('search.traverse-all', { ...gather, maxNodes: neo4j.int(10_000), maxIds: neo4j.int(50_000), sources, unlinkedTypes }, 'PROFILE');
+      const profiled = await planOf('search.traverse-all', { ...gather, maxNodes: neo4j.int(10_000), maxIds: neo4j.int(50_000), source, holdersSchema: null, unlinkedTypes }, 'PROFILE');
       return profiled.find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))?.rows;
     };
     // The node and its key and cookie; the shared ip is refused, so none of the 299 other holders is reached.
@@ -102,15 +102,15 @@ describe('Neo4j store specifics', () => {
     expect(await reached([])).toBeGreaterThan(600);
   });
 
-  // The graph's step ALL: a shortest-path search expanding from the source (one breadth-first search, each vertex
-  // once, with its distance), the links:false predicate inlined, the LIMIT stopping it; its step ONE reuses the
-  // search's pruning expand.
+  // The graph's step ALL: the search's pruning expand, twice (the second, for the distances, only within the
+  // bounds), the links:false and holdersSchema predicates inlined, the LIMIT stopping the first; its step ONE
+  // reuses the search's pruning expand.
   const reach = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), hiddenTypes: [] };
-  test('when graph.reach-all is planned with unlinked types, then it is a stateful shortest path from the source that itself refuses their Id vertices', async () => {
-    const plan = await planOf('graph.reach-all', { sources: ['x'], ...reach, unlinkedTypes: ['ip'] });
-    const search = plan.find((op) => op.operator.startsWith('StatefulShortestPath(All)'));
-    expect(search?.details).toMatch(/expanding from: source/);
-    expect(search?.details).toMatch(/inlined predicates: .*unlinkedTypes/s);
+  test('when graph.reach-all is planned with unlinked types, then both its traversals are pruning breadth-first expands from the source that themselves refuse their Id vertices', async () => {
+    const plan = await planOf('graph.reach-all', { source: 'x', holdersSchema: 'member', ...reach, unlinkedTypes: ['ip'] });
+    const expands = plan.filter((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
+    expect(expands).toHaveLength(2);
+    for (const expand of expands) expect(expand.details).toMatch(/\(source\)-\[:LINKED\*0\.\.20000001\]-\(reached\).*unlinkedTypes.*holdersSchema/s);
   });
   test.each([
     ['graph.reach-one', { starts: ['x'], ...reach, unlinkedTypes: ['ip'] }],
@@ -120,15 +120,18 @@ describe('Neo4j store specifics', () => {
     expect(expand?.details).toMatch(/unlinkedTypes/);
   });
 
-  test('when a component holds 2,000 nodes and the graph may visit 50, then the shortest-path search stops at its LIMIT', async () => {
+  test('when a component holds 2,000 nodes and the graph may visit 50, then its first traversal stops at its LIMIT and the second does not run', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
     const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node', { c }, { database: connection.database });
-    const profiled = await planOf('graph.reach-all', { sources: [records[0]?.get('node')], maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] }, 'PROFILE');
-    const rows = profiled.find((op) => op.operator.startsWith('StatefulShortestPath(All)'))?.rows;
-    // 101 vertices proved the component too large; without the LIMIT it would have reached 4,001.
-    expect(rows).toBeLessThanOrEqual(200);
+    const profiled = await planOf('graph.reach-all', { source: records[0]?.get('node'), holdersSchema: null, maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] }, 'PROFILE');
+    const rows = profiled.filter((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS')).map((op) => op.rows);
+    // 101 vertices proved the component too large (without the LIMIT it would have reached 4,001), and the
+    // traversal for the distances did not run.
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toBeLessThanOrEqual(200);
+    expect(rows[1]).toBe(0);
     await expect(
       store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
     ).rejects.toMatchObject({ code: 'component_too_large' });

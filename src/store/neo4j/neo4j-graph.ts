@@ -12,7 +12,7 @@ import { int, type Query } from './query';
 interface Reach {
   visited: number;
   idsRead: number;
-  nodes: Array<{ ref: string; level?: number; schema: string; keyType: string; keyId: string; idCount: number; idChars?: number }>;
+  nodes: Array<{ ref: string; level?: number; schema: string | null; keyType: string; keyId: string; idCount: number; idChars?: number }>;
 }
 
 const GRAPH_TRAVERSALS = { all: 'graph.reach-all', oneFromId: 'graph.reach-one-from-id', one: 'graph.reach-one' } as const;
@@ -33,16 +33,24 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
   if ((reach?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
 
   const starts = new Set(start.nodes);
-  const candidates: Array<GraphCandidate<string>> = (reach?.nodes ?? []).map((n) => ({
-    ref: n.ref,
-    // ONE: the start nodes, then the nodes sharing an ID with one of them.
-    level: n.level ?? (starts.has(n.ref) ? 0 : 1),
-    start: starts.has(n.ref),
-    schemaId: n.schema,
-    key: { type: n.keyType, id: n.keyId },
-    idCount: n.idCount,
-    idChars: n.idChars ?? 0,
-  }));
+  // A node deleted after the traversal reached it and before its properties were read has none (a null schema):
+  // it is gone, as one deleted before the traversal is, and is left out, as graph.ids leaves one out below.
+  const candidates = (reach?.nodes ?? []).flatMap((n): Array<GraphCandidate<string>> =>
+    n.schema === null
+      ? []
+      : [
+          {
+            ref: n.ref,
+            // ONE: the start nodes, then the nodes sharing an ID with one of them.
+            level: n.level ?? (starts.has(n.ref) ? 0 : 1),
+            start: starts.has(n.ref),
+            schemaId: n.schema,
+            key: { type: n.keyType, id: n.keyId },
+            idCount: n.idCount,
+            idChars: n.idChars ?? 0,
+          },
+        ],
+  );
   const { chosen, truncated } = cutGraph(candidates, query);
   if (chosen.length === 0) return { nodes: [], truncated };
   // Room for the answer before its IDs are read (graph.ids).

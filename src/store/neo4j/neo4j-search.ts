@@ -75,7 +75,7 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
  * each with the parameters naming where it starts.
  */
 export type Traversal =
-  | { shape: 'all'; from: { sources: Array<string | undefined> } }
+  | { shape: 'all'; from: { source: string | undefined; holdersSchema: string | null } }
   | { shape: 'oneFromId'; from: { source: string | undefined } }
   | { shape: 'one'; from: { starts: string[] } };
 
@@ -86,9 +86,9 @@ export function traversalOf(start: StartNodes, query: Pick<SearchQuery, 'step' |
   if (query.step === 'ALL') {
     // Every start node lies in the component of the source, so one traversal from it reaches them all; but the
     // holders of an ID that links nothing share no component through it, and when a schema picks some of them as
-    // the start nodes, each is a source of its own.
+    // the start nodes, the traversal steps from the ID to those alone (holdersSchema), still once for all of them.
     const unlinkedWhere = start.fromId && query.where?.schemaId !== undefined && query.unlinkedTypes.includes(query.where.id.type);
-    return { shape: 'all', from: { sources: unlinkedWhere ? start.nodes : [start.source] } };
+    return { shape: 'all', from: { source: start.source, holdersSchema: unlinkedWhere ? (query.where?.schemaId ?? null) : null } };
   }
   // The start nodes are all the holders of the ID: one traversal from its Id vertex.
   if (start.fromId && query.where?.schemaId === undefined) return { shape: 'oneFromId', from: { source: start.source } };

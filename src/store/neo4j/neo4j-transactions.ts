@@ -2,7 +2,8 @@
 // session.executeRead, each write in one session.executeWrite transaction whose function has no effect outside the
 // transaction, so the driver may retry it (and a retry after a lost commit reply answers what the committed
 // attempt did: see write()); sessions are closed in `finally`; every session names the database; every call has a
-// time limit (bounded). What each call does inside its transaction is in the files beside this one.
+// time limit (bounded), which Neo4j enforces on its transactions too (txConfig). What each call does inside its
+// transaction is in the files beside this one.
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
 import { DomainError } from '../../domain/errors';
@@ -32,8 +33,24 @@ const PING_TIMEOUT_MS = 3_000;
 /** How long start-up waits for the constraints and indexes to come online. */
 const AWAIT_INDEXES_SECONDS = 300;
 
-/** Attempts of a write that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
-const WRITE_ATTEMPTS = 3;
+/** Attempts of a call that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
+const ATTEMPTS = 3;
+
+/**
+ * The transaction config of an attempt of a call that must end by `deadline` (a Date.now() value): Neo4j terminates
+ * the transaction once the time left has passed, so that no work goes on after the call answered 503 (bounded). A
+ * call without a limit (start-up's own steps) says so with 0, which also overrides a server default
+ * (db.transaction.timeout).
+ */
+const txConfig = (deadline: number) => ({ timeout: Number.isFinite(deadline) ? Math.max(1, Math.ceil(deadline - Date.now())) : 0 });
+
+/**
+ * Thrown by an attempt that would start after its call's deadline: the driver retries a transaction that failed
+ * transiently with the config it was given, so a retry must not begin once the call has answered.
+ */
+function notPast(deadline: number): void {
+  if (Date.now() >= deadline) throw new DomainError('store_unavailable', 'Neo4j did not answer in time.');
+}
 
 /**
  * Asked by a write whose earlier attempt got as far as its commit: `{ result }`, what that attempt answered, when
@@ -87,11 +104,11 @@ export class Transactions {
   }
 
   /**
-   * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen, or cut off by the
-   * network without the connection closing) is 503 store_unavailable then; the call itself goes on, and its session
-   * is closed once it settles. Neo4j is not asked to end the transaction: a slow erase or bulk batch completes as it
-   * did before this limit (its caller then had its connection cut at IDLE_TIMEOUT_MS), and a write answered 503 may
-   * have happened, as README says of any.
+   * `call` on `session`, closed after it. A call with no answer after `limitMs` (Neo4j frozen or too slow, or cut off
+   * by the network without the connection closing) is 503 store_unavailable then; its session is closed once the
+   * call settles. Each transaction of the call carries the time left as its timeout (txConfig), so Neo4j ends the
+   * work by then too, and a slow read stops using Neo4j once its caller has its 503. A write answered 503 may still
+   * have happened (its commit reply lost), as README says of any.
    */
   private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
     const running = call();
@@ -114,11 +131,29 @@ export class Transactions {
     return outcome.value;
   }
 
-  /** `work` in one read transaction, within `limitMs` (see bounded). */
+  /**
+   * `work` in one read transaction, within `limitMs` (see bounded). A read that ran into a vertex a concurrent
+   * transaction deleted between two of its steps (Neo4j reads what is committed when each step runs) is run again,
+   * and then sees the deletion.
+   */
   async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
+    const deadline = Date.now() + limitMs;
     const session = this.session('READ');
+    const attempts = async (): Promise<T> => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await session.executeRead((tx) => {
+            notPast(deadline);
+            return work(this.query(tx));
+          }, txConfig(deadline));
+        } catch (e) {
+          if (attempt < ATTEMPTS && isEntityNotFound(e)) continue;
+          throw e;
+        }
+      }
+    };
     try {
-      return await this.bounded(session, () => session.executeRead((tx) => work(this.query(tx))), limitMs);
+      return await this.bounded(session, attempts, limitMs);
     } catch (e) {
       throw toStoreError(e);
     }
@@ -141,11 +176,14 @@ export class Transactions {
   async write<T>(work: (q: Query, writeId: string) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
     const writeId = randomUUID();
     let reachedCommit = false;
+    const limitMs = options.limitMs ?? this.callTimeoutMs;
+    const deadline = Date.now() + limitMs;
     const session = this.session('WRITE');
     const attempts = async (): Promise<T> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await session.executeWrite(async (tx) => {
+            notPast(deadline);
             const q = this.query(tx);
             if (reachedCommit && options.ifCommitted) {
               const earlier = await options.ifCommitted(q, writeId);
@@ -155,14 +193,14 @@ export class Transactions {
             // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
             reachedCommit = true;
             return result;
-          });
+          }, txConfig(deadline));
         } catch (e) {
-          if (attempt < WRITE_ATTEMPTS && isEntityNotFound(e)) continue;
+          if (attempt < ATTEMPTS && isEntityNotFound(e)) continue;
           throw toStoreError(e, options.onConstraintViolation);
         }
       }
     };
-    return this.bounded(session, attempts, options.limitMs ?? this.callTimeoutMs);
+    return this.bounded(session, attempts, limitMs);
   }
 
   /**
@@ -209,7 +247,8 @@ export class Transactions {
     // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
     const session = this.session('READ');
     try {
-      await this.bounded(session, async () => void (await session.run(this.statements.byName['store.ping'].text)), PING_TIMEOUT_MS);
+      const ping = this.statements.byName['store.ping'].text;
+      await this.bounded(session, async () => void (await session.run(ping, {}, txConfig(Date.now() + PING_TIMEOUT_MS))), PING_TIMEOUT_MS);
     } catch {
       throw storeUnavailable();
     }
