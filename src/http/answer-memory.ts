@@ -2,7 +2,10 @@
 // answer may be tens of megabytes; Node keeps all of it until the client has read it, for as long as
 // IDLE_TIMEOUT_MS while the client reads nothing. Thirty anonymous connections that sent such a search and read
 // nothing took the service from 212 to 516 MB.
+import { createHash } from 'node:crypto';
+import { Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import type { Express, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import { DomainError } from '../domain/errors';
 import type { AnswerRoom } from '../domain/model';
 import { ADMISSION_WAIT_MS, SendingBudget } from './admission';
@@ -29,7 +32,25 @@ interface AnswerMemory {
   alwaysSent: number;
   /** The most one search or graph answer may take: ANSWER_SHARES of them fit in the budget. */
   largest: number;
+  /** Digests of the starts whose last search or graph answered more than HEAVY_ANSWER_BYTES (admitRead). */
+  heavyStarts: LRUCache<string, true>;
+  /** HEAVY_READS_AT_ONCE slots, waited for up to ADMISSION_WAIT_MS. */
+  heavyLane: SemaphoreInterface;
 }
+
+/**
+ * How many searches and graphs from starts known to answer large run at once. Such a read costs the store far
+ * more than a small one (it reads every ID, and on Neo4j every value, before it knows its answer is too large), so
+ * a few clients repeating one could take every core of the store from the small reads that apps make.
+ */
+export const HEAVY_READS_AT_ONCE = 1;
+/**
+ * An answer past this marks its start as one that answers large: far more than a person's usual answer (a
+ * 1,000-node person answers about 200 KB), so that analysts' ordinary large reads never wait for a slot.
+ */
+export const HEAVY_ANSWER_BYTES = 1 << 20;
+/** How many such starts are remembered (a digest each), the most recently used kept. */
+const REMEMBERED_HEAVY_STARTS = 10_000;
 
 /** How many of the largest search or graph answers the budget holds at once (answerRoomOf). */
 export const ANSWER_SHARES = 4;
@@ -42,6 +63,11 @@ const BUILDING = 2;
 
 /** res.locals: bytes of the budget a search or graph took before its answer was built (answerRoomOf). */
 const RESERVED = 'answerRoomBytes';
+/** res.locals: the digest of the read's start (admitRead), and whether its answer passed HEAVY_ANSWER_BYTES (answerRoomOf). */
+const START = 'answerRoomStart';
+const TOOK_ROOM = 'answerRoomTaken';
+
+class NoLane extends Error {}
 
 /**
  * Every answer of a read larger than `limitBytes / maxConnections` takes its size of the budget until Node has
@@ -54,7 +80,14 @@ const RESERVED = 'answerRoomBytes';
 export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): void {
   const budget = new SendingBudget(limits.limitBytes);
   const alwaysSent = Math.floor(limits.limitBytes / limits.maxConnections);
-  app.locals.answerMemory = { budget, limits, alwaysSent, largest: Math.floor(limits.limitBytes / ANSWER_SHARES) } satisfies AnswerMemory;
+  app.locals.answerMemory = {
+    budget,
+    limits,
+    alwaysSent,
+    largest: Math.floor(limits.limitBytes / ANSWER_SHARES),
+    heavyStarts: new LRUCache<string, true>({ max: REMEMBERED_HEAVY_STARTS }),
+    heavyLane: withTimeout(new Semaphore(HEAVY_READS_AT_ONCE), ADMISSION_WAIT_MS, new NoLane()),
+  } satisfies AnswerMemory;
   const send = app.response.send;
   app.response.send = function sendWithinBudget(this: Response, body?: unknown): Response {
     const free = alwaysSent + ((this.locals[RESERVED] as number | undefined) ?? 0);
@@ -89,6 +122,11 @@ export function answerRoomOf(res: Response): AnswerRoom {
     freeBytes: memory.alwaysSent,
     take(bytes: number): void {
       if (bytes <= memory.alwaysSent) return;
+      const start = res.locals[START] as string | undefined;
+      if (bytes > HEAVY_ANSWER_BYTES) {
+        res.locals[TOOK_ROOM] = true;
+        if (start !== undefined) memory.heavyStarts.set(start, true);
+      }
       if (bytes > memory.largest) {
         throw new DomainError(
           'answer_too_large',
@@ -106,4 +144,46 @@ export function answerRoomOf(res: Response): AnswerRoom {
       if (res.destroyed) release();
     },
   };
+}
+
+/** What a search or graph starts from, as admitRead tells one start from another. */
+export interface ReadStart {
+  customerId: string;
+  operation: 'search' | 'graph';
+  step: string;
+  from: { schema?: string | undefined; key?: { type: string; id: string } | undefined; where?: { type: string; id: string } | undefined };
+}
+
+/**
+ * Admits a search or graph. One whose start answered more than HEAVY_ANSWER_BYTES the last time (answerRoomOf) waits for one of
+ * HEAVY_READS_AT_ONCE slots, up to ADMISSION_WAIT_MS, then is 503 server_busy with Retry-After; every other read goes
+ * on at once, so small reads never wait behind large ones. A start is known by a digest, never by its values (a
+ * start may be a secure ID); one whose read in the slot answered less than HEAVY_ANSWER_BYTES is forgotten.
+ */
+export async function admitRead(res: Response, start: ReadStart): Promise<void> {
+  const memory = res.app.locals.answerMemory as AnswerMemory;
+  const { schema, key, where } = start.from;
+  const digest = createHash('sha256')
+    .update(JSON.stringify([start.customerId, start.operation, start.step, schema ?? null, key?.type ?? null, key?.id ?? null, where?.type ?? null, where?.id ?? null]))
+    .digest('base64');
+  res.locals[START] = digest;
+  if (!memory.heavyStarts.has(digest)) return;
+  let release: () => void;
+  try {
+    [, release] = await memory.heavyLane.acquire();
+  } catch (e) {
+    if (!(e instanceof NoLane)) throw e;
+    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
+    throw new DomainError('server_busy', `Other reads with large answers are running; retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+  }
+  let released = false;
+  const done = (): void => {
+    if (released) return;
+    released = true;
+    release();
+    if (res.locals[TOOK_ROOM] !== true) memory.heavyStarts.delete(digest);
+  };
+  res.once('finish', done).once('close', done);
+  // The client left while it waited: nothing will be read.
+  if (res.destroyed) done();
 }

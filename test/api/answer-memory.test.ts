@@ -138,3 +138,69 @@ describe('answers being sent hold bounded memory together', () => {
     expect(limited.body.total).toBe(BIG_IDS + 1);
   }, 60_000);
 });
+
+describe('reads from a start that answered large take turns, and never hold up small reads', () => {
+  let app: TestApp;
+  let customer: string;
+  beforeAll(async () => {
+    // The default budget: the big node's 9.3 MB answer is sent, and marks its start as one that answers large.
+    app = await startApp();
+    customer = uniqueCustomer('heavylane');
+    await putSchema(app, customer);
+    await loadBigNode(app, customer);
+    expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await app.close();
+  });
+
+  /** The big search on a raw connection that reads only the status line: the read holds its slot while Node sends. */
+  async function unreadBigSearch(): Promise<net.Socket> {
+    const { port } = new URL(app.baseUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    socket.pause();
+    socket.read(0);
+    socket.on('error', () => undefined);
+    const body = JSON.stringify(bigSearch);
+    socket.write(
+      `POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    return socket;
+  }
+
+  test('when a read from such a start is being sent, then another from it waits and is 503 server_busy, a small read is answered meanwhile, and once the first is gone it is answered', async () => {
+    const first = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    expect(first.status).toBe(200);
+    expect(first.body.total).toBe(BIG_IDS + 1);
+
+    const reader = await unreadBigSearch();
+    expect(reader.read(12)?.toString()).toBe('HTTP/1.1 200');
+    let waitingAnswered = false;
+    const waiting = app.call('POST', `/v1/${customer}/_search`, { body: bigSearch }).then((res) => {
+      waitingAnswered = true;
+      return res;
+    });
+    const small = await app.call('POST', `/v1/${customer}/_search`, { body: { match: { from: { schema: 'member', key: id('member_id', 'small') } } } });
+    expect(small.status).toBe(200);
+    expect(small.body.total).toBe(2);
+    // The small read did not wait behind the large one, which is still waiting for its turn.
+    expect(waitingAnswered).toBe(false);
+    const refused = await waiting;
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body).toMatchObject({ code: 'server_busy' });
+    expect(String(refused.body.detail)).toContain('large answers');
+    expect(contractProblems('POST', `/v1/${customer}/_search`, refused)).toEqual([]);
+
+    reader.destroy();
+    let again = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    // The slot is given back once Node notices the reader has gone.
+    for (let tries = 0; again.status === 503 && tries < 20; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+    }
+    expect(again.status).toBe(200);
+    expect(again.body.total).toBe(BIG_IDS + 1);
+  }, 60_000);
+});

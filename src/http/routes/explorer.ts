@@ -4,7 +4,7 @@ import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { GraphBody, GraphService } from '../../domain/graph';
-import { answerRoomOf } from '../answer-memory';
+import { admitRead, answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 import { actorOf } from './node';
@@ -20,7 +20,9 @@ export function explorerRoutes(validators: Validators, bearer: RequestHandler, g
     bearer,
     operation(validators, 'graph', async ({ params, body }, _req, res) => {
       const customerId = (params as { customer_id: string }).customer_id;
-      res.status(200).json(await graphs.graph(actorOf(res, customerId), body as GraphBody, answerRoomOf(res)));
+      const graph = body as GraphBody;
+      await admitRead(res, { customerId, operation: 'graph', step: graph.match.step ?? 'ALL', from: graph.match.from });
+      res.status(200).json(await graphs.graph(actorOf(res, customerId), graph, answerRoomOf(res)));
     }),
   );
   router.get('/explore', (_req, res, next) => {

@@ -1,7 +1,7 @@
 // POST /v1/{customer_id}/_search
 import { type RequestHandler, type Router } from 'express';
 import type { SearchBody, SearchService } from '../../domain/search';
-import { answerRoomOf } from '../answer-memory';
+import { admitRead, answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { actorOf } from './node';
 import { caseSensitiveRouter } from '../router';
@@ -13,7 +13,9 @@ export function searchRoutes(validators: Validators, bearer: RequestHandler, sea
     bearer,
     operation(validators, 'search', async ({ params, body }, _req, res) => {
       const customerId = (params as { customer_id: string }).customer_id;
-      const { results, total } = await searches.search(actorOf(res, customerId), body as SearchBody, answerRoomOf(res));
+      const search = body as SearchBody;
+      await admitRead(res, { customerId, operation: 'search', step: search.match.step ?? 'ALL', from: search.match.from });
+      const { results, total } = await searches.search(actorOf(res, customerId), search, answerRoomOf(res));
       res.status(200).json({ results, total });
     }),
   );
