@@ -65,7 +65,7 @@ const BUILDING = 2;
 const RESERVED = 'answerRoomBytes';
 /** res.locals: the digest of the read's start (admitRead), and whether its answer passed HEAVY_ANSWER_BYTES (answerRoomOf). */
 const START = 'answerRoomStart';
-const TOOK_ROOM = 'answerRoomTaken';
+const ANSWERED_LARGE = 'answerRoomLarge';
 
 class NoLane extends Error {}
 
@@ -124,7 +124,7 @@ export function answerRoomOf(res: Response): AnswerRoom {
       if (bytes <= memory.alwaysSent) return;
       const start = res.locals[START] as string | undefined;
       if (bytes > HEAVY_ANSWER_BYTES) {
-        res.locals[TOOK_ROOM] = true;
+        res.locals[ANSWERED_LARGE] = true;
         if (start !== undefined) memory.heavyStarts.set(start, true);
       }
       if (bytes > memory.largest) {
@@ -181,7 +181,7 @@ export async function admitRead(res: Response, start: ReadStart): Promise<void> 
     if (released) return;
     released = true;
     release();
-    if (res.locals[TOOK_ROOM] !== true) memory.heavyStarts.delete(digest);
+    if (res.locals[ANSWERED_LARGE] !== true) memory.heavyStarts.delete(digest);
   };
   res.once('finish', done).once('close', done);
   // The client left while it waited: nothing will be read.
