@@ -1,4 +1,4 @@
-// House rules about what imports what, read from the sources (../shared/STYLE.md, "As the house grows"): the domain
+// House rules about what imports what, read from the sources: the domain
 // owns the store port (src/domain/store.ts) and imports neither a store nor the HTTP layer, and only
 // src/config.ts reads process.env.
 import fs from 'node:fs';
