@@ -6,7 +6,7 @@ import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/store';
 import { int, type Query } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
-import type { Write } from './neo4j-transactions';
+import { adoptInBatches, type Write } from './neo4j-transactions';
 
 /** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
 export function stored(entry: HistoryEntry, position: number) {
@@ -193,20 +193,9 @@ export async function pruneHistory(q: Query, before: string, limit: number, writ
 export const ADOPT_MENTIONS_BATCH = 10_000;
 
 /**
- * Start-up: gives the entries that earlier versions wrote without MENTIONS one per value they name, a batch a
- * transaction, in the order of their time; answers how many it gave them to (0 once done). A batch that runs again
- * after a lost commit reply finds its entries done and takes the next ones.
+ * Start-up: gives the entries that earlier versions wrote without MENTIONS one per value they name
+ * (adoptInBatches).
  */
-export async function adoptMentions(write: Write): Promise<number> {
-  let afterMillis = 0;
-  let adopted = 0;
-  for (;;) {
-    const [row] = await write(
-      (q) => q<{ adopted: number; lastMillis: number | null }>('history.adopt-mentions', { afterMillis: int(afterMillis), limit: int(ADOPT_MENTIONS_BATCH) }),
-      { limitMs: Infinity },
-    );
-    adopted += row?.adopted ?? 0;
-    if (!row || row.adopted < ADOPT_MENTIONS_BATCH || row.lastMillis === null) return adopted;
-    afterMillis = row.lastMillis;
-  }
+export function adoptMentions(write: Write): Promise<number> {
+  return adoptInBatches(write, 'history.adopt-mentions', ADOPT_MENTIONS_BATCH);
 }

@@ -13,7 +13,7 @@ import {
 import type { IdPair } from '../../domain/model';
 import { personTooLarge } from '../../domain/store';
 import { parseStored } from './neo4j-deliveries';
-import type { Write } from './neo4j-transactions';
+import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query } from './query';
 
 /** The IDs of a person: those of the component of the user's ID (person.ids.cypher); the user's ID alone when no node holds it. */
@@ -101,18 +101,8 @@ export const ADOPT_KEYS_BATCH = 10_000;
 
 /**
  * Start-up: gives the idempotency keys an earlier version stored without their ID the type and value '', so that an
- * erase of their customer finds them; a batch a transaction, in the order of their age. Answers how many (0 once done).
+ * erase of their customer finds them (adoptInBatches).
  */
-export async function adoptKeys(write: Write): Promise<number> {
-  let afterMillis = 0;
-  let adopted = 0;
-  for (;;) {
-    const [row] = await write(
-      (q) => q<{ adopted: number; lastMillis: number | null }>('impression.adopt-keys', { afterMillis: int(afterMillis), limit: int(ADOPT_KEYS_BATCH) }),
-      { limitMs: Infinity },
-    );
-    adopted += row?.adopted ?? 0;
-    if (!row || row.adopted < ADOPT_KEYS_BATCH || row.lastMillis === null) return adopted;
-    afterMillis = row.lastMillis;
-  }
+export function adoptKeys(write: Write): Promise<number> {
+  return adoptInBatches(write, 'impression.adopt-keys', ADOPT_KEYS_BATCH);
 }

@@ -72,6 +72,25 @@ export interface WriteOptions<T> {
 /** A write run by Transactions.write: what Neo4jStore hands to the code that builds a write of several steps. */
 export type Write = <T>(work: (q: Query, writeId: string) => Promise<T>, options?: WriteOptions<T>) => Promise<T>;
 
+/**
+ * Start-up upgrades of data an earlier version wrote: runs `statement` (params afterMillis, limit; answers adopted and
+ * lastMillis) one batch a transaction, in the order of the records' time, until a batch is short. Answers how many
+ * it adopted (0 once done). A batch that runs again after a lost commit reply finds its records done and takes the
+ * next ones.
+ */
+export async function adoptInBatches(write: Write, statement: StatementName, batch: number): Promise<number> {
+  let afterMillis = 0;
+  let adopted = 0;
+  for (;;) {
+    const [row] = await write((q) => q<{ adopted: number; lastMillis: number | null }>(statement, { afterMillis: int(afterMillis), limit: int(batch) }), {
+      limitMs: Infinity,
+    });
+    adopted += row?.adopted ?? 0;
+    if (!row || row.adopted < batch || row.lastMillis === null) return adopted;
+    afterMillis = row.lastMillis;
+  }
+}
+
 export class Transactions {
   private closed = false;
 
