@@ -63,7 +63,7 @@ const BUILDING = 2;
 
 /** res.locals: bytes of the budget a search or graph took before its answer was built (answerRoomOf). */
 const RESERVED = 'answerRoomBytes';
-/** res.locals: the digest of the read's start (admitRead), and whether its answer passed HEAVY_ANSWER_BYTES (answerRoomOf). */
+/** res.locals: the read's start (admitRead), and whether its answer passed HEAVY_ANSWER_BYTES (answerRoomOf). */
 const START = 'answerRoomStart';
 const ANSWERED_LARGE = 'answerRoomLarge';
 
@@ -122,10 +122,10 @@ export function answerRoomOf(res: Response): AnswerRoom {
     freeBytes: memory.alwaysSent,
     take(bytes: number): void {
       if (bytes <= memory.alwaysSent) return;
-      const start = res.locals[START] as string | undefined;
+      const start = res.locals[START] as ReadStart | undefined;
       if (bytes > HEAVY_ANSWER_BYTES) {
         res.locals[ANSWERED_LARGE] = true;
-        if (start !== undefined) memory.heavyStarts.set(start, true);
+        if (start !== undefined) memory.heavyStarts.set(digestOf(start), true);
       }
       if (bytes > memory.largest) {
         throw new DomainError(
@@ -154,6 +154,14 @@ export interface ReadStart {
   from: { schema?: string | undefined; key?: { type: string; id: string } | undefined; where?: { type: string; id: string } | undefined };
 }
 
+/** How admitRead knows a start: a digest, never its values (a start may be a secure ID). */
+function digestOf(start: ReadStart): string {
+  const { schema, key, where } = start.from;
+  return createHash('sha256')
+    .update(JSON.stringify([start.customerId, start.operation, start.step, schema ?? null, key?.type ?? null, key?.id ?? null, where?.type ?? null, where?.id ?? null]))
+    .digest('base64');
+}
+
 /**
  * Admits a search or graph. One whose start answered more than HEAVY_ANSWER_BYTES the last time (answerRoomOf) waits for one of
  * HEAVY_READS_AT_ONCE slots, up to ADMISSION_WAIT_MS, then is 503 server_busy with Retry-After; every other read goes
@@ -162,11 +170,10 @@ export interface ReadStart {
  */
 export async function admitRead(res: Response, start: ReadStart): Promise<void> {
   const memory = res.app.locals.answerMemory as AnswerMemory;
-  const { schema, key, where } = start.from;
-  const digest = createHash('sha256')
-    .update(JSON.stringify([start.customerId, start.operation, start.step, schema ?? null, key?.type ?? null, key?.id ?? null, where?.type ?? null, where?.id ?? null]))
-    .digest('base64');
-  res.locals[START] = digest;
+  res.locals[START] = start;
+  // No start answered large: nothing to look up (the digest is made only when one must be kept).
+  if (memory.heavyStarts.size === 0) return;
+  const digest = digestOf(start);
   if (!memory.heavyStarts.has(digest)) return;
   let release: () => void;
   try {
