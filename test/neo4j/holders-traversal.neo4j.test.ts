@@ -3,7 +3,7 @@
 // component N times (quadratic: at N = 2,000 a graph took over 30 s and Neo4j went on after the 503). Here every
 // statement the store sends is profiled (a driver that prefixes PROFILE), and the rows its traversals produce are
 // counted: one walk of the component is about 2N vertices (the nodes and their keys), N walks about 2N².
-import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver';
 import type { SchemaRecord } from '../../src/domain/model';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements } from '../../src/store/neo4j/statements';
@@ -20,27 +20,29 @@ function profiling(driver: Driver, traversed: { rows: number }): Driver {
   const traversalRows = (plan: Plan): number =>
     (/^(VarLengthExpand|StatefulShortestPath)/.test(plan.operatorType) ? Number(plan.rows ?? 0) : 0) +
     plan.children.reduce((sum, child) => sum + traversalRows(child), 0);
-  const profiled = (tx: ManagedTransaction) => ({
-    run: async (text: string, params: Record<string, unknown>) => {
-      const result = await tx.run(`PROFILE\n${text}`, params);
-      traversed.rows += traversalRows(result.summary.profile as unknown as Plan);
-      return result;
-    },
-  });
+  /** `runner` (a session, for a read's auto-commit statements, or a transaction), its statements profiled. */
+  const profiled = <R extends Pick<Transaction, 'run'>>(runner: R): R =>
+    new Proxy(runner, {
+      get(target, method) {
+        if (method === 'run') {
+          return async (text: string, params: Record<string, unknown>, config?: object) => {
+            const result = await (target.run as Session['run']).call(target, `PROFILE\n${text}`, params, config);
+            traversed.rows += traversalRows(result.summary.profile as unknown as Plan);
+            return result;
+          };
+        }
+        const value = Reflect.get(target, method) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   return new Proxy(driver, {
     get(target, name) {
       if (name !== 'session') return Reflect.get(target, name);
       return (config: Parameters<Driver['session']>[0]) => {
         const session = target.session(config);
-        return new Proxy(session, {
-          get(s, method) {
-            if (method === 'executeRead' || method === 'executeWrite') {
-              return (work: (tx: ManagedTransaction) => Promise<unknown>, txConfig?: object) =>
-                (s[method] as Session['executeRead'])((tx) => work(profiled(tx) as unknown as ManagedTransaction), txConfig);
-            }
-            const value = Reflect.get(s, method) as unknown;
-            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(s) : value;
-          },
+        const beginTransaction = (txConfig?: object) => profiled(session.beginTransaction(txConfig));
+        return new Proxy(profiled(session), {
+          get: (s, method) => (method === 'beginTransaction' ? beginTransaction : Reflect.get(s, method)),
         });
       };
     },

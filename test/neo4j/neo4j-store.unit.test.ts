@@ -165,11 +165,15 @@ const storedDocument: Delivery = { ...storedDelivery, condition: { ...storedDeli
 const isKnown = (known: unknown, deliveryId: number, revision: number): boolean =>
   (known as Array<[unknown, unknown]>).some(([d, r]) => String(d) === String(deliveryId) && String(r) === String(revision));
 
-/** `loseCommitReplies`: every write transaction runs twice, as the driver runs it again when a commit's reply is lost. */
+/**
+ * `loseCommitReplies`: the first commit of every write fails as a connection lost before its reply would (the write
+ * then runs again, as a driver runs it again when a commit's reply is lost). Retries wait 1 ms and stop 50 ms after
+ * the first failure.
+ */
 function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean; callTimeoutMs?: number } = {}) {
   const calls: Call[] = [];
   const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
-  /** The transaction config of each executeRead, executeWrite and auto-commit run, in order. */
+  /** The transaction config of each statement of a read (auto-commit), write transaction and ping, in order. */
   const txConfigs: Array<{ kind: 'read' | 'write' | 'run'; config: unknown }> = [];
   let executeWrites = 0;
   let driverClosed = 0;
@@ -188,21 +192,33 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
     session: (config: unknown) => {
       sessions.opened += 1;
       sessions.configs.push(config);
+      let commits = 0;
       return {
-        executeRead: (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+        run: async (text: string, params: Record<string, unknown> = {}, config?: unknown) => {
+          if (text === statements.byName['store.ping'].text) {
+            txConfigs.push({ kind: 'run', config });
+            if (pingAnswer) throw pingAnswer;
+            return { records: [] };
+          }
           txConfigs.push({ kind: 'read', config });
-          return work(tx);
+          return tx.run(text, params);
         },
-        executeWrite: async (work: (t: typeof tx) => Promise<unknown>, config?: unknown) => {
+        beginTransaction: (config?: unknown) => {
           txConfigs.push({ kind: 'write', config });
           executeWrites += 1;
-          if (options.loseCommitReplies) await work(tx);
-          return work(tx);
-        },
-        run: async (_text: string, _params: unknown, config?: unknown) => {
-          txConfigs.push({ kind: 'run', config });
-          if (pingAnswer) throw pingAnswer;
-          return { records: [] };
+          let open = true;
+          return {
+            run: tx.run,
+            commit: async () => {
+              open = false;
+              commits += 1;
+              if (options.loseCommitReplies && commits === 1) throw driverError('SessionExpired', 'Connection lost before the commit reply');
+            },
+            rollback: async () => {
+              open = false;
+            },
+            isOpen: () => open,
+          };
         },
         close: async () => {
           sessions.closed += 1;
@@ -214,7 +230,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
     },
     executeQueryBookmarkManager: undefined,
   };
-  const store = new Neo4jStore(driver as unknown as Driver, 'graphdb', statements, options.callTimeoutMs);
+  const store = new Neo4jStore(driver as unknown as Driver, 'graphdb', statements, options.callTimeoutMs, { maxTimeMs: 50, firstDelayMs: 1 });
   return {
     store,
     calls,
@@ -1200,10 +1216,23 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(fakeStore(() => fault).store.getNodeIds(member('m1'))).rejects.toBe(fault);
     });
 
-    test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log)', async () => {
+    test('when a statement fails otherwise, then the error comes out as it is (a 500, details only in the log), and the call is not run again', async () => {
       const syntax = driverError('Neo.ClientError.Statement.SyntaxError', 'Invalid input');
       const fake = fakeStore(() => syntax);
       await expect(fake.store.listSchemas('acme')).rejects.toBe(syntax);
+      expect(fake.names()).toEqual(['schema.list']);
+    });
+
+    test('when a read or a write fails transiently (a deadlock, a connection lost), then it is run again until it succeeds', async () => {
+      let failures = 2;
+      const transient = (name: StatementName) => (name === 'node.ids' || name === 'node.create') && failures-- > 0;
+      const flaky = fakeStore((name) => (transient(name) ? driverError('Neo.TransientError.Transaction.DeadlockDetected') : undefined));
+      await expect(flaky.store.getNodeIds(member('m1'))).resolves.toEqual(expect.any(Array));
+      expect(flaky.named('node.ids')).toHaveLength(3);
+      failures = 2;
+      await expect(flaky.store.createNode(member('m1'), [])).resolves.toBeUndefined();
+      expect(flaky.named('node.create')).toHaveLength(3);
+      expect(flaky.writes()).toBe(3);
     });
 
     test('when a write runs into a vertex deleted concurrently, then it is run again, at most three times', async () => {

@@ -48,7 +48,7 @@ import { searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
-import { COMMITTED, type IfCommitted, Transactions, type Write } from './neo4j-transactions';
+import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -79,8 +79,9 @@ const DRIVER_CONFIG = {
   // Fail a request within seconds when Neo4j is unreachable, instead of the driver's defaults (30 s, 60 s, 30 s).
   connectionTimeout: 5_000,
   connectionAcquisitionTimeout: 10_000,
-  // How long executeRead/executeWrite keep retrying transient failures (deadlocks, a leader switch).
-  maxTransactionRetryTime: 10_000,
+  // How long transactions keep retrying transient failures (deadlocks, a leader switch): the driver's own for
+  // start-up's schema statements, Transactions' for reads and writes.
+  maxTransactionRetryTime: DEFAULT_MAX_RETRY_TIME_MS,
 };
 
 /** DRIVER_CONFIG with the pool settings the connection gives. */
@@ -174,8 +175,8 @@ export class Neo4jStore implements Store {
   }
 
   /** Use connect(); this constructor takes a driver that is already checked (tests pass their own). */
-  constructor(driver: Driver, database: string, statements: Statements, callTimeoutMs?: number) {
-    this.transactions = new Transactions(driver, database, statements, callTimeoutMs);
+  constructor(driver: Driver, database: string, statements: Statements, callTimeoutMs?: number, retry?: RetrySchedule) {
+    this.transactions = new Transactions(driver, database, statements, callTimeoutMs, retry);
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
   }

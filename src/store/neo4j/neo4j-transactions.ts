@@ -1,11 +1,13 @@
-// The sessions and transactions of the Neo4j store: every statement it runs goes through here. Reads run in
-// session.executeRead, each write in one session.executeWrite transaction whose function has no effect outside the
-// transaction, so the driver may retry it (and a retry after a lost commit reply answers what the committed
-// attempt did: see write()); sessions are closed in `finally`; every session names the database; every call has a
-// time limit (bounded), which Neo4j enforces on its transactions too (txConfig). What each call does inside its
-// transaction is in the files beside this one.
+// The sessions and transactions of the Neo4j store: every statement it runs goes through here. A read runs each of
+// its statements as an auto-commit query, one Bolt round trip each; a write runs in one explicit transaction whose
+// BEGIN goes out with its first statement, and whose function has no effect outside the transaction, so that it
+// can be run again (and a run again after a lost commit reply answers what the committed attempt did: see
+// write()). Both retry what the driver's managed transactions retry, on the driver's schedule. Sessions are closed
+// in `finally`; every session names the database; every call has a time limit (bounded), which Neo4j enforces on
+// its transactions too (txConfig). What each call does inside its transaction is in the files beside this one.
 import { randomUUID } from 'node:crypto';
-import neo4j, { type Driver, type ManagedTransaction, type Session } from 'neo4j-driver';
+import { setTimeout as sleep } from 'node:timers/promises';
+import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver';
 import { DomainError } from '../../domain/errors';
 import { isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { int, type Query, type Row } from './query';
@@ -35,6 +37,16 @@ const AWAIT_INDEXES_SECONDS = 300;
 
 /** Attempts of a call that touched a vertex a concurrent transaction deleted (see isEntityNotFound). */
 const ATTEMPTS = 3;
+
+/**
+ * The retry schedule of the driver's managed transactions (neo4j-driver-core, TransactionExecutor), which read and
+ * write no longer use: each costs a round trip more than the calls here (executeRead and executeWrite wait for
+ * BEGIN's reply before the first statement goes out). The first retry after about a second, each next one after
+ * twice as long, ±20%, while the first failure is less than maxTransactionRetryTime old and the call has time left.
+ */
+const FIRST_RETRY_DELAY_MS = 1_000;
+const RETRY_DELAY_MULTIPLIER = 2;
+const RETRY_JITTER = 0.2;
 
 /**
  * The transaction config of an attempt of a call that must end by `deadline` (a Date.now() value): Neo4j terminates
@@ -91,6 +103,19 @@ export async function adoptInBatches(write: Write, statement: StatementName, bat
   }
 }
 
+/** What runs a statement: an explicit transaction or a session (auto-commit). */
+type Runner = Pick<Transaction, 'run'> | Pick<Session, 'run'>;
+
+/** The store's maxTransactionRetryTime unless given (see retrying). */
+export const DEFAULT_MAX_RETRY_TIME_MS = 10_000;
+
+/** When read and write run a failed call again (see retrying); tests shorten it. */
+export interface RetrySchedule {
+  /** The driver's maxTransactionRetryTime: how long after a first failure a call still retries. */
+  maxTimeMs: number;
+  firstDelayMs: number;
+}
+
 export class Transactions {
   private closed = false;
 
@@ -99,6 +124,7 @@ export class Transactions {
     private readonly database: string,
     private readonly statements: Statements,
     private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+    private readonly retry: RetrySchedule = { maxTimeMs: DEFAULT_MAX_RETRY_TIME_MS, firstDelayMs: FIRST_RETRY_DELAY_MS },
   ) {}
 
   private session(accessMode: 'READ' | 'WRITE'): Session {
@@ -112,14 +138,40 @@ export class Transactions {
     });
   }
 
-  private async runStatement<T>(tx: ManagedTransaction, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
+  private async runStatement<T>(tx: Runner, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
     checkParams(statement, params);
     const result = await tx.run(statement.text, params);
     return result.records.map((record) => record.toObject() as T);
   }
 
-  private query(tx: ManagedTransaction): Query {
+  private query(tx: Runner): Query {
     return <T = Row>(name: StatementName, params: Record<string, unknown> = {}) => this.runStatement<T>(tx, this.statements.byName[name], params);
+  }
+
+  /**
+   * `attempt` until it succeeds, or fails in a way running it again cannot mend. A call that ran into a vertex a
+   * concurrent transaction deleted runs again at once (ATTEMPTS in all); what the driver would retry (a deadlock,
+   * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time.
+   */
+  private async retrying<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
+    const firstFailure = { at: 0 };
+    let delay = this.retry.firstDelayMs;
+    for (let notFound = 1; ; ) {
+      try {
+        return await attempt();
+      } catch (e) {
+        if (isEntityNotFound(e) && notFound < ATTEMPTS) {
+          notFound += 1;
+          continue;
+        }
+        if (!neo4j.isRetryableError(e)) throw e;
+        firstFailure.at ||= Date.now();
+        const wait = delay * (1 + RETRY_JITTER * (2 * Math.random() - 1));
+        if (Date.now() - firstFailure.at >= this.retry.maxTimeMs || Date.now() + wait >= deadline) throw e;
+        await sleep(wait);
+        delay *= RETRY_DELAY_MULTIPLIER;
+      }
+    }
   }
 
   /**
@@ -151,28 +203,23 @@ export class Transactions {
   }
 
   /**
-   * `work` in one read transaction, within `limitMs` (see bounded). A read that ran into a vertex a concurrent
-   * transaction deleted between two of its steps (Neo4j reads what is committed when each step runs) is run again,
+   * `work`, within `limitMs` (see bounded), each of its statements an auto-commit query: one round trip, where a
+   * read transaction costs three for one statement (BEGIN, the statement, COMMIT). Neo4j reads what is committed
+   * when each statement runs, in a transaction or not, so a read of several statements sees what it saw before.
+   * A read that ran into a vertex a concurrent transaction deleted between two of its statements is run again,
    * and then sees the deletion.
    */
   async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
     const deadline = Date.now() + limitMs;
     const session = this.session('READ');
-    const attempts = async (): Promise<T> => {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return await session.executeRead((tx) => {
-            notPast(deadline);
-            return work(this.query(tx));
-          }, txConfig(deadline));
-        } catch (e) {
-          if (attempt < ATTEMPTS && isEntityNotFound(e)) continue;
-          throw e;
-        }
-      }
+    const autoCommit: Runner = {
+      run: (text: string, params?: Record<string, unknown>) => {
+        notPast(deadline);
+        return session.run(text, params, txConfig(deadline));
+      },
     };
     try {
-      return await this.bounded(session, attempts, limitMs);
+      return await this.bounded(session, () => this.retrying(() => work(this.query(autoCommit)), deadline), limitMs);
     } catch (e) {
       throw toStoreError(e);
     }
@@ -198,25 +245,34 @@ export class Transactions {
     const limitMs = options.limitMs ?? this.callTimeoutMs;
     const deadline = Date.now() + limitMs;
     const session = this.session('WRITE');
-    const attempts = async (): Promise<T> => {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return await session.executeWrite(async (tx) => {
-            notPast(deadline);
-            const q = this.query(tx);
-            if (reachedCommit && options.ifCommitted) {
-              const earlier = await options.ifCommitted(q, writeId);
-              if (earlier) return earlier.result;
-            }
-            const result = await work(q, writeId);
-            // The driver commits when `work` resolves: a later attempt may follow a commit that went through.
-            reachedCommit = true;
-            return result;
-          }, txConfig(deadline));
-        } catch (e) {
-          if (attempt < ATTEMPTS && isEntityNotFound(e)) continue;
-          throw toStoreError(e, options.onConstraintViolation);
+    const attempt = async (): Promise<T> => {
+      notPast(deadline);
+      // BEGIN goes out with the first statement: executeWrite would wait for its reply first.
+      const tx = session.beginTransaction(txConfig(deadline));
+      try {
+        const q = this.query(tx);
+        if (reachedCommit && options.ifCommitted) {
+          const earlier = await options.ifCommitted(q, writeId);
+          if (earlier) {
+            await tx.commit();
+            return earlier.result;
+          }
         }
+        const result = await work(q, writeId);
+        // A later attempt may follow a commit that went through.
+        reachedCommit = true;
+        await tx.commit();
+        return result;
+      } catch (e) {
+        if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+        throw e;
+      }
+    };
+    const attempts = async (): Promise<T> => {
+      try {
+        return await this.retrying(attempt, deadline);
+      } catch (e) {
+        throw toStoreError(e, options.onConstraintViolation);
       }
     };
     return this.bounded(session, attempts, limitMs);
@@ -229,10 +285,11 @@ export class Transactions {
   async applySchema(options = { awaitIndexes: true }): Promise<void> {
     for (const statement of this.statements.schema) {
       for (let attempt = 1; ; attempt += 1) {
-        // One statement per transaction: Neo4j does not mix schema commands with anything else in a transaction.
+        // One statement per transaction (here auto-commit): Neo4j does not mix schema commands with anything else in
+        // a transaction.
         const session = this.session('WRITE');
         try {
-          await session.executeWrite((tx) => this.runStatement(tx, statement, {}));
+          await this.retrying(() => this.runStatement(session, statement, {}), Infinity);
           break;
         } catch (e) {
           if (isUnavailable(e) || neo4jCode(e)?.startsWith('Neo.ClientError.Security.')) throw e;

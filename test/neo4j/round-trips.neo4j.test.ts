@@ -1,0 +1,179 @@
+// The Bolt round trips and statements each hot call makes on Neo4j, through the real app, token checks and schema
+// lookups included: the table docs/performance.md gives. A change that adds a statement or a round trip to one of
+// these calls fails here, and whoever makes it updates the table (and says why) on purpose.
+import { counted, type Counted } from '../helpers/bolt-round-trips';
+import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
+
+const C = `rt-${process.pid}`;
+const admin = { token: ADMIN_TOKEN };
+const node = (memberId: string, ids: Array<{ type: string; id: string }>) => ({ schema: 'member', key: { type: 'member_id', id: memberId }, ids });
+const delivery = {
+  name: 'Winter sale',
+  priority: 2,
+  condition: {
+    trigger: { event_name: ['app_open'], period: [{ start: '2026-12-01T00:00:00+09:00', end: '2027-01-01T00:00:00+09:00' }] },
+    target: { segmentation_id: 3 },
+    max_delivery_count: 1_000_000,
+    max_total_count: 1_000_000,
+    max_total_count_per_day: 1_000_000,
+    category: 'sale',
+    is_active: true,
+  },
+  message: [{ template_id: 7, title: 'Winter sale', body: '20% off today', image_url: 'https://cdn.example.com/w.png', buttons: [] }],
+};
+
+describe('round trips to Neo4j per call', () => {
+  let app: TestApp;
+  let mapi: Record<string, string>;
+  let bearer: string;
+  let deliveryId: number;
+  let seq = 0;
+  let upserts = 0;
+
+  const ok = async (method: 'POST' | 'PUT', url: string, options: Parameters<TestApp['call']>[2]) => {
+    const res = await app.call(method, url, options);
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${res.text}`);
+    return res;
+  };
+
+  beforeAll(async () => {
+    app = await startApp();
+    await ok('PUT', `/v1/${C}/schema/member`, { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'email', secure: true }] } });
+    bearer = (await ok('POST', `/v1/${C}/token`, { ...admin, body: { kind: 'bearer', label: 'backend' } })).body.token;
+    mapi = { 'x-service-mapi-token': (await ok('POST', `/v1/${C}/token`, { ...admin, body: { kind: 'mapi', label: 'app' } })).body.token };
+    await ok('POST', `/v1/${C}/node/_create`, { body: node('m-1', [{ type: 'device', id: 'phone-1' }]) });
+    await ok('POST', `/v1/${C}/node/_create`, { body: node('m-2', [{ type: 'device', id: 'phone-1' }, { type: 'device', id: 'ups-0' }]) });
+    deliveryId = (await ok('POST', '/v1/delivery', { headers: mapi, body: delivery })).body.delivery_id;
+  });
+  afterAll(() => app?.close());
+
+  /**
+   * A call (`send`, after `prepare` when it needs something made first), made once to warm the pool and the plans,
+   * then counted.
+   */
+  interface Call {
+    prepare?: () => Promise<unknown>;
+    send: () => Promise<unknown>;
+  }
+  async function count(call: Call): Promise<Counted> {
+    await call.prepare?.();
+    await call.send();
+    await call.prepare?.();
+    return counted(call.send);
+  }
+
+  const search = (step: 'ONE' | 'ALL', from: object, token?: string) => () =>
+    ok('POST', `/v1/${C}/_search`, { ...(token ? { token } : {}), body: { match: { from, step }, limit: 100 } });
+  const byKey = { schema: 'member', key: { type: 'member_id', id: 'm-1' } };
+  const byWhere = { where: { type: 'device', id: 'phone-1' } };
+
+  // Each call: its statements in order (auto: an auto-commit query, one round trip; the others run in one
+  // transaction whose BEGIN goes out with its first statement), its transactions and its round trips.
+  const cases: Array<[string, Call, Counted]> = [
+    [
+      'search ONE by key, no token',
+      { send: search('ONE', byKey) },
+      { statements: ['auto:customer.policy', 'auto:search.start-by-key', 'auto:search.traverse-one'], transactions: 0, roundTrips: 3 },
+    ],
+    [
+      'search ONE by ID, no token',
+      { send: search('ONE', byWhere) },
+      { statements: ['auto:customer.policy', 'auto:search.start-by-where', 'auto:search.traverse-one-from-id'], transactions: 0, roundTrips: 3 },
+    ],
+    [
+      'search ALL by key, bearer token',
+      { send: () => search('ALL', byKey, bearer)() },
+      { statements: ['auto:token.find-active', 'auto:customer.policy', 'auto:search.start-by-key', 'auto:search.traverse-all'], transactions: 0, roundTrips: 4 },
+    ],
+    [
+      '_graph by key, no token',
+      { send: () => ok('POST', `/v1/${C}/_graph`, { body: { match: { from: byKey }, max_nodes: 10 } }) },
+      {
+        statements: ['auto:customer.policy', 'auto:search.start-by-key', 'auto:graph.reach-all', 'auto:graph.ids', 'auto:schema.list'],
+        transactions: 0,
+        roundTrips: 5,
+      },
+    ],
+    [
+      'create',
+      { send: () => ok('POST', `/v1/${C}/node/_create`, { body: node(`n-${++seq}`, [{ type: 'device', id: `d-${seq}` }]) }) },
+      { statements: ['auto:customer.policy', 'schema.guard', 'node.create'], transactions: 1, roundTrips: 4 },
+    ],
+    [
+      'insert',
+      { send: () => ok('POST', `/v1/${C}/node/_insert`, { body: node('m-1', [{ type: 'device', id: `i-${++seq}` }]) }) },
+      { statements: ['auto:customer.policy', 'schema.guard', 'node.lock', 'node.held-among', 'node.link-ids', 'history.append'], transactions: 1, roundTrips: 6 },
+    ],
+    [
+      'upsert (replace an ID)',
+      {
+        send: () => {
+          const where = { type: 'device', id: `ups-${upserts}` };
+          const set = { type: 'device', id: `ups-${++upserts}` };
+          return ok('POST', `/v1/${C}/node/_upsert`, { body: { schema: 'member', key: { type: 'member_id', id: 'm-2' }, where, set } });
+        },
+      },
+      {
+        statements: ['auto:customer.policy', 'schema.guard', 'node.lock', 'node.held-among', 'node.unlink-id', 'node.link-ids', 'history.append'],
+        transactions: 1,
+        roundTrips: 6,
+      },
+    ],
+    [
+      'delete a node',
+      {
+        prepare: () => ok('POST', `/v1/${C}/node/_create`, { body: node(`del-${++seq}`, [{ type: 'device', id: `dd-${seq}` }]) }),
+        send: () => ok('POST', `/v1/${C}/node/_delete`, { body: { schema: 'member', key: { type: 'member_id', id: `del-${seq}` } } }),
+      },
+      { statements: ['auto:customer.policy', 'node.lock', 'node.ids', 'node.delete', 'history.append'], transactions: 1, roundTrips: 5 },
+    ],
+    [
+      '_eligible, mapi token',
+      {
+        send: () =>
+          ok('POST', '/v1/delivery/_eligible', {
+            headers: mapi,
+            body: { user: { type: 'device', id: 'phone-1' }, event_name: 'app_open', platform: 'ios', at: '2026-12-01T09:00:00+09:00', segments: [3] },
+          }),
+      },
+      {
+        statements: ['auto:token.find-active', 'auto:customer.policy', 'auto:delivery.catalogue', 'auto:person.ids', 'auto:impression.counts'],
+        transactions: 0,
+        roundTrips: 5,
+      },
+    ],
+    [
+      '_impression, mapi token',
+      {
+        send: () =>
+          ok('POST', `/v1/delivery/${deliveryId}/_impression`, {
+            headers: mapi,
+            body: { user: { type: 'device', id: 'phone-1' }, platform: 'ios', at: '2026-12-01T21:00:00+09:00' },
+          }),
+      },
+      {
+        statements: ['auto:token.find-active', 'auto:customer.policy', 'impression.lock', 'person.ids', 'impression.counts', 'impression.record'],
+        transactions: 1,
+        roundTrips: 7,
+      },
+    ],
+    [
+      '_bulk of 4 creates',
+      {
+        send: () => {
+          const lines = [1, 2, 3, 4].map(() => JSON.stringify({ op: 'create', body: node(`b-${++seq}`, [{ type: 'device', id: `bd-${seq}` }]) }));
+          return ok('POST', `/v1/${C}/node/_bulk`, { headers: { 'content-type': 'application/x-ndjson' }, body: `${lines.join('\n')}\n` });
+        },
+      },
+      {
+        statements: ['auto:customer.policy', 'auto:schema.list', 'auto:customer.policy', 'schema.guard', 'node.keys-taken', 'node.create-many', 'history.append'],
+        transactions: 1,
+        roundTrips: 7,
+      },
+    ],
+  ];
+
+  test.each(cases)('%s', async (_name, call, expected) => {
+    expect(await count(call)).toEqual(expected);
+  });
+});
