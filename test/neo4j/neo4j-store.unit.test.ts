@@ -77,6 +77,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'search.start-by-where':
       return [{ source: 'i1', starts: ['n1'] }];
     case 'search.traverse-all':
+    case 'search.all-by-key':
+    case 'search.one-by-key':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
       return [{ visited: 2, ids: [{ type: 'member_id', id: 'm1' }] }];
@@ -291,6 +293,8 @@ describe('Neo4j store, with a fake driver', () => {
     await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
+    await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ALL' }));
+    await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ONE' }));
     const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
     await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
     await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
@@ -429,25 +433,28 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('search', () => {
-    test('when starting from a key with step ALL, then one traversal from the keyed node, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
+    test('when starting from a key with step ALL, then one statement finds the keyed node and traverses from it, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
       const fake = fakeStore((name) => {
-        if (name === 'search.traverse-all') {
+        if (name === 'search.all-by-key') {
           return [{ visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] }];
         }
         return undefined;
       });
       const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50, maxIds: 70 }));
-      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all']);
-      expect(fake.named('search.start-by-key')[0]?.params).toEqual({
+      expect(fake.names()).toEqual(['search.all-by-key']);
+      const traversal = fake.named('search.all-by-key')[0]?.params as { maxNodes: unknown; maxIds: unknown };
+      expect(traversal).toMatchObject({
         customer: 'acme',
         schema: 'member',
         keyType: 'member_id',
         keyId: 'a',
         whereType: null,
         whereValue: null,
+        exclude: false,
+        havingType: null,
+        hiddenTypes: [],
+        unlinkedTypes: [],
       });
-      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; maxNodes: unknown; maxIds: unknown };
-      expect(traversal).toMatchObject({ source: 'n1', holdersSchema: null, excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] });
       expect([neo4j.isInt(traversal.maxNodes), neo4j.isInt(traversal.maxIds)]).toEqual([true, true]);
       expect([String(traversal.maxNodes), String(traversal.maxIds)]).toEqual(['50', '70']);
       expect(result).toEqual({
@@ -457,17 +464,17 @@ describe('Neo4j store, with a fake driver', () => {
       });
     });
 
-    test('when key and where are given, then the where condition goes to the start statement', async () => {
+    test('when key and where are given, then the where condition goes to the statement that finds the keyed node', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, where: { schemaId: 'member', id: id('device', 'd1') } }));
-      expect(fake.named('search.start-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
+      expect(fake.named('search.all-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
     });
 
-    test('when step is ONE from a key, then the two-hop traversal from the start node', async () => {
+    test('when step is ONE from a key, then one statement finds the keyed node and takes the two hops from it', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
-      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one']);
-      expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1'] });
+      expect(fake.names()).toEqual(['search.one-by-key']);
+      expect(fake.named('search.one-by-key')[0]?.params).toMatchObject({ keyId: 'a' });
     });
 
     test('when step is ONE from where without a schema, then one traversal from the Id vertex', async () => {
@@ -505,7 +512,7 @@ describe('Neo4j store, with a fake driver', () => {
     test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }));
-      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ excluded: ['n1'], havingType: 'device', hiddenTypes: ['email'] });
+      expect(fake.named('search.all-by-key')[0]?.params).toMatchObject({ exclude: true, havingType: 'device', hiddenTypes: ['email'] });
 
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await byWhere.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', exclude: true }));
@@ -513,16 +520,16 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal answers no row (its source deleted meanwhile), then the result is empty', async () => {
-      const none = fakeStore((name) => (name === 'search.traverse-all' ? [] : undefined));
+      const none = fakeStore((name) => (name === 'search.all-by-key' ? [] : undefined));
       expect(await none.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
     });
 
     test('when there is no start node, then the result is empty and nothing is traversed', async () => {
-      const byKey = fakeStore((name) => (name === 'search.start-by-key' ? [] : undefined));
+      const byKey = fakeStore((name) => (name === 'search.all-by-key' ? [{ visited: 0, idsRead: 0, idCount: 0, idChars: 0, ids: [] }] : undefined));
       expect(await byKey.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [] : undefined));
       expect(await byWhere.store.search(query({ where: { id: id('device', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
-      expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.start-by-key', 'search.start-by-where']);
+      expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.all-by-key', 'search.start-by-where']);
     });
 
     test('when more start nodes than maxNodes hold where, then component_too_large before any traversal', async () => {
@@ -535,7 +542,7 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal reads more Id vertices than maxIds, then component_too_large naming the ID bound; with exactly maxIds it succeeds', async () => {
-      const five = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
+      const five = fakeStore((name) => (/^search\.(traverse-|one-by-key|all-by-key)/.test(name) ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
       for (const step of ['ALL', 'ONE'] as const) {
         await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 4 }))).rejects.toMatchObject({
           code: 'component_too_large',
@@ -548,7 +555,7 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
-      const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 3, ids: [] }] : undefined));
+      const three = fakeStore((name) => (/^search\.(traverse-|one-by-key|all-by-key)/.test(name) ? [{ visited: 3, ids: [] }] : undefined));
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });

@@ -73,7 +73,7 @@ describe('round trips to Neo4j per call', () => {
     [
       'search ONE by key, no token',
       { send: search('ONE', byKey) },
-      { statements: ['auto:customer.policy', 'auto:search.start-by-key', 'auto:search.traverse-one'], transactions: 0, roundTrips: 3 },
+      { statements: ['auto:customer.policy', 'auto:search.one-by-key'], transactions: 0, roundTrips: 2 },
     ],
     [
       'search ONE by ID, no token',
@@ -83,7 +83,7 @@ describe('round trips to Neo4j per call', () => {
     [
       'search ALL by key, bearer token',
       { send: () => search('ALL', byKey, bearer)() },
-      { statements: ['auto:token.find-active', 'auto:customer.policy', 'auto:search.start-by-key', 'auto:search.traverse-all'], transactions: 0, roundTrips: 4 },
+      { statements: ['auto:token.find-active', 'auto:customer.policy', 'auto:search.all-by-key'], transactions: 0, roundTrips: 3 },
     ],
     [
       '_graph by key, no token',

@@ -35,35 +35,45 @@ export interface StartNodes {
 export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchResult> {
   const tooLarge = () =>
     new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
-  // One more than allowed: reaching it proves the search too large without visiting the rest.
-  const start = await startNodes(q, query, int(query.maxNodes + 1));
-  if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
-  if (start.nodes.length > query.maxNodes) throw tooLarge();
-
   // The traversal gathers the IDs too (cypher/search.traverse-*.cypher): one statement, one round trip.
-  const reach = {
+  const gather = {
     maxNodes: int(query.maxNodes),
     maxIds: int(query.maxIds),
-    excluded: query.exclude ? start.nodes : [],
     havingType: query.havingType ?? null,
     hiddenTypes: query.hiddenTypes,
     unlinkedTypes: query.unlinkedTypes,
     // Past the answer's free room its IDs stay in Neo4j until room is taken for them.
     answerBytes: query.answerRoom ? int(query.answerRoom.freeBytes) : null,
   };
-  const traversal = traversalOf(start, query);
-  const traverse = async (params: typeof reach): Promise<Reached | undefined> => {
-    const [row] = await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...params });
+  let traverse: (answerBytes: unknown) => Promise<Reached | undefined>;
+  if (query.key) {
+    // From a keyed node (one at most), the start and the traversal are one statement (search.*-by-key.cypher).
+    const key = query.key;
+    const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
+    traverse = async (answerBytes) => {
+      const params = { ...gather, ...keyStart(query.customerId, key, query.where), exclude: query.exclude ?? false, answerBytes };
+      return checked((await q<Reached>(statement, params))[0]);
+    };
+  } else {
+    // One more than allowed: reaching it proves the search too large without visiting the rest.
+    const start = await startNodes(q, query, int(query.maxNodes + 1));
+    if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
+    if (start.nodes.length > query.maxNodes) throw tooLarge();
+    const traversal = traversalOf(start, query);
+    const reach = { ...gather, excluded: query.exclude ? start.nodes : [] };
+    traverse = async (answerBytes) => checked((await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]);
+  }
+  const checked = (row: Reached | undefined): Reached | undefined => {
     if ((row?.visited ?? 0) > query.maxNodes) throw tooLarge();
     if ((row?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
     return row;
   };
-  let row = await traverse(reach);
+  let row = await traverse(gather.answerBytes);
   if (row && query.answerRoom && row.idCount > row.ids.length) {
     // Withheld: room for what the answer will hold (its limit included), then the same statement for the IDs.
     const size = answerSize(row.idCount, row.idChars, query.limit);
     if (size > query.answerRoom.freeBytes) query.answerRoom.take(size);
-    row = await traverse({ ...reach, answerBytes: null });
+    row = await traverse(null);
   }
   const visited = row?.visited ?? 0;
   const sorted = (row?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
@@ -97,14 +107,7 @@ export function traversalOf(start: StartNodes, query: Pick<SearchQuery, 'step' |
 
 export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, cap: unknown): Promise<StartNodes> {
   if (query.key) {
-    const rows = await q<{ start: string }>('search.start-by-key', {
-      customer: query.customerId,
-      schema: query.key.schemaId,
-      keyType: query.key.key.type,
-      keyId: query.key.key.id,
-      whereType: query.where?.id.type ?? null,
-      whereValue: query.where?.id.id ?? null,
-    });
+    const rows = await q<{ start: string }>('search.start-by-key', keyStart(query.customerId, query.key, query.where));
     return { nodes: rows.map((r) => r.start), source: rows[0]?.start, fromId: false };
   }
   if (query.where) {
@@ -119,3 +122,13 @@ export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId'
   }
   return { nodes: [], source: undefined, fromId: false };
 }
+
+/** The parameters naming a keyed start node (search.start-by-key.cypher, search.*-by-key.cypher). */
+const keyStart = (customer: string, key: NonNullable<SearchQuery['key']>, where: SearchQuery['where']) => ({
+  customer,
+  schema: key.schemaId,
+  keyType: key.key.type,
+  keyId: key.key.id,
+  whereType: where?.id.type ?? null,
+  whereValue: where?.id.id ?? null,
+});

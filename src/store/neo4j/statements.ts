@@ -57,6 +57,8 @@ export const STATEMENT_NAMES = [
   'node.last-write',
 
   'search.start-by-key',
+  'search.one-by-key',
+  'search.all-by-key',
   'search.start-by-where',
   'search.traverse-one',
   'search.traverse-one-from-id',
