@@ -58,10 +58,14 @@ describe('Neo4j store specifics', () => {
   }
 
   const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [], answerBytes: null };
+  const { excluded: _, ...gatherFromKey } = gather;
+  const byKey = { customer: 'c', schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null, exclude: false, ...gatherFromKey };
   test.each([
     ['search.traverse-all', { source: 'x', holdersSchema: null, ...gather }],
     ['search.traverse-one', { starts: ['x'], ...gather }],
     ['search.traverse-one-from-id', { source: 'x', ...gather }],
+    ['search.one-by-key', byKey],
+    ['search.all-by-key', byKey],
     ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
   ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
     const plan = await operators(name, params);
@@ -74,6 +78,8 @@ describe('Neo4j store specifics', () => {
     ['search.traverse-all', { source: 'x', holdersSchema: 'member', ...gather, unlinkedTypes: ['ip'] }],
     ['search.traverse-one', { starts: ['x'], ...gather, unlinkedTypes: ['ip', 'country'] }],
     ['search.traverse-one-from-id', { source: 'x', ...gather, unlinkedTypes: ['ip'] }],
+    ['search.one-by-key', { ...byKey, unlinkedTypes: ['ip'] }],
+    ['search.all-by-key', { ...byKey, unlinkedTypes: ['ip'] }],
   ])('when %s is planned with unlinked types, then the pruning breadth-first expand itself refuses their Id vertices', async (name, params) => {
     const expand = (await planOf(name, params)).find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
     expect(expand?.details).toMatch(/unlinkedTypes/);
