@@ -65,8 +65,10 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
 
     const failed = await failedCodes(
       cookies.map((cookie) => async (run) => {
-        const [locked] = await run('node.lock', { ...key, write: `writer-${cookie}` });
-        await run('node.held-among', { ...key, node: locked?.node, ids: [id('cookie', cookie)] });
+        // As the store sends them: the read after the lock goes out with it.
+        const locking = run('node.lock', { ...key, write: `writer-${cookie}` });
+        const reading = run('node.held-among', { ...key, ids: [id('cookie', cookie)] });
+        const [[locked]] = await Promise.all([locking, reading]);
         await run('node.link-ids', { node: locked?.node, ids: [id('cookie', cookie)], maxIds: int(NODE_MAX_IDS) });
       }),
     );

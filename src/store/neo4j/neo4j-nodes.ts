@@ -39,27 +39,39 @@ export const keyOf = (node: NodeAddress) => ({ schema: node.schemaId, keyType: n
 export const keyParams = (node: NodeAddress) => ({ customer: node.customerId, ...keyOf(node) });
 
 /**
- * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and returns its
- * element id; node_not_found when absent. node.lock found the node by its key before it waited for the lock; a
- * rekey that committed meanwhile has moved the node to another key, and SQLite (one writer at a time) would then
- * answer node_not_found. So the caller's next statement, which reads what is committed now that the lock is held,
- * must find the node by its key again (lockHolding, or the delete's node.ids): one round trip fewer than a
- * statement of its own for that.
+ * Locks the node for the rest of the transaction (node.lock.cypher), marks it with the write id, and, in the same
+ * round trip, runs `read`, which must find the node by its key again and answer its element id: node.lock found
+ * the node by its key before it waited for the lock, and a rekey that committed meanwhile has moved the node to
+ * another key, where SQLite (one writer at a time) would answer node_not_found. Neo4j runs `read` once node.lock
+ * is done, so it reads what is committed now that the lock is held; both are sent at once. Answers the node's
+ * element id and `read`'s row; node_not_found when the node is absent, or `read` found another node or none.
  */
-async function takeLock(q: Query, node: NodeAddress, writeId: string): Promise<string> {
-  const [row] = await q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
-  if (!row) throw nodeNotFound(node);
-  return row.node;
+async function lockAndRead<R extends { node: string }>(q: Query, node: NodeAddress, writeId: string, read: () => Promise<R[]>): Promise<{ target: string; row: R }> {
+  const locked = q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
+  const reading = read();
+  await together(locked, reading);
+  const [[lock], [row]] = [await locked, await reading];
+  if (!lock || row?.node !== lock.node) throw nodeNotFound(node);
+  return { target: lock.node, row };
 }
 
 /**
- * takeLock, then which of `ids` the locked node holds, as a predicate (node.held-among.cypher, which finds the
- * node by its key again); node_not_found when absent or moved meanwhile.
+ * lockAndRead, reading which of `ids` the locked node holds, as a predicate (node.held-among.cypher); node_not_found
+ * when absent or moved meanwhile. `before`, already sent (the schema's guard), comes first: its refusal is the one
+ * answered.
  */
-async function lockHolding(q: Query, node: NodeAddress, writeId: string, ids: IdPair[]): Promise<{ target: string; holds: (id: IdPair) => boolean }> {
-  const target = await takeLock(q, node, writeId);
-  const [row] = await q<{ held: IdPair[] }>('node.held-among', { ...keyParams(node), node: target, ids: ids.map((id) => ({ type: id.type, id: id.id })) });
-  if (!row) throw nodeNotFound(node);
+async function lockHolding(
+  q: Query,
+  node: NodeAddress,
+  writeId: string,
+  ids: IdPair[],
+  before: Promise<unknown> = Promise.resolve(),
+): Promise<{ target: string; holds: (id: IdPair) => boolean }> {
+  const sought = ids.map((id) => ({ type: id.type, id: id.id }));
+  // Sent in this order, each without waiting for the one before.
+  const locking = lockAndRead(q, node, writeId, () => q<{ node: string; held: IdPair[] }>('node.held-among', { ...keyParams(node), ids: sought }));
+  await together(before, locking);
+  const { target, row } = await locking;
   return { target, holds: (id) => row.held.some((h) => sameId(h, id)) };
 }
 
@@ -139,14 +151,17 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'create':
       return {
         work: async (q, writeId, guards, entries, alone) => {
-          await guards.refuseIfSchemaChanged(q, w.node, writeId);
           const ids = canonicalIds([w.node.key, ...w.ids]);
           if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
-          await refuseIfOverHolderLimit(q, w.node, ids, writeId);
           // In the order given, the key first (as SQLite records it), not the locking order.
           const entry = historyEntry(w.node, 'create', uniqueIds([w.node.key, ...w.ids]), [], new Date().toISOString());
           const history = alone ? [storedEntry(entry, 0)] : [];
-          const [made] = await q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
+          // Sent at once, run in this order: a refusal of the guard, then of the holder limits, is the one answered
+          // (the transaction is rolled back with the create).
+          const checked = [guards.refuseIfSchemaChanged(q, w.node, writeId), refuseIfOverHolderLimit(q, w.node, ids, writeId)];
+          const creating = q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
+          await together(...checked, creating);
+          const [made] = await creating;
           // The domain checked the schema, but a concurrent removal may have happened since.
           if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
           if (!alone) entries.push(entry);
@@ -156,8 +171,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'insert':
       return {
         work: async (q, writeId, guards, entries, alone) => {
-          await guards.refuseIfSchemaChanged(q, w.node, writeId);
-          const { target, holds } = await lockHolding(q, w.node, writeId, w.ids);
+          const { target, holds } = await lockHolding(q, w.node, writeId, w.ids, guards.refuseIfSchemaChanged(q, w.node, writeId));
           const alreadyHeld = w.ids.find(holds);
           if (alreadyHeld) throw idExists(alreadyHeld);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
@@ -169,8 +183,8 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       return {
         work: async (q, writeId, guards, entries, alone) => {
           // An ID removal adds none: no guard.
-          if (w.kind === 'replace') await guards.refuseIfSchemaChanged(q, w.node, writeId);
-          const { target, holds } = await lockHolding(q, w.node, writeId, namedIds(w));
+          const guarded = w.kind === 'replace' ? guards.refuseIfSchemaChanged(q, w.node, writeId) : undefined;
+          const { target, holds } = await lockHolding(q, w.node, writeId, namedIds(w), guarded);
           const change = changeOf(w, holds);
           if (change.link) await refuseIfOverHolderLimit(q, w.node, [change.link], writeId);
           // The unlink is sent first, and Neo4j runs a transaction's statements in the order sent.
@@ -188,9 +202,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'deleteNode':
       return {
         work: async (q, writeId, _guards, entries, alone) => {
-          const target = await takeLock(q, w.node, writeId);
-          const [row] = await q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node));
-          if (row?.node !== target) throw nodeNotFound(w.node);
+          const { target, row } = await lockAndRead(q, w.node, writeId, () => q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node)));
           await finish(q, writeId, entries, alone, entry([], [...row.ids].sort(byTypeThenId)), q('node.delete', { node: target }));
         },
       };
@@ -425,8 +437,7 @@ export async function deleteNodes(q: Query, deletes: readonly DeleteWrite[], wri
 export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, writeId: string): Promise<void> {
   const newKey: IdPair = { type: node.key.type, id: newId };
   // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
-  await new SchemaGuards().refuseIfSchemaChanged(q, node, writeId);
-  const { target, holds } = await lockHolding(q, node, writeId, [node.key, newKey]);
+  const { target, holds } = await lockHolding(q, node, writeId, [node.key, newKey], new SchemaGuards().refuseIfSchemaChanged(q, node, writeId));
   if (newId === node.key.id) return;
   const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
   if (taken) throw nodeExists(node.schemaId, newKey);
