@@ -1,9 +1,9 @@
 // The ID search: which start nodes, who may see what, then one store traversal.
 import { DomainError } from './errors';
-import type { AnswerRoom, CustomerPolicy, IdPair, SearchQuery, SearchResult, Step } from './model';
+import type { AnswerRoom, CustomerPolicy, IdPair, SchemaRecord, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
-import type { Store } from './store';
+import type { StartCheck, Store, UncheckedSearch } from './store';
 
 /** Where a search (and a graph) starts: a keyed node, or every node holding an ID (of one schema, when given). */
 export interface StartBody {
@@ -45,21 +45,42 @@ export class SearchService {
         { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },
       ]);
     }
-    const { secureTypes, unlinkedTypes } = await checkedStart(this.store, actor, from);
-    return this.store.search({
-      customerId: actor.customerId,
-      ...startOf(from),
-      step: body.match.step ?? 'ALL',
-      exclude: from.exclude ?? false,
-      ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
-      hiddenTypes: actor.authenticated ? [] : [...secureTypes],
-      unlinkedTypes: [...unlinkedTypes],
-      limit,
-      maxNodes: this.limits.traversalMaxNodes,
-      maxIds: this.limits.traversalMaxIds,
-      ...(answerRoom ? { answerRoom } : {}),
-    });
+    // The policy is read with the search (Store.checkedSearch): on Neo4j, from a keyed node, in its statement.
+    return this.store.checkedSearch(
+      {
+        customerId: actor.customerId,
+        ...startOf(from),
+        step: body.match.step ?? 'ALL',
+        exclude: from.exclude ?? false,
+        ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
+        authenticated: actor.authenticated,
+        limit,
+        maxNodes: this.limits.traversalMaxNodes,
+        maxIds: this.limits.traversalMaxIds,
+        ...(answerRoom ? { answerRoom } : {}),
+      },
+      (policy, schema) => checkStart(actor, from, policy, schema),
+    );
   }
+}
+
+/** The types a search hides (secure ones, from a caller without a token) and never steps through (`links: false`). */
+export const searchTypes = (policy: CustomerPolicy, authenticated: boolean): Pick<SearchQuery, 'hiddenTypes' | 'unlinkedTypes'> => ({
+  hiddenTypes: authenticated ? [] : [...policy.secureTypes],
+  unlinkedTypes: [...policy.unlinkedTypes],
+});
+
+/**
+ * Store.checkedSearch as two reads: the customer's policy (with the start's schema, when it names one), checked,
+ * then the search. Stores whose reads cost no round trip use it as it is.
+ */
+export async function checkThenSearch(store: Store, query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+  const schemaId = query.key?.schemaId ?? query.where?.schemaId;
+  const { schema, policy } =
+    schemaId === undefined ? { schema: undefined, policy: await store.customerPolicy(query.customerId) } : await store.schemaWithPolicy(query.customerId, schemaId);
+  check(policy, schema);
+  const { authenticated: _, ...search } = query;
+  return store.search({ ...search, ...searchTypes(policy, query.authenticated) });
 }
 
 /** invalid_search unless the start names a keyed node (schema with key) or an ID (where). */
@@ -77,10 +98,17 @@ export function refuseIncompleteStart(from: StartBody): void {
  * the schema and the key's type, and a token for a start from a secure type. Answers the customer's policy.
  */
 export async function checkedStart(store: Store, actor: Actor, from: StartBody): Promise<CustomerPolicy> {
-  // One read (on Neo4j one statement). The token requirement is answered before anything the schema says, so
-  // that a caller without a token learns nothing of the customer's schemas.
+  // One read (on Neo4j one statement).
   const { schema, policy } =
     from.schema === undefined ? { schema: undefined, policy: await store.customerPolicy(actor.customerId) } : await store.schemaWithPolicy(actor.customerId, from.schema);
+  checkStart(actor, from, policy, schema);
+  return policy;
+}
+
+/** checkedStart's rules, given the policy and the start's schema (undefined when absent or not named). */
+function checkStart(actor: Actor, from: StartBody, policy: CustomerPolicy, schema: SchemaRecord | undefined): void {
+  // The token requirement is answered before anything the schema says, so that a caller without a token learns
+  // nothing of the customer's schemas.
   requireTokenIfAsked(actor, policy);
   if (from.schema !== undefined) {
     if (!schema) throw new DomainError('schema_not_found', `Schema '${from.schema}' does not exist.`);
@@ -95,7 +123,6 @@ export async function checkedStart(store: Store, actor: Actor, from: StartBody):
   if (startsFromSecure && !actor.authenticated) {
     throw new DomainError('authentication_required', 'A search that starts from a secure ID type needs a bearer token.');
   }
-  return policy;
 }
 
 /** The start of a checked StartBody, as a store's query names it. */

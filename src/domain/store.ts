@@ -204,6 +204,12 @@ export interface Store {
 
   search(query: SearchQuery): Promise<SearchResult>;
   /**
+   * A search whose start is checked against the customer's policy and the start's schema (key's or where's),
+   * read with it: `check` throws the refusal. The search hides and steps through the types the policy says
+   * (searchTypes in ./search.ts). What a store may do in one read: on Neo4j, from a keyed node, one statement.
+   */
+  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult>;
+  /**
    * The explorer's read (extensions §5), in one read: the nodes the search of `query` reaches (component_too_large
    * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
    */
@@ -261,3 +267,9 @@ export interface Store {
    */
   sweepDeletedDeliveries(limit: number): Promise<number>;
 }
+
+/** A search before its start is checked: whether the caller has a token, where SearchQuery has the types it hides. */
+export type UncheckedSearch = Omit<SearchQuery, 'hiddenTypes' | 'unlinkedTypes'> & { authenticated: boolean };
+
+/** Throws the refusal of a search's start, given the customer's policy and the start's schema (undefined: absent or not named). */
+export type StartCheck = (policy: CustomerPolicy, schema: SchemaRecord | undefined) => void;

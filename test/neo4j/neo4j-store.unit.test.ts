@@ -6,8 +6,8 @@ import neo4j, { type Driver, Neo4jError } from 'neo4j-driver';
 import { type Delivery } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
 import type { GraphQuery } from '../../src/domain/graph';
-import type { IdPair, NodeAddress, SearchQuery } from '../../src/domain/model';
-import type { NodeWrite } from '../../src/domain/store';
+import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
+import type { NodeWrite, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
@@ -76,9 +76,23 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ start: 'n1' }];
     case 'search.start-by-where':
       return [{ source: 'i1', starts: ['n1'] }];
-    case 'search.traverse-all':
     case 'search.all-by-key':
     case 'search.one-by-key':
+      // The policy of a customer with no settings or blocklist, whose schema `member` declares member_id and device.
+      return [
+        {
+          policy: {
+            secureTypes: [],
+            unlinkedTypes: [],
+            settings: [],
+            blocklist: [],
+            schema: [{ schemaId: 'member', idTypes: [{ type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 }, { type: 'device', secure: false, links: true, maxHolders: null, position: 1 }] }],
+          },
+          visited: 2,
+          ids: [{ type: 'member_id', id: 'm1' }],
+        },
+      ];
+    case 'search.traverse-all':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
       return [{ visited: 2, ids: [{ type: 'member_id', id: 'm1' }] }];
@@ -293,8 +307,10 @@ describe('Neo4j store, with a fake driver', () => {
     await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
-    await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ALL' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ONE' }));
+    const unchecked = { customerId: 'acme', key: { schemaId: 'member', key: id('member_id', 'm1') }, exclude: false, authenticated: false, limit: 10, maxNodes: 10, maxIds: 10 };
+    await store.checkedSearch({ ...unchecked, step: 'ONE' }, () => undefined);
+    await store.checkedSearch({ ...unchecked, step: 'ALL' }, () => undefined);
     const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
     await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
     await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
@@ -433,28 +449,25 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('search', () => {
-    test('when starting from a key with step ALL, then one statement finds the keyed node and traverses from it, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
+    test('when starting from a key with step ALL, then one traversal from the keyed node, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
       const fake = fakeStore((name) => {
-        if (name === 'search.all-by-key') {
+        if (name === 'search.traverse-all') {
           return [{ visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] }];
         }
         return undefined;
       });
       const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50, maxIds: 70 }));
-      expect(fake.names()).toEqual(['search.all-by-key']);
-      const traversal = fake.named('search.all-by-key')[0]?.params as { maxNodes: unknown; maxIds: unknown };
-      expect(traversal).toMatchObject({
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all']);
+      expect(fake.named('search.start-by-key')[0]?.params).toEqual({
         customer: 'acme',
         schema: 'member',
         keyType: 'member_id',
         keyId: 'a',
         whereType: null,
         whereValue: null,
-        exclude: false,
-        havingType: null,
-        hiddenTypes: [],
-        unlinkedTypes: [],
       });
+      const traversal = fake.named('search.traverse-all')[0]?.params as { source: string; maxNodes: unknown; maxIds: unknown };
+      expect(traversal).toMatchObject({ source: 'n1', holdersSchema: null, excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [] });
       expect([neo4j.isInt(traversal.maxNodes), neo4j.isInt(traversal.maxIds)]).toEqual([true, true]);
       expect([String(traversal.maxNodes), String(traversal.maxIds)]).toEqual(['50', '70']);
       expect(result).toEqual({
@@ -464,17 +477,17 @@ describe('Neo4j store, with a fake driver', () => {
       });
     });
 
-    test('when key and where are given, then the where condition goes to the statement that finds the keyed node', async () => {
+    test('when key and where are given, then the where condition goes to the start statement', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, where: { schemaId: 'member', id: id('device', 'd1') } }));
-      expect(fake.named('search.all-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
+      expect(fake.named('search.start-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
     });
 
-    test('when step is ONE from a key, then one statement finds the keyed node and takes the two hops from it', async () => {
+    test('when step is ONE from a key, then the two-hop traversal from the start node', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
-      expect(fake.names()).toEqual(['search.one-by-key']);
-      expect(fake.named('search.one-by-key')[0]?.params).toMatchObject({ keyId: 'a' });
+      expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one']);
+      expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1'] });
     });
 
     test('when step is ONE from where without a schema, then one traversal from the Id vertex', async () => {
@@ -512,7 +525,7 @@ describe('Neo4j store, with a fake driver', () => {
     test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
       const fake = fakeStore();
       await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }));
-      expect(fake.named('search.all-by-key')[0]?.params).toMatchObject({ exclude: true, havingType: 'device', hiddenTypes: ['email'] });
+      expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ excluded: ['n1'], havingType: 'device', hiddenTypes: ['email'] });
 
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await byWhere.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', exclude: true }));
@@ -520,16 +533,16 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal answers no row (its source deleted meanwhile), then the result is empty', async () => {
-      const none = fakeStore((name) => (name === 'search.all-by-key' ? [] : undefined));
+      const none = fakeStore((name) => (name === 'search.traverse-all' ? [] : undefined));
       expect(await none.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
     });
 
     test('when there is no start node, then the result is empty and nothing is traversed', async () => {
-      const byKey = fakeStore((name) => (name === 'search.all-by-key' ? [{ visited: 0, idsRead: 0, idCount: 0, idChars: 0, ids: [] }] : undefined));
+      const byKey = fakeStore((name) => (name === 'search.start-by-key' ? [] : undefined));
       expect(await byKey.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [] : undefined));
       expect(await byWhere.store.search(query({ where: { id: id('device', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
-      expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.all-by-key', 'search.start-by-where']);
+      expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.start-by-key', 'search.start-by-where']);
     });
 
     test('when more start nodes than maxNodes hold where, then component_too_large before any traversal', async () => {
@@ -542,7 +555,7 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal reads more Id vertices than maxIds, then component_too_large naming the ID bound; with exactly maxIds it succeeds', async () => {
-      const five = fakeStore((name) => (/^search\.(traverse-|one-by-key|all-by-key)/.test(name) ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
+      const five = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
       for (const step of ['ALL', 'ONE'] as const) {
         await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 4 }))).rejects.toMatchObject({
           code: 'component_too_large',
@@ -555,13 +568,69 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
-      const three = fakeStore((name) => (/^search\.(traverse-|one-by-key|all-by-key)/.test(name) ? [{ visited: 3, ids: [] }] : undefined));
+      const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 3, ids: [] }] : undefined));
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
       await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
         visitedNodes: 3,
       });
+    });
+  });
+
+  describe('checked search', () => {
+    const unchecked = (overrides: Partial<UncheckedSearch>): UncheckedSearch => ({
+      customerId: 'acme',
+      step: 'ONE',
+      exclude: false,
+      authenticated: false,
+      limit: 10,
+      maxNodes: 50,
+      maxIds: 70,
+      ...overrides,
+    });
+    const fromKey = { key: { schemaId: 'member', key: id('member_id', 'a') } };
+
+    test('when a checked search starts from a keyed node, then one statement reads the policy, finds the node and traverses, and the check gets the policy and the key\'s schema', async () => {
+      const fake = fakeStore();
+      const seen: Array<{ policy: CustomerPolicy; schema: SchemaRecord | undefined }> = [];
+      const result = await fake.store.checkedSearch(unchecked({ ...fromKey, where: { schemaId: 'member', id: id('device', 'd1') } }), (policy, schema) => {
+        seen.push({ policy, schema });
+      });
+      expect(fake.names()).toEqual(['search.one-by-key']);
+      const params = fake.named('search.one-by-key')[0]?.params as Record<string, unknown>;
+      expect(params).toMatchObject({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'a', whereType: 'device', whereValue: 'd1', exclude: false, authenticated: false });
+      expect([String(params.maxNodes), String(params.maxIds)]).toEqual(['50', '70']);
+      expect(seen).toEqual([
+        {
+          policy: { settings: { requireToken: false, timezone: 'UTC' }, blockRules: [], secureTypes: new Set(), unlinkedTypes: new Set() },
+          schema: { schemaId: 'member', idTypes: [expect.objectContaining({ type: 'member_id' }), expect.objectContaining({ type: 'device' })] },
+        },
+      ]);
+      expect(result).toEqual({ results: [id('member_id', 'm1')], total: 1, visitedNodes: 2 });
+      await fake.store.checkedSearch(unchecked({ ...fromKey, step: 'ALL' }), () => undefined);
+      expect(fake.names()).toEqual(['search.one-by-key', 'search.all-by-key']);
+    });
+
+    test('when the check refuses the start, then its refusal comes out, not the answer', async () => {
+      const fake = fakeStore();
+      const refusal = new DomainError('authentication_required', 'needs a token');
+      await expect(
+        fake.store.checkedSearch(unchecked(fromKey), () => {
+          throw refusal;
+        }),
+      ).rejects.toBe(refusal);
+    });
+
+    test('when a checked search starts from an ID, then the policy (with the where\'s schema) is read first, checked, then the search', async () => {
+      const fake = fakeStore();
+      const order: string[] = [];
+      await fake.store.checkedSearch(unchecked({ where: { schemaId: 'member', id: id('device', 'd1') } }), () => {
+        order.push(`checked after ${fake.names().join(', ')}`);
+      });
+      expect(order).toEqual(['checked after customer.policy']);
+      expect(fake.names()).toEqual(['customer.policy', 'search.start-by-where', 'search.traverse-one']);
+      expect(fake.named('customer.policy')[0]?.params).toEqual({ customer: 'acme', schemaId: 'member' });
     });
   });
 

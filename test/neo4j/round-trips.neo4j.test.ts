@@ -73,7 +73,7 @@ describe('round trips to Neo4j per call', () => {
     [
       'search ONE by key, no token',
       { send: search('ONE', byKey) },
-      { statements: ['auto:customer.policy', 'auto:search.one-by-key'], transactions: 0, roundTrips: 2 },
+      { statements: ['auto:search.one-by-key'], transactions: 0, roundTrips: 1 },
     ],
     [
       'search ONE by ID, no token',
@@ -83,7 +83,7 @@ describe('round trips to Neo4j per call', () => {
     [
       'search ALL by key, bearer token',
       { send: () => search('ALL', byKey, bearer)() },
-      { statements: ['auto:token.find-active', 'auto:customer.policy', 'auto:search.all-by-key'], transactions: 0, roundTrips: 3 },
+      { statements: ['auto:token.find-active', 'auto:search.all-by-key'], transactions: 0, roundTrips: 2 },
     ],
     [
       '_graph by key, no token',

@@ -35,7 +35,7 @@ const toSchemaRecord = (schemaId: string, declared: DeclaredType[]): SchemaRecor
 });
 
 /** A row of customer.policy.cypher: each list holds at most one entry (none when absent). */
-interface PolicyRow {
+export interface PolicyRow {
   secureTypes: string[];
   unlinkedTypes: string[];
   settings: CustomerSettings[];
@@ -136,6 +136,11 @@ export class Neo4jSchemas {
   /** customer.policy.cypher; with a schemaId, that schema too (no statement matches a null schemaId). */
   async policy(q: Query, customerId: string, schemaId: string | null): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
     const [row] = await q<PolicyRow>('customer.policy', { customer: customerId, schemaId });
+    return this.policyOf(customerId, row);
+  }
+
+  /** What customer.policy.cypher answers (also the `policy` column of search.*-by-key.cypher), as the domain has it. */
+  policyOf(customerId: string, row: PolicyRow | undefined): { schema: SchemaRecord | undefined; policy: CustomerPolicy } {
     const [settings] = row?.settings ?? [];
     const [rules] = row?.blocklist ?? [];
     const [schema] = row?.schema ?? [];

@@ -4,8 +4,9 @@
 // IDs, and in the same statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order,
 // counted and cut here.
 import { DomainError } from '../../domain/errors';
-import { answerSize, type IdPair, type SearchQuery, type SearchResult } from '../../domain/model';
-import { tooManyIdsToRead } from '../../domain/store';
+import { answerSize, type CustomerPolicy, type IdPair, type SchemaRecord, type SearchQuery, type SearchResult } from '../../domain/model';
+import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../domain/store';
+import type { PolicyRow } from './neo4j-schemas';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { int, type Query } from './query';
 
@@ -33,8 +34,6 @@ export interface StartNodes {
 
 /** Runs inside one read transaction of the store. */
 export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchResult> {
-  const tooLarge = () =>
-    new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
   // The traversal gathers the IDs too (cypher/search.traverse-*.cypher): one statement, one round trip.
   const gather = {
     maxNodes: int(query.maxNodes),
@@ -42,33 +41,65 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
     havingType: query.havingType ?? null,
     hiddenTypes: query.hiddenTypes,
     unlinkedTypes: query.unlinkedTypes,
-    // Past the answer's free room its IDs stay in Neo4j until room is taken for them.
-    answerBytes: query.answerRoom ? int(query.answerRoom.freeBytes) : null,
   };
-  let traverse: (answerBytes: unknown) => Promise<Reached | undefined>;
-  if (query.key) {
-    // From a keyed node (one at most), the start and the traversal are one statement (search.*-by-key.cypher).
-    const key = query.key;
-    const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
-    traverse = async (answerBytes) => {
-      const params = { ...gather, ...keyStart(query.customerId, key, query.where), exclude: query.exclude ?? false, answerBytes };
-      return checked((await q<Reached>(statement, params))[0]);
-    };
-  } else {
-    // One more than allowed: reaching it proves the search too large without visiting the rest.
-    const start = await startNodes(q, query, int(query.maxNodes + 1));
-    if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
-    if (start.nodes.length > query.maxNodes) throw tooLarge();
-    const traversal = traversalOf(start, query);
-    const reach = { ...gather, excluded: query.exclude ? start.nodes : [] };
-    traverse = async (answerBytes) => checked((await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]);
-  }
-  const checked = (row: Reached | undefined): Reached | undefined => {
-    if ((row?.visited ?? 0) > query.maxNodes) throw tooLarge();
-    if ((row?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
-    return row;
+  // One more than allowed: reaching it proves the search too large without visiting the rest.
+  const start = await startNodes(q, query, int(query.maxNodes + 1));
+  if (start.nodes.length === 0) return { results: [], total: 0, visitedNodes: 0 };
+  if (start.nodes.length > query.maxNodes) throw tooLarge(query);
+  const traversal = traversalOf(start, query);
+  const reach = { ...gather, excluded: query.exclude ? start.nodes : [] };
+  return answered(query, async (answerBytes) => checkedReach(query, (await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]));
+}
+
+/**
+ * Store.checkedSearch from a keyed node, inside one read of the store: the customer's policy, the start and the
+ * traversal in one statement (search.*-by-key.cypher), checked by `check` before the answer is used.
+ */
+export async function checkedSearchFromKey(
+  q: Query,
+  query: UncheckedSearch & Pick<SearchQuery, 'key'>,
+  check: StartCheck,
+  policyOf: (row: PolicyRow | undefined) => { schema: SchemaRecord | undefined; policy: CustomerPolicy },
+): Promise<SearchResult> {
+  const key = query.key as NonNullable<SearchQuery['key']>;
+  const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
+  const params = {
+    ...keyStart(query.customerId, key, query.where),
+    exclude: query.exclude,
+    authenticated: query.authenticated,
+    maxNodes: int(query.maxNodes),
+    maxIds: int(query.maxIds),
+    havingType: query.havingType ?? null,
   };
-  let row = await traverse(gather.answerBytes);
+  let checked = false;
+  return answered(query, async (answerBytes) => {
+    const [row] = await q<Reached & { policy: PolicyRow }>(statement, { ...params, answerBytes });
+    if (!checked) {
+      const { schema, policy } = policyOf(row?.policy);
+      check(policy, schema);
+      checked = true;
+    }
+    return checkedReach(query, row);
+  });
+}
+
+const tooLarge = (query: Pick<SearchQuery, 'maxNodes'>) =>
+  new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (step ONE, or another start).`);
+
+/** The traversal's row, unless it went past the search's bounds. */
+function checkedReach(query: Pick<SearchQuery, 'maxNodes' | 'maxIds'>, row: Reached | undefined): Reached | undefined {
+  if ((row?.visited ?? 0) > query.maxNodes) throw tooLarge(query);
+  if ((row?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+  return row;
+}
+
+/**
+ * The answer of a search whose traversal statement `traverse` runs, with the IDs withheld past `answerBytes` (null:
+ * none). Past the answer's free room its IDs stay in Neo4j until room is taken for them; then the same statement
+ * runs again for them.
+ */
+async function answered(query: Pick<SearchQuery, 'answerRoom' | 'limit'>, traverse: (answerBytes: unknown) => Promise<Reached | undefined>): Promise<SearchResult> {
+  let row = await traverse(query.answerRoom ? int(query.answerRoom.freeBytes) : null);
   if (row && query.answerRoom && row.idCount > row.ids.length) {
     // Withheld: room for what the answer will hold (its limit included), then the same statement for the IDs.
     const size = answerSize(row.idCount, row.idChars, query.limit);

@@ -38,7 +38,7 @@ import type {
   TokenRecord,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
-import type { NodeWrite, PutSchemaOutcome, Store, StoredToken } from '../../domain/store';
+import type { NodeWrite, PutSchemaOutcome, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
@@ -310,6 +310,9 @@ export class ConnectingStore implements Store {
   }
   search(query: SearchQuery): Promise<SearchResult> {
     return this.use((s) => s.search(query));
+  }
+  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+    return this.use((s) => s.checkedSearch(query, check));
   }
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.use((s) => s.graph(query));

@@ -38,13 +38,14 @@ import {
   type SearchResult,
   type TokenRecord,
 } from '../../domain/model';
-import { type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken } from '../../domain/store';
+import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
+import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
-import { searchGraph } from './neo4j-search';
+import { checkedSearchFromKey, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
@@ -315,6 +316,13 @@ export class Neo4jStore implements Store {
 
   search(query: SearchQuery): Promise<SearchResult> {
     return this.read((q) => searchGraph(q, query));
+  }
+
+  /** From a keyed node, one statement (search.*-by-key.cypher); from an ID, the policy first, as SQLite reads it. */
+  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+    const { key } = query;
+    if (!key) return checkThenSearch(this, query, check);
+    return this.read((q) => checkedSearchFromKey(q, { ...query, key }, check, (row) => this.schemas.policyOf(query.customerId, row)));
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {

@@ -33,7 +33,8 @@ import {
   type SearchResult,
   type TokenRecord,
 } from '../../domain/model';
-import { type NodeWrite, type PutSchemaOutcome, type Store, type StoredToken } from '../../domain/store';
+import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
+import { checkThenSearch } from '../../domain/search';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 import { SqliteSchemas } from './sqlite-schemas';
@@ -368,6 +369,11 @@ export class SqliteStore implements Store {
       () => this.reader.search(inline, this.inline),
       (pool) => pool.search(pooled()),
     );
+  }
+
+  /** The policy, then the search: both reads are function calls here. */
+  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+    return checkThenSearch(this, query, check);
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {
