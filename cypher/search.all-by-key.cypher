@@ -1,9 +1,14 @@
-// params: customer, schema, keyType, keyId, whereType, whereValue, exclude, authenticated, maxNodes, maxIds, havingType, answerBytes
+// params: searches, maxNodes, maxIds
 // Step ALL from a keyed node, in one statement with what the search is checked against: the customer's policy,
 // read as customer.policy.cypher reads it (with the key's schema), which the caller checks the start against
 // before it uses the answer; then the keyed node (search.start-by-key.cypher: and, when a where condition is also
 // given, only if it holds that ID); then what search.traverse-all.cypher does from it, which says why the traversal
 // has its shape and what the answer holds. One statement instead of three saves two Bolt round trips.
+//
+// Many searches in one: `searches` is a list of maps, each with index, customer, schema, keyType, keyId, whereType,
+// whereValue, exclude, authenticated, havingType and answerBytes; one row per search, with its index. Searches
+// that arrive while others run are sent together, in one statement and one round trip (KeySearches in
+// src/store/neo4j/neo4j-search.ts).
 //
 // The policy decides the types the traversal never steps through (those declared `links: false`) and those it
 // hides (the secure ones, from a caller without a token: `authenticated` false), as the domain's searchTypes
@@ -14,62 +19,63 @@
 // The traversal is a COLLECT subquery, so that the row with the policy stays when it reaches nothing; its shape
 // (distinct end nodes, lower bound 0, LIMIT) is still planned as VarLengthExpand(Pruning,BFS,All), with the
 // unlinked types' predicate inside it (test/store-contract/neo4j.neo4j.test.ts checks the plan).
-WITH COLLECT {
-         MATCH (idType:IdType {customer: $customer})
+UNWIND $searches AS search
+WITH search, COLLECT {
+         MATCH (idType:IdType {customer: search.customer})
          WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
          RETURN idType.name
        } AS secureTypes,
        COLLECT {
-         MATCH (idType:IdType {customer: $customer})
+         MATCH (idType:IdType {customer: search.customer})
          WHERE idType.links = false AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
          RETURN idType.name
        } AS unlinkedTypes,
        COLLECT {
-         MATCH (settings:Settings {customer: $customer})
+         MATCH (settings:Settings {customer: search.customer})
          RETURN {requireToken: settings.requireToken, timezone: settings.timezone}
        } AS settings,
        COLLECT {
-         MATCH (blocklist:Blocklist {customer: $customer})
+         MATCH (blocklist:Blocklist {customer: search.customer})
          RETURN blocklist.rules
        } AS blocklist,
        COLLECT {
-         MATCH (schema:Schema {customer: $customer, schemaId: $schema})
+         MATCH (schema:Schema {customer: search.customer, schemaId: search.schema})
          RETURN {
            schemaId: schema.schemaId,
            idTypes: [(schema)-[declares:DECLARES]->(idType:IdType) | {type: idType.name, secure: idType.secure, links: coalesce(idType.links, true), maxHolders: idType.maxHolders, position: declares.position}]
          }
        } AS schema
-WITH {secureTypes: secureTypes, unlinkedTypes: unlinkedTypes, settings: settings, blocklist: blocklist, schema: schema} AS policy,
+WITH search, {secureTypes: secureTypes, unlinkedTypes: unlinkedTypes, settings: settings, blocklist: blocklist, schema: schema} AS policy,
      unlinkedTypes,
-     CASE WHEN $authenticated THEN [] ELSE secureTypes END AS hiddenTypes,
-     $authenticated
-       OR NOT (coalesce(settings[0].requireToken, false) OR $keyType IN secureTypes OR coalesce($whereType IN secureTypes, false)) AS allowed
-OPTIONAL MATCH (start:IdNode {customer: $customer, schema: $schema, keyType: $keyType, keyId: $keyId})
+     CASE WHEN search.authenticated THEN [] ELSE secureTypes END AS hiddenTypes,
+     search.authenticated
+       OR NOT (coalesce(settings[0].requireToken, false) OR search.keyType IN secureTypes OR coalesce(search.whereType IN secureTypes, false)) AS allowed
+OPTIONAL MATCH (start:IdNode {customer: search.customer, schema: search.schema, keyType: search.keyType, keyId: search.keyId})
 WHERE allowed
-  AND ($whereType IS NULL OR EXISTS { (start)-[:LINKED]->(:Id {type: $whereType, value: $whereValue}) })
-WITH policy, hiddenTypes, unlinkedTypes, COLLECT {
+  AND (search.whereType IS NULL OR EXISTS { (start)-[:LINKED]->(:Id {type: search.whereType, value: search.whereValue}) })
+WITH search, policy, hiddenTypes, unlinkedTypes, COLLECT {
   MATCH path = (start)-[:LINKED*0..20000001]-(reached)
   WHERE all(vertex IN nodes(path) WHERE NOT (vertex:Id AND vertex.type IN unlinkedTypes))
   RETURN DISTINCT reached
   LIMIT $maxNodes + $maxIds + 1
 } AS vertices
-WITH policy, hiddenTypes, unlinkedTypes, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH policy, hiddenTypes, unlinkedTypes, vertices, nodes, size(nodes) AS visited
-WITH policy, hiddenTypes, unlinkedTypes, nodes, visited, size(vertices) - visited + COUNT {
+WITH search, policy, hiddenTypes, unlinkedTypes, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH search, policy, hiddenTypes, unlinkedTypes, vertices, nodes, size(nodes) AS visited
+WITH search, policy, hiddenTypes, unlinkedTypes, nodes, visited, size(vertices) - visited + COUNT {
   UNWIND CASE WHEN size(unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
   WHERE id.type IN unlinkedTypes
   RETURN DISTINCT id
 } AS idsRead
-WITH policy, visited, idsRead, COLLECT {
+WITH search, policy, visited, idsRead, COLLECT {
   UNWIND nodes AS target
   MATCH (target)-[:LINKED]->(id:Id)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
-    AND NOT ($exclude AND target.schema = $schema AND target.keyType = $keyType AND target.keyId = $keyId)
-    AND ($havingType IS NULL OR id.type = $havingType)
+    AND NOT (search.exclude AND target.schema = search.schema AND target.keyType = search.keyType AND target.keyId = search.keyId)
+    AND (search.havingType IS NULL OR id.type = search.havingType)
     AND NOT id.type IN hiddenTypes
   RETURN DISTINCT {type: id.type, id: id.value}
 } AS ids
-WITH policy, visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
-RETURN policy, visited, idsRead, size(ids) AS idCount, idChars,
-  CASE WHEN $answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= $answerBytes THEN ids ELSE [] END AS ids
+WITH search, policy, visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
+RETURN search.index AS index, policy, visited, idsRead, size(ids) AS idCount, idChars,
+  CASE WHEN search.answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= search.answerBytes THEN ids ELSE [] END AS ids

@@ -9,6 +9,7 @@ import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
 import type { NodeWrite, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
+import { KEY_SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDelivery, buildMessage } from '../helpers/deliveries';
@@ -78,9 +79,10 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ source: 'i1', starts: ['n1'] }];
     case 'search.all-by-key':
     case 'search.one-by-key':
-      // The policy of a customer with no settings or blocklist, whose schema `member` declares member_id and device.
-      return [
-        {
+      // For each search, the policy of a customer with no settings or blocklist, whose schema `member` declares
+      // member_id and device.
+      return (params.searches as Array<{ index: unknown }>).map(({ index }) => ({
+          index,
           policy: {
             secureTypes: [],
             unlinkedTypes: [],
@@ -90,8 +92,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
           },
           visited: 2,
           ids: [{ type: 'member_id', id: 'm1' }],
-        },
-      ];
+        }));
     case 'search.traverse-all':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
@@ -598,8 +599,22 @@ describe('Neo4j store, with a fake driver', () => {
         seen.push({ policy, schema });
       });
       expect(fake.names()).toEqual(['search.one-by-key']);
-      const params = fake.named('search.one-by-key')[0]?.params as Record<string, unknown>;
-      expect(params).toMatchObject({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'a', whereType: 'device', whereValue: 'd1', exclude: false, authenticated: false });
+      const params = fake.named('search.one-by-key')[0]?.params as { searches: unknown[]; maxNodes: unknown; maxIds: unknown };
+      expect(params.searches).toEqual([
+        {
+          index: neo4j.int(0),
+          customer: 'acme',
+          schema: 'member',
+          keyType: 'member_id',
+          keyId: 'a',
+          whereType: 'device',
+          whereValue: 'd1',
+          exclude: false,
+          authenticated: false,
+          havingType: null,
+          answerBytes: null,
+        },
+      ]);
       expect([String(params.maxNodes), String(params.maxIds)]).toEqual(['50', '70']);
       expect(seen).toEqual([
         {
@@ -632,6 +647,35 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.names()).toEqual(['customer.policy', 'search.start-by-where', 'search.traverse-one']);
       expect(fake.named('customer.policy')[0]?.params).toEqual({ customer: 'acme', schemaId: 'member' });
     });
+  });
+
+  test('when searches from keyed nodes arrive while as many statements of them run as may, then those that wait go together in one statement, each answered its own row', async () => {
+    const frozen: Array<() => void> = [];
+    const rows = (params: Record<string, unknown>) =>
+      (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
+        index,
+        policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
+        visited: 1,
+        ids: [{ type: 'member_id', id: keyId }],
+      }));
+    const fake = fakeStore((name, params) =>
+      name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE ? new Promise((resolve) => frozen.push(() => resolve(rows(params)))) : rows(params),
+    );
+    const search = (keyId: string) =>
+      fake.store.checkedSearch(
+        { customerId: 'acme', key: { schemaId: 'member', key: id('member_id', keyId) }, step: 'ONE', exclude: false, authenticated: true, limit: 10, maxNodes: 50, maxIds: 70 },
+        () => undefined,
+      );
+    const first = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
+    const waiting = ['w1', 'w2', 'w3'].map(search);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first ones each went at once, alone; the others wait for a statement to end.
+    expect(fake.named('search.one-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual(first.map(() => 1));
+    frozen.forEach((release) => release());
+    const answers = await Promise.all(waiting);
+    expect(answers.map((a) => a.results)).toEqual([[id('member_id', 'w1')], [id('member_id', 'w2')], [id('member_id', 'w3')]]);
+    expect(fake.named('search.one-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([...first.map(() => 1), 3]);
+    await Promise.all(first);
   });
 
   describe('graph', () => {

@@ -60,18 +60,11 @@ describe('Neo4j store specifics', () => {
   const gather = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), excluded: [], havingType: null, hiddenTypes: [], unlinkedTypes: [], answerBytes: null };
   // The by-key statements read the unlinked and hidden types from the customer's policy, in the statement.
   const byKey = {
-    customer: 'c',
-    schema: 's',
-    keyType: 't',
-    keyId: 'k',
-    whereType: null,
-    whereValue: null,
-    exclude: false,
-    authenticated: false,
+    searches: [
+      { index: neo4j.int(0), customer: 'c', schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null, exclude: false, authenticated: false, havingType: null, answerBytes: null },
+    ],
     maxNodes: gather.maxNodes,
     maxIds: gather.maxIds,
-    havingType: null,
-    answerBytes: null,
   };
   test.each([
     ['search.traverse-all', { source: 'x', holdersSchema: null, ...gather }],

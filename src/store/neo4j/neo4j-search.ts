@@ -9,6 +9,7 @@ import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../d
 import type { PolicyRow } from './neo4j-schemas';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { int, type Query } from './query';
+import type { StatementName } from './statements';
 
 /**
  * What a traversal statement answers: how many nodes and Id vertices it reached (at most maxNodes + maxIds + 1 in
@@ -51,36 +52,92 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   return answered(query, async (answerBytes) => checkedReach(query, (await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]));
 }
 
+/** How many statements of searches from keyed nodes run at once; searches that arrive meanwhile wait, and go together. */
+export const KEY_SEARCH_STATEMENTS_AT_ONCE = 4;
+
+/** Most searches one statement carries. */
+const KEY_SEARCHES_PER_STATEMENT = 64;
+
+/** What one search from a keyed node asks of search.*-by-key.cypher, and its row of the answer. */
+interface KeySearch {
+  params: Record<string, unknown>;
+  settle: (outcome: { row?: Reached & { policy: PolicyRow }; error?: unknown }) => void;
+}
+
 /**
- * Store.checkedSearch from a keyed node, inside one read of the store: the customer's policy, the start and the
- * traversal in one statement (search.*-by-key.cypher), checked by `check` before the answer is used.
+ * Store.checkedSearch from keyed nodes: each search reads the customer's policy, finds its start and traverses in
+ * one statement (search.*-by-key.cypher). Searches that arrive while KEY_SEARCH_STATEMENTS_AT_ONCE such statements
+ * are running wait, and then go together in one statement (UNWIND over them), one round trip for all, which is
+ * where a Bolt round trip costs more than the search: the statement of one search costs about as much as that of
+ * several. A search that finds a statement free goes at once, alone; none waits for others to come.
  */
-export async function checkedSearchFromKey(
-  q: Query,
-  query: UncheckedSearch & Pick<SearchQuery, 'key'>,
-  check: StartCheck,
-  policyOf: (row: PolicyRow | undefined) => { schema: SchemaRecord | undefined; policy: CustomerPolicy },
-): Promise<SearchResult> {
-  const key = query.key as NonNullable<SearchQuery['key']>;
-  const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
-  const params = {
-    ...keyStart(query.customerId, key, query.where),
-    exclude: query.exclude,
-    authenticated: query.authenticated,
-    maxNodes: int(query.maxNodes),
-    maxIds: int(query.maxIds),
-    havingType: query.havingType ?? null,
-  };
-  let checked = false;
-  return answered(query, async (answerBytes) => {
-    const [row] = await q<Reached & { policy: PolicyRow }>(statement, { ...params, answerBytes });
-    if (!checked) {
-      const { schema, policy } = policyOf(row?.policy);
-      check(policy, schema);
-      checked = true;
+export class KeySearches {
+  private running = 0;
+  private readonly waiting = new Map<string, KeySearch[]>();
+
+  constructor(private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>) {}
+
+  async search(
+    query: UncheckedSearch & Pick<SearchQuery, 'key'>,
+    check: StartCheck,
+    policyOf: (row: PolicyRow | undefined) => { schema: SchemaRecord | undefined; policy: CustomerPolicy },
+  ): Promise<SearchResult> {
+    const key = query.key as NonNullable<SearchQuery['key']>;
+    const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
+    const params = {
+      ...keyStart(query.customerId, key, query.where),
+      exclude: query.exclude,
+      authenticated: query.authenticated,
+      havingType: query.havingType ?? null,
+    };
+    let checked = false;
+    return answered(query, async (answerBytes) => {
+      const row = await this.run(statement, { maxNodes: query.maxNodes, maxIds: query.maxIds }, { ...params, answerBytes });
+      if (!checked) {
+        const { schema, policy } = policyOf(row?.policy);
+        check(policy, schema);
+        checked = true;
+      }
+      return checkedReach(query, row);
+    });
+  }
+
+  /** One search's row, from a statement of its own or shared with the searches waiting with it. */
+  private run(statement: StatementName, bounds: { maxNodes: number; maxIds: number }, params: Record<string, unknown>): Promise<(Reached & { policy: PolicyRow }) | undefined> {
+    return new Promise((resolve, reject) => {
+      // Searches share a statement only with the same bounds, which are its LIMIT (a parameter, not a column).
+      const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
+      const settle: KeySearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
+      const waiting = this.waiting.get(queue) ?? [];
+      waiting.push({ params, settle });
+      this.waiting.set(queue, waiting);
+      this.next();
+    });
+  }
+
+  /** Starts a statement for the longest-waiting queue while fewer than KEY_SEARCH_STATEMENTS_AT_ONCE run. */
+  private next(): void {
+    while (this.running < KEY_SEARCH_STATEMENTS_AT_ONCE && this.waiting.size > 0) {
+      const [queue, waiting] = this.waiting.entries().next().value as [string, KeySearch[]];
+      const batch = waiting.splice(0, KEY_SEARCHES_PER_STATEMENT);
+      if (waiting.length === 0) this.waiting.delete(queue);
+      const [statement, maxNodes, maxIds] = JSON.parse(queue) as [StatementName, number, number];
+      this.running += 1;
+      const searches = batch.map((search, index) => ({ ...search.params, index: int(index) }));
+      this.read((q) => q<Reached & { policy: PolicyRow; index: number }>(statement, { searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }))
+        .then(
+          (rows) => {
+            const byIndex = new Map(rows.map((row) => [Number(row.index), row]));
+            batch.forEach((search, index) => search.settle({ row: byIndex.get(index) }));
+          },
+          (error: unknown) => batch.forEach((search) => search.settle({ error })),
+        )
+        .finally(() => {
+          this.running -= 1;
+          this.next();
+        });
     }
-    return checkedReach(query, row);
-  });
+  }
 }
 
 const tooLarge = (query: Pick<SearchQuery, 'maxNodes'>) =>

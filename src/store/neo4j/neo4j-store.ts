@@ -45,7 +45,7 @@ import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
-import { checkedSearchFromKey, searchGraph } from './neo4j-search';
+import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
@@ -109,6 +109,7 @@ export class Neo4jStore implements Store {
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
   private readonly schemas = new Neo4jSchemas();
+  private readonly keySearches: KeySearches;
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
   historyEntriesAdopted = 0;
   /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
@@ -180,6 +181,7 @@ export class Neo4jStore implements Store {
     this.transactions = new Transactions(driver, database, statements, callTimeoutMs, retry);
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
+    this.keySearches = new KeySearches((work) => this.read(work));
   }
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
@@ -322,7 +324,7 @@ export class Neo4jStore implements Store {
   checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
     const { key } = query;
     if (!key) return checkThenSearch(this, query, check);
-    return this.read((q) => checkedSearchFromKey(q, { ...query, key }, check, (row) => this.schemas.policyOf(query.customerId, row)));
+    return this.keySearches.search({ ...query, key }, check, (row) => this.schemas.policyOf(query.customerId, row));
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {
