@@ -14,6 +14,7 @@ import {
   SCHEMA_STATEMENT_NAMES,
   schemaObjects,
   STATEMENT_NAMES,
+  withoutComments,
 } from '../../src/store/neo4j/statements';
 import { cypherFiles, readCypher } from './cypher-files';
 import { NEO4J_TEST_IMAGE } from '../neo4j/image';
@@ -22,6 +23,16 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const loaded: string[] = [...STATEMENT_NAMES, ...SCHEMA_STATEMENT_NAMES];
 
 describe('the statements the Neo4j store loads', () => {
+  test('when a statement is sent, then without its comment lines and indentation, and every other line as it is', () => {
+    expect(withoutComments('// params: a\n// why\nMATCH (n {a: $a})\n  // inline note\n  WHERE n.b = "// not a comment"\nRETURN n\n')).toBe(
+      'MATCH (n {a: $a})\nWHERE n.b = "// not a comment"\nRETURN n',
+    );
+    for (const statement of Object.values(loadStatements().byName)) {
+      const code = statement.text.split('\n').filter((line) => !line.trim().startsWith('//') && line.trim() !== '');
+      expect(statement.sent.split('\n')).toEqual(code.map((line) => line.trim()));
+    }
+  });
+
   test('when the store loads its statements, then every file exists and declares its parameters', () => {
     const statements = loadStatements();
     expect(Object.keys(statements.byName).sort()).toEqual([...STATEMENT_NAMES].sort());

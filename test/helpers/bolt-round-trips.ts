@@ -38,7 +38,7 @@ export interface Counted {
   roundTrips: number;
 }
 
-const nameOfText = new Map(Object.entries(loadStatements().byName).map(([name, statement]) => [statement.text, name]));
+const nameOfText = new Map(Object.entries(loadStatements().byName).map(([name, statement]) => [statement.sent, name]));
 const awaiting = new WeakMap<object, number>();
 let outstanding = 0;
 let recording: { statements: string[]; transactions: number; roundTrips: number } | undefined;

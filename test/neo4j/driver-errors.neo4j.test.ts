@@ -43,7 +43,7 @@ describe('Neo4j error codes, from a real server', () => {
   async function run(tx: Transaction, name: string, params: Record<string, unknown>) {
     const statement = loadStatement(name);
     checkParams(statement, params);
-    return (await tx.run(statement.text, params)).records.map((r) => r.toObject());
+    return (await tx.run(statement.sent, params)).records.map((r) => r.toObject());
   }
 
   /** What a promise rejected with (it must reject). */

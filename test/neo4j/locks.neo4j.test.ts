@@ -40,7 +40,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
         const run: Run = async (name, params) => {
           const statement = loadStatement(name);
           checkParams(statement, params);
-          return (await tx.run(statement.text, params)).records.map((r) => r.toObject());
+          return (await tx.run(statement.sent, params)).records.map((r) => r.toObject());
         };
         try {
           await writer(run);

@@ -26,9 +26,9 @@ interface Call {
 }
 
 const statements = loadStatements();
-const nameByText = new Map<string, StatementName>(STATEMENT_NAMES.map((name) => [statements.byName[name].text, name]));
+const nameByText = new Map<string, StatementName>(STATEMENT_NAMES.map((name) => [statements.byName[name].sent, name]));
 // The schema statements too (applySchema): a handler sees them by their names, such as `schema/id.unique-value`.
-for (const statement of statements.schema) nameByText.set(statement.text, statement.name as StatementName);
+for (const statement of statements.schema) nameByText.set(statement.sent, statement.name as StatementName);
 
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
 function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
@@ -212,7 +212,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
       let commits = 0;
       return {
         run: async (text: string, params: Record<string, unknown> = {}, config?: unknown) => {
-          if (text === statements.byName['store.ping'].text) {
+          if (text === statements.byName['store.ping'].sent) {
             txConfigs.push({ kind: 'run', config });
             if (pingAnswer) throw pingAnswer;
             return { records: [] };

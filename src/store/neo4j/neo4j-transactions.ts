@@ -140,7 +140,7 @@ export class Transactions {
 
   private async runStatement<T>(tx: Runner, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
     checkParams(statement, params);
-    const result = await tx.run(statement.text, params);
+    const result = await tx.run(statement.sent, params);
     return result.records.map((record) => record.toObject() as T);
   }
 
@@ -323,7 +323,7 @@ export class Transactions {
     // the connection (frozen, or cut off by the network) would keep the query waiting: PING_TIMEOUT_MS bounds it.
     const session = this.session('READ');
     try {
-      const ping = this.statements.byName['store.ping'].text;
+      const ping = this.statements.byName['store.ping'].sent;
       await this.bounded(session, async () => void (await session.run(ping, {}, txConfig(Date.now() + PING_TIMEOUT_MS))), PING_TIMEOUT_MS);
     } catch {
       throw storeUnavailable();
