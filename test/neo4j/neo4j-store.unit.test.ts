@@ -122,10 +122,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : JSON.stringify(storedDocument) }];
     case 'impression.lock':
       return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS, answer: null }];
-    case 'person.ids':
-      return [{ visited: 1, idsRead: 2, ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
-    case 'impression.counts':
-      return [{ deliveryId: 7, total: 2, today: 1 }];
+    case 'person.counts':
+      return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }] }];
     case 'impression.counted-by':
       return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
     case 'impression.prune-keys':
@@ -1188,16 +1186,13 @@ describe('Neo4j store, with a fake driver', () => {
       const [before, after] = fake.named('delivery.catalogue').map((c) => c.params.known as unknown[]);
       expect(before).toEqual([]);
       expect(isKnown(after, 7, 2)).toBe(true);
-      const ids = fake.named('person.ids')[0]?.params;
-      expect([ids?.type, ids?.value, ids?.unlinkedTypes, String(ids?.maxNodes), neo4j.isInt(ids?.maxNodes)]).toEqual(['device', 'd1', ['ip'], '10', true]);
-      expect(fake.named('impression.counts')[0]?.params).toMatchObject({ ids: [id('member_id', 'm1'), id('device', 'd1')], day: '2026-06-01', deliveryId: null });
+      const counts = fake.named('person.counts')[0]?.params;
+      expect([counts?.type, counts?.value, counts?.unlinkedTypes, String(counts?.maxNodes), neo4j.isInt(counts?.maxNodes)]).toEqual(['device', 'd1', ['ip'], '10', true]);
+      expect(counts).toMatchObject({ day: '2026-06-01', deliveryId: null });
     });
 
-    test('when no node holds the ID, then the person is that ID alone; past the bounds, component_too_large and nothing read further', async () => {
-      const alone = fakeStore((name) => (name === 'person.ids' ? [{ visited: 0, idsRead: 0, ids: [] }] : undefined));
-      await alone.store.eligibility(person, '2026-06-01');
-      expect(alone.named('impression.counts')[0]?.params.ids).toEqual([id('device', 'd1')]);
-      const big = fakeStore((name) => (name === 'person.ids' ? [{ visited: 11, idsRead: 3, ids: [] }] : undefined));
+    test('when the person is past the bounds, then component_too_large and nothing counted', async () => {
+      const big = fakeStore((name) => (name === 'person.counts' ? [{ visited: 11, idsRead: 3, counts: [] }] : undefined));
       await expect(big.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'component_too_large' });
       expect(big.named('impression.record')).toEqual([]);
     });
@@ -1208,16 +1203,11 @@ describe('Neo4j store, with a fake driver', () => {
       const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
       expect(outcome).toEqual({ answer: { delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }, replayed: false });
       expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
-      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.ids')).toEqual([
-        'impression.lock',
-        'person.ids',
-        'impression.counts',
-        'impression.record',
-      ]);
+      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.counts')).toEqual(['impression.lock', 'person.counts', 'impression.record']);
       const record = fake.named('impression.record')[0]?.params;
       expect(record).toMatchObject({ type: 'device', value: 'd1', day: '2026-06-01', platform: 'ios', key: 'k1' });
       expect(JSON.parse(record?.answer as string)).toEqual(outcome.answer);
-      expect(fake.named('impression.counts')[0]?.params.deliveryId).toEqual(neo4j.int(7));
+      expect(fake.named('person.counts')[0]?.params.deliveryId).toEqual(neo4j.int(7));
     });
 
     test('when the check refuses, the delivery is missing, or the key was used, then nothing is counted', async () => {

@@ -16,32 +16,23 @@ import { parseStored } from './neo4j-deliveries';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query } from './query';
 
-/** The IDs of a person: those of the component of the user's ID (person.ids.cypher); the user's ID alone when no node holds it. */
-export async function personIds(q: Query, p: PersonRequest): Promise<IdPair[]> {
-  const [row] = await q<{ visited: number; idsRead: number; ids: IdPair[] }>('person.ids', {
+/**
+ * The person's impressions by delivery (only `deliveryId`'s when given), in all and on `day`: those recorded against
+ * the IDs of the component of the user's ID, or the user's ID alone when no node holds it (person.counts.cypher).
+ */
+export async function personCounts(q: Query, p: PersonRequest, day: string, deliveryId?: number): Promise<Map<number, PersonCounts>> {
+  const [row] = await q<{ visited: number; idsRead: number; counts: Array<{ deliveryId: number; total: number; today: number }> }>('person.counts', {
     customer: p.customerId,
     type: p.user.type,
     value: p.user.id,
     unlinkedTypes: p.unlinkedTypes,
     maxNodes: int(p.maxNodes),
     maxIds: int(p.maxIds),
-  });
-  // The statement aggregates, so it answers one row even when no Id vertex matched: no node reached.
-  if (!row || row.visited === 0) return [p.user];
-  if (row.visited > p.maxNodes || row.idsRead > p.maxIds) throw personTooLarge(p);
-  return row.ids;
-}
-
-/** The person's impressions by delivery (only `deliveryId`'s when given), in all and on `day`. */
-export async function personCounts(q: Query, p: PersonRequest, day: string, deliveryId?: number): Promise<Map<number, PersonCounts>> {
-  const ids = await personIds(q, p);
-  const rows = await q<{ deliveryId: number; total: number; today: number }>('impression.counts', {
-    customer: p.customerId,
-    ids,
     day,
     deliveryId: deliveryId === undefined ? null : int(deliveryId),
   });
-  return new Map(rows.map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
+  if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
+  return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
 }
 
 /**
@@ -52,13 +43,20 @@ export async function personCounts(q: Query, p: PersonRequest, day: string, deli
 export async function recordInGraph(q: Query, r: ImpressionRequest, check: (state: ImpressionState) => void, writeId: string): Promise<ImpressionOutcome> {
   const c = r.person.customerId;
   const deliveryId = int(r.deliveryId);
-  const [locked] = await q<{ document: string; deliveryCount: number; iphoneCount: number; androidCount: number; answer: string | null }>(
-    'impression.lock',
-    { customer: c, deliveryId, key: r.idempotencyKey ?? null, write: writeId },
-  );
+  const locking = q<{ document: string; deliveryCount: number; iphoneCount: number; androidCount: number; answer: string | null }>('impression.lock', {
+    customer: c,
+    deliveryId,
+    key: r.idempotencyKey ?? null,
+    write: writeId,
+  });
+  // Sent with the lock: Neo4j counts once the lock is held, so the counts are what the impression before committed.
+  const counting = personCounts(q, r.person, r.day, r.deliveryId);
+  // Both settled first; then their outcomes in this order, so that a missing delivery or a replay is answered first.
+  await Promise.allSettled([locking, counting]);
+  const [locked] = await locking;
   if (!locked) throw deliveryNotFound(r.deliveryId);
   if (locked.answer !== null) return { answer: JSON.parse(locked.answer) as ImpressionAnswer, replayed: true };
-  const person = (await personCounts(q, r.person, r.day, r.deliveryId)).get(r.deliveryId) ?? { total: 0, today: 0 };
+  const person = (await counting).get(r.deliveryId) ?? { total: 0, today: 0 };
   check({ delivery: parseStored(locked), person });
   const answer: ImpressionAnswer = {
     delivery_id: r.deliveryId,

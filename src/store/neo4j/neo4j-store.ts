@@ -396,6 +396,7 @@ export class Neo4jStore implements Store {
       const deliveries: Delivery[] = [];
       const others: Delivery[] = [];
       for (const delivery of await this.deliveries.all(q, person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
+      // The person is read only when a delivery could be shown.
       if (deliveries.length === 0) return { deliveries, others, person: new Map() };
       // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
       const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));

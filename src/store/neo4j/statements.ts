@@ -81,8 +81,7 @@ export const STATEMENT_NAMES = [
   'delivery.written-by',
   'delivery.catalogue',
 
-  'person.ids',
-  'impression.counts',
+  'person.counts',
   'impression.lock',
   'impression.record',
   'impression.counted-by',

@@ -1,0 +1,37 @@
+// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryId
+// A person's impressions, in one statement: the IDs of the person (extensions §4), whose impressions add up, then
+// for each delivery (only `deliveryId` when it is not null) the sum of the counts recorded against those IDs, in all
+// and on the calendar `day` (one index seek per ID: impression_id).
+//
+// The person's IDs: every ID held by the nodes of the component of the ID given, never stepped through `links:
+// false` IDs (but for the ID given itself, whose holders are all start nodes), `links: false` ones included. The
+// traversal is erase.component.cypher's from an Id vertex (its comment and search.traverse-all.cypher's say why
+// this shape). When no node holds the ID, `visited` is 0 (the aggregation still answers one row), and the ID given
+// is counted alone. `visited` and `idsRead` past maxNodes or maxIds mean component_too_large, and then nothing is
+// counted.
+MATCH (source:Id {customer: $customer, type: $type, value: $value})
+MATCH path = (source)-[:LINKED*0..20000001]-(reached)
+WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
+WITH DISTINCT reached
+LIMIT $maxNodes + $maxIds + 1
+WITH collect(reached) AS vertices
+WITH [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH nodes, COLLECT {
+  UNWIND nodes AS holder
+  MATCH (holder)-[:LINKED]->(id:Id)
+  RETURN DISTINCT id
+} AS held
+WITH size(nodes) AS visited, held
+WITH visited, size(held) AS idsRead, CASE
+         WHEN visited = 0 THEN [{type: $type, value: $value}]
+         WHEN visited <= $maxNodes AND size(held) <= $maxIds THEN [id IN held | {type: id.type, value: id.value}]
+         ELSE []
+       END AS ids
+RETURN visited, idsRead, COLLECT {
+  UNWIND ids AS wanted
+  MATCH (impressions:ImpressionCount {customer: $customer, type: wanted.type, value: wanted.value})
+  WHERE $deliveryId IS NULL OR impressions.deliveryId = $deliveryId
+  WITH impressions.deliveryId AS deliveryId, sum(impressions.count) AS total,
+       sum(CASE WHEN impressions.day = $day THEN impressions.count ELSE 0 END) AS today
+  RETURN {deliveryId: deliveryId, total: total, today: today}
+} AS counts
