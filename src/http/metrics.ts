@@ -76,13 +76,15 @@ export class Metrics {
         if (typeof value !== 'function' || typeof property !== 'string') return value;
         const made = wrappers.get(property);
         if (made) return made;
+        // A search checked against the customer's policy in the store is still the operation `search`.
+        const operation = property === 'checkedSearch' ? 'search' : property;
         const wrapper = async (...args: unknown[]) => {
-          const stop = this.storeLatency.startTimer({ operation: property });
+          const stop = this.storeLatency.startTimer({ operation });
           try {
             // Looked up at the call, so that a method replaced since (a test's spy) is the one called.
             const result: unknown = await (Reflect.get(target, property) as (...a: unknown[]) => unknown).apply(target, args);
             stop({ outcome: 'ok' });
-            if (property === 'search') this.traversal.observe((result as { visitedNodes: number }).visitedNodes);
+            if (operation === 'search') this.traversal.observe((result as { visitedNodes: number }).visitedNodes);
             return result;
           } catch (e) {
             stop({ outcome: 'error' });
