@@ -737,11 +737,14 @@ describe('Neo4j store, with a fake driver', () => {
       expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
     });
 
-    test('when a node is deleted after the traversal reached it and before its properties were read, then it is left out', async () => {
+    test.each([
+      ['before its properties were read', { schema: null, keyType: null, keyId: null }],
+      ['between the reads of two of its properties', { schema: 'member', keyType: 'member_id', keyId: null }],
+    ])('when a node is deleted after the traversal reached it and %s, then it is left out', async (_when, props) => {
       const fake = fakeStore((name) => {
         if (name === 'graph.reach-all') {
           const [row] = reached({ ref: 'n1', keyId: 'm1', level: 0 }, { ref: 'n2', keyId: 'm2', level: 1 });
-          return [{ ...row, nodes: [row!.nodes[0], { ref: 'n2', level: 1, schema: null, keyType: null, keyId: null, idCount: 0 }] }];
+          return [{ ...row, nodes: [row!.nodes[0], { ref: 'n2', level: 1, ...props, idCount: 0 }] }];
         }
         if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
         return undefined;

@@ -12,7 +12,7 @@ import { int, type Query } from './query';
 interface Reach {
   visited: number;
   idsRead: number;
-  nodes: Array<{ ref: string; level?: number; schema: string | null; keyType: string; keyId: string; idCount: number; idChars?: number }>;
+  nodes: Array<{ ref: string; level?: number; schema: string | null; keyType: string | null; keyId: string | null; idCount: number; idChars?: number }>;
 }
 
 const GRAPH_TRAVERSALS = { all: 'graph.reach-all', oneFromId: 'graph.reach-one-from-id', one: 'graph.reach-one' } as const;
@@ -33,10 +33,11 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
   if ((reach?.idsRead ?? 0) > query.maxIds) throw tooManyIdsToRead(query.maxIds);
 
   const starts = new Set(start.nodes);
-  // A node deleted after the traversal reached it and before its properties were read has none (a null schema):
-  // it is gone, as one deleted before the traversal is, and is left out, as graph.ids leaves one out below.
+  // A node deleted after the traversal reached it and before its properties were read has none: it is gone, as one
+  // deleted before the traversal is, and is left out, as graph.ids leaves one out below. Neo4j reads each property
+  // when it comes to it, so a delete that commits between two of them leaves only the later ones null.
   const candidates = (reach?.nodes ?? []).flatMap((n): Array<GraphCandidate<string>> =>
-    n.schema === null
+    n.schema === null || n.keyType === null || n.keyId === null
       ? []
       : [
           {
