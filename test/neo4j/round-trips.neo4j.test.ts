@@ -1,5 +1,5 @@
 // The Bolt round trips and statements each hot call makes on Neo4j, through the real app, token checks and schema
-// lookups included: the table docs/performance.md gives. A change that adds a statement or a round trip to one of
+// lookups included: the table docs/neo4j-performance.md gives. A change that adds a statement or a round trip to one of
 // these calls fails here, and whoever makes it updates the table (and says why) on purpose.
 import { counted, type Counted } from '../helpers/bolt-round-trips';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
