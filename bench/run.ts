@@ -415,7 +415,8 @@ async function main(): Promise<void> {
   fs.writeFileSync(resultFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`written: ${path.relative(ROOT, resultFile)}`);
   if (earlier) console.log(`\nagainst ${process.argv[process.argv.indexOf('--compare') + 1]} (measured ${earlier.measured_at ?? 'at an unknown time'}):\n${formatTable(comparisonTable(earlier, report))}`);
-  const failed = results.filter((r) => r.errors > 0 || r.non2xx > 0);
+  // The floors too: a Neo4j floor of 404s (a service without the route) would look fast.
+  const failed = [...Object.entries(floors).map(([name, f]) => ({ ...f, name: `floor: ${name}` })), ...results].filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
     console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);
     process.exitCode = 1;
