@@ -13,6 +13,8 @@ export interface ScaleReport {
   graph: { held_ids: number };
   load: { seconds: number; ids_per_s: number };
   rss_mb: number;
+  /** Peak RSS of the Neo4j JVM the bench started (absent for SQLite, a NEO4J_URI server, and files written before it was measured). */
+  neo4j_rss_mb?: number;
   db_mb?: number;
   scenarios: Array<{ name: string; p50_ms: number; p99_ms: number; rps: number }>;
 }
@@ -27,11 +29,11 @@ export function scaleTable(reports: readonly ScaleReport[]): string {
     return s ? `${s.p50_ms} / ${s.p99_ms}` : '—';
   };
   const lines = [
-    '| store | IDs | load | IDs/s | RSS peak | on disk | search ONE p50 / p99 ms | big search p50 / p99 ms | insert p50 / p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | IDs | load | IDs/s | RSS peak | Neo4j RSS peak | on disk | search ONE p50 / p99 ms | big search p50 / p99 ms | insert p50 / p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...sorted.map(
       (r) =>
-        `| ${r.store} | ${r.graph.held_ids.toLocaleString('en-US')} | ${r.load.seconds} s | ${r.load.ids_per_s.toLocaleString('en-US')} | ${r.rss_mb} MB | ${r.db_mb === undefined ? '—' : `${r.db_mb} MB`} | ${PLOTTED.map((n) => cell(r, n)).join(' | ')} |`,
+        `| ${r.store} | ${r.graph.held_ids.toLocaleString('en-US')} | ${r.load.seconds} s | ${r.load.ids_per_s.toLocaleString('en-US')} | ${r.rss_mb} MB | ${r.neo4j_rss_mb === undefined ? '—' : `${r.neo4j_rss_mb} MB`} | ${r.db_mb === undefined ? '—' : `${r.db_mb} MB`} | ${PLOTTED.map((n) => cell(r, n)).join(' | ')} |`,
     ),
   ];
   return lines.join('\n');

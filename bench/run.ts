@@ -245,6 +245,8 @@ function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, 
     SQLITE_PATH: path.join(dataDir, 'bench.sqlite'),
     LOG_LEVEL: 'info',
     STORE: store,
+    // POST /floor: the store floor (Store.floor), measured on Neo4j beside the Express floor.
+    BENCH_FLOOR_ROUTE: 'true',
     // A/Bs of the read pool: SQLITE_READ_WORKERS=0 (no pool) or SQLITE_INLINE_NODES=0 (every search on it) npm run bench.
     ...(process.env.SQLITE_READ_WORKERS !== undefined ? { SQLITE_READ_WORKERS: process.env.SQLITE_READ_WORKERS } : {}),
     ...(process.env.SQLITE_INLINE_NODES !== undefined ? { SQLITE_INLINE_NODES: process.env.SQLITE_INLINE_NODES } : {}),
@@ -266,7 +268,7 @@ async function main(): Promise<void> {
 
   // Floors first, each alone on the machine, with the same client settings as the scenarios.
   const floorSpec: RequestSpec = { method: 'POST', path: '/floor', body: () => '{"match":{"from":{"schema":"member","key":{"type":"member_id","id":"m-1"}}}}' };
-  const floors: Record<string, Measured> = {};
+  const floors: Record<string, Measured & { warmup_s?: number }> = {};
   for (const [name, kind] of [
     ['express', 'express'],
     ['node_http', 'node-http'],
@@ -291,6 +293,14 @@ async function main(): Promise<void> {
   const loadSeconds = await loadGraph(service.base, graph.lines);
   const load = { ids: graph.heldIds, seconds: Number(loadSeconds.toFixed(2)), ids_per_s: Math.round(graph.heldIds / loadSeconds) };
   console.log(`load: ${load.ids} IDs in ${load.seconds} s = ${load.ids_per_s} IDs/s`);
+
+  // The Neo4j floor: RETURN 1 through the store's read transaction behind the service's middleware, after its own
+  // untimed warm-up (the load has run the JVM's other paths, not this one).
+  const storeFloor = async () => ({ ...(await measure(service.base, floorSpec, warmupSeconds(store))), warmup_s: warmupSeconds(store) });
+  if (store === 'neo4j') {
+    floors.neo4j = await storeFloor();
+    console.log(`floor neo4j: ${floors.neo4j.rps} req/s (after ${floors.neo4j.warmup_s} s untimed)`);
+  }
 
   const small = cycle(graph.smallKeys);
   const big = cycle(graph.bigKeys);
@@ -337,19 +347,28 @@ async function main(): Promise<void> {
   ];
 
   const expressRps = floors.express?.rps ?? 1;
+  const neo4jRps = floors.neo4j?.rps;
+  const ratios: Ratios = (m) => ({
+    ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)),
+    ...(neo4jRps ? { ratio_to_neo4j_floor: Number((m.rps / neo4jRps).toFixed(2)) } : {}),
+  });
   const results: ScenarioResult[] = [];
-  /** One scenario measured, printed, and put beside the Express floor of this run. */
+  /** One scenario measured, printed, and put beside the floors of this run. */
   const scenario = async (name: string, spec: RequestSpec): Promise<ScenarioResult> => {
     const m = await measure(service.base, spec, warmupSeconds(store));
     console.log(`${name}: ${m.rps} req/s`);
-    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
+    return { name, ...m, ...ratios(m) };
   };
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
-  results.push(...(await mixed(service.base, { small: searchBodies(small, 'ONE'), big: searchBodies(big, 'ALL', 100) }, admin, warmupSeconds(store), expressRps)));
+  results.push(...(await mixed(service.base, { small: searchBodies(small, 'ONE'), big: searchBodies(big, 'ALL', 100) }, admin, warmupSeconds(store), ratios)));
   const hot = await hotLinksFalse(service.base, admin, scenario);
   results.push(...hot.results);
   results.push(...(await showingMessages(service.base, admin, scenario)));
   const erase = await erasePersons(service.base, admin);
+  if (neo4jRps) {
+    floors.neo4j_at_end = await storeFloor();
+    console.log(`floor neo4j at the end: ${floors.neo4j_at_end.rps} req/s (× ${(floors.neo4j_at_end.rps / neo4jRps).toFixed(2)} of the first)`);
+  }
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
   await stop(service);
@@ -363,9 +382,9 @@ async function main(): Promise<void> {
   console.log(`floor express at the end: ${floors.express_at_end.rps} req/s (× ${(floors.express_at_end.rps / expressRps).toFixed(2)} of the first)`);
 
   const table = [
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× express floor', 'non-2xx'],
-    ...Object.entries(floors).map(([name, f]) => [`floor: ${name}`, f.rps, f.p50_ms, f.p99_ms, (f.rps / expressRps).toFixed(2), f.non2xx]),
-    ...results.map((r) => [r.name, r.rps, r.p50_ms, r.p99_ms, r.ratio_to_express_floor.toFixed(2), r.non2xx]),
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× express floor', ...(neo4jRps ? ['× neo4j floor'] : []), 'non-2xx'],
+    ...Object.entries(floors).map(([name, f]) => [`floor: ${name}`, f.rps, f.p50_ms, f.p99_ms, (f.rps / expressRps).toFixed(2), ...(neo4jRps ? [(f.rps / neo4jRps).toFixed(2)] : []), f.non2xx]),
+    ...results.map((r) => [r.name, r.rps, r.p50_ms, r.p99_ms, r.ratio_to_express_floor.toFixed(2), ...(neo4jRps ? [(r.ratio_to_neo4j_floor ?? 0).toFixed(2)] : []), r.non2xx]),
   ].map((row) => row.map(String));
   console.log(`\n${formatTable(table)}`);
   const { after_over_before: ratio, mean_total: total } = hot.report;
@@ -396,7 +415,8 @@ async function main(): Promise<void> {
   fs.writeFileSync(resultFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`written: ${path.relative(ROOT, resultFile)}`);
   if (earlier) console.log(`\nagainst ${process.argv[process.argv.indexOf('--compare') + 1]} (measured ${earlier.measured_at ?? 'at an unknown time'}):\n${formatTable(comparisonTable(earlier, report))}`);
-  const failed = results.filter((r) => r.errors > 0 || r.non2xx > 0);
+  // The floors too: a Neo4j floor of 404s (a service without the route) would look fast.
+  const failed = [...Object.entries(floors).map(([name, f]) => ({ ...f, name: `floor: ${name}` })), ...results].filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
     console.error(`scenarios with errors or non-2xx answers: ${failed.map((r) => r.name).join(', ')}`);
     process.exitCode = 1;
@@ -416,7 +436,7 @@ async function mixed(
   bodies: { small: () => string; big: () => string },
   headers: Record<string, string>,
   warmup: number,
-  expressRps: number,
+  ratios: Ratios,
 ): Promise<ScenarioResult[]> {
   const spec = (connections: number): RequestSpec => ({
     method: 'POST',
@@ -431,7 +451,7 @@ async function mixed(
   const [one, all] = await both(MODE.seconds);
   const named = (name: string, m: Measured): ScenarioResult => {
     console.log(`${name}: ${m.rps} req/s, p99 ${m.p99_ms} ms`);
-    return { name, ...m, ratio_to_express_floor: Number((m.rps / expressRps).toFixed(2)) };
+    return { name, ...m, ...ratios(m) };
   };
   return [named('mixed: search ONE', one), named('mixed: search ALL (1,000+ node component)', all)];
 }
@@ -439,9 +459,14 @@ async function mixed(
 type ScenarioResult = Measured & {
   name: string;
   ratio_to_express_floor: number;
+  /** STORE=neo4j: req/s over the Neo4j floor's (floors.neo4j), RETURN 1 through the same service and driver path. */
+  ratio_to_neo4j_floor?: number;
   /** The hot links:false scenarios only: req/s after the IDs became hot over req/s of the same search before. */
   ratio_to_before?: number;
 };
+
+/** A measurement's ratios to this run's floors: the Express floor's, and the Neo4j floor's when there is one. */
+type Ratios = (m: Measured) => Pick<ScenarioResult, 'ratio_to_express_floor' | 'ratio_to_neo4j_floor'>;
 
 /**
  * Issue 13: a search over a graph with hot `links: false` IDs is as fast as the same search without them. A second
@@ -663,6 +688,9 @@ async function scaleMain(scale: number): Promise<void> {
     scenarios.push({ name, ...m });
   }
   const memory = memoryMb(service.child.pid as number);
+  // The Neo4j JVM's peak (VmHWM), when the bench started it: its heap and page cache are most of what a Neo4j
+  // deployment adds beside the service.
+  const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
   await stop(service);
   // Neo4j: the store files of its database once the server has stopped, when the bench started it. Its transaction
   // logs are counted apart: Neo4j allocates them 256 MB at a time, whatever they hold.
@@ -678,6 +706,7 @@ async function scaleMain(scale: number): Promise<void> {
     graph: { nodes: graph.nodes, held_ids: graph.heldIds, largest_component: graph.largestComponent },
     load: { seconds: Number(loadSeconds.toFixed(2)), ids_per_s: Math.round(graph.heldIds / loadSeconds) },
     rss_mb: memory.peak,
+    ...(neo4jMemory ? { neo4j_rss_mb: neo4jMemory.peak } : {}),
     ...(dbBytes !== undefined ? { db_mb: Math.round(dbBytes / 2 ** 20) } : {}),
     ...(txLogBytes !== undefined ? { neo4j_tx_log_mb: Math.round(txLogBytes / 2 ** 20) } : {}),
     scenarios,
@@ -687,7 +716,7 @@ async function scaleMain(scale: number): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${store}-${graph.heldIds}.json`);
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`RSS peak ${memory.peak} MB${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
+  console.log(`RSS peak ${memory.peak} MB${neo4jMemory ? `, Neo4j JVM ${neo4jMemory.peak} MB` : ''}${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
 }
 
 /**

@@ -206,6 +206,12 @@ const envSchema = {
       default: 5000,
       description: 'How long an idle keep-alive connection waits for its next request; behind a load balancer, set it above the balancer\'s own idle timeout.',
     },
+    BENCH_FLOOR_ROUTE: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true: POST /floor runs the store\'s cheapest read (Neo4j: RETURN 1 in a read transaction; SQLite: SELECT 1) and answers a constant body, for the bench\'s store floor. Off in production: it needs no token.',
+    },
   },
   if: { required: ['STORE'], properties: { STORE: { const: 'neo4j' } } },
   then: { properties: { NEO4J_URI: { type: 'string' } }, required: ['NEO4J_URI'] },
@@ -250,6 +256,8 @@ export interface Config {
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
   connections: ConnectionLimits;
+  /** BENCH_FLOOR_ROUTE: mount POST /floor (src/http/routes/bench-floor.ts). */
+  benchFloorRoute: boolean;
 }
 
 /** What one client connection may hold: applied by serve() (src/http/server.ts) and the body deadline middleware. */
@@ -306,6 +314,7 @@ interface ValidatedEnv {
   BODY_TIMEOUT_MS: number;
   IDLE_TIMEOUT_MS: number;
   KEEP_ALIVE_TIMEOUT_MS: number;
+  BENCH_FLOOR_ROUTE: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -371,6 +380,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       idleTimeoutMs: v.IDLE_TIMEOUT_MS,
       keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
     },
+    benchFloorRoute: v.BENCH_FLOOR_ROUTE,
     ...overrides,
   };
 }

@@ -45,6 +45,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ NEO4J_CALL_TIMEOUT_MS: '0' })).toThrow(/NEO4J_CALL_TIMEOUT_MS/);
   });
 
+  test('when BENCH_FLOOR_ROUTE is unset, then the floor route is off; true turns it on; anything but a boolean is refused naming it', () => {
+    expect(loadConfig({}).benchFloorRoute).toBe(false);
+    expect(loadConfig({ BENCH_FLOOR_ROUTE: 'true' }).benchFloorRoute).toBe(true);
+    expect(loadConfig({ BENCH_FLOOR_ROUTE: 'false' }).benchFloorRoute).toBe(false);
+    expect(() => loadConfig({ BENCH_FLOOR_ROUTE: 'yes' })).toThrow(/BENCH_FLOOR_ROUTE/);
+  });
+
   test('when the connection settings are set, then they reach the server settings; unset, the documented defaults; zero is refused', () => {
     expect(loadConfig({}).connections).toEqual({ maxConnections: 1024, headersTimeoutMs: 10000, bodyTimeoutMs: 30000, idleTimeoutMs: 60000, keepAliveTimeoutMs: 5000 });
     const set = loadConfig({ MAX_CONNECTIONS: '20', HEADERS_TIMEOUT_MS: '500', BODY_TIMEOUT_MS: '700', IDLE_TIMEOUT_MS: '900', KEEP_ALIVE_TIMEOUT_MS: '300' });

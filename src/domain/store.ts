@@ -144,6 +144,12 @@ export interface PutSchemaOutcome {
 export interface Store {
   /** Resolves when the store answers; rejects with store_unavailable otherwise. */
   ping(): Promise<void>;
+  /**
+   * The cheapest statement through the path the store's reads take (Neo4j: its read transaction, session settings
+   * and retries; SQLite: a prepared statement on the event loop). Only the bench's floor route calls it, so that the
+   * store's own fixed cost a request can be told apart from what the service adds (BENCH_FLOOR_ROUTE).
+   */
+  floor(): Promise<void>;
   close(): Promise<void>;
 
   // Schemas. putSchema refuses, in this order: (secure_flag_conflict) a type whose secure flag differs in another

@@ -24,6 +24,17 @@ describe('bench --compare', () => {
     expect(text[2]).toMatch(/^insert\s+0\.73\s+0\.36\s+×0\.50\s+7\s+12$/);
   });
 
+  test('when both runs have Neo4j floor ratios, then each scenario also shows their change in a last column; with one run lacking them, no column', () => {
+    const neo4j = (name: string, ratio: number, floorRatio: number) => ({ ...scenario(name, ratio, 9), ratio_to_neo4j_floor: floorRatio });
+    const old = { scenarios: [neo4j('search ONE', 0.1, 0.4), neo4j('insert', 0.08, 0.5)] };
+    const now = { scenarios: [neo4j('search ONE', 0.1, 0.8), scenario('insert', 0.08, 9)] };
+    expect(compareReports(old, now)[0]).toMatchObject({ name: 'search ONE', neo4j_floor_change: 2 });
+    const rows = comparisonTable(old, now);
+    expect(rows[0]?.[6]).toBe('change × neo4j floor');
+    expect(rows.map((r) => r[6])).toEqual(['change × neo4j floor', '×2.00', '—']);
+    expect(comparisonTable(before, now)[0]).toHaveLength(6);
+  });
+
   test('when the earlier ratio is 0, then there is no change to give rather than an infinite one', () => {
     expect(compareReports({ scenarios: [scenario('x', 0, 1)] }, { scenarios: [scenario('x', 0.1, 1)] })[0]).toEqual({
       name: 'x',

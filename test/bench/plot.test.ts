@@ -6,6 +6,7 @@ const report = (store: string, ids: number, p99: number): ScaleReport => ({
   graph: { held_ids: ids },
   load: { seconds: ids / 50_000, ids_per_s: 50_000 },
   rss_mb: 200,
+  ...(store === 'neo4j' ? { neo4j_rss_mb: 2400 } : {}),
   ...(store === 'sqlite' ? { db_mb: Math.round(ids / 10_000) } : {}),
   scenarios: [
     { name: 'search ONE', p50_ms: 2, p99_ms: p99, rps: 2000 },
@@ -17,11 +18,11 @@ const report = (store: string, ids: number, p99: number): ScaleReport => ({
 describe('bench --scale plot', () => {
   const reports = [report('sqlite', 10_000_000, 12), report('sqlite', 100_000, 6), report('neo4j', 1_000_000, 30)];
 
-  test('when the table is made, then one row per store and scale, smallest first, with p50 / p99 of each scenario', () => {
+  test('when the table is made, then one row per store and scale, smallest first, with the Neo4j JVM peak RSS where measured and p50 / p99 of each scenario', () => {
     expect(scaleTable(reports).split('\n').slice(2)).toEqual([
-      '| neo4j | 1,000,000 | 20 s | 50,000 | 200 MB | — | 2 / 30 | 80 / 300 | 3 / 31 |',
-      '| sqlite | 100,000 | 2 s | 50,000 | 200 MB | 10 MB | 2 / 6 | 80 / 60 | 3 / 7 |',
-      '| sqlite | 10,000,000 | 200 s | 50,000 | 200 MB | 1000 MB | 2 / 12 | 80 / 120 | 3 / 13 |',
+      '| neo4j | 1,000,000 | 20 s | 50,000 | 200 MB | 2400 MB | — | 2 / 30 | 80 / 300 | 3 / 31 |',
+      '| sqlite | 100,000 | 2 s | 50,000 | 200 MB | — | 10 MB | 2 / 6 | 80 / 60 | 3 / 7 |',
+      '| sqlite | 10,000,000 | 200 s | 50,000 | 200 MB | — | 1000 MB | 2 / 12 | 80 / 120 | 3 / 13 |',
     ]);
   });
 

@@ -153,6 +153,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await other.close();
         await expect(other.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
       });
+
+      test('when the store is open, then floor resolves; once closed, it rejects with store_unavailable', async () => {
+        await expect(store().floor()).resolves.toBeUndefined();
+        const other = await openStore();
+        await other.close();
+        await expect(other.floor()).rejects.toMatchObject({ code: 'store_unavailable' });
+      });
     });
 
     // ------------------------------------------------------------------ schemas

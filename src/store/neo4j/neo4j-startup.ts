@@ -237,6 +237,10 @@ export class ConnectingStore implements Store {
     return this.use((s) => s.ping());
   }
 
+  floor(): Promise<void> {
+    return this.use((s) => s.floor());
+  }
+
   /** Stops the attempts (one under way is abandoned at once) and closes the connected store, if any. */
   async close(): Promise<void> {
     this.stopping.abort();

@@ -207,6 +207,12 @@ export class SqliteStore implements Store {
     });
   }
 
+  floor(): Promise<void> {
+    return this.run(() => {
+      this.s.ping.get();
+    });
+  }
+
   async close(): Promise<void> {
     // The connection first, at once: from then on no read makes a pool (read()), and the pooled reads still in
     // flight answer store_unavailable when their threads stop.
