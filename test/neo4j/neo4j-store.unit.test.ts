@@ -340,7 +340,8 @@ describe('Neo4j store, with a fake driver', () => {
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
     await store.erase({ ...erase, scope: 'id' });
-    await store.erase({ ...erase, scope: 'person' });
+    // A `links: false` ID: erase.still-held asks only about those (and values none of the nodes holds).
+    await store.erase({ ...erase, scope: 'person', unlinkedTypes: ['device'] });
     await store.pruneHistory('2026-01-01T00:00:00.000Z', 1000);
     const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
     await store.eligibility(person, '2026-06-01');

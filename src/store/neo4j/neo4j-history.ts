@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/store';
-import { int, type Query } from './query';
+import { int, type Query, together } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 
@@ -62,7 +62,7 @@ const LOCK_ROUNDS = 5;
  * every ID they hold (erase.lock.cypher), then found again: a write that committed in between is seen, one that
  * comes later waits for the erase. Only then is anything deleted.
  */
-export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): Promise<{ outcome: EraseOutcome; entries: HistoryEntry[] }> {
+export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): Promise<EraseOutcome> {
   const c = r.customerId;
   const at = new Date().toISOString();
   const [start] = await q<{ source: string; starts: string[] }>('search.start-by-where', {
@@ -97,8 +97,12 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
       const fresh = found.filter((element) => !locked.has(element));
       if (fresh.length === 0) break;
       if (round > LOCK_ROUNDS) throw new DomainError('store_unavailable', 'The component kept changing while the erase locked it; send it again.');
-      for (const node of await q<LockedNode>('erase.lock', { nodes: fresh, write: writeId })) locked.set(node.element, node);
-      found = await find();
+      // Sent together, run in this order: the traversal comes after the locks.
+      const lockedNow = q<LockedNode>('erase.lock', { nodes: fresh, write: writeId });
+      const foundNow = find();
+      await together(lockedNow, foundNow);
+      for (const node of await lockedNow) locked.set(node.element, node);
+      found = await foundNow;
     }
     // A node locked in an earlier round and no longer found was taken out of the component meanwhile: left alone.
     const current = new Set(found);
@@ -124,8 +128,13 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     for (const n of nodes) for (const id of n.held) candidates.set(valueKey(id), id);
     for (const value of await valuesInHistoryOf(q, c, nodes.map(keyOf))) candidates.set(valueKey(value), value);
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
+    // Only a `links: false` ID or a value none of the nodes holds can be: every holder of a linking ID of the nodes
+    // is in the component (it was traversed whole, and its Id vertices are locked), so those need no look.
     const ids = [...candidates.values()];
-    const stillHeld = new Set((await q<IdPair>('erase.still-held', { customer: c, ids, erasing: nodes.map((n) => n.element) })).map(valueKey));
+    const heldHere = new Set(nodes.flatMap((n) => n.held.filter((id) => !r.unlinkedTypes.includes(id.type)).map(valueKey)));
+    const toCheck = ids.filter((id) => !heldHere.has(valueKey(id)));
+    const held = toCheck.length > 0 ? await q<IdPair>('erase.still-held', { customer: c, ids: toCheck, erasing: nodes.map((n) => n.element) }) : [];
+    const stillHeld = new Set(held.map(valueKey));
     erased = ids.filter((id) => !stillHeld.has(valueKey(id)));
     const erasedKeys = new Set(erased.map(valueKey));
     for (const n of nodes) {
@@ -134,13 +143,18 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
   // Everything that seeks an index comes before the deletes: a seek in a transaction that has already deleted
-  // thousands of vertices costs several times as much (README, section Performance).
-  await eraseFromHistory(q, c, erased, writeId);
-  await q('impression.erase', { customer: c, ids: erased });
-  await q('impression.erase-keys', { customer: c, ids: [...erased, LEGACY_KEY_OWNER] });
-  await q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) });
-  if (unlinked.length > 0) await q('erase.unlink-id', { nodes: unlinked.map((n) => n.element), type: r.id.type, value: r.id.id });
-  return { outcome, entries };
+  // thousands of vertices costs several times as much (README, section Performance). The writes depend on no
+  // answer of each other: they go in one round trip, run in the order sent, with the erase's own history entries.
+  const rewrites = await historyRewrites(q, c, erased, writeId);
+  await together(
+    ...(rewrites.length > 0 ? [q('history.rewrite', { rewrites })] : []),
+    q('impression.erase', { customer: c, ids: erased }),
+    q('impression.erase-keys', { customer: c, ids: [...erased, LEGACY_KEY_OWNER] }),
+    q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) }),
+    ...(unlinked.length > 0 ? [q('erase.unlink-id', { nodes: unlinked.map((n) => n.element), type: r.id.type, value: r.id.id })] : []),
+    appendHistory(q, c, entries, writeId),
+  );
+  return outcome;
 }
 
 /** Every value named by the history of these keys, and of the keys they were rekeyed from. */
@@ -167,12 +181,15 @@ async function valuesInHistoryOf(q: Query, customerId: string, keys: Array<{ sch
   return [...values.values()];
 }
 
-/** Replaces each of `values` by erasedId in every entry of the customer that holds it, locked before it is read. */
-async function eraseFromHistory(q: Query, customerId: string, values: readonly IdPair[], writeId: string): Promise<void> {
-  if (values.length === 0) return;
+/**
+ * The rewrites (history.rewrite.cypher) that replace each of `values` by erasedId in every entry of the customer
+ * that holds it, locked before it is read.
+ */
+async function historyRewrites(q: Query, customerId: string, values: readonly IdPair[], writeId: string) {
+  if (values.length === 0) return [];
   const erased = new Set(values.map(valueKey));
   const locked = await q<{ element: string }>('history.mentioning', { customer: customerId, mentions: [...erased], write: writeId });
-  if (locked.length === 0) return;
+  if (locked.length === 0) return [];
   const rows = await q<{ element: string; entry: string }>('history.entries', { elements: locked.map((row) => row.element) });
   const rewrites = [];
   for (const row of rows) {
@@ -181,7 +198,7 @@ async function eraseFromHistory(q: Query, customerId: string, values: readonly I
     const s = stored(after, 0);
     rewrites.push({ element: row.element, entry: s.entry, keyId: s.keyId, newKeyId: s.newKeyId, mentions: s.mentions });
   }
-  if (rewrites.length > 0) await q('history.rewrite', { rewrites });
+  return rewrites;
 }
 
 export async function pruneHistory(q: Query, before: string, limit: number, writeId: string): Promise<number> {

@@ -40,7 +40,7 @@ import {
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
-import { adoptMentions, appendHistory, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
@@ -347,11 +347,7 @@ export class Neo4jStore implements Store {
    * finds nothing left to erase and answers zeros, which is still true of the store.
    */
   erase(request: EraseRequest): Promise<EraseOutcome> {
-    return this.write(async (q, writeId) => {
-      const { outcome, entries } = await eraseInGraph(q, request, writeId);
-      await appendHistory(q, request.customerId, entries, writeId);
-      return outcome;
-    });
+    return this.write((q, writeId) => eraseInGraph(q, request, writeId));
   }
 
   pruneHistory(before: string, limit: number): Promise<number> {
