@@ -18,7 +18,7 @@ const MAIN_CLASS = 'dev.idlink.neo4jlocal.LocalNeo4j';
 
 /**
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
- * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 256).
+ * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 768: the 1M-ID bench store, about 640 MB, fits).
  */
 function jvmOptions(heap) {
   return [
@@ -45,9 +45,10 @@ function jvmOptions(heap) {
   ];
 }
 
-/** Why the local server cannot run here (no java or no mvn), or undefined when it can. */
+/** Why the local server cannot run here (no java, or no mvn while a build is needed), or undefined when it can. */
 function missingTools() {
-  const missing = ['java', 'mvn'].filter((tool) => {
+  const tools = needsBuild() ? ['java', 'mvn'] : ['java'];
+  const missing = tools.filter((tool) => {
     const probe = spawnSync(tool, [tool === 'java' ? '-version' : '--version'], { stdio: 'ignore' });
     return probe.error !== undefined || probe.status !== 0;
   });
@@ -56,11 +57,16 @@ function missingTools() {
 
 const mtime = (file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
 
-/** Compiles the launcher and writes its class path (jars in Maven's cache) unless both are newer than their sources. */
-function ensureBuilt(log = (line) => process.stderr.write(`${line}\n`)) {
+/** Whether the class or the kept class path is missing, older than pom.xml or the source, or names a missing jar. */
+function needsBuild() {
   const built = Math.min(mtime(BUILT_CLASS), mtime(CLASSPATH_FILE));
   const classpathOk = built >= 0 && fs.readFileSync(CLASSPATH_FILE, 'utf8').split(path.delimiter).every((jar) => fs.existsSync(jar));
-  if (classpathOk && built >= mtime(POM) && built >= mtime(SOURCE)) return;
+  return !(classpathOk && built >= mtime(POM) && built >= mtime(SOURCE));
+}
+
+/** Compiles the launcher and writes its class path (jars in Maven's cache) when needsBuild(); later starts run no Maven. */
+function ensureBuilt(log = (line) => process.stderr.write(`${line}\n`)) {
+  if (!needsBuild()) return;
   log('neo4j-local: building the launcher with Maven (the first run fetches Neo4j from Maven Central into ~/.m2)...');
   const started = Date.now();
   const mvn = spawnSync('mvn', ['-B', '-q', '-f', POM, 'package', '-DskipTests'], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
@@ -95,7 +101,7 @@ async function freePort() {
  * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
  * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
- * one when undefined), heap (default 1g), pageCacheMb (default 256), transactionTimeoutS (db.transaction.timeout,
+ * one when undefined), heap (default 1g), pageCacheMb (default 768), transactionTimeoutS (db.transaction.timeout,
  * default 30).
  */
 async function start({ port, password, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
