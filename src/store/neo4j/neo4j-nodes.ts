@@ -243,13 +243,14 @@ export type RunRefusal = { at: number; error: DomainError };
  * lines before the first line refused, and that refusal.
  */
 async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards, adds = (_w: W) => true) {
+  // Every line's guard asked at once (a schema's statement sent once, in line order): one round trip for all.
+  const checks = await Promise.allSettled(run.map((w) => (adds(w) ? guards.refuseIfSchemaChanged(q, w.node, writeId) : undefined)));
   const passed: W[] = [];
   for (const [at, w] of run.entries()) {
-    try {
-      if (adds(w)) await guards.refuseIfSchemaChanged(q, w.node, writeId);
-    } catch (e) {
-      if (!isDomainError(e)) throw e;
-      return { passed, refused: { at, error: e } };
+    const check = checks[at] as PromiseSettledResult<void>;
+    if (check.status === 'rejected') {
+      if (!isDomainError(check.reason)) throw check.reason;
+      return { passed, refused: { at, error: check.reason } };
     }
     passed.push(w);
   }

@@ -18,8 +18,11 @@ export async function guardWholeSchema(q: Query, customer: string, schemaId: str
 /** One per transaction attempt: one guard per schema the transaction writes nodes of, taken on its first write there. */
 export class SchemaGuards {
   private readonly stripe = int(randomInt(GUARD_STRIPES));
-  /** What each guarded schema declares, read under its guard; undefined when the schema did not exist. */
-  private readonly declared = new Map<string, IdTypeDeclaration[] | undefined>();
+  /**
+   * What each guarded schema declares, read under its guard (undefined when the schema did not exist), from the
+   * moment its statement is sent: the writes of a batch ask at once, and the guard is taken once.
+   */
+  private readonly declared = new Map<string, Promise<IdTypeDeclaration[] | undefined>>();
 
   /**
    * Takes the node's schema's guard and refuses the write (schema_changed) unless the schema still declares the
@@ -28,16 +31,17 @@ export class SchemaGuards {
   async refuseIfSchemaChanged(q: Query, node: NodeAddress, writeId: string): Promise<void> {
     if (node.expectedTypes === undefined) return;
     const key = JSON.stringify([node.customerId, node.schemaId]);
-    if (!this.declared.has(key)) {
-      const [row] = await q<{ declared: IdTypeDeclaration[] }>('schema.guard', {
+    let reading = this.declared.get(key);
+    if (!reading) {
+      reading = q<{ declared: IdTypeDeclaration[] }>('schema.guard', {
         customer: node.customerId,
         schemaId: node.schemaId,
         stripes: [this.stripe],
         write: writeId,
-      });
-      this.declared.set(key, row?.declared);
+      }).then(([row]) => row?.declared);
+      this.declared.set(key, reading);
     }
-    const declared = this.declared.get(key);
+    const declared = await reading;
     if (declared === undefined || !declaresAsExpected(declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
   }
 }
