@@ -18,7 +18,7 @@ const MAIN_CLASS = 'dev.idlink.neo4jlocal.LocalNeo4j';
 
 /**
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
- * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 768: the 1M-ID bench store, about 640 MB, fits).
+ * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 1024: the 1M-ID bench store, about 890 MB, fits).
  */
 function jvmOptions(heap) {
   return [
@@ -101,7 +101,7 @@ async function freePort() {
  * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
  * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
- * one when undefined), heap (default 1g), pageCacheMb (default 768), transactionTimeoutS (db.transaction.timeout,
+ * one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
  * default 30).
  */
 async function start({ port, password, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {

@@ -28,7 +28,7 @@ import org.neo4j.io.ByteUnit;
  *
  * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (auth on with user neo4j when set, off
  * otherwise), NEO4J_LOCAL_DATA (a folder that is kept; when unset, a fresh temporary folder deleted at stop),
- * NEO4J_LOCAL_PAGECACHE_MB (default 768), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30). The argument --stop-when-stdin-closes makes it stop when its parent goes
+ * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30). The argument --stop-when-stdin-closes makes it stop when its parent goes
  * away (the test runner gives it a pipe), so no server outlives the run that started it.
  *
  * <p>Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections; SIGTERM or SIGINT
@@ -56,7 +56,7 @@ public final class LocalNeo4j {
     long startedAt = System.nanoTime();
     boolean stopWhenStdinCloses = java.util.Arrays.asList(args).contains("--stop-when-stdin-closes");
     int port = intFromEnv("NEO4J_LOCAL_PORT", 7687);
-    long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 768);
+    long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 1024);
     long transactionTimeoutSeconds = intFromEnv("NEO4J_LOCAL_TRANSACTION_TIMEOUT_S", 30);
     String password = emptyToNull(System.getenv("NEO4J_PASSWORD"));
     String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
