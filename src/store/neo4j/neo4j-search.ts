@@ -67,9 +67,10 @@ interface KeySearch {
 /**
  * Store.checkedSearch from keyed nodes: each search reads the customer's policy, finds its start and traverses in
  * one statement (search.*-by-key.cypher). Searches that arrive while KEY_SEARCH_STATEMENTS_AT_ONCE such statements
- * are running wait, and then go together in one statement (UNWIND over them), one round trip for all, which is
- * where a Bolt round trip costs more than the search: the statement of one search costs about as much as that of
- * several. A search that finds a statement free goes at once, alone; none waits for others to come.
+ * are running wait, and then go together in one statement (UNWIND over them): the fixed cost of a statement (its
+ * round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A search that
+ * finds a statement free goes at once, alone; none waits for others to come. A statement that fails fails each of
+ * its searches (the read has retried it first).
  */
 export class KeySearches {
   private running = 0;

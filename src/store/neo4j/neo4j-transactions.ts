@@ -154,7 +154,7 @@ export class Transactions {
    * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time.
    */
   private async retrying<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
-    const firstFailure = { at: 0 };
+    let firstFailureAt: number | undefined;
     let delay = this.retry.firstDelayMs;
     for (let notFound = 1; ; ) {
       try {
@@ -165,9 +165,9 @@ export class Transactions {
           continue;
         }
         if (!neo4j.isRetryableError(e)) throw e;
-        firstFailure.at ||= Date.now();
+        firstFailureAt ??= Date.now();
         const wait = delay * (1 + RETRY_JITTER * (2 * Math.random() - 1));
-        if (Date.now() - firstFailure.at >= this.retry.maxTimeMs || Date.now() + wait >= deadline) throw e;
+        if (Date.now() - firstFailureAt >= this.retry.maxTimeMs || Date.now() + wait >= deadline) throw e;
         await sleep(wait);
         delay *= RETRY_DELAY_MULTIPLIER;
       }
