@@ -198,7 +198,7 @@ export class Neo4jStore implements Store {
     return this.transactions.ping();
   }
 
-  /** store.ping as a read transaction, unlike ping(): what every read pays before its own statements. */
+  /** store.ping through the read path (an auto-commit query, the store's retries and time limit), unlike ping(). */
   async floor(): Promise<void> {
     await this.read((q) => q('store.ping'));
   }
