@@ -2,11 +2,12 @@
 import { type RequestHandler, type Router } from 'express';
 import type { BlockRule } from '../../domain/blocklist';
 import type { CustomerSettingsService } from '../../domain/customer-settings';
-import type { CustomerSettings, IdTypeDeclaration, SchemaRecord, TokenKind, TokenRecord } from '../../domain/model';
+import type { CustomerSettings, IdTypeDeclaration, SchemaRecord, TokenRecord } from '../../domain/model';
 import type { SchemaService } from '../../domain/schemas';
 import { type TokenService, requireAdmin } from '../../domain/tokens';
+import type { components } from '../../generated/openapi';
 import { callerOf } from '../auth';
-import { operation, type Validators } from '../operation';
+import { operation, type OperationHandler, type OperationId, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 
 /** `links` always, `max_holders` only when set (extensions §2.1). */
@@ -18,12 +19,7 @@ const idTypeBody = (t: IdTypeDeclaration) => ({
 });
 const schemaBody = (s: SchemaRecord) => ({ schema_id: s.schemaId, id_types: s.idTypes.map(idTypeBody) });
 
-interface IdTypeInput {
-  type: string;
-  secure?: boolean;
-  links?: boolean;
-  max_holders?: number;
-}
+type IdTypeInput = components['schemas']['SchemaDefinition']['id_types'][number];
 const toDeclaration = (t: IdTypeInput) => ({
   type: t.type,
   ...(t.secure !== undefined ? { secure: t.secure } : {}),
@@ -33,13 +29,7 @@ const toDeclaration = (t: IdTypeInput) => ({
 
 const settingsBody = (s: CustomerSettings) => ({ require_token: s.requireToken, timezone: s.timezone });
 
-interface BlockRuleInput {
-  type: string;
-  values?: string[];
-  pattern?: string;
-  ignore_case?: boolean;
-  confusables?: boolean;
-}
+type BlockRuleInput = components['schemas']['BlockRule'];
 const toBlockRule = (r: BlockRuleInput): BlockRule => ({
   type: r.type,
   ...(r.values !== undefined ? { values: r.values } : {}),
@@ -57,12 +47,6 @@ const blockRuleBody = (r: BlockRule) => ({
 });
 const tokenBody = (t: TokenRecord) => ({ token_id: t.tokenId, kind: t.kind, label: t.label, created_at: t.createdAt });
 
-interface Params {
-  customer_id: string;
-  schema_id: string;
-  token_id: string;
-}
-
 export function adminRoutes(
   validators: Validators,
   bearer: RequestHandler,
@@ -71,7 +55,7 @@ export function adminRoutes(
   customers: CustomerSettingsService,
 ): Router {
   const router = caseSensitiveRouter();
-  const admin = (id: string, handler: Parameters<typeof operation>[2]) =>
+  const admin = <Op extends OperationId>(id: Op, handler: OperationHandler<Op>) =>
     operation(validators, id, async (input, req, res) => {
       requireAdmin(callerOf(res));
       await handler(input, req, res);
@@ -81,7 +65,7 @@ export function adminRoutes(
     '/v1/:customer_id/schema',
     bearer,
     admin('listSchemas', async ({ params }, _req, res) => {
-      const list = await schemas.list((params as Params).customer_id);
+      const list = await schemas.list(params.customer_id);
       res.json(list.map(schemaBody));
     }),
   );
@@ -89,8 +73,8 @@ export function adminRoutes(
     '/v1/:customer_id/schema/:schema_id',
     bearer,
     admin('putSchema', async ({ params, body }, _req, res) => {
-      const { customer_id, schema_id } = params as Params;
-      const { id_types } = body as { id_types: IdTypeInput[] };
+      const { customer_id, schema_id } = params;
+      const { id_types } = body;
       const { created } = await schemas.put(customer_id, schema_id, id_types.map(toDeclaration));
       res.status(created ? 201 : 200).json(schemaBody(await schemas.get(customer_id, schema_id)));
     }),
@@ -99,7 +83,7 @@ export function adminRoutes(
     '/v1/:customer_id/schema/:schema_id',
     bearer,
     admin('getSchema', async ({ params }, _req, res) => {
-      const { customer_id, schema_id } = params as Params;
+      const { customer_id, schema_id } = params;
       res.json(schemaBody(await schemas.get(customer_id, schema_id)));
     }),
   );
@@ -107,7 +91,7 @@ export function adminRoutes(
     '/v1/:customer_id/schema/:schema_id',
     bearer,
     admin('deleteSchema', async ({ params }, _req, res) => {
-      const { customer_id, schema_id } = params as Params;
+      const { customer_id, schema_id } = params;
       await schemas.delete(customer_id, schema_id);
       res.status(204).end();
     }),
@@ -117,8 +101,8 @@ export function adminRoutes(
     '/v1/:customer_id/token',
     bearer,
     admin('createToken', async ({ params, body }, _req, res) => {
-      const { kind, label } = body as { kind: TokenKind; label?: string };
-      const issued = await tokens.issue((params as Params).customer_id, kind, label ?? null);
+      const { kind, label } = body;
+      const issued = await tokens.issue(params.customer_id, kind, label ?? null);
       res.status(201).json({ ...tokenBody(issued), token: issued.token });
     }),
   );
@@ -126,14 +110,14 @@ export function adminRoutes(
     '/v1/:customer_id/token',
     bearer,
     admin('listTokens', async ({ params }, _req, res) => {
-      res.json((await tokens.list((params as Params).customer_id)).map(tokenBody));
+      res.json((await tokens.list(params.customer_id)).map(tokenBody));
     }),
   );
   router.delete(
     '/v1/:customer_id/token/:token_id',
     bearer,
     admin('revokeToken', async ({ params }, _req, res) => {
-      const { customer_id, token_id } = params as Params;
+      const { customer_id, token_id } = params;
       await tokens.revoke(customer_id, token_id);
       res.status(204).end();
     }),
@@ -143,15 +127,15 @@ export function adminRoutes(
     '/v1/:customer_id/settings',
     bearer,
     admin('getSettings', async ({ params }, _req, res) => {
-      res.json(settingsBody(await customers.settings((params as Params).customer_id)));
+      res.json(settingsBody(await customers.settings(params.customer_id)));
     }),
   );
   router.put(
     '/v1/:customer_id/settings',
     bearer,
     admin('putSettings', async ({ params, body }, _req, res) => {
-      const { require_token, timezone } = body as { require_token?: boolean; timezone?: string };
-      const stored = await customers.putSettings((params as Params).customer_id, {
+      const { require_token, timezone } = body;
+      const stored = await customers.putSettings(params.customer_id, {
         ...(require_token !== undefined ? { requireToken: require_token } : {}),
         ...(timezone !== undefined ? { timezone } : {}),
       });
@@ -163,15 +147,15 @@ export function adminRoutes(
     '/v1/:customer_id/blocklist',
     bearer,
     admin('getBlocklist', async ({ params }, _req, res) => {
-      res.json({ rules: (await customers.blocklist((params as Params).customer_id)).map(blockRuleBody) });
+      res.json({ rules: (await customers.blocklist(params.customer_id)).map(blockRuleBody) });
     }),
   );
   router.put(
     '/v1/:customer_id/blocklist',
     bearer,
     admin('putBlocklist', async ({ params, body }, _req, res) => {
-      const { rules } = body as { rules: BlockRuleInput[] };
-      const stored = await customers.putBlocklist((params as Params).customer_id, rules.map(toBlockRule));
+      const { rules } = body;
+      const stored = await customers.putBlocklist(params.customer_id, rules.map(toBlockRule));
       res.json({ rules: stored.map(blockRuleBody) });
     }),
   );

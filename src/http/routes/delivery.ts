@@ -2,19 +2,14 @@
 // /v1/delivery/_eligible and /v1/delivery/{delivery_id}/_impression), for the customer the mapi token names. The two
 // showing calls also read a bearer token in Authorization: a `user` of a secure type needs one of that customer.
 import { type RequestHandler, type Response, type Router } from 'express';
-import type { DeliveryDraft, DeliveryService } from '../../domain/deliveries';
-import type { EligibleBody, ImpressionBody, ShowingService } from '../../domain/showing';
+import type { DeliveryService } from '../../domain/deliveries';
+import type { ShowingService } from '../../domain/showing';
 import { authenticatedFor } from '../../domain/tokens';
 import { callerOf } from '../auth';
-import { operation, type Validators } from '../operation';
+import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
-
-interface Paging {
-  count: number;
-  page: number;
-}
 
 const customerOf = (res: Response): string => res.locals.customerId as string;
 
@@ -35,7 +30,8 @@ export function deliveryRoutes(
     '/v1/delivery',
     mapi,
     operation(validators, 'listDeliveries', async ({ query }, req, res) => {
-      const { count, page } = query as Paging;
+      const count = defaulted(query.count, 'count');
+      const page = defaulted(query.page, 'page');
       const base = publicBase(req, publicBaseUrl);
       const { items, total } = await deliveries.list(customerOf(res), page, count);
       setPageHeaders(res, { page, count, total, pageUrl: (n) => `${base}/v1/delivery?count=${count}&page=${n}` });
@@ -48,7 +44,7 @@ export function deliveryRoutes(
     operation(validators, 'createDelivery', async ({ body }, req, res) => {
       // Before the write: a request that cannot be answered changes nothing.
       const base = publicBase(req, publicBaseUrl);
-      const created = await deliveries.create(customerOf(res), body as DeliveryDraft);
+      const created = await deliveries.create(customerOf(res), body);
       res.status(201).location(`${base}/v1/delivery/${created.delivery_id}`).json(created);
     }),
   );
@@ -56,21 +52,21 @@ export function deliveryRoutes(
     '/v1/delivery/:delivery_id',
     mapi,
     operation(validators, 'getDelivery', async ({ params }, _req, res) => {
-      res.json(await deliveries.get(customerOf(res), (params as { delivery_id: number }).delivery_id));
+      res.json(await deliveries.get(customerOf(res), params.delivery_id));
     }),
   );
   router.put(
     '/v1/delivery/:delivery_id',
     mapi,
     operation(validators, 'replaceDelivery', async ({ params, body }, _req, res) => {
-      res.json(await deliveries.replace(customerOf(res), (params as { delivery_id: number }).delivery_id, body as DeliveryDraft));
+      res.json(await deliveries.replace(customerOf(res), params.delivery_id, body));
     }),
   );
   router.delete(
     '/v1/delivery/:delivery_id',
     mapi,
     operation(validators, 'deleteDelivery', async ({ params }, _req, res) => {
-      await deliveries.delete(customerOf(res), (params as { delivery_id: number }).delivery_id);
+      await deliveries.delete(customerOf(res), params.delivery_id);
       res.status(204).end();
     }),
   );
@@ -79,7 +75,7 @@ export function deliveryRoutes(
     mapi,
     bearer,
     operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
-      res.json(await showing.eligible(customerOf(res), bearerOfCustomer(res), body as EligibleBody));
+      res.json(await showing.eligible(customerOf(res), bearerOfCustomer(res), body));
     }),
   );
   router.post(
@@ -87,8 +83,8 @@ export function deliveryRoutes(
     mapi,
     bearer,
     operation(validators, 'recordImpression', async ({ params, body }, _req, res) => {
-      const deliveryId = (params as { delivery_id: number }).delivery_id;
-      const { answer, replayed } = await showing.impression(customerOf(res), bearerOfCustomer(res), deliveryId, body as ImpressionBody);
+      const deliveryId = params.delivery_id;
+      const { answer, replayed } = await showing.impression(customerOf(res), bearerOfCustomer(res), deliveryId, body);
       // The header Stripe's API uses to say so: this is an earlier answer, and nothing was counted.
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(201).json(answer);

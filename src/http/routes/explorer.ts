@@ -3,7 +3,7 @@
 import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 import { DomainError } from '../../domain/errors';
-import type { GraphBody, GraphService } from '../../domain/graph';
+import type { GraphService } from '../../domain/graph';
 import { admitRead, answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
@@ -18,9 +18,8 @@ export function explorerRoutes(validators: Validators, bearer: RequestHandler, g
   router.post(
     '/v1/:customer_id/_graph',
     bearer,
-    operation(validators, 'graph', async ({ params, body }, _req, res) => {
-      const customerId = (params as { customer_id: string }).customer_id;
-      const graph = body as GraphBody;
+    operation(validators, 'graph', async ({ params, body: graph }, _req, res) => {
+      const customerId = params.customer_id;
       await admitRead(res, { customerId, operation: 'graph', step: graph.match.step ?? 'ALL', from: graph.match.from });
       res.status(200).json(await graphs.graph(actorOf(res, customerId), graph, answerRoomOf(res)));
     }),

@@ -1,23 +1,21 @@
 // GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (extensions §3).
 import { type RequestHandler, type Router } from 'express';
-import type { EraseBody, GovernanceService, HistoryQuery } from '../../domain/governance';
+import type { GovernanceService } from '../../domain/governance';
 import { actorName } from '../../domain/tokens';
 import { callerOf } from '../auth';
-import { operation, type Validators } from '../operation';
+import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
 
 export function governanceRoutes(validators: Validators, bearer: RequestHandler, governance: GovernanceService, publicBaseUrl: string | undefined): Router {
   const router = caseSensitiveRouter();
-  const customerOf = (params: unknown) => (params as { customer_id: string }).customer_id;
-
   router.get(
     '/v1/:customer_id/node/_history',
     bearer,
     operation(validators, 'nodeHistory', async ({ params, query }, req, res) => {
-      const q = query as HistoryQuery;
-      const customerId = customerOf(params);
+      const q = { ...query, count: defaulted(query.count, 'count'), page: defaulted(query.page, 'page') };
+      const customerId = params.customer_id;
       // Before the read: a request that cannot be answered reads nothing.
       const base = publicBase(req, publicBaseUrl);
       const { items, total } = await governance.history(callerOf(res), customerId, q);
@@ -36,7 +34,7 @@ export function governanceRoutes(validators: Validators, bearer: RequestHandler,
     operation(validators, 'eraseId', async ({ params, body }, _req, res) => {
       const caller = callerOf(res);
       const audit = { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) };
-      const outcome = await governance.erase(caller, customerOf(params), body as EraseBody, audit);
+      const outcome = await governance.erase(caller, params.customer_id, body, audit);
       res.json({ nodes_deleted: outcome.nodesDeleted, ids_removed: outcome.idsRemoved });
     }),
   );

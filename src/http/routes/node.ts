@@ -1,19 +1,10 @@
 // The six node operations of the interface: POST /v1/{customer_id}/node/_<operation>.
 import { type RequestHandler, type Response, type Router } from 'express';
-import type { IdPair } from '../../domain/model';
 import type { Actor, NodeService } from '../../domain/nodes';
 import { actorName, authenticatedFor } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
-
-interface NodeBody {
-  schema: string;
-  key: IdPair;
-  ids?: IdPair[];
-  set?: IdPair;
-  where?: IdPair;
-}
 
 export function actorOf(res: Response, customerId: string): Actor {
   const caller = callerOf(res);
@@ -26,13 +17,11 @@ export function actorOf(res: Response, customerId: string): Actor {
 
 export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes: NodeService): Router {
   const router = caseSensitiveRouter();
-  const customer = (params: unknown) => (params as { customer_id: string }).customer_id;
-
   router.post(
     '/v1/:customer_id/node/_create',
     bearer,
     operation(validators, 'createNode', async ({ params, body }, _req, res) => {
-      await nodes.create(actorOf(res, customer(params)), body as NodeBody);
+      await nodes.create(actorOf(res, params.customer_id), body);
       res.status(201).json({});
     }),
   );
@@ -40,7 +29,7 @@ export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes
     '/v1/:customer_id/node/_insert',
     bearer,
     operation(validators, 'insertIds', async ({ params, body }, _req, res) => {
-      await nodes.insert(actorOf(res, customer(params)), body as NodeBody & { ids: IdPair[] });
+      await nodes.insert(actorOf(res, params.customer_id), body);
       res.status(201).json({});
     }),
   );
@@ -48,7 +37,7 @@ export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes
     '/v1/:customer_id/node/_update',
     bearer,
     operation(validators, 'updateId', async ({ params, body }, _req, res) => {
-      await nodes.replace(actorOf(res, customer(params)), body as NodeBody & { set: IdPair; where: IdPair }, false);
+      await nodes.replace(actorOf(res, params.customer_id), body, false);
       res.status(200).json({});
     }),
   );
@@ -56,7 +45,7 @@ export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes
     '/v1/:customer_id/node/_upsert',
     bearer,
     operation(validators, 'upsertId', async ({ params, body }, _req, res) => {
-      await nodes.replace(actorOf(res, customer(params)), body as NodeBody & { set: IdPair; where: IdPair }, true);
+      await nodes.replace(actorOf(res, params.customer_id), body, true);
       res.status(200).json({});
     }),
   );
@@ -64,7 +53,7 @@ export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes
     '/v1/:customer_id/node/_rekeying',
     bearer,
     operation(validators, 'rekeyNode', async ({ params, body }, _req, res) => {
-      await nodes.rekey(actorOf(res, customer(params)), body as NodeBody & { set: { id: string } });
+      await nodes.rekey(actorOf(res, params.customer_id), body);
       res.status(200).json({});
     }),
   );
@@ -72,7 +61,7 @@ export function nodeRoutes(validators: Validators, bearer: RequestHandler, nodes
     '/v1/:customer_id/node/_delete',
     bearer,
     operation(validators, 'deleteNode', async ({ params, body }, _req, res) => {
-      await nodes.delete(actorOf(res, customer(params)), body as NodeBody);
+      await nodes.delete(actorOf(res, params.customer_id), body);
       res.status(204).end();
     }),
   );

@@ -1,6 +1,6 @@
 // POST /v1/{customer_id}/_search
 import { type RequestHandler, type Router } from 'express';
-import type { SearchBody, SearchService } from '../../domain/search';
+import type { SearchService } from '../../domain/search';
 import { admitRead, answerRoomOf } from '../answer-memory';
 import { operation, type Validators } from '../operation';
 import { actorOf } from './node';
@@ -11,9 +11,8 @@ export function searchRoutes(validators: Validators, bearer: RequestHandler, sea
   router.post(
     '/v1/:customer_id/_search',
     bearer,
-    operation(validators, 'search', async ({ params, body }, _req, res) => {
-      const customerId = (params as { customer_id: string }).customer_id;
-      const search = body as SearchBody;
+    operation(validators, 'search', async ({ params, body: search }, _req, res) => {
+      const customerId = params.customer_id;
       await admitRead(res, { customerId, operation: 'search', step: search.match.step ?? 'ALL', from: search.match.from });
       const { results, total } = await searches.search(actorOf(res, customerId), search, answerRoomOf(res));
       res.status(200).json({ results, total });
