@@ -1,27 +1,15 @@
 // The two calls the page makes, through fetch, relative to the page. Every failure comes back as a ShownProblem
 // (problems.ts), never as an exception, so the page has one way to show it.
+import type { components } from '../../src/generated/openapi';
 import type { GraphAnswer } from './model';
 import { describeProblem, networkProblem, type ShownProblem } from './problems';
 import { type GraphQuery, graphBody, graphPath, requestHeaders } from './requests';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number | null; problem: ShownProblem };
 
-/** One history entry of GET /v1/{customer_id}/node/_history (openapi.yaml HistoryEntry). */
-export interface HistoryId {
-  type: string;
-  id: string | null;
-  erased?: boolean;
-}
-export interface HistoryEntry {
-  at: string;
-  request_id: string;
-  actor: string;
-  op: string;
-  schema: string;
-  key: HistoryId;
-  added: HistoryId[];
-  removed: HistoryId[];
-}
+/** One history entry of GET /v1/{customer_id}/node/_history (types generated from openapi.yaml). */
+export type HistoryEntry = components['schemas']['HistoryEntry'];
+export type HistoryId = components['schemas']['HistoryId'];
 
 async function call<T>(path: string, token: string, body?: object): Promise<Outcome<T>> {
   let response: Response;

@@ -1,36 +1,19 @@
 // What the explorer draws, decided without the DOM or the drawing library: the nodes that `_graph` answered,
 // merged across answers, and which of the IDs they hold become edges, hot-ID hubs or nothing. Unit-tested in
 // test/explorer/model.test.ts; explorer/src/view.ts turns a Drawing into the library's elements.
+import type { components } from '../../src/generated/openapi';
 
 /** An ID as the service writes it. */
-export interface IdPair {
-  type: string;
-  id: string;
-}
+export type IdPair = components['schemas']['IdPair'];
+
+/** The 200 answer of POST /v1/{customer_id}/_graph (types generated from openapi.yaml). */
+export type GraphAnswer = components['schemas']['GraphResponse'];
 
 /** A node of a `_graph` answer; `key.id` is null when its type is secure and the request had no token. */
-export interface GraphNode {
-  schema: string;
-  key: { type: string; id: string | null };
-  /** Every ID the node holds that the caller may see, its key included. */
-  ids: IdPair[];
-}
+export type GraphNode = GraphAnswer['nodes'][number];
 
-/** A type's options as `_graph` answers them. */
-export interface GraphType {
-  type: string;
-  secure: boolean;
-  /** false: IDs of this type are held but never link two nodes. */
-  links: boolean;
-  max_holders?: number;
-}
-
-/** The 200 answer of POST /v1/{customer_id}/_graph. */
-export interface GraphAnswer {
-  nodes: GraphNode[];
-  truncated: boolean;
-  types: GraphType[];
-}
+/** A type's options as `_graph` answers them; `links: false`: IDs of this type are held but never link two nodes. */
+export type GraphType = GraphAnswer['types'][number];
 
 /** A node the page has been shown, with the handle the drawing knows it by. */
 export interface CollectedNode {

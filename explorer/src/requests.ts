@@ -1,5 +1,6 @@
 // The requests the explorer sends, built without the DOM so that test/explorer/ can check them: paths relative to
 // the page (served at /explore, so `v1/…` is /v1/…), and the token only ever in the Authorization header.
+import type { components } from '../../src/generated/openapi';
 import type { GraphNode, IdPair } from './model';
 
 export type Step = 'ALL' | 'ONE';
@@ -23,7 +24,7 @@ export interface GraphQuery {
 
 export const graphPath = (customer: string): string => `v1/${encodeURIComponent(customer)}/_graph`;
 
-export function graphBody(query: GraphQuery): object {
+export function graphBody(query: GraphQuery): components['schemas']['GraphRequest'] {
   const from = { where: { type: query.where.type, id: query.where.id }, ...(query.schema ? { schema: query.schema } : {}) };
   return { match: { from, step: query.step }, max_nodes: query.maxNodes };
 }

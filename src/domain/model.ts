@@ -82,10 +82,10 @@ export interface HistoryId {
   erased?: true;
 }
 
-/** One history entry, in the shape GET …/node/_history answers (extensions §3.1). */
+/** One history entry (extensions §3.1); the HTTP layer answers it as openapi.yaml's HistoryEntry. */
 export interface HistoryEntry {
   at: string;
-  request_id: string;
+  requestId: string;
   actor: string;
   op: HistoryOp;
   schema: string;

@@ -20,7 +20,7 @@ export function historyEntry(node: NodeAddress, op: HistoryOp, added: readonly I
   const audit = node.audit ?? NO_AUDIT;
   return {
     at,
-    request_id: audit.requestId,
+    requestId: audit.requestId,
     actor: audit.actor,
     op,
     schema: node.schemaId,
@@ -37,7 +37,7 @@ export function historyEntry(node: NodeAddress, op: HistoryOp, added: readonly I
 export function eraseEntry(node: { schemaId: string; key: IdPair }, keyErased: boolean, removedTypes: readonly string[], audit: WriteAudit, at: string): HistoryEntry {
   return {
     at,
-    request_id: audit.requestId,
+    requestId: audit.requestId,
     actor: audit.actor,
     op: 'erase',
     schema: node.schemaId,

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IdPair } from '../../src/domain/model';
+import type { components } from '../../src/generated/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
 import { defaultTestStore } from '../helpers/store';
@@ -19,12 +20,7 @@ const m = (id: string) => ({ type: 'member_id', id });
 const device = (id: string) => ({ type: 'device', id });
 
 /** A history entry as GET /v1/{customer_id}/node/_history answers it (values null once erased). */
-interface HistoryEntry {
-  op: string;
-  key: { type: string; id: string | null };
-  added: Array<{ type: string; id: string | null }>;
-  removed: Array<{ type: string; id: string | null }>;
-}
+type HistoryEntry = components['schemas']['HistoryEntry'];
 
 const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 

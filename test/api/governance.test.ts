@@ -3,6 +3,7 @@
 // paging like the delivery list, what an erase takes away (nodes, searches, history, logs) and what a refused
 // request leaves alone. Every claim is read back through HTTP. This file also runs on Neo4j (npm run test:neo4j).
 import type { Response } from 'supertest';
+import type { components } from '../../src/generated/openapi';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { expectAuthenticationRequired, expectInvalidToken, issueLabelledToken, nodePath, type NodeOperation, revokeToken, searchPath, unknownToken } from '../helpers/builders-auth';
@@ -16,19 +17,10 @@ const cookie = (value: string) => id('cookie', value);
 const email = (value: string) => id('email', value);
 
 /** An ID as history shows it, and what an erase leaves of one. */
-type HistoryId = { type: string; id: string | null; erased?: true };
+type HistoryId = components['schemas']['HistoryId'];
 const gone = (type: string): HistoryId => ({ type, id: null, erased: true });
 
-interface HistoryEntry {
-  at: string;
-  request_id: string;
-  actor: string;
-  op: string;
-  schema: string;
-  key: HistoryId;
-  added: HistoryId[];
-  removed: HistoryId[];
-}
+type HistoryEntry = components['schemas']['HistoryEntry'];
 
 /** member (as the other API tests have it), gadget (keyed by a device), and member with an ip that never links. */
 const MEMBER = { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'cookie' }, { type: 'email', secure: true }] };
@@ -36,7 +28,7 @@ const GADGET = { id_types: [{ type: 'device' }, { type: 'cookie' }] };
 const MEMBER_WITH_IP = { id_types: [...MEMBER.id_types, { type: 'ip', links: false }] };
 
 /** The entry expected, `at` any instant (checked where it matters). */
-function entry(op: string, key: HistoryId, added: HistoryId[], removed: HistoryId[], who: { actor: string; request_id?: string }, schema = 'member'): HistoryEntry {
+function entry(op: HistoryEntry['op'], key: HistoryId, added: HistoryId[], removed: HistoryId[], who: { actor: string; request_id?: string }, schema = 'member'): HistoryEntry {
   return {
     at: expect.any(String) as unknown as string,
     request_id: who.request_id ?? (expect.any(String) as unknown as string),

@@ -108,7 +108,7 @@ describe('a Neo4j database whose history entries have no MENTIONS (an earlier ve
   /** Node m-i's create, with a device about ten other entries name too. */
   const created = (i: number): HistoryEntry => ({
     at: '',
-    request_id: `req-${i}`,
+    requestId: `req-${i}`,
     actor: 'anonymous',
     op: 'create',
     schema: 'member',

@@ -760,6 +760,18 @@ describe('Neo4j store, with a fake driver', () => {
   });
 
   describe('node writes', () => {
+    test('when a history entry is written and read back, then its stored JSON names request_id, as entries already stored do', async () => {
+      const fake = fakeStore();
+      await fake.store.createNode({ ...member('m1'), audit: { requestId: 'r9', actor: 'admin' } }, [id('member_id', 'm1')]);
+      const [written] = fake.named('node.create')[0]?.params.history as Array<{ entry: string }>;
+      const json: unknown = JSON.parse(written?.entry ?? '{}');
+      expect(json).toMatchObject({ request_id: 'r9', actor: 'admin' });
+      expect(json).not.toHaveProperty('requestId');
+      const { items } = await fake.store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
+      expect(items).toEqual([expect.objectContaining({ at: '1970-01-01T00:00:00.000Z', requestId: 'r1', actor: 'admin', op: 'create' })]);
+      expect(items[0]).not.toHaveProperty('request_id');
+    });
+
     test('when createNode is called, then the IDs go out once each, key included, in code-point order', async () => {
       const fake = fakeStore();
       await fake.store.createNode(member('m1'), [id('device', 'd2'), id('member_id', 'm1'), id('device', 'd1'), id('cookie', '😀')]);

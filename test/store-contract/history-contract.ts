@@ -61,7 +61,7 @@ function entry(
   removed: HistoryId[],
   audit: WriteAudit = NO_AUDIT,
 ): HistoryEntry {
-  return { at: expect.any(String) as unknown as string, request_id: audit.requestId, actor: audit.actor, op, schema, key, added, removed };
+  return { at: expect.any(String) as unknown as string, requestId: audit.requestId, actor: audit.actor, op, schema, key, added, removed };
 }
 
 const withAudit = (node: NodeAddress, requestId: string, actor: string): NodeAddress => ({ ...node, audit: { requestId, actor } });
@@ -140,11 +140,11 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await store().rekey(withAudit(member(c, 'm1'), 'req-5', 'token:t3'), 'm2');
         await store().deleteNode(withAudit(member(c, 'm2'), 'req-6', 'admin'));
         const items = await historyOf(member(c, 'm2'));
-        expect(items.map((e) => [e.op, e.request_id, e.actor])).toEqual([
+        expect(items.map((e) => [e.op, e.requestId, e.actor])).toEqual([
           ['delete', 'req-6', 'admin'],
           ['rekeying', 'req-5', 'token:t3'],
         ]);
-        expect((await historyOf(member(c, 'm1'))).map((e) => [e.op, e.request_id, e.actor])).toEqual([
+        expect((await historyOf(member(c, 'm1'))).map((e) => [e.op, e.requestId, e.actor])).toEqual([
           ['rekeying', 'req-5', 'token:t3'],
           ['delete', 'req-4', 'anonymous'],
           ['update', 'req-3', 'token:t2'],

@@ -1,12 +1,25 @@
 // GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (extensions §3).
 import { type RequestHandler, type Router } from 'express';
 import type { GovernanceService } from '../../domain/governance';
+import type { HistoryEntry } from '../../domain/model';
+import type { components } from '../../generated/openapi';
 import { actorName } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
 import { caseSensitiveRouter } from '../router';
+
+const historyEntryBody = (e: HistoryEntry): components['schemas']['HistoryEntry'] => ({
+  at: e.at,
+  request_id: e.requestId,
+  actor: e.actor,
+  op: e.op,
+  schema: e.schema,
+  key: e.key,
+  added: e.added,
+  removed: e.removed,
+});
 
 export function governanceRoutes(validators: Validators, bearer: RequestHandler, governance: GovernanceService, publicBaseUrl: string | undefined): Router {
   const router = caseSensitiveRouter();
@@ -25,7 +38,7 @@ export function governanceRoutes(validators: Validators, bearer: RequestHandler,
         return `${base}/v1/${encodeURIComponent(customerId)}/node/_history?${search.toString()}`;
       };
       setPageHeaders(res, { page: q.page, count: q.count, total, pageUrl });
-      res.json(items);
+      res.json(items.map(historyEntryBody));
     }),
   );
   router.post(

@@ -8,9 +8,16 @@ import { int, type Query, together } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 
-/** An entry as history.append.cypher stores it: `at` is the server's clock then, so it is left out of the JSON. */
+/**
+ * An entry's JSON as history.append.cypher stores it, the format databases already hold: `at` is the server's
+ * clock then, so it is left out.
+ */
+type StoredEntry = Omit<HistoryEntry, 'at' | 'requestId'> & { request_id: string };
+
+/** An entry as history.append.cypher stores it. */
 export function stored(entry: HistoryEntry, position: number) {
-  const { at: _at, ...rest } = entry;
+  const { at: _at, requestId, ...rest } = entry;
+  const document: StoredEntry = { request_id: requestId, ...rest };
   const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
   return {
     schema: entry.schema,
@@ -18,14 +25,14 @@ export function stored(entry: HistoryEntry, position: number) {
     keyId: entry.key.id,
     newKeyId: newKey?.id ?? null,
     position: int(position),
-    entry: JSON.stringify(rest),
+    entry: JSON.stringify(document),
     mentions: entryValues(entry).map(valueKey),
   };
 }
 
 const parsed = (json: string, atMillis: number): HistoryEntry => {
-  const { at: _at, ...rest } = JSON.parse(json) as HistoryEntry;
-  return { at: new Date(atMillis).toISOString(), ...rest };
+  const { at: _at, request_id, ...rest } = JSON.parse(json) as StoredEntry & { at?: unknown };
+  return { at: new Date(atMillis).toISOString(), requestId: request_id, ...rest };
 };
 
 /** Appends the entries the write transaction `writeId` made, in order; nothing for none. */

@@ -151,7 +151,7 @@ export class SqliteHistory {
     const shown = (id: StoredId): HistoryId => (typeof id === 'number' ? (ids.get(id) as HistoryId) : erasedId(id[0]));
     return rows.map((row) => ({
       at: new Date(row.at).toISOString(),
-      request_id: row.request_id,
+      requestId: row.request_id,
       actor: row.actor,
       op: row.op,
       schema: row.schema_id,
