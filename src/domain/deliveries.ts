@@ -1,5 +1,6 @@
-// In-app message deliveries. A delivery is a document shaped exactly as the interface's tables describe it,
-// so its fields keep their wire names; the service owns its ids and its count fields.
+// In-app message deliveries. A delivery has the fields the interface's tables describe, camelCased here; the HTTP
+// layer (src/http/delivery-bodies.ts) and the stores' documents (src/store/delivery-document.ts) keep the wire
+// names. The service owns its ids and its count fields.
 import { DomainError, type FieldProblem } from './errors';
 import type { IdPair } from './model';
 import type { DeletedDeliverySweep } from './retention';
@@ -14,51 +15,51 @@ export interface Button {
   id: string;
   name: string;
   url: string;
-  event_name: string;
+  eventName: string;
 }
 
 export interface Message {
-  template_id: number;
+  templateId: number;
   title: string;
   body: string;
-  image_url: string;
+  imageUrl: string;
   buttons: Button[];
-  message_id: number;
+  messageId: number;
 }
 
 export interface Condition {
-  trigger: { event_name: string[]; period: Period[] };
-  target: { segmentation_id: number };
-  iphone_delivery_count: number;
-  android_delivery_count: number;
-  delivery_count: number;
-  max_delivery_count: number;
-  max_total_count: number;
-  max_total_count_per_day: number;
+  trigger: { eventName: string[]; period: Period[] };
+  target: { segmentationId: number };
+  iphoneDeliveryCount: number;
+  androidDeliveryCount: number;
+  deliveryCount: number;
+  maxDeliveryCount: number;
+  maxTotalCount: number;
+  maxTotalCountPerDay: number;
   category: string;
-  condition_id: number;
-  is_active: boolean;
+  conditionId: number;
+  isActive: boolean;
 }
 
 export interface Delivery {
   name: string;
   priority: number;
-  delivery_id: number;
+  deliveryId: number;
   condition: Condition;
   message: Message[];
 }
 
-/** What a client controls: server-owned fields may be present in the request and are ignored. */
+/** What a client controls: the ids and counts the service owns are not part of it, but a message's id may be. */
 export interface DeliveryDraft {
   name: string;
   priority: number;
-  condition: Omit<Condition, 'condition_id' | 'iphone_delivery_count' | 'android_delivery_count' | 'delivery_count'> & Partial<Condition>;
-  message: Array<Omit<Message, 'message_id'> & { message_id?: number }>;
+  condition: Omit<Condition, 'conditionId' | 'iphoneDeliveryCount' | 'androidDeliveryCount' | 'deliveryCount'>;
+  message: Array<Omit<Message, 'messageId'> & { messageId?: number }>;
 }
 
-export type DeliveryCounts = Pick<Condition, 'iphone_delivery_count' | 'android_delivery_count' | 'delivery_count'>;
+export type DeliveryCounts = Pick<Condition, 'iphoneDeliveryCount' | 'androidDeliveryCount' | 'deliveryCount'>;
 
-export const ZERO_COUNTS: DeliveryCounts = { iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 };
+export const ZERO_COUNTS: DeliveryCounts = { iphoneDeliveryCount: 0, androidDeliveryCount: 0, deliveryCount: 0 };
 
 /** A stored document with the live counts its store keeps beside it (the counts in the document are those it was written with). */
 export const withCounts = (delivery: Delivery, counts: DeliveryCounts): Delivery => ({ ...delivery, condition: { ...delivery.condition, ...counts } });
@@ -72,36 +73,36 @@ export function assembleDelivery(
   return {
     name: draft.name,
     priority: draft.priority,
-    delivery_id: owned.deliveryId,
+    deliveryId: owned.deliveryId,
     condition: {
-      trigger: { event_name: [...c.trigger.event_name], period: c.trigger.period.map((p) => ({ start: p.start, end: p.end })) },
-      target: { segmentation_id: c.target.segmentation_id },
+      trigger: { eventName: [...c.trigger.eventName], period: c.trigger.period.map((p) => ({ start: p.start, end: p.end })) },
+      target: { segmentationId: c.target.segmentationId },
       ...owned.counts,
-      max_delivery_count: c.max_delivery_count,
-      max_total_count: c.max_total_count,
-      max_total_count_per_day: c.max_total_count_per_day,
+      maxDeliveryCount: c.maxDeliveryCount,
+      maxTotalCount: c.maxTotalCount,
+      maxTotalCountPerDay: c.maxTotalCountPerDay,
       category: c.category,
-      condition_id: owned.conditionId,
-      is_active: c.is_active,
+      conditionId: owned.conditionId,
+      isActive: c.isActive,
     },
     message: draft.message.map((m, i) => ({
-      template_id: m.template_id,
+      templateId: m.templateId,
       title: m.title,
       body: m.body,
-      image_url: m.image_url,
-      buttons: m.buttons.map((b) => ({ id: b.id, name: b.name, url: b.url, event_name: b.event_name })),
-      message_id: owned.messageIds[i] as number,
+      imageUrl: m.imageUrl,
+      buttons: m.buttons.map((b) => ({ id: b.id, name: b.name, url: b.url, eventName: b.eventName })),
+      messageId: owned.messageIds[i] as number,
     })),
   };
 }
 
 /** Message ids a replacement keeps: those the client sends back that belong to this delivery, once each. */
 export function keptMessageIds(existing: Delivery, draft: DeliveryDraft): Array<number | undefined> {
-  const available = new Set(existing.message.map((m) => m.message_id));
+  const available = new Set(existing.message.map((m) => m.messageId));
   return draft.message.map((m) => {
-    if (m.message_id !== undefined && available.has(m.message_id)) {
-      available.delete(m.message_id);
-      return m.message_id;
+    if (m.messageId !== undefined && available.has(m.messageId)) {
+      available.delete(m.messageId);
+      return m.messageId;
     }
     return undefined;
   });
@@ -219,12 +220,12 @@ export interface ImpressionRequest {
   receivedAt: string;
 }
 
-/** The 201 body of an impression. */
+/** What a counted impression answers (its 201 body), also kept with its idempotency key. */
 export interface ImpressionAnswer {
-  delivery_id: number;
-  delivery_count: number;
-  person_total: number;
-  person_today: number;
+  deliveryId: number;
+  deliveryCount: number;
+  personTotal: number;
+  personToday: number;
 }
 
 /** What an impression is checked against inside its transaction, before anything is counted. */

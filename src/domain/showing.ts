@@ -42,7 +42,7 @@ export type ExclusionReason =
 
 export interface Eligibility {
   deliveries: Delivery[];
-  excluded?: Array<{ delivery_id: number; reason: ExclusionReason }>;
+  excluded?: Array<{ deliveryId: number; reason: ExclusionReason }>;
 }
 
 export type CapName = 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day';
@@ -62,9 +62,9 @@ interface Moment {
 /** The first cap a delivery and a person's counts have reached, in the order of extensions §4.1; undefined when none. */
 export function capReached(delivery: Delivery, person: PersonCounts): CapName | undefined {
   const c = delivery.condition;
-  if (c.delivery_count >= c.max_delivery_count) return 'max_delivery_count';
-  if (person.total >= c.max_total_count) return 'max_total_count';
-  if (person.today >= c.max_total_count_per_day) return 'max_total_count_per_day';
+  if (c.deliveryCount >= c.maxDeliveryCount) return 'max_delivery_count';
+  if (person.total >= c.maxTotalCount) return 'max_total_count';
+  if (person.today >= c.maxTotalCountPerDay) return 'max_total_count_per_day';
   return undefined;
 }
 
@@ -92,10 +92,10 @@ function periodsOf(trigger: Delivery['condition']['trigger']): Array<[number, nu
 /** The first of the rules of extensions §4.1 that need no counts that holds at `moment`, or undefined when none does. */
 function uncountedReason(delivery: Delivery, moment: Moment): ExclusionReason | undefined {
   const c = delivery.condition;
-  if (!c.is_active) return 'inactive';
-  if (!c.trigger.event_name.includes(moment.eventName)) return 'event_not_matched';
+  if (!c.isActive) return 'inactive';
+  if (!c.trigger.eventName.includes(moment.eventName)) return 'event_not_matched';
   if (!periodsOf(c.trigger).some(([start, end]) => start <= moment.at && moment.at < end)) return 'outside_period';
-  if (moment.segments !== undefined && !moment.segments.has(c.target.segmentation_id)) return 'not_in_segment';
+  if (moment.segments !== undefined && !moment.segments.has(c.target.segmentationId)) return 'not_in_segment';
   return undefined;
 }
 
@@ -108,7 +108,7 @@ export function exclusionReason(delivery: Delivery, moment: Moment, person: Pers
 }
 
 /** Highest priority first, then delivery_id ascending. */
-const showingOrder = (a: Delivery, b: Delivery): number => b.priority - a.priority || a.delivery_id - b.delivery_id;
+const showingOrder = (a: Delivery, b: Delivery): number => b.priority - a.priority || a.deliveryId - b.deliveryId;
 
 /** One formatter per time zone: building one costs far more than using it. */
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -199,15 +199,15 @@ export class ShowingService {
     // The store reads counts, and the person, only for deliveries the other rules leave.
     const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
     const deliveries: Delivery[] = [];
-    const excluded: Array<{ delivery_id: number; reason: ExclusionReason }> = [];
+    const excluded: Array<{ deliveryId: number; reason: ExclusionReason }> = [];
     for (const delivery of state.deliveries) {
-      const reason = exclusionReason(delivery, moment, state.person.get(delivery.delivery_id) ?? NO_IMPRESSIONS);
+      const reason = exclusionReason(delivery, moment, state.person.get(delivery.deliveryId) ?? NO_IMPRESSIONS);
       if (reason === undefined) deliveries.push(delivery);
-      else excluded.push({ delivery_id: delivery.delivery_id, reason });
+      else excluded.push({ deliveryId: delivery.deliveryId, reason });
     }
     if (body.explain !== true) return { deliveries: deliveries.sort(showingOrder) };
-    for (const delivery of state.others) excluded.push({ delivery_id: delivery.delivery_id, reason: uncountedReason(delivery, moment) as ExclusionReason });
-    return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.delivery_id - b.delivery_id) };
+    for (const delivery of state.others) excluded.push({ deliveryId: delivery.deliveryId, reason: uncountedReason(delivery, moment) as ExclusionReason });
+    return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.deliveryId - b.deliveryId) };
   }
 
   /** `authenticated`: as for eligible. A refusal comes before the store call, so nothing is counted and no key stored. */

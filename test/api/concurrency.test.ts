@@ -9,7 +9,7 @@ import type { components } from '../../src/generated/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
 import { defaultTestStore } from '../helpers/store';
-import type { Delivery } from '../../src/domain/deliveries';
+import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
 import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
 import { buildSearch, expectProblem, nodeIds, nodePath, searchPath, uniqueCustomer } from '../helpers/builders-auth';

@@ -2,7 +2,7 @@
 // and the fields the server owns. Every response is also checked against openapi.yaml by `app.call`.
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
-import type { Delivery } from '../../src/domain/deliveries';
+import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import {
   asMapi,

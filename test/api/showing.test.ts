@@ -6,7 +6,7 @@
 // on both stores), so every test has customers of its own and never assumes an empty store.
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
-import type { Delivery } from '../../src/domain/deliveries';
+import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { asMapi, buildCondition, buildDelivery, type ConditionBody, type DeliveryBody, listPage, postDelivery } from '../helpers/deliveries';
 import { errorPaths, expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';

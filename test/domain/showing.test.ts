@@ -1,6 +1,6 @@
 // The rules of showing deliveries (extensions §4), without HTTP or a store: the calendar day of an instant in a
 // customer's time zone (per-day caps), why a delivery is not shown (the first rule of §4.1 that holds), and which cap
-// an impression would pass (in the order max_delivery_count, max_total_count, max_total_count_per_day).
+// an impression would pass (in the order maxDeliveryCount, maxTotalCount, max_total_count_per_day).
 import type { Delivery, PersonCounts } from '../../src/domain/deliveries';
 import { calendarDay, capReached, exclusionReason } from '../../src/domain/showing';
 
@@ -12,30 +12,30 @@ const at = (iso: string): number => {
 
 type Moment = Parameters<typeof exclusionReason>[1];
 type ConditionOverrides = Partial<Omit<Delivery['condition'], 'trigger' | 'target'>> & {
-  event_name?: string[];
+  eventName?: string[];
   period?: Array<{ start: string; end: string }>;
-  segmentation_id?: number;
+  segmentationId?: number;
 };
 
 /** A delivery shown on app_open through 2026 to segment 7, with no count yet and generous caps. */
 function delivery(overrides: ConditionOverrides = {}): Delivery {
-  const { event_name = ['app_open'], period = [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }], segmentation_id = 7, ...rest } = overrides;
+  const { eventName = ['app_open'], period = [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }], segmentationId = 7, ...rest } = overrides;
   return {
     name: 'd',
     priority: 1,
-    delivery_id: 1,
+    deliveryId: 1,
     condition: {
-      trigger: { event_name, period },
-      target: { segmentation_id },
-      iphone_delivery_count: 0,
-      android_delivery_count: 0,
-      delivery_count: 0,
-      max_delivery_count: 10,
-      max_total_count: 5,
-      max_total_count_per_day: 2,
+      trigger: { eventName, period },
+      target: { segmentationId },
+      iphoneDeliveryCount: 0,
+      androidDeliveryCount: 0,
+      deliveryCount: 0,
+      maxDeliveryCount: 10,
+      maxTotalCount: 5,
+      maxTotalCountPerDay: 2,
       category: 'c',
-      condition_id: 1,
-      is_active: true,
+      conditionId: 1,
+      isActive: true,
       ...rest,
     },
     message: [],
@@ -155,17 +155,17 @@ describe('exclusionReason: the first rule of §4.1 that holds', () => {
   });
 
   test.each<[string, ConditionOverrides, Parameters<typeof moment>[0], PersonCounts, string]>([
-    ['is_active is false', { is_active: false }, {}, person(), 'inactive'],
-    ['the event is not a trigger', { event_name: ['purchase', 'app_close'] }, {}, person(), 'event_not_matched'],
+    ['is_active is false', { isActive: false }, {}, person(), 'inactive'],
+    ['the event is not a trigger', { eventName: ['purchase', 'app_close'] }, {}, person(), 'event_not_matched'],
     ['the event differs in case', {}, { eventName: 'App_Open' }, person(), 'event_not_matched'],
-    ['the trigger has no events', { event_name: [] }, {}, person(), 'event_not_matched'],
+    ['the trigger has no events', { eventName: [] }, {}, person(), 'event_not_matched'],
     ['at is before the period', {}, { at: '2025-12-31T23:59:59.999Z' }, person(), 'outside_period'],
     ['at is the end of the period', {}, { at: '2027-01-01T00:00:00Z' }, person(), 'outside_period'],
     ['the period list is empty', { period: [] }, {}, person(), 'outside_period'],
     ['segments are given without 7', {}, { segments: [1, 2, 3] }, person(), 'not_in_segment'],
     ['segments are an empty list', {}, { segments: [] }, person(), 'not_in_segment'],
-    ['delivery_count has reached max_delivery_count', { delivery_count: 10 }, {}, person(), 'delivery_cap_reached'],
-    ['delivery_count is past max_delivery_count (a lowered cap)', { delivery_count: 11 }, {}, person(), 'delivery_cap_reached'],
+    ['delivery_count has reached max_delivery_count', { deliveryCount: 10 }, {}, person(), 'delivery_cap_reached'],
+    ['delivery_count is past max_delivery_count (a lowered cap)', { deliveryCount: 11 }, {}, person(), 'delivery_cap_reached'],
     ['the person has reached max_total_count', {}, {}, person(5, 0), 'person_cap_reached'],
     ['the person is past max_total_count', {}, {}, person(9, 0), 'person_cap_reached'],
     ['the person has reached max_total_count_per_day', {}, {}, person(2, 2), 'person_daily_cap_reached'],
@@ -174,25 +174,25 @@ describe('exclusionReason: the first rule of §4.1 that holds', () => {
   });
 
   test('when segments are absent, then the target segment is not checked', () => {
-    expect(exclusionReason(delivery({ segmentation_id: 123456 }), moment(), person())).toBeUndefined();
-    expect(exclusionReason(delivery({ segmentation_id: 0 }), moment({ segments: [0] }), person())).toBeUndefined();
+    expect(exclusionReason(delivery({ segmentationId: 123456 }), moment(), person())).toBeUndefined();
+    expect(exclusionReason(delivery({ segmentationId: 0 }), moment({ segments: [0] }), person())).toBeUndefined();
   });
 
   test('when one below a cap, then it is not reached', () => {
-    expect(exclusionReason(delivery({ delivery_count: 9 }), moment(), person(4, 1))).toBeUndefined();
+    expect(exclusionReason(delivery({ deliveryCount: 9 }), moment(), person(4, 1))).toBeUndefined();
   });
 
   test('when every rule holds, then each rule lifted in turn reveals the next, in §4.1 order', () => {
     const outside = [{ start: '2020-01-01T00:00:00Z', end: '2020-02-01T00:00:00Z' }];
     const steps: Array<{ condition: ConditionOverrides; counts: PersonCounts; expected: string | undefined }> = [
-      { condition: { is_active: false, event_name: ['purchase'], period: outside, segmentation_id: 99, delivery_count: 10 }, counts: person(5, 2), expected: 'inactive' },
-      { condition: { event_name: ['purchase'], period: outside, segmentation_id: 99, delivery_count: 10 }, counts: person(5, 2), expected: 'event_not_matched' },
-      { condition: { period: outside, segmentation_id: 99, delivery_count: 10 }, counts: person(5, 2), expected: 'outside_period' },
-      { condition: { segmentation_id: 99, delivery_count: 10 }, counts: person(5, 2), expected: 'not_in_segment' },
-      { condition: { delivery_count: 10 }, counts: person(5, 2), expected: 'delivery_cap_reached' },
-      { condition: { delivery_count: 9 }, counts: person(5, 2), expected: 'person_cap_reached' },
-      { condition: { delivery_count: 9 }, counts: person(4, 2), expected: 'person_daily_cap_reached' },
-      { condition: { delivery_count: 9 }, counts: person(4, 1), expected: undefined },
+      { condition: { isActive: false, eventName: ['purchase'], period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'inactive' },
+      { condition: { eventName: ['purchase'], period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'event_not_matched' },
+      { condition: { period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'outside_period' },
+      { condition: { segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'not_in_segment' },
+      { condition: { deliveryCount: 10 }, counts: person(5, 2), expected: 'delivery_cap_reached' },
+      { condition: { deliveryCount: 9 }, counts: person(5, 2), expected: 'person_cap_reached' },
+      { condition: { deliveryCount: 9 }, counts: person(4, 2), expected: 'person_daily_cap_reached' },
+      { condition: { deliveryCount: 9 }, counts: person(4, 1), expected: undefined },
     ];
     expect(steps.map((s) => exclusionReason(delivery(s.condition), moment({ segments: [7, 8] }), s.counts))).toEqual(steps.map((s) => s.expected));
   });
@@ -241,23 +241,23 @@ describe('exclusionReason: the first rule of §4.1 that holds', () => {
 describe('capReached: the first cap an impression would pass', () => {
   test.each<[string, string | undefined, ConditionOverrides, PersonCounts]>([
     ['nothing is counted', undefined, {}, person(0, 0)],
-    ['every count is one below its cap', undefined, { delivery_count: 9 }, person(4, 1)],
-    ['delivery_count equals max_delivery_count', 'max_delivery_count', { delivery_count: 10 }, person(0, 0)],
-    ['delivery_count is past max_delivery_count', 'max_delivery_count', { delivery_count: 12 }, person(0, 0)],
+    ['every count is one below its cap', undefined, { deliveryCount: 9 }, person(4, 1)],
+    ['delivery_count equals max_delivery_count', 'max_delivery_count', { deliveryCount: 10 }, person(0, 0)],
+    ['delivery_count is past max_delivery_count', 'max_delivery_count', { deliveryCount: 12 }, person(0, 0)],
     ['the person total equals max_total_count', 'max_total_count', {}, person(5, 0)],
     ['the person today equals max_total_count_per_day', 'max_total_count_per_day', {}, person(2, 2)],
-    ['all three are reached', 'max_delivery_count', { delivery_count: 10 }, person(5, 2)],
+    ['all three are reached', 'max_delivery_count', { deliveryCount: 10 }, person(5, 2)],
     ['both person caps are reached', 'max_total_count', {}, person(5, 2)],
-    ['the delivery and the daily cap are reached', 'max_delivery_count', { delivery_count: 10 }, person(1, 2)],
-    ['caps are 1 and nothing is counted', undefined, { max_delivery_count: 1, max_total_count: 1, max_total_count_per_day: 1 }, person(0, 0)],
-    ['caps are 1 and the person has one today', 'max_total_count', { max_delivery_count: 1000, max_total_count: 1, max_total_count_per_day: 1 }, person(1, 1)],
-    ['the daily cap is above the total cap and the total is reached', 'max_total_count', { max_total_count: 2, max_total_count_per_day: 5 }, person(2, 2)],
+    ['the delivery and the daily cap are reached', 'max_delivery_count', { deliveryCount: 10 }, person(1, 2)],
+    ['caps are 1 and nothing is counted', undefined, { maxDeliveryCount: 1, maxTotalCount: 1, maxTotalCountPerDay: 1 }, person(0, 0)],
+    ['caps are 1 and the person has one today', 'max_total_count', { maxDeliveryCount: 1000, maxTotalCount: 1, maxTotalCountPerDay: 1 }, person(1, 1)],
+    ['the daily cap is above the total cap and the total is reached', 'max_total_count', { maxTotalCount: 2, maxTotalCountPerDay: 5 }, person(2, 2)],
   ])('when %s, then the cap is %s', (_name, cap, overrides, p) => {
     expect(capReached(delivery(overrides), p)).toBe(cap);
   });
 
   test('when the platform counters are high, then they are no cap', () => {
-    expect(capReached(delivery({ iphone_delivery_count: 1000, android_delivery_count: 1000, delivery_count: 0 }), person())).toBeUndefined();
+    expect(capReached(delivery({ iphoneDeliveryCount: 1000, androidDeliveryCount: 1000, deliveryCount: 0 }), person())).toBeUndefined();
   });
 });
 

@@ -20,15 +20,16 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import type { Delivery, DeliveryDraft } from '../../src/domain/deliveries';
+import type { DeliveryDraft } from '../../src/domain/deliveries';
 import type { IdPair, NodeAddress } from '../../src/domain/model';
 import { hashToken } from '../../src/domain/tokens';
+import { deliveryBody } from '../../src/http/delivery-bodies';
 import { contractAjv, detach, loadContract } from '../../src/http/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import type { Store } from '../../src/domain/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
-import { buildCondition, buildDelivery } from '../helpers/deliveries';
+import { buildCondition, buildDelivery, buildDraft, type DeliveryAnswer as Delivery } from '../helpers/deliveries';
 
 const SEED = 20240611;
 /**
@@ -84,7 +85,7 @@ const SEEDED_NODES: Array<{ address: NodeAddress; ids: IdPair[] }> = [
 const SEEDED_CUSTOMERS = ['acme', 'globex'];
 
 function draftOf(name: string): DeliveryDraft {
-  return buildDelivery({ name }) as unknown as DeliveryDraft;
+  return buildDraft({ name });
 }
 
 /** A fresh in-memory store holding the dataset; returns it with the ids of acme's deliveries. */
@@ -115,7 +116,7 @@ async function seededStore(): Promise<{ store: SqliteStore; acmeDeliveries: numb
   }
   await store.revokeToken('acme', 'tok_acme_revoked');
   for (const node of SEEDED_NODES) await store.createNode(node.address, node.ids);
-  const acmeDeliveries = [(await store.createDelivery('acme', draftOf('first'))).delivery_id, (await store.createDelivery('acme', draftOf('second'))).delivery_id];
+  const acmeDeliveries = [(await store.createDelivery('acme', draftOf('first'))).deliveryId, (await store.createDelivery('acme', draftOf('second'))).deliveryId];
   await store.createDelivery('globex', draftOf('globex only'));
   return { store, acmeDeliveries };
 }
@@ -1032,7 +1033,7 @@ async function showingBefore(store: Store, customerId: string, user: IdPair | un
   const instant = at === undefined ? Date.now() : typeof at === 'string' ? Date.parse(at) : Number.NaN;
   return {
     customerId,
-    deliveries: (await store.listDeliveries(customerId, 0, 1000)).items,
+    deliveries: (await store.listDeliveries(customerId, 0, 1000)).items.map(deliveryBody),
     component,
     timeZone: policy.settings.timezone,
     day: Number.isNaN(instant) ? undefined : dayIn(instant, policy.settings.timezone),
@@ -1076,7 +1077,7 @@ async function showingProblems(
   const problems: string[] = [];
   const b = fields(body);
   const { customerId } = before;
-  const after = res.status < 300 ? (await store.listDeliveries(customerId, 0, 1000)).items : undefined;
+  const after = res.status < 300 ? (await store.listDeliveries(customerId, 0, 1000)).items.map(deliveryBody) : undefined;
   if (path === ELIGIBLE_PATH && res.status === 200) {
     if (!same(after, before.deliveries)) problems.push('an eligibility question changed a delivery');
     const answer = res.body as { deliveries: Delivery[]; excluded?: Array<{ delivery_id: number; reason: string }> };

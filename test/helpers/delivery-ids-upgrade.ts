@@ -3,11 +3,11 @@
 // have seen ids go on after the shared counters, and the others start at 1.
 import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
 import type { Store } from '../../src/domain/store';
-import { buildDelivery, buildMessage } from './deliveries';
+import { buildDraft, buildMessage } from './deliveries';
 
 /** A delivery document as the earlier store wrote it. */
 export const storedEarlier = (deliveryId: number, conditionId: number, messageIds: number[]): Delivery =>
-  assembleDelivery(buildDelivery({ name: `d${deliveryId}`, message: messageIds.map(() => buildMessage()) }), {
+  assembleDelivery(buildDraft({ name: `d${deliveryId}`, message: messageIds.map(() => buildMessage()) }), {
     deliveryId,
     conditionId,
     messageIds,
@@ -25,8 +25,8 @@ export async function expectNumberingAfterUpgrade(store: Store): Promise<void> {
   await expect(store.listDeliveries('bolt', 0, 100)).resolves.toEqual({ items: [earlier.b4], total: 1 });
   await expect(store.getDelivery('acme', 3)).resolves.toEqual(earlier.a3);
 
-  const ids = (d: Delivery) => [d.delivery_id, d.condition.condition_id, ...d.message.map((m) => m.message_id)];
-  const twoMessages = () => buildDelivery({ message: [buildMessage(), buildMessage()] });
+  const ids = (d: Delivery) => [d.deliveryId, d.condition.conditionId, ...d.message.map((m) => m.messageId)];
+  const twoMessages = () => buildDraft({ message: [buildMessage(), buildMessage()] });
   expect(ids(await store.createDelivery('acme', twoMessages()))).toEqual([6, 6, 8, 9]);
   expect(ids(await store.createDelivery('bolt', twoMessages()))).toEqual([6, 6, 8, 9]);
   expect(ids(await store.createDelivery('corp', twoMessages()))).toEqual([6, 6, 8, 9]);

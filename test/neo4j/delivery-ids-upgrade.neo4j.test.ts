@@ -6,8 +6,9 @@
 import type { Driver } from 'neo4j-driver';
 import neo4j from 'neo4j-driver';
 import type { Delivery } from '../../src/domain/deliveries';
+import { deliveryDocument } from '../../src/store/delivery-document';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { buildDelivery } from '../helpers/deliveries';
+import { buildDraft } from '../helpers/deliveries';
 import { earlier, expectNumberingAfterUpgrade } from '../helpers/delivery-ids-upgrade';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 
@@ -42,12 +43,12 @@ describe('a Neo4j database whose deliveries were numbered by counters all custom
                             isActive: $isActive, document: $document})`,
         {
           customer,
-          deliveryId: neo4j.int(d.delivery_id),
-          conditionId: neo4j.int(d.condition.condition_id),
+          deliveryId: neo4j.int(d.deliveryId),
+          conditionId: neo4j.int(d.condition.conditionId),
           name: d.name,
           priority: neo4j.int(d.priority),
-          isActive: d.condition.is_active,
-          document: JSON.stringify(d),
+          isActive: d.condition.isActive,
+          document: deliveryDocument(d),
         },
       );
     }
@@ -76,8 +77,8 @@ describe('a Neo4j database whose deliveries were numbered by counters all custom
     // Connecting again changes nothing: the counters go on where they were.
     const again = await Neo4jStore.connect(connection);
     try {
-      const next = await again.createDelivery('acme', buildDelivery());
-      expect([next.delivery_id, next.condition.condition_id, next.message[0]?.message_id]).toEqual([8, 8, 12]);
+      const next = await again.createDelivery('acme', buildDraft());
+      expect([next.deliveryId, next.condition.conditionId, next.message[0]?.messageId]).toEqual([8, 8, 12]);
     } finally {
       await again.close();
     }

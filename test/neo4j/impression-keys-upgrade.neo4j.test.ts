@@ -7,7 +7,7 @@ import neo4j from 'neo4j-driver';
 import type { ImpressionState } from '../../src/domain/deliveries';
 import { ADOPT_KEYS_BATCH } from '../../src/store/neo4j/neo4j-impressions';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { buildDelivery } from '../helpers/deliveries';
+import { buildDraft } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 
 describe('a Neo4j database whose idempotency keys name no ID', () => {
@@ -15,15 +15,17 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
   let driver: Driver;
   const run = async (cypher: string, params: Record<string, unknown> = {}) =>
     (await driver.executeQuery(cypher, params, { database: connection.database })).records.map((r) => r.toObject());
+  /** An answer as the earlier version stored it, and as the store answers it now. */
   const answer = (person_total: number) => ({ delivery_id: 1, delivery_count: 3, person_total, person_today: 1 });
+  const answered = (personTotal: number) => ({ deliveryId: 1, deliveryCount: 3, personTotal, personToday: 1 });
 
   beforeAll(async () => {
     driver = neo4jDriver(connection);
     // acme and bolt each have delivery 1, made by the store.
     const store = await Neo4jStore.connect(connection);
     try {
-      await store.createDelivery('acme', buildDelivery());
-      await store.createDelivery('bolt', buildDelivery());
+      await store.createDelivery('acme', buildDraft());
+      await store.createDelivery('bolt', buildDraft());
     } finally {
       await store.close();
     }
@@ -60,14 +62,14 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
         { customer: 'acme', key: 'k-bob', type: '', value: '' },
         { customer: 'bolt', key: 'k-cy', type: '', value: '' },
       ]);
-      await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answer(2), replayed: true });
+      await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answered(2), replayed: true });
 
       const audit = { requestId: 'req-erase', actor: 'admin' };
       await store.erase({ customerId: 'acme', id: { type: 'email', id: 'ann@example.com' }, scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit });
 
       expect((await store.recordImpression(request('acme', 'k-ann'), noCheck)).replayed).toBe(false);
       expect((await store.recordImpression(request('acme', 'k-bob'), noCheck)).replayed).toBe(false);
-      await expect(store.recordImpression(request('bolt', 'k-cy'), noCheck)).resolves.toEqual({ answer: answer(3), replayed: true });
+      await expect(store.recordImpression(request('bolt', 'k-cy'), noCheck)).resolves.toEqual({ answer: answered(3), replayed: true });
       // The keys counted now name their ID.
       expect(await run("MATCH (key:ImpressionKey {customer: 'acme'}) RETURN key.type AS type, key.value AS value")).toEqual([
         { type: 'device', value: 'd-1' },

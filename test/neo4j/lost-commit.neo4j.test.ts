@@ -6,7 +6,7 @@ import type { Delivery } from '../../src/domain/deliveries';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { StoredToken } from '../../src/domain/store';
 import { boltAddress, type BoltFaultProxy, startBoltFaultProxy } from '../helpers/bolt-fault-proxy';
-import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { buildDraft, buildMessage } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
@@ -149,7 +149,7 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
   describe('deliveries', () => {
     test('when a delivery create loses its commit reply, then it answers the stored delivery and there is one, not two', async () => {
       const c = newCustomer();
-      const created = await withLostCommitReply(() => store.createDelivery(c, buildDelivery({ message: [buildMessage(), buildMessage({ title: 'two' })] })));
+      const created = await withLostCommitReply(() => store.createDelivery(c, buildDraft({ message: [buildMessage(), buildMessage({ title: 'two' })] })));
       const page = await store.listDeliveries(c, 0, 10);
       expect(page.total).toBe(1);
       expect(page.items).toEqual([created]);
@@ -157,21 +157,21 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
 
     test('when a delivery replacement loses its commit reply, then it was applied once: its new message took the next message id, not a second one', async () => {
       const c = newCustomer();
-      const original = await store.createDelivery(c, buildDelivery({ message: [buildMessage({ title: 'kept' })] }));
-      const keptId = original.message[0]?.message_id as number;
+      const original = await store.createDelivery(c, buildDraft({ message: [buildMessage({ title: 'kept' })] }));
+      const keptId = original.message[0]?.messageId as number;
       const replaced = await withLostCommitReply(() =>
-        store.replaceDelivery(c, original.delivery_id, buildDelivery({ message: [buildMessage({ title: 'kept', message_id: keptId }), buildMessage({ title: 'new' })] })),
+        store.replaceDelivery(c, original.deliveryId, buildDraft({ message: [buildMessage({ title: 'kept', message_id: keptId }), buildMessage({ title: 'new' })] })),
       );
       // Message ids come from one sequence, and nothing else in this file takes any meanwhile.
-      expect((replaced as Delivery).message.map((m) => m.message_id)).toEqual([keptId, keptId + 1]);
-      expect(await store.getDelivery(c, original.delivery_id)).toEqual(replaced);
+      expect((replaced as Delivery).message.map((m) => m.messageId)).toEqual([keptId, keptId + 1]);
+      expect(await store.getDelivery(c, original.deliveryId)).toEqual(replaced);
     });
 
     test('when a delivery delete loses its commit reply, then it answers true (not false, a 404)', async () => {
       const c = newCustomer();
-      const original = await store.createDelivery(c, buildDelivery());
-      await expect(withLostCommitReply(() => store.deleteDelivery(c, original.delivery_id))).resolves.toBe(true);
-      expect(await store.getDelivery(c, original.delivery_id)).toBeUndefined();
+      const original = await store.createDelivery(c, buildDraft());
+      await expect(withLostCommitReply(() => store.deleteDelivery(c, original.deliveryId))).resolves.toBe(true);
+      expect(await store.getDelivery(c, original.deliveryId)).toBeUndefined();
     });
   });
 });

@@ -3,16 +3,17 @@
 // are sorted, counted and cut, how driver errors become domain errors), not what Cypher does: that needs a real
 // Neo4j (`npm run test:neo4j`).
 import neo4j, { type Driver, Neo4jError } from 'neo4j-driver';
-import { type Delivery } from '../../src/domain/deliveries';
+import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
 import type { NodeWrite, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
+import { deliveryDocument } from '../../src/store/delivery-document';
 import { KEY_SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
-import { buildDelivery, buildMessage } from '../helpers/deliveries';
+import { buildDraft, buildMessage } from '../helpers/deliveries';
 import { buildQuery } from '../store-contract/contract';
 
 type Row = Record<string, unknown>;
@@ -114,14 +115,14 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ deleted: 1 }];
     case 'delivery.lock':
     case 'delivery.get':
-      return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS }];
+      return [{ document: storedDocument, ...STORED_COUNTS }];
     case 'delivery.list':
-      return [{ total: 1, items: [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS }] }];
+      return [{ total: 1, items: [{ document: storedDocument, ...STORED_COUNTS }] }];
     case 'delivery.catalogue':
       // The document only when the caller has not parsed revision 2 of delivery 7 yet.
-      return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : JSON.stringify(storedDocument) }];
+      return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
     case 'impression.lock':
-      return [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS, answer: null }];
+      return [{ document: storedDocument, ...STORED_COUNTS, answer: null }];
     case 'person.counts':
       return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }] }];
     case 'impression.counted-by':
@@ -166,15 +167,15 @@ const LIMITED_TYPES = [
   { type: 'cookie', secure: false, links: true, maxHolders: 5 },
 ];
 
-const storedDelivery: Delivery = {
-  ...(buildDelivery({ message: [buildMessage({ title: 'one' }), buildMessage({ title: 'two' })] }) as unknown as Delivery),
-  delivery_id: 7,
-};
-storedDelivery.condition = { ...storedDelivery.condition, condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 };
-storedDelivery.message = storedDelivery.message.map((m, i) => ({ ...m, message_id: 700 + i }));
+const storedDelivery: Delivery = assembleDelivery(buildDraft({ message: [buildMessage({ title: 'one' }), buildMessage({ title: 'two' })] }), {
+  deliveryId: 7,
+  conditionId: 70,
+  messageIds: [700, 701],
+  counts: { iphoneDeliveryCount: 1, androidDeliveryCount: 2, deliveryCount: 3 },
+});
 /** The counts are properties beside the document; the document keeps those it was written with. */
 const STORED_COUNTS = { deliveryCount: 3, iphoneCount: 1, androidCount: 2 };
-const storedDocument: Delivery = { ...storedDelivery, condition: { ...storedDelivery.condition, iphone_delivery_count: 0, android_delivery_count: 0, delivery_count: 0 } };
+const storedDocument = deliveryDocument({ ...storedDelivery, condition: { ...storedDelivery.condition, ...ZERO_COUNTS } });
 
 /** Whether delivery.catalogue's `known` holds [deliveryId, revision]. */
 const isKnown = (known: unknown, deliveryId: number, revision: number): boolean =>
@@ -318,8 +319,8 @@ describe('Neo4j store, with a fake driver', () => {
     await store.graph({ ...graph, where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' });
     await store.listDeliveries('acme', 0, 20);
     await store.getDelivery('acme', 7);
-    await store.createDelivery('acme', buildDelivery() as never);
-    await store.replaceDelivery('acme', 7, buildDelivery() as never);
+    await store.createDelivery('acme', buildDraft());
+    await store.replaceDelivery('acme', 7, buildDraft());
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
     // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many), and consecutive
@@ -1149,17 +1150,17 @@ describe('Neo4j store, with a fake driver', () => {
         last += Number(params.count);
         return [{ last }];
       });
-      const created = await fake.store.createDelivery('acme', buildDelivery({ message: [buildMessage(), buildMessage(), buildMessage()] }) as never);
+      const created = await fake.store.createDelivery('acme', buildDraft({ message: [buildMessage(), buildMessage(), buildMessage()] }));
       expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([
         ['acme', 'condition', '1'],
         ['acme', 'message', '3'],
         ['acme', 'delivery', '1'],
       ]);
-      expect(created.condition.condition_id).toBe(1);
-      expect(created.message.map((m) => m.message_id)).toEqual([2, 3, 4]);
-      expect(created.delivery_id).toBe(5);
+      expect(created.condition.conditionId).toBe(1);
+      expect(created.message.map((m) => m.messageId)).toEqual([2, 3, 4]);
+      expect(created.deliveryId).toBe(5);
       const stored = fake.named('delivery.create')[0]?.params as Record<string, unknown>;
-      expect(JSON.parse(stored.document as string)).toEqual(created);
+      expect(stored.document).toEqual(deliveryDocument(created));
       expect(neo4j.isInt(stored.deliveryId) && neo4j.isInt(stored.conditionId)).toBe(true);
     });
 
@@ -1168,18 +1169,18 @@ describe('Neo4j store, with a fake driver', () => {
       const replaced = await fake.store.replaceDelivery(
         'acme',
         7,
-        buildDelivery({ message: [buildMessage({ title: 'kept', message_id: 701 }), buildMessage({ title: 'new' })] }) as never,
+        buildDraft({ message: [buildMessage({ title: 'kept', message_id: 701 }), buildMessage({ title: 'new' })] }),
       );
-      expect(replaced?.delivery_id).toBe(7);
-      expect(replaced?.condition).toMatchObject({ condition_id: 70, iphone_delivery_count: 1, android_delivery_count: 2, delivery_count: 3 });
-      expect(replaced?.message.map((m) => m.message_id)).toEqual([701, 100]);
+      expect(replaced?.deliveryId).toBe(7);
+      expect(replaced?.condition).toMatchObject({ conditionId: 70, iphoneDeliveryCount: 1, androidDeliveryCount: 2, deliveryCount: 3 });
+      expect(replaced?.message.map((m) => m.messageId)).toEqual([701, 100]);
       expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([['acme', 'message', '1']]);
     });
 
     test('when a delivery is missing, then get and replace give undefined and delete false', async () => {
       const fake = fakeStore((name) => (['delivery.get', 'delivery.lock'].includes(name) ? [] : name === 'delivery.delete' ? [{ deleted: 0 }] : undefined));
       await expect(fake.store.getDelivery('acme', 1)).resolves.toBeUndefined();
-      await expect(fake.store.replaceDelivery('acme', 1, buildDelivery() as never)).resolves.toBeUndefined();
+      await expect(fake.store.replaceDelivery('acme', 1, buildDraft())).resolves.toBeUndefined();
       await expect(fake.store.deleteDelivery('acme', 1)).resolves.toBe(false);
       expect(fake.named('sequence.next')).toEqual([]);
     });
@@ -1220,12 +1221,12 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore();
       const seen: unknown[] = [];
       const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
-      expect(outcome).toEqual({ answer: { delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }, replayed: false });
+      expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
       expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
       expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.counts')).toEqual(['impression.lock', 'person.counts', 'impression.record']);
       const record = fake.named('impression.record')[0]?.params;
       expect(record).toMatchObject({ type: 'device', value: 'd1', day: '2026-06-01', platform: 'ios', key: 'k1' });
-      expect(JSON.parse(record?.answer as string)).toEqual(outcome.answer);
+      expect(JSON.parse(record?.answer as string)).toEqual({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 });
       expect(fake.named('person.counts')[0]?.params.deliveryId).toEqual(neo4j.int(7));
     });
 
@@ -1239,11 +1240,15 @@ describe('Neo4j store, with a fake driver', () => {
       ).rejects.toBe(cap);
       const missing = fakeStore((name) => (name === 'impression.lock' ? [] : undefined));
       await expect(missing.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'delivery_not_found' });
+      // The earlier answer as impression.lock reads it: stored with the wire's names.
       const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
       const replay = fakeStore((name) =>
-        name === 'impression.lock' ? [{ document: JSON.stringify(storedDocument), ...STORED_COUNTS, answer: JSON.stringify(earlier) }] : undefined,
+        name === 'impression.lock' ? [{ document: storedDocument, ...STORED_COUNTS, answer: JSON.stringify(earlier) }] : undefined,
       );
-      await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({ answer: earlier, replayed: true });
+      await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({
+        answer: { deliveryId: 7, deliveryCount: 1, personTotal: 1, personToday: 1 },
+        replayed: true,
+      });
       for (const fake of [refused, missing, replay]) expect(fake.named('impression.record')).toEqual([]);
     });
   });
@@ -1418,14 +1423,14 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when a commit reply is lost, then each kind of write answers what the committed attempt did', async () => {
-      const stored = { ...storedDelivery, delivery_id: 8 };
+      const stored = { ...storedDelivery, deliveryId: 8 };
       let lastWrite: unknown;
       const fake = fakeStore(
         (name, params) => {
           if ('write' in params) lastWrite = params.write;
           if (name === 'schema.last-write') return [{ lastWrite, created: true }];
           if (name === 'token.last-write') return [{ lastWrite }];
-          if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: JSON.stringify(stored), ...STORED_COUNTS }] : [];
+          if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: deliveryDocument(stored), ...STORED_COUNTS }] : [];
           if (name === 'impression.counted-by') return params.write === lastWrite ? undefined : [];
           return undefined;
         },
@@ -1433,8 +1438,8 @@ describe('Neo4j store, with a fake driver', () => {
       );
       await expect(fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] })).resolves.toEqual({ created: true });
       await expect(fake.store.revokeToken('acme', 't1')).resolves.toBe(true);
-      await expect(fake.store.createDelivery('acme', buildDelivery() as never)).resolves.toEqual(stored);
-      await expect(fake.store.replaceDelivery('acme', 8, buildDelivery() as never)).resolves.toEqual(stored);
+      await expect(fake.store.createDelivery('acme', buildDraft())).resolves.toEqual(stored);
+      await expect(fake.store.replaceDelivery('acme', 8, buildDraft())).resolves.toEqual(stored);
       expect(fake.named('schema.declare')).toHaveLength(1);
       expect(fake.named('token.revoke')).toHaveLength(1);
       expect(fake.named('delivery.create')).toHaveLength(1);
@@ -1442,7 +1447,7 @@ describe('Neo4j store, with a fake driver', () => {
       const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
       const impression = { person, deliveryId: 7, platform: 'android' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
       await expect(fake.store.recordImpression(impression, () => undefined)).resolves.toEqual({
-        answer: { delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 },
+        answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 },
         replayed: false,
       });
       expect(fake.named('impression.record')).toHaveLength(1);

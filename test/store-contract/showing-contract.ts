@@ -12,7 +12,7 @@ import { DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
 import { capReached, type CapName } from '../../src/domain/showing';
 import type { Store } from '../../src/domain/store';
-import { buildCondition, buildDelivery, type ConditionBody } from '../helpers/deliveries';
+import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
 
 // ---- fixtures
@@ -49,17 +49,17 @@ const allowAll = (): void => undefined;
 
 /** The three counters the store keeps in a delivery. */
 const countersOf = (d: Delivery | undefined) => ({
-  delivery_count: d?.condition.delivery_count,
-  iphone_delivery_count: d?.condition.iphone_delivery_count,
-  android_delivery_count: d?.condition.android_delivery_count,
+  deliveryCount: d?.condition.deliveryCount,
+  iphoneDeliveryCount: d?.condition.iphoneDeliveryCount,
+  androidDeliveryCount: d?.condition.androidDeliveryCount,
 });
-const counters = (delivery_count: number, iphone_delivery_count = 0, android_delivery_count = 0) => ({
-  delivery_count,
-  iphone_delivery_count,
-  android_delivery_count,
+const counters = (deliveryCount: number, iphoneDeliveryCount = 0, androidDeliveryCount = 0) => ({
+  deliveryCount,
+  iphoneDeliveryCount,
+  androidDeliveryCount,
 });
 
-const byDeliveryId = (a: Delivery, b: Delivery): number => a.delivery_id - b.delivery_id;
+const byDeliveryId = (a: Delivery, b: Delivery): number => a.deliveryId - b.deliveryId;
 
 /** `code/cap` of a rejection: what the races tally. */
 const refusal = (reason: unknown): string => {
@@ -81,7 +81,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
     const deliveryWith = (customerId: string, caps: Caps = {}, name = 'shown'): Promise<Delivery> =>
       store().createDelivery(
         customerId,
-        buildDelivery({ name, condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: NO_CAP, max_total_count_per_day: NO_CAP, ...caps }) }),
+        buildDraft({ name, condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: NO_CAP, max_total_count_per_day: NO_CAP, ...caps }) }),
       );
 
     /** The person of `user`, as the service asks about them, with generous bounds unless overridden. */
@@ -153,12 +153,12 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
         const other = await customerWith(MEMBER);
         const ofOther = await deliveryWith(other);
-        await show(other, ofOther.delivery_id, id('member_id', 'm1'), 2);
+        await show(other, ofOther.deliveryId, id('member_id', 'm1'), 2);
 
         const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
         expect(state.deliveries).toEqual([]);
         expect([...state.person.entries()]).toEqual([]);
-        expect(await seenBy(other, id('member_id', 'm1'))).toEqual([[ofOther.delivery_id, counts(2, 2)]]);
+        expect(await seenBy(other, id('member_id', 'm1'))).toEqual([[ofOther.deliveryId, counts(2, 2)]]);
       });
 
       test('when the person saw nothing, then every delivery of the customer comes with its stored counts, and no person counts', async () => {
@@ -166,13 +166,13 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
         const created = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
         // Someone else saw the second one twice: its counts are not zero, and not the person's.
-        await show(c, created[1]?.delivery_id ?? 0, id('member_id', 'someone-else'), 2, { platform: 'ios' });
+        await show(c, created[1]?.deliveryId ?? 0, id('member_id', 'someone-else'), 2, { platform: 'ios' });
 
         const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
         const listed = await store().listDeliveries(c, 0, 100);
         expect(listed.total).toBe(3);
         expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
-        expect(countersOf(state.deliveries.find((d) => d.delivery_id === created[1]?.delivery_id))).toEqual(counters(2, 2, 0));
+        expect(countersOf(state.deliveries.find((d) => d.deliveryId === created[1]?.deliveryId))).toEqual(counters(2, 2, 0));
         expect([...state.person.entries()]).toEqual([]);
         // An ID no node holds is a person too, who saw nothing.
         expect(await seenBy(c, id('cookie', 'nobody-holds-it'))).toEqual([]);
@@ -183,19 +183,19 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
         const a = await deliveryWith(c, {}, 'a');
         const b = await deliveryWith(c, {}, 'b');
-        await show(c, a.delivery_id, id('member_id', 'm1'), 2);
-        await show(c, a.delivery_id, id('device', 'd1'), 1);
-        await show(c, a.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
-        await show(c, b.delivery_id, id('cookie', 'k1'), 1, { day: NEXT_DAY });
+        await show(c, a.deliveryId, id('member_id', 'm1'), 2);
+        await show(c, a.deliveryId, id('device', 'd1'), 1);
+        await show(c, a.deliveryId, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, b.deliveryId, id('cookie', 'k1'), 1, { day: NEXT_DAY });
 
         for (const user of [id('member_id', 'm1'), id('device', 'd1'), id('cookie', 'k1')]) {
-          expect([user.type, await seenBy(c, user, DAY)]).toEqual([user.type, [[a.delivery_id, counts(4, 3)], [b.delivery_id, counts(1, 0)]]]);
-          expect([user.type, await seenBy(c, user, NEXT_DAY)]).toEqual([user.type, [[a.delivery_id, counts(4, 1)], [b.delivery_id, counts(1, 1)]]]);
+          expect([user.type, await seenBy(c, user, DAY)]).toEqual([user.type, [[a.deliveryId, counts(4, 3)], [b.deliveryId, counts(1, 0)]]]);
+          expect([user.type, await seenBy(c, user, NEXT_DAY)]).toEqual([user.type, [[a.deliveryId, counts(4, 1)], [b.deliveryId, counts(1, 1)]]]);
         }
         const state = await store().eligibility(personOf(c, id('cookie', 'k1')), DAY);
-        expect(state.deliveries.map((d) => [d.delivery_id, d.condition.delivery_count]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0))).toEqual([
-          [a.delivery_id, 4],
-          [b.delivery_id, 1],
+        expect(state.deliveries.map((d) => [d.deliveryId, d.condition.deliveryCount]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0))).toEqual([
+          [a.deliveryId, 4],
+          [b.deliveryId, 1],
         ]);
       });
 
@@ -203,15 +203,15 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
-        await show(c, d.delivery_id, user, 1, { day: '2026-12-31' });
-        await show(c, d.delivery_id, user, 2, { day: '2027-01-01' });
-        await show(c, d.delivery_id, user, 3, { day: '2027-01-02' });
+        await show(c, d.deliveryId, user, 1, { day: '2026-12-31' });
+        await show(c, d.deliveryId, user, 2, { day: '2027-01-01' });
+        await show(c, d.deliveryId, user, 3, { day: '2027-01-02' });
 
-        expect(await countsFor(c, user, d.delivery_id, '2026-12-31')).toEqual(counts(6, 1));
-        expect(await countsFor(c, user, d.delivery_id, '2027-01-01')).toEqual(counts(6, 2));
-        expect(await countsFor(c, user, d.delivery_id, '2027-01-02')).toEqual(counts(6, 3));
-        expect(await countsFor(c, user, d.delivery_id, '2027-01-03')).toEqual(counts(6, 0));
-        expect(await countsFor(c, user, d.delivery_id, '2026-01-01')).toEqual(counts(6, 0));
+        expect(await countsFor(c, user, d.deliveryId, '2026-12-31')).toEqual(counts(6, 1));
+        expect(await countsFor(c, user, d.deliveryId, '2027-01-01')).toEqual(counts(6, 2));
+        expect(await countsFor(c, user, d.deliveryId, '2027-01-02')).toEqual(counts(6, 3));
+        expect(await countsFor(c, user, d.deliveryId, '2027-01-03')).toEqual(counts(6, 0));
+        expect(await countsFor(c, user, d.deliveryId, '2026-01-01')).toEqual(counts(6, 0));
       });
     });
 
@@ -221,22 +221,22 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
-        await show(c, d.delivery_id, user);
+        await show(c, d.deliveryId, user);
         const other = await customerWith(MEMBER);
         const ofOther = await deliveryWith(other);
         await deliveryWith(other);
         const check = jest.fn(refuseOverCap);
 
-        await expect(record(impression(c, d.delivery_id + 1_000, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.deliveryId + 1_000, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
         // The other customer has a delivery of that number too: it is not this customer's.
-        await expect(record(impression(c, d.delivery_id + 1, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
-        await expect(record(impression(c, d.delivery_id + 1, user, { key: 'k-unknown' }), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.deliveryId + 1, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.deliveryId + 1, user, { key: 'k-unknown' }), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
         expect(check).not.toHaveBeenCalled();
 
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(1, 1)]]);
-        expect(await storedCounters(other, ofOther.delivery_id)).toEqual(counters(0));
-        expect(await storedCounters(other, ofOther.delivery_id + 1)).toEqual(counters(0));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
+        expect(await storedCounters(other, ofOther.deliveryId)).toEqual(counters(0));
+        expect(await storedCounters(other, ofOther.deliveryId + 1)).toEqual(counters(0));
         expect(await seenBy(other, user)).toEqual([]);
       });
 
@@ -245,10 +245,10 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d = await deliveryWith(c);
         const untouched = await deliveryWith(c, {}, 'untouched');
         const platforms: Platform[] = ['ios', 'android', 'other', 'ios', 'ios', 'android', 'other'];
-        for (const [i, platform] of platforms.entries()) await show(c, d.delivery_id, id('member_id', `m${i}`), 1, { platform });
+        for (const [i, platform] of platforms.entries()) await show(c, d.deliveryId, id('member_id', `m${i}`), 1, { platform });
 
         const expected = counters(7, 3, 2);
-        const read = await store().getDelivery(c, d.delivery_id);
+        const read = await store().getDelivery(c, d.deliveryId);
         expect(countersOf(read)).toEqual(expected);
         // Only the counters changed.
         expect(read).toEqual({ ...d, condition: { ...d.condition, ...expected } });
@@ -257,7 +257,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(listed.items[0]).toEqual(read);
         const state = await store().eligibility(personOf(c, id('member_id', 'm0')), DAY);
         expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
-        expect(await store().getDelivery(c, untouched.delivery_id)).toEqual(untouched);
+        expect(await store().getDelivery(c, untouched.deliveryId)).toEqual(untouched);
       });
 
       test('when a display is counted, then it answers the counts right after it: the delivery\'s, and the person\'s in all and on its day', async () => {
@@ -268,66 +268,66 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const p1Device = id('device', 'd1');
         const p2 = id('member_id', 'p2');
         const answers = [
-          await record(impression(c, d.delivery_id, p1)),
-          await record(impression(c, d.delivery_id, p1Device, { day: NEXT_DAY, platform: 'ios' })),
-          await record(impression(c, d.delivery_id, p2)),
-          await record(impression(c, d.delivery_id, p1Device)),
-          await record(impression(c, d.delivery_id, p1, { day: NEXT_DAY })),
+          await record(impression(c, d.deliveryId, p1)),
+          await record(impression(c, d.deliveryId, p1Device, { day: NEXT_DAY, platform: 'ios' })),
+          await record(impression(c, d.deliveryId, p2)),
+          await record(impression(c, d.deliveryId, p1Device)),
+          await record(impression(c, d.deliveryId, p1, { day: NEXT_DAY })),
         ];
         const answer = (delivery_count: number, person_total: number, person_today: number): ImpressionOutcome => ({
-          answer: { delivery_id: d.delivery_id, delivery_count, person_total, person_today },
+          answer: { deliveryId: d.deliveryId, deliveryCount: delivery_count, personTotal: person_total, personToday: person_today },
           replayed: false,
         });
         expect(answers).toEqual([answer(1, 1, 1), answer(2, 2, 1), answer(3, 1, 1), answer(4, 3, 2), answer(5, 4, 2)]);
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5, 1, 0));
-        expect(await countsFor(c, p1, d.delivery_id, DAY)).toEqual(counts(4, 2));
-        expect(await countsFor(c, p1Device, d.delivery_id, NEXT_DAY)).toEqual(counts(4, 2));
-        expect(await countsFor(c, p2, d.delivery_id, DAY)).toEqual(counts(1, 1));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(5, 1, 0));
+        expect(await countsFor(c, p1, d.deliveryId, DAY)).toEqual(counts(4, 2));
+        expect(await countsFor(c, p1Device, d.deliveryId, NEXT_DAY)).toEqual(counts(4, 2));
+        expect(await countsFor(c, p2, d.deliveryId, DAY)).toEqual(counts(1, 1));
       });
 
       test('when a display is checked, then the check sees the delivery as stored, with its live counts, and the person\'s counts before this one', async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
         const d = await deliveryWith(c, { max_total_count: 50 });
-        await show(c, d.delivery_id, id('member_id', 'p1'), 2, { platform: 'android' });
-        await show(c, d.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
-        await show(c, d.delivery_id, id('member_id', 'p2'), 1, { platform: 'ios' });
-        const before = await store().getDelivery(c, d.delivery_id);
+        await show(c, d.deliveryId, id('member_id', 'p1'), 2, { platform: 'android' });
+        await show(c, d.deliveryId, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, d.deliveryId, id('member_id', 'p2'), 1, { platform: 'ios' });
+        const before = await store().getDelivery(c, d.deliveryId);
 
         const seen: ImpressionState[] = [];
-        await record(impression(c, d.delivery_id, id('device', 'd1')), (state) => {
+        await record(impression(c, d.deliveryId, id('device', 'd1')), (state) => {
           seen.push(state);
         });
         expect(seen).toEqual([{ delivery: before, person: counts(3, 2) }]);
         expect(countersOf(seen[0]?.delivery)).toEqual(counters(4, 1, 2));
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5, 1, 2));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(5, 1, 2));
       });
 
       test('when a delivery is replaced, then its counts stay, impressions go on counting, and its new caps apply', async () => {
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
-        await show(c, d.delivery_id, user, 1, { platform: 'ios' });
-        await show(c, d.delivery_id, user, 1, { platform: 'android' });
-        await show(c, d.delivery_id, user, 1);
+        await show(c, d.deliveryId, user, 1, { platform: 'ios' });
+        await show(c, d.deliveryId, user, 1, { platform: 'android' });
+        await show(c, d.deliveryId, user, 1);
 
         const replaced = await store().replaceDelivery(
           c,
-          d.delivery_id,
-          buildDelivery({ name: 'replaced', condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: 4, max_total_count_per_day: NO_CAP }) }),
+          d.deliveryId,
+          buildDraft({ name: 'replaced', condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: 4, max_total_count_per_day: NO_CAP }) }),
         );
         expect(replaced?.name).toBe('replaced');
         expect(countersOf(replaced)).toEqual(counters(3, 1, 1));
-        expect(await store().getDelivery(c, d.delivery_id)).toEqual(replaced);
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(3, 3)]]);
+        expect(await store().getDelivery(c, d.deliveryId)).toEqual(replaced);
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(3, 3)]]);
 
-        await expect(record(impression(c, d.delivery_id, user, { platform: 'ios' }))).resolves.toEqual({
-          answer: { delivery_id: d.delivery_id, delivery_count: 4, person_total: 4, person_today: 4 },
+        await expect(record(impression(c, d.deliveryId, user, { platform: 'ios' }))).resolves.toEqual({
+          answer: { deliveryId: d.deliveryId, deliveryCount: 4, personTotal: 4, personToday: 4 },
           replayed: false,
         });
-        await expect(record(impression(c, d.delivery_id, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(4, 2, 1));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(4, 4)]]);
+        await expect(record(impression(c, d.deliveryId, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(4, 2, 1));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(4, 4)]]);
       });
 
       test('when two customers have a delivery of the same number and a person of the same ID, then each counts its own', async () => {
@@ -335,17 +335,17 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const b = await customerWith(MEMBER);
         const ofA = await deliveryWith(a);
         const ofB = await deliveryWith(b);
-        expect(ofB.delivery_id).toBe(ofA.delivery_id);
+        expect(ofB.deliveryId).toBe(ofA.deliveryId);
         const user = id('member_id', 'm1');
         await store().createNode(member(a, 'm1'), []);
         await store().createNode(member(b, 'm1'), []);
-        await show(a, ofA.delivery_id, user, 3);
-        await show(b, ofB.delivery_id, user, 1, { platform: 'ios' });
+        await show(a, ofA.deliveryId, user, 3);
+        await show(b, ofB.deliveryId, user, 1, { platform: 'ios' });
 
-        expect(await storedCounters(a, ofA.delivery_id)).toEqual(counters(3));
-        expect(await storedCounters(b, ofB.delivery_id)).toEqual(counters(1, 1));
-        expect(await seenBy(a, user)).toEqual([[ofA.delivery_id, counts(3, 3)]]);
-        expect(await seenBy(b, user)).toEqual([[ofB.delivery_id, counts(1, 1)]]);
+        expect(await storedCounters(a, ofA.deliveryId)).toEqual(counters(3));
+        expect(await storedCounters(b, ofB.deliveryId)).toEqual(counters(1, 1));
+        expect(await seenBy(a, user)).toEqual([[ofA.deliveryId, counts(3, 3)]]);
+        expect(await seenBy(b, user)).toEqual([[ofB.deliveryId, counts(1, 1)]]);
       });
     });
 
@@ -355,26 +355,26 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
         const d = await deliveryWith(c);
-        await show(c, d.delivery_id, id('member_id', 'm1'), 2, { platform: 'ios' });
+        await show(c, d.deliveryId, id('member_id', 'm1'), 2, { platform: 'ios' });
         const thrown = new DomainError('cap_reached', 'refused by the test', undefined, { cap: 'max_total_count' });
 
         await expect(
-          record(impression(c, d.delivery_id, id('device', 'd1'), { platform: 'ios' }), () => {
+          record(impression(c, d.deliveryId, id('device', 'd1'), { platform: 'ios' }), () => {
             throw thrown;
           }),
         ).rejects.toBe(thrown);
         await expect(
-          record(impression(c, d.delivery_id, id('member_id', 'm2'), { platform: 'android', day: NEXT_DAY }), () => {
+          record(impression(c, d.deliveryId, id('member_id', 'm2'), { platform: 'android', day: NEXT_DAY }), () => {
             throw thrown;
           }),
         ).rejects.toBe(thrown);
 
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(2, 2, 0));
-        expect(await seenBy(c, id('device', 'd1'))).toEqual([[d.delivery_id, counts(2, 2)]]);
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(2, 2, 0));
+        expect(await seenBy(c, id('device', 'd1'))).toEqual([[d.deliveryId, counts(2, 2)]]);
         expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
         // And the next display is counted as if the refused ones had never been.
-        await expect(record(impression(c, d.delivery_id, id('device', 'd1')), allowAll)).resolves.toEqual({
-          answer: { delivery_id: d.delivery_id, delivery_count: 3, person_total: 3, person_today: 3 },
+        await expect(record(impression(c, d.deliveryId, id('device', 'd1')), allowAll)).resolves.toEqual({
+          answer: { deliveryId: d.deliveryId, deliveryCount: 3, personTotal: 3, personToday: 3 },
           replayed: false,
         });
       });
@@ -391,25 +391,25 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d1 = id('device', 'd1');
         // The cap is reached with the third display: by others for the delivery cap, by the person otherwise.
         const third = cap === 'max_delivery_count' ? id('member_id', 'someone-else') : d1;
-        await show(c, d.delivery_id, m1);
-        await show(c, d.delivery_id, d1, 1, { platform: 'ios' });
-        await show(c, d.delivery_id, third, 1, { platform: 'android' });
+        await show(c, d.deliveryId, m1);
+        await show(c, d.deliveryId, d1, 1, { platform: 'ios' });
+        await show(c, d.deliveryId, third, 1, { platform: 'android' });
         const personBefore = await seenBy(c, m1);
 
-        await expect(record(impression(c, d.delivery_id, m1, { platform: 'ios' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
-        await expect(record(impression(c, d.delivery_id, d1, { platform: 'android', key: 'k-refused' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+        await expect(record(impression(c, d.deliveryId, m1, { platform: 'ios' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+        await expect(record(impression(c, d.deliveryId, d1, { platform: 'android', key: 'k-refused' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
 
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(3, 1, 1));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(3, 1, 1));
         expect(await seenBy(c, m1)).toEqual(personBefore);
         if (cap === 'max_total_count_per_day') {
           // Another day is another count.
-          await expect(record(impression(c, d.delivery_id, m1, { day: NEXT_DAY }))).resolves.toMatchObject({ answer: { delivery_count: 4, person_total: 4, person_today: 1 } });
+          await expect(record(impression(c, d.deliveryId, m1, { day: NEXT_DAY }))).resolves.toMatchObject({ answer: { deliveryCount: 4, personTotal: 4, personToday: 1 } });
         } else if (cap === 'max_total_count') {
           // Another person is not capped.
-          await expect(record(impression(c, d.delivery_id, id('member_id', 'm2')))).resolves.toMatchObject({ answer: { delivery_count: 4, person_total: 1 } });
+          await expect(record(impression(c, d.deliveryId, id('member_id', 'm2')))).resolves.toMatchObject({ answer: { deliveryCount: 4, personTotal: 1 } });
         } else {
           // Nobody is shown it any more.
-          await expect(record(impression(c, d.delivery_id, id('member_id', 'm2')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+          await expect(record(impression(c, d.deliveryId, id('member_id', 'm2')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
         }
       });
     });
@@ -420,18 +420,18 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
-        const first = await record(impression(c, d.delivery_id, user, { key: 'k-1', platform: 'ios' }));
-        expect(first).toEqual({ answer: { delivery_id: d.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 }, replayed: false });
+        const first = await record(impression(c, d.deliveryId, user, { key: 'k-1', platform: 'ios' }));
+        expect(first).toEqual({ answer: { deliveryId: d.deliveryId, deliveryCount: 1, personTotal: 1, personToday: 1 }, replayed: false });
         // Others count meanwhile: the repeat still answers what the first answer said.
-        await show(c, d.delivery_id, user, 2);
+        await show(c, d.deliveryId, user, 2);
 
-        const again = await record(impression(c, d.delivery_id, user, { key: 'k-1', platform: 'ios' }));
-        const otherwise = await record(impression(c, d.delivery_id, id('member_id', 'm2'), { key: 'k-1', platform: 'android', day: NEXT_DAY }));
+        const again = await record(impression(c, d.deliveryId, user, { key: 'k-1', platform: 'ios' }));
+        const otherwise = await record(impression(c, d.deliveryId, id('member_id', 'm2'), { key: 'k-1', platform: 'android', day: NEXT_DAY }));
         expect(again).toEqual({ answer: first.answer, replayed: true });
         expect(otherwise).toEqual({ answer: first.answer, replayed: true });
 
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(3, 1, 0));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(3, 3)]]);
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(3, 1, 0));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(3, 3)]]);
         expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
       });
 
@@ -439,14 +439,14 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c, { max_total_count: 1 });
         const user = id('member_id', 'm1');
-        const first = await record(impression(c, d.delivery_id, user, { key: 'k-capped' }));
-        await expect(record(impression(c, d.delivery_id, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        const first = await record(impression(c, d.deliveryId, user, { key: 'k-capped' }));
+        await expect(record(impression(c, d.deliveryId, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
         const check = jest.fn(refuseOverCap);
 
-        await expect(record(impression(c, d.delivery_id, user, { key: 'k-capped' }), check)).resolves.toEqual({ answer: first.answer, replayed: true });
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-capped' }), check)).resolves.toEqual({ answer: first.answer, replayed: true });
         expect(check).not.toHaveBeenCalled();
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(1, 1)]]);
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
       });
 
       test('when a key is used for another delivery, or by another customer, then that display counts', async () => {
@@ -455,46 +455,46 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const b = await deliveryWith(c, {}, 'b');
         const other = await customerWith(MEMBER);
         const ofOther = await deliveryWith(other);
-        expect(ofOther.delivery_id).toBe(a.delivery_id);
+        expect(ofOther.deliveryId).toBe(a.deliveryId);
         const user = id('member_id', 'm1');
 
-        const onA = await record(impression(c, a.delivery_id, user, { key: 'k-shared' }));
-        const onB = await record(impression(c, b.delivery_id, user, { key: 'k-shared' }));
-        const ofTheOther = await record(impression(other, ofOther.delivery_id, user, { key: 'k-shared' }));
+        const onA = await record(impression(c, a.deliveryId, user, { key: 'k-shared' }));
+        const onB = await record(impression(c, b.deliveryId, user, { key: 'k-shared' }));
+        const ofTheOther = await record(impression(other, ofOther.deliveryId, user, { key: 'k-shared' }));
         for (const [outcome, deliveryId] of [
-          [onA, a.delivery_id],
-          [onB, b.delivery_id],
-          [ofTheOther, ofOther.delivery_id],
+          [onA, a.deliveryId],
+          [onB, b.deliveryId],
+          [ofTheOther, ofOther.deliveryId],
         ] as const) {
-          expect(outcome).toEqual({ answer: { delivery_id: deliveryId, delivery_count: 1, person_total: 1, person_today: 1 }, replayed: false });
+          expect(outcome).toEqual({ answer: { deliveryId: deliveryId, deliveryCount: 1, personTotal: 1, personToday: 1 }, replayed: false });
         }
-        expect(await storedCounters(c, a.delivery_id)).toEqual(counters(1));
-        expect(await storedCounters(c, b.delivery_id)).toEqual(counters(1));
-        expect(await storedCounters(other, ofOther.delivery_id)).toEqual(counters(1));
+        expect(await storedCounters(c, a.deliveryId)).toEqual(counters(1));
+        expect(await storedCounters(c, b.deliveryId)).toEqual(counters(1));
+        expect(await storedCounters(other, ofOther.deliveryId)).toEqual(counters(1));
         expect(await seenBy(c, user)).toEqual([
-          [a.delivery_id, counts(1, 1)],
-          [b.delivery_id, counts(1, 1)],
+          [a.deliveryId, counts(1, 1)],
+          [b.deliveryId, counts(1, 1)],
         ]);
       });
 
       test('when a display with a key is refused, then the key is not kept: a retry once the cap is raised counts, and its repeat replays', async () => {
         const c = await customerWith(MEMBER);
         const draft = (maxTotal: number) =>
-          buildDelivery({ condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: maxTotal, max_total_count_per_day: NO_CAP }) });
+          buildDraft({ condition: buildCondition({ max_delivery_count: NO_CAP, max_total_count: maxTotal, max_total_count_per_day: NO_CAP }) });
         const d = await store().createDelivery(c, draft(1));
         const user = id('member_id', 'm1');
-        await show(c, d.delivery_id, user);
+        await show(c, d.deliveryId, user);
 
-        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached' });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached' });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
 
-        await store().replaceDelivery(c, d.delivery_id, draft(2));
-        const retried = await record(impression(c, d.delivery_id, user, { key: 'k-retry' }));
-        expect(retried).toEqual({ answer: { delivery_id: d.delivery_id, delivery_count: 2, person_total: 2, person_today: 2 }, replayed: false });
-        await expect(record(impression(c, d.delivery_id, user, { key: 'k-retry' }))).resolves.toEqual({ answer: retried.answer, replayed: true });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(2));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(2, 2)]]);
+        await store().replaceDelivery(c, d.deliveryId, draft(2));
+        const retried = await record(impression(c, d.deliveryId, user, { key: 'k-retry' }));
+        expect(retried).toEqual({ answer: { deliveryId: d.deliveryId, deliveryCount: 2, personTotal: 2, personToday: 2 }, replayed: false });
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).resolves.toEqual({ answer: retried.answer, replayed: true });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(2));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(2, 2)]]);
       });
 
       test('when keys are pruned before an instant, then those received earlier go (a repeat then counts again) and those received at or after it stay', async () => {
@@ -502,11 +502,11 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
         const cut = '2001-01-02T00:00:00.000Z';
-        const keyed = (key: string, receivedAt: string) => impression(c, d.delivery_id, user, { key, receivedAt });
+        const keyed = (key: string, receivedAt: string) => impression(c, d.deliveryId, user, { key, receivedAt });
         const old = await Promise.all(['old-1', 'old-2', 'old-3'].map(async (k) => record(keyed(k, '2001-01-01T00:00:00.000Z'))));
         const atCut = await record(keyed('at-cut', cut));
         const recent = await record(keyed('recent', '2001-01-03T00:00:00.000Z'));
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(5));
 
         // Nothing of this test is that old.
         await expect(store().pruneImpressionKeys('1990-01-01T00:00:00.000Z', 1000)).resolves.toBe(0);
@@ -526,10 +526,10 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         }
         await expect(record(keyed('at-cut', new Date().toISOString()))).resolves.toEqual({ answer: atCut.answer, replayed: true });
         await expect(record(keyed('recent', new Date().toISOString()))).resolves.toEqual({ answer: recent.answer, replayed: true });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(8));
-        expect(await seenBy(c, user)).toEqual([[d.delivery_id, counts(8, 8)]]);
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(8));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(8, 8)]]);
         // The keys given again were kept anew: their repeats replay.
-        await expect(record(keyed('old-2', new Date().toISOString()))).resolves.toMatchObject({ replayed: true, answer: { delivery_count: 7 } });
+        await expect(record(keyed('old-2', new Date().toISOString()))).resolves.toMatchObject({ replayed: true, answer: { deliveryCount: 7 } });
       });
 
       // Several service processes on one Neo4j each prune every hour: a prune that waited for a key another one
@@ -541,7 +541,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         // Instants no other test uses: these keys are all the prunes below can find.
         const keys = Array.from({ length: 30 }, (_, i) => `race-${i}`);
         for (const [i, key] of keys.entries()) {
-          await record(impression(c, d.delivery_id, user, { key, receivedAt: new Date(Date.UTC(1993, 0, 1, 0, 0, i)).toISOString() }));
+          await record(impression(c, d.deliveryId, user, { key, receivedAt: new Date(Date.UTC(1993, 0, 1, 0, 0, i)).toISOString() }));
         }
         const cut = '1994-01-01T00:00:00.000Z';
 
@@ -551,7 +551,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
         expect(raced.reduce((sum, n) => sum + n, 0) + rest).toBe(keys.length);
         // The keys are gone: one given again counts again.
-        const repeat = await record(impression(c, d.delivery_id, user, { key: 'race-0', receivedAt: new Date().toISOString() }));
+        const repeat = await record(impression(c, d.deliveryId, user, { key: 'race-0', receivedAt: new Date().toISOString() }));
         expect(repeat.replayed).toBe(false);
       });
     });
@@ -565,27 +565,27 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d = await deliveryWith(c, { max_total_count: 6 });
         const a = id('member_id', 'a');
         const b = id('member_id', 'b');
-        await show(c, d.delivery_id, a, 2);
-        await show(c, d.delivery_id, id('cookie', 'kb'), 3, { day: NEXT_DAY });
-        expect(await countsFor(c, a, d.delivery_id)).toEqual(counts(2, 2));
-        expect(await countsFor(c, b, d.delivery_id)).toEqual(counts(3, 0));
+        await show(c, d.deliveryId, a, 2);
+        await show(c, d.deliveryId, id('cookie', 'kb'), 3, { day: NEXT_DAY });
+        expect(await countsFor(c, a, d.deliveryId)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.deliveryId)).toEqual(counts(3, 0));
 
         // b's node takes a's cookie: one person.
         await store().insertIds(member(c, 'b'), [id('cookie', 'ka')]);
         for (const user of [a, b, id('cookie', 'ka'), id('cookie', 'kb')]) {
-          expect([user, await countsFor(c, user, d.delivery_id)]).toEqual([user, counts(5, 2)]);
+          expect([user, await countsFor(c, user, d.deliveryId)]).toEqual([user, counts(5, 2)]);
         }
-        await expect(record(impression(c, d.delivery_id, b))).resolves.toMatchObject({ answer: { person_total: 6, person_today: 3 } });
-        await expect(record(impression(c, d.delivery_id, a))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(6));
+        await expect(record(impression(c, d.deliveryId, b))).resolves.toMatchObject({ answer: { personTotal: 6, personToday: 3 } });
+        await expect(record(impression(c, d.deliveryId, a))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(6));
 
         // The link goes: two people again, each with what was recorded against their own IDs.
         await store().removeId(member(c, 'b'), id('cookie', 'ka'));
-        expect(await countsFor(c, a, d.delivery_id)).toEqual(counts(2, 2));
-        expect(await countsFor(c, id('cookie', 'ka'), d.delivery_id)).toEqual(counts(2, 2));
-        expect(await countsFor(c, b, d.delivery_id)).toEqual(counts(4, 1));
-        await expect(record(impression(c, d.delivery_id, a))).resolves.toMatchObject({ answer: { delivery_count: 7, person_total: 3, person_today: 3 } });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(7));
+        expect(await countsFor(c, a, d.deliveryId)).toEqual(counts(2, 2));
+        expect(await countsFor(c, id('cookie', 'ka'), d.deliveryId)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.deliveryId)).toEqual(counts(4, 1));
+        await expect(record(impression(c, d.deliveryId, a))).resolves.toMatchObject({ answer: { deliveryCount: 7, personTotal: 3, personToday: 3 } });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(7));
       });
 
       test('when two people hold the same ID of a links:false type, then they stay two people; without the option they would be one', async () => {
@@ -596,20 +596,20 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const unlinked = { unlinkedTypes: ['ip'] };
         const a = id('member_id', 'a');
         const b = id('member_id', 'b');
-        await show(c, d.delivery_id, a, 2, { person: unlinked });
-        await show(c, d.delivery_id, b, 1, { person: unlinked });
+        await show(c, d.deliveryId, a, 2, { person: unlinked });
+        await show(c, d.deliveryId, b, 1, { person: unlinked });
 
-        expect(await countsFor(c, a, d.delivery_id, DAY, unlinked)).toEqual(counts(2, 2));
-        expect(await countsFor(c, b, d.delivery_id, DAY, unlinked)).toEqual(counts(1, 1));
+        expect(await countsFor(c, a, d.deliveryId, DAY, unlinked)).toEqual(counts(2, 2));
+        expect(await countsFor(c, b, d.deliveryId, DAY, unlinked)).toEqual(counts(1, 1));
         // What unlinkedTypes prevents: stepping through the ip makes them one person.
-        expect(await countsFor(c, a, d.delivery_id, DAY)).toEqual(counts(3, 3));
+        expect(await countsFor(c, a, d.deliveryId, DAY)).toEqual(counts(3, 3));
 
-        await expect(record(impression(c, d.delivery_id, a, { person: unlinked }))).resolves.toMatchObject({ answer: { person_total: 3 } });
-        await expect(record(impression(c, d.delivery_id, b, { person: unlinked }))).resolves.toMatchObject({ answer: { person_total: 2 } });
-        await expect(record(impression(c, d.delivery_id, a, { person: unlinked }))).rejects.toMatchObject({ code: 'cap_reached' });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(5));
-        expect(await countsFor(c, a, d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
-        expect(await countsFor(c, b, d.delivery_id, DAY, unlinked)).toEqual(counts(2, 2));
+        await expect(record(impression(c, d.deliveryId, a, { person: unlinked }))).resolves.toMatchObject({ answer: { personTotal: 3 } });
+        await expect(record(impression(c, d.deliveryId, b, { person: unlinked }))).resolves.toMatchObject({ answer: { personTotal: 2 } });
+        await expect(record(impression(c, d.deliveryId, a, { person: unlinked }))).rejects.toMatchObject({ code: 'cap_reached' });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(5));
+        expect(await countsFor(c, a, d.deliveryId, DAY, unlinked)).toEqual(counts(3, 3));
+        expect(await countsFor(c, b, d.deliveryId, DAY, unlinked)).toEqual(counts(2, 2));
       });
 
       test('when no node holds an ID, then it is a person of its own, capped like any other, whose impressions join a node that takes the ID', async () => {
@@ -618,25 +618,25 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d = await deliveryWith(c, { max_total_count: 3 });
         const loose = id('device', 'loose');
         const m1 = id('member_id', 'm1');
-        const answers = [await record(impression(c, d.delivery_id, loose)), await record(impression(c, d.delivery_id, loose, { day: NEXT_DAY }))];
-        await show(c, d.delivery_id, m1);
-        expect(answers.map((o) => [o.answer.person_total, o.answer.person_today])).toEqual([
+        const answers = [await record(impression(c, d.deliveryId, loose)), await record(impression(c, d.deliveryId, loose, { day: NEXT_DAY }))];
+        await show(c, d.deliveryId, m1);
+        expect(answers.map((o) => [o.answer.personTotal, o.answer.personToday])).toEqual([
           [1, 1],
           [2, 1],
         ]);
-        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(2, 1));
-        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(1, 1));
-        expect(await countsFor(c, id('device', 'another-loose'), d.delivery_id)).toEqual(ZERO);
-        await expect(record(impression(c, d.delivery_id, loose))).resolves.toMatchObject({ answer: { person_total: 3, person_today: 2 } });
-        await expect(record(impression(c, d.delivery_id, loose))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(3, 2));
+        expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(2, 1));
+        expect(await countsFor(c, m1, d.deliveryId)).toEqual(counts(1, 1));
+        expect(await countsFor(c, id('device', 'another-loose'), d.deliveryId)).toEqual(ZERO);
+        await expect(record(impression(c, d.deliveryId, loose))).resolves.toMatchObject({ answer: { personTotal: 3, personToday: 2 } });
+        await expect(record(impression(c, d.deliveryId, loose))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(3, 2));
 
         // m1's node takes the ID: its impressions are m1's now, and m1 is past the cap.
         await store().insertIds(member(c, 'm1'), [loose]);
-        expect(await countsFor(c, m1, d.delivery_id)).toEqual(counts(4, 3));
-        expect(await countsFor(c, loose, d.delivery_id)).toEqual(counts(4, 3));
-        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(4));
+        expect(await countsFor(c, m1, d.deliveryId)).toEqual(counts(4, 3));
+        expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(4, 3));
+        await expect(record(impression(c, d.deliveryId, id('cookie', 'k1')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(4));
       });
 
       test('when an ID is erased (scope id), then the impressions recorded against it go, and the person keeps those of their other IDs', async () => {
@@ -645,28 +645,28 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm2'), [id('cookie', 'k2')]);
         const d = await deliveryWith(c);
         const other = await deliveryWith(c, {}, 'other');
-        await show(c, d.delivery_id, id('member_id', 'm1'), 2);
-        await show(c, d.delivery_id, id('cookie', 'k1'), 3);
-        await show(c, other.delivery_id, id('cookie', 'k1'), 1);
-        await show(c, d.delivery_id, id('device', 'd1'), 1, { day: NEXT_DAY });
-        await show(c, d.delivery_id, id('member_id', 'm2'), 1);
+        await show(c, d.deliveryId, id('member_id', 'm1'), 2);
+        await show(c, d.deliveryId, id('cookie', 'k1'), 3);
+        await show(c, other.deliveryId, id('cookie', 'k1'), 1);
+        await show(c, d.deliveryId, id('device', 'd1'), 1, { day: NEXT_DAY });
+        await show(c, d.deliveryId, id('member_id', 'm2'), 1);
         // The same value under another customer is another value.
         const elsewhere = await customerWith(MEMBER);
         const ofElsewhere = await deliveryWith(elsewhere);
-        await show(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 2);
+        await show(elsewhere, ofElsewhere.deliveryId, id('cookie', 'k1'), 2);
         expect(await seenBy(c, id('member_id', 'm1'))).toEqual([
-          [d.delivery_id, counts(6, 5)],
-          [other.delivery_id, counts(1, 1)],
+          [d.deliveryId, counts(6, 5)],
+          [other.deliveryId, counts(1, 1)],
         ]);
 
         await store().erase(eraseRequest(c, id('cookie', 'k1'), 'id'));
 
-        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(3, 2)]]);
+        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.deliveryId, counts(3, 2)]]);
         expect(await seenBy(c, id('cookie', 'k1'))).toEqual([]);
-        expect(await seenBy(c, id('member_id', 'm2'))).toEqual([[d.delivery_id, counts(1, 1)]]);
-        expect(await seenBy(elsewhere, id('cookie', 'k1'))).toEqual([[ofElsewhere.delivery_id, counts(2, 2)]]);
+        expect(await seenBy(c, id('member_id', 'm2'))).toEqual([[d.deliveryId, counts(1, 1)]]);
+        expect(await seenBy(elsewhere, id('cookie', 'k1'))).toEqual([[ofElsewhere.deliveryId, counts(2, 2)]]);
         // The value used again starts from nothing.
-        await expect(record(impression(c, d.delivery_id, id('cookie', 'k1')))).resolves.toMatchObject({ answer: { person_total: 1, person_today: 1 } });
+        await expect(record(impression(c, d.deliveryId, id('cookie', 'k1')))).resolves.toMatchObject({ answer: { personTotal: 1, personToday: 1 } });
       });
 
       test('when a person is erased, then the impressions of all their values go, and another person keeps theirs, a links:false ID they shared included', async () => {
@@ -677,36 +677,36 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'a2'), [id('cookie', 'ka'), id('cookie', 'kb')]);
         await store().createNode(member(c, 'b1'), [id('device', 'tablet')]);
         const d = await deliveryWith(c);
-        await show(c, d.delivery_id, id('member_id', 'a1'), 1, { person: unlinked });
-        await show(c, d.delivery_id, id('cookie', 'ka'), 1, { person: unlinked });
-        await show(c, d.delivery_id, id('cookie', 'kb'), 2, { person: unlinked });
-        await show(c, d.delivery_id, id('device', 'tablet'), 1, { person: unlinked });
-        await show(c, d.delivery_id, id('member_id', 'b1'), 2, { person: unlinked });
-        expect(await countsFor(c, id('member_id', 'a2'), d.delivery_id, DAY, unlinked)).toEqual(counts(5, 5));
-        expect(await countsFor(c, id('member_id', 'b1'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+        await show(c, d.deliveryId, id('member_id', 'a1'), 1, { person: unlinked });
+        await show(c, d.deliveryId, id('cookie', 'ka'), 1, { person: unlinked });
+        await show(c, d.deliveryId, id('cookie', 'kb'), 2, { person: unlinked });
+        await show(c, d.deliveryId, id('device', 'tablet'), 1, { person: unlinked });
+        await show(c, d.deliveryId, id('member_id', 'b1'), 2, { person: unlinked });
+        expect(await countsFor(c, id('member_id', 'a2'), d.deliveryId, DAY, unlinked)).toEqual(counts(5, 5));
+        expect(await countsFor(c, id('member_id', 'b1'), d.deliveryId, DAY, unlinked)).toEqual(counts(3, 3));
 
         await expect(store().erase(eraseRequest(c, id('cookie', 'kb'), 'person', unlinked))).resolves.toMatchObject({ nodesDeleted: 2 });
 
         for (const value of [id('member_id', 'a1'), id('member_id', 'a2'), id('cookie', 'ka'), id('cookie', 'kb')]) {
           expect([value, await seenBy(c, value, DAY, unlinked)]).toEqual([value, []]);
         }
-        expect(await countsFor(c, id('member_id', 'b1'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
-        expect(await countsFor(c, id('device', 'tablet'), d.delivery_id, DAY, unlinked)).toEqual(counts(3, 3));
+        expect(await countsFor(c, id('member_id', 'b1'), d.deliveryId, DAY, unlinked)).toEqual(counts(3, 3));
+        expect(await countsFor(c, id('device', 'tablet'), d.deliveryId, DAY, unlinked)).toEqual(counts(3, 3));
       });
 
       test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then its impressions go, and others stay', async (scope) => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'm1'), []);
         const d = await deliveryWith(c);
-        await show(c, d.delivery_id, id('device', 'loose'), 2);
-        await show(c, d.delivery_id, id('device', 'other-loose'), 1);
-        await show(c, d.delivery_id, id('member_id', 'm1'), 1);
+        await show(c, d.deliveryId, id('device', 'loose'), 2);
+        await show(c, d.deliveryId, id('device', 'other-loose'), 1);
+        await show(c, d.deliveryId, id('member_id', 'm1'), 1);
 
         await expect(store().erase(eraseRequest(c, id('device', 'loose'), scope))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
 
         expect(await seenBy(c, id('device', 'loose'))).toEqual([]);
-        expect(await seenBy(c, id('device', 'other-loose'))).toEqual([[d.delivery_id, counts(1, 1)]]);
-        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+        expect(await seenBy(c, id('device', 'other-loose'))).toEqual([[d.deliveryId, counts(1, 1)]]);
+        expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.deliveryId, counts(1, 1)]]);
       });
 
       /** Whether a repeat of `key` answers a stored answer (replayed) or is counted again (the key's answer is gone). */
@@ -718,20 +718,20 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]);
         const d = await deliveryWith(c);
         const other = await deliveryWith(c, {}, 'other');
-        await show(c, d.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1' });
-        await show(c, other.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1-other' });
-        await show(c, d.delivery_id, id('member_id', 'm1'), 1, { key: 'key-m1' });
+        await show(c, d.deliveryId, id('cookie', 'k1'), 1, { key: 'key-k1' });
+        await show(c, other.deliveryId, id('cookie', 'k1'), 1, { key: 'key-k1-other' });
+        await show(c, d.deliveryId, id('member_id', 'm1'), 1, { key: 'key-m1' });
         const elsewhere = await customerWith(MEMBER);
         const ofElsewhere = await deliveryWith(elsewhere);
-        await show(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 1, { key: 'key-k1' });
+        await show(elsewhere, ofElsewhere.deliveryId, id('cookie', 'k1'), 1, { key: 'key-k1' });
 
         await store().erase(eraseRequest(c, id('cookie', 'k1'), 'id'));
 
         expect({
-          k1: await replays(c, d.delivery_id, id('cookie', 'k1'), 'key-k1'),
-          k1OfOther: await replays(c, other.delivery_id, id('cookie', 'k1'), 'key-k1-other'),
-          m1: await replays(c, d.delivery_id, id('member_id', 'm1'), 'key-m1'),
-          elsewhere: await replays(elsewhere, ofElsewhere.delivery_id, id('cookie', 'k1'), 'key-k1'),
+          k1: await replays(c, d.deliveryId, id('cookie', 'k1'), 'key-k1'),
+          k1OfOther: await replays(c, other.deliveryId, id('cookie', 'k1'), 'key-k1-other'),
+          m1: await replays(c, d.deliveryId, id('member_id', 'm1'), 'key-m1'),
+          elsewhere: await replays(elsewhere, ofElsewhere.deliveryId, id('cookie', 'k1'), 'key-k1'),
         }).toEqual({ k1: false, k1OfOther: false, m1: true, elsewhere: true });
       });
 
@@ -750,25 +750,25 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           ['key-b1', id('member_id', 'b1')],
           ['key-loose', id('device', 'loose')],
         ];
-        for (const [key, user] of keyed) await show(c, d.delivery_id, user, 1, { key, person: unlinked });
+        for (const [key, user] of keyed) await show(c, d.deliveryId, user, 1, { key, person: unlinked });
 
         await store().erase(eraseRequest(c, id('cookie', 'kb'), 'person', unlinked));
 
         const replayed: Record<string, boolean> = {};
-        for (const [key, user] of keyed) replayed[key] = await replays(c, d.delivery_id, user, key, unlinked);
+        for (const [key, user] of keyed) replayed[key] = await replays(c, d.deliveryId, user, key, unlinked);
         expect(replayed).toEqual({ 'key-a1': false, 'key-ka': false, 'key-kb': false, 'key-tablet': true, 'key-b1': true, 'key-loose': true });
       });
 
       test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then the idempotency keys of its impressions go too', async (scope) => {
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
-        await show(c, d.delivery_id, id('device', 'loose'), 1, { key: 'key-loose' });
-        await show(c, d.delivery_id, id('device', 'other-loose'), 1, { key: 'key-other' });
+        await show(c, d.deliveryId, id('device', 'loose'), 1, { key: 'key-loose' });
+        await show(c, d.deliveryId, id('device', 'other-loose'), 1, { key: 'key-other' });
 
         await store().erase(eraseRequest(c, id('device', 'loose'), scope));
 
-        expect(await replays(c, d.delivery_id, id('device', 'loose'), 'key-loose')).toBe(false);
-        expect(await replays(c, d.delivery_id, id('device', 'other-loose'), 'key-other')).toBe(true);
+        expect(await replays(c, d.deliveryId, id('device', 'loose'), 'key-loose')).toBe(false);
+        expect(await replays(c, d.deliveryId, id('device', 'other-loose'), 'key-other')).toBe(true);
       });
 
       test('when a delivery is deleted, then its impressions go with it: no person counts it, a new delivery starts from nothing, and it cannot be shown', async () => {
@@ -777,24 +777,24 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const gone = await deliveryWith(c, {}, 'gone');
         const kept = await deliveryWith(c, {}, 'kept');
         const m1 = id('member_id', 'm1');
-        await show(c, gone.delivery_id, m1, 2, { platform: 'ios' });
-        await show(c, gone.delivery_id, id('device', 'd1'), 1, { key: 'k-gone' });
-        await show(c, gone.delivery_id, id('device', 'loose'), 1);
-        await show(c, kept.delivery_id, m1, 1);
+        await show(c, gone.deliveryId, m1, 2, { platform: 'ios' });
+        await show(c, gone.deliveryId, id('device', 'd1'), 1, { key: 'k-gone' });
+        await show(c, gone.deliveryId, id('device', 'loose'), 1);
+        await show(c, kept.deliveryId, m1, 1);
 
-        await expect(store().deleteDelivery(c, gone.delivery_id)).resolves.toBe(true);
+        await expect(store().deleteDelivery(c, gone.deliveryId)).resolves.toBe(true);
 
-        expect(await seenBy(c, m1)).toEqual([[kept.delivery_id, counts(1, 1)]]);
+        expect(await seenBy(c, m1)).toEqual([[kept.deliveryId, counts(1, 1)]]);
         expect(await seenBy(c, id('device', 'loose'))).toEqual([]);
-        await expect(record(impression(c, gone.delivery_id, m1))).rejects.toMatchObject({ code: 'delivery_not_found' });
-        await expect(record(impression(c, gone.delivery_id, id('device', 'd1'), { key: 'k-gone' }))).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, gone.deliveryId, m1))).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, gone.deliveryId, id('device', 'd1'), { key: 'k-gone' }))).rejects.toMatchObject({ code: 'delivery_not_found' });
         const fresh = await deliveryWith(c, {}, 'fresh');
         expect(countersOf(fresh)).toEqual(counters(0));
         const state = await store().eligibility(personOf(c, m1), DAY);
-        expect(state.deliveries.map((x) => x.delivery_id).sort((x, y) => x - y)).toEqual([kept.delivery_id, fresh.delivery_id]);
-        expect([...state.person.entries()]).toEqual([[kept.delivery_id, counts(1, 1)]]);
-        await expect(record(impression(c, fresh.delivery_id, m1))).resolves.toMatchObject({ answer: { delivery_count: 1, person_total: 1 } });
-        expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(1));
+        expect(state.deliveries.map((x) => x.deliveryId).sort((x, y) => x - y)).toEqual([kept.deliveryId, fresh.deliveryId]);
+        expect([...state.person.entries()]).toEqual([[kept.deliveryId, counts(1, 1)]]);
+        await expect(record(impression(c, fresh.deliveryId, m1))).resolves.toMatchObject({ answer: { deliveryCount: 1, personTotal: 1 } });
+        expect(await storedCounters(c, kept.deliveryId)).toEqual(counters(1));
       });
 
       test('when deliveries are deleted, then sweepDeletedDeliveries deletes exactly what they left, at most `limit` a call, and nothing of the deliveries kept', async () => {
@@ -805,25 +805,25 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const [gone, alsoGone, kept] = [await deliveryWith(c, {}, 'gone'), await deliveryWith(c, {}, 'also gone'), await deliveryWith(c, {}, 'kept')];
         const m1 = id('member_id', 'm1');
         // gone: four counts (m1 on two days, d1, loose) and two keys; alsoGone: one count, no key.
-        await show(c, gone.delivery_id, m1, 2);
-        await show(c, gone.delivery_id, m1, 1, { day: NEXT_DAY });
-        await show(c, gone.delivery_id, id('device', 'd1'), 1, { key: 'k-1' });
-        await show(c, gone.delivery_id, id('device', 'loose'), 1, { key: 'k-2' });
-        await show(c, alsoGone.delivery_id, m1, 3);
-        await show(c, kept.delivery_id, m1, 1, { key: 'k-1' });
+        await show(c, gone.deliveryId, m1, 2);
+        await show(c, gone.deliveryId, m1, 1, { day: NEXT_DAY });
+        await show(c, gone.deliveryId, id('device', 'd1'), 1, { key: 'k-1' });
+        await show(c, gone.deliveryId, id('device', 'loose'), 1, { key: 'k-2' });
+        await show(c, alsoGone.deliveryId, m1, 3);
+        await show(c, kept.deliveryId, m1, 1, { key: 'k-1' });
         await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
 
-        await store().deleteDelivery(c, gone.delivery_id);
-        await store().deleteDelivery(c, alsoGone.delivery_id);
+        await store().deleteDelivery(c, gone.deliveryId);
+        await store().deleteDelivery(c, alsoGone.deliveryId);
 
         // 4 + 2 + 1 (the mark that gone has some left), then 1 + 1: nine in all, four at a time.
         const batches: number[] = [];
         for (let batch = 4; batch === 4; batches.push(batch)) batch = await store().sweepDeletedDeliveries(4);
         expect(batches).toEqual([4, 4, 1]);
         await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
-        expect(await seenBy(c, m1)).toEqual([[kept.delivery_id, counts(1, 1)]]);
-        await expect(record(impression(c, kept.delivery_id, m1, { key: 'k-1' }))).resolves.toMatchObject({ replayed: true });
-        expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(1));
+        expect(await seenBy(c, m1)).toEqual([[kept.deliveryId, counts(1, 1)]]);
+        await expect(record(impression(c, kept.deliveryId, m1, { key: 'k-1' }))).resolves.toMatchObject({ replayed: true });
+        expect(await storedCounters(c, kept.deliveryId)).toEqual(counters(1));
       });
     });
 
@@ -832,17 +832,17 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       test('when only some deliveries are showable, then those come with live counts, the others as stored, in delivery_id order', async () => {
         const c = await customerWith(MEMBER);
         const [first, second, third] = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
-        await show(c, first.delivery_id, id('member_id', 'm1'), 2);
-        await show(c, third.delivery_id, id('member_id', 'm1'));
+        await show(c, first.deliveryId, id('member_id', 'm1'), 2);
+        await show(c, third.deliveryId, id('member_id', 'm1'));
         const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY, (d) => d.name !== 'b');
-        expect(state.deliveries.map((d) => [d.delivery_id, d.condition.delivery_count])).toEqual([
-          [first.delivery_id, 2],
-          [third.delivery_id, 1],
+        expect(state.deliveries.map((d) => [d.deliveryId, d.condition.deliveryCount])).toEqual([
+          [first.deliveryId, 2],
+          [third.deliveryId, 1],
         ]);
-        expect(state.others.map((d) => d.delivery_id)).toEqual([second.delivery_id]);
+        expect(state.others.map((d) => d.deliveryId)).toEqual([second.deliveryId]);
         expect([...state.person.entries()].sort((a, b) => a[0] - b[0])).toEqual([
-          [first.delivery_id, counts(2, 2)],
-          [third.delivery_id, counts(1, 1)],
+          [first.deliveryId, counts(2, 2)],
+          [third.deliveryId, counts(1, 1)],
         ]);
       });
 
@@ -851,9 +851,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
         await store().createNode(member(c, 'm2'), [id('cookie', 'k1')]);
         const d = await deliveryWith(c);
-        await show(c, d.delivery_id, id('member_id', 'm1'));
+        await show(c, d.deliveryId, id('member_id', 'm1'));
         const state = await store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY, () => false);
-        expect(state).toEqual({ deliveries: [], others: [expect.objectContaining({ delivery_id: d.delivery_id })], person: new Map() });
+        expect(state).toEqual({ deliveries: [], others: [expect.objectContaining({ deliveryId: d.deliveryId })], person: new Map() });
         await expect(store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
       });
     });
@@ -871,23 +871,23 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         for (const bounds of [{ maxNodes: 2 }, { maxIds: 4 }]) {
           for (const user of [id('member_id', 'm1'), id('cookie', 'k2'), id('member_id', 'm3')]) {
             await expect(store().eligibility(personOf(c, user, bounds), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
-            await expect(record(impression(c, d.delivery_id, user, { person: bounds, key: `k-${user.id}` }), check)).rejects.toMatchObject({
+            await expect(record(impression(c, d.deliveryId, user, { person: bounds, key: `k-${user.id}` }), check)).rejects.toMatchObject({
               code: 'component_too_large',
             });
           }
         }
         expect(check).not.toHaveBeenCalled();
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(0));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(0));
         expect(await seenBy(c, id('member_id', 'm2'))).toEqual([]);
 
         // At the bounds exactly, the person is counted; the keys of the refused displays were not kept.
         const atBounds = { maxNodes: 3, maxIds: 5 };
-        await expect(record(impression(c, d.delivery_id, id('member_id', 'm1'), { person: atBounds, key: 'k-m1' }))).resolves.toMatchObject({
+        await expect(record(impression(c, d.deliveryId, id('member_id', 'm1'), { person: atBounds, key: 'k-m1' }))).resolves.toMatchObject({
           replayed: false,
-          answer: { delivery_count: 1, person_total: 1 },
+          answer: { deliveryCount: 1, personTotal: 1 },
         });
-        expect(await countsFor(c, id('member_id', 'm3'), d.delivery_id, DAY, atBounds)).toEqual(counts(1, 1));
-        expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1));
+        expect(await countsFor(c, id('member_id', 'm3'), d.deliveryId, DAY, atBounds)).toEqual(counts(1, 1));
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
       });
     });
 
@@ -924,18 +924,18 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
           const { fulfilled, refused } = await race(
             Array.from({ length: 200 }, (_, i) => () =>
-              record(impression(c, d.delivery_id, users[i % users.length] as IdPair, { platform: platforms[i % 3] as Platform })),
+              record(impression(c, d.deliveryId, users[i % users.length] as IdPair, { platform: platforms[i % 3] as Platform })),
             ),
           );
 
           expect(fulfilled).toHaveLength(3);
           expect(refused).toEqual({ 'cap_reached/max_total_count': 197 });
-          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(3));
-          expect(sortedNumbers(fulfilled.map((o) => o.answer.person_total))).toEqual(upTo(3));
-          const stored = await store().getDelivery(c, d.delivery_id);
-          expect(stored?.condition.delivery_count).toBe(fulfilled.length);
-          expect((stored?.condition.iphone_delivery_count ?? 0) + (stored?.condition.android_delivery_count ?? 0)).toBeLessThanOrEqual(3);
-          for (const user of users) expect([user, await countsFor(c, user, d.delivery_id)]).toEqual([user, counts(3, 3)]);
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.deliveryCount))).toEqual(upTo(3));
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.personTotal))).toEqual(upTo(3));
+          const stored = await store().getDelivery(c, d.deliveryId);
+          expect(stored?.condition.deliveryCount).toBe(fulfilled.length);
+          expect((stored?.condition.iphoneDeliveryCount ?? 0) + (stored?.condition.androidDeliveryCount ?? 0)).toBeLessThanOrEqual(3);
+          for (const user of users) expect([user, await countsFor(c, user, d.deliveryId)]).toEqual([user, counts(3, 3)]);
         },
         RACE_TIMEOUT,
       );
@@ -953,7 +953,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
             const p = i % 50;
             // Half of each node's displays go through its cookie.
             const user = p < 25 && i % 100 >= 50 ? id('cookie', `k${p}`) : (people[p] as IdPair);
-            return () => record(impression(c, d.delivery_id, user, { platform: i % 2 === 0 ? 'ios' : 'android' })).then((o) => ({ ...o, p }));
+            return () => record(impression(c, d.deliveryId, user, { platform: i % 2 === 0 ? 'ios' : 'android' })).then((o) => ({ ...o, p }));
           });
           const settled = await Promise.allSettled(calls.map((call) => call()));
           const fulfilled = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -961,13 +961,13 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
           expect(fulfilled).toHaveLength(40);
           expect(refused).toEqual(Array.from({ length: 260 }, () => 'cap_reached/max_delivery_count'));
-          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(40));
-          const stored = await store().getDelivery(c, d.delivery_id);
-          expect(stored?.condition.delivery_count).toBe(40);
-          expect((stored?.condition.iphone_delivery_count ?? 0) + (stored?.condition.android_delivery_count ?? 0)).toBe(40);
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.deliveryCount))).toEqual(upTo(40));
+          const stored = await store().getDelivery(c, d.deliveryId);
+          expect(stored?.condition.deliveryCount).toBe(40);
+          expect((stored?.condition.iphoneDeliveryCount ?? 0) + (stored?.condition.androidDeliveryCount ?? 0)).toBe(40);
           let sum = 0;
           for (const [p, user] of people.entries()) {
-            const total = (await countsFor(c, user, d.delivery_id)).total;
+            const total = (await countsFor(c, user, d.deliveryId)).total;
             sum += total;
             expect([p, total]).toEqual([p, fulfilled.filter((o) => o.p === p).length]);
           }
@@ -986,7 +986,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
           const calls = Array.from({ length: 200 }, (_, i) => {
             const day = i % 2 === 0 ? DAY : NEXT_DAY;
-            return () => record(impression(c, d.delivery_id, users[Math.floor(i / 2) % 2] as IdPair, { day })).then((o) => ({ ...o, day }));
+            return () => record(impression(c, d.deliveryId, users[Math.floor(i / 2) % 2] as IdPair, { day })).then((o) => ({ ...o, day }));
           });
           const settled = await Promise.allSettled(calls.map((call) => call()));
           const fulfilled = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -996,13 +996,13 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           expect(fulfilled.filter((o) => o.day === NEXT_DAY)).toHaveLength(2);
           expect(refused).toEqual(Array.from({ length: 196 }, () => 'cap_reached/max_total_count_per_day'));
           for (const day of [DAY, NEXT_DAY]) {
-            expect(sortedNumbers(fulfilled.filter((o) => o.day === day).map((o) => o.answer.person_today))).toEqual([1, 2]);
+            expect(sortedNumbers(fulfilled.filter((o) => o.day === day).map((o) => o.answer.personToday))).toEqual([1, 2]);
           }
-          expect(sortedNumbers(fulfilled.map((o) => o.answer.delivery_count))).toEqual(upTo(4));
-          expect(await storedCounters(c, d.delivery_id)).toEqual(counters(fulfilled.length));
+          expect(sortedNumbers(fulfilled.map((o) => o.answer.deliveryCount))).toEqual(upTo(4));
+          expect(await storedCounters(c, d.deliveryId)).toEqual(counters(fulfilled.length));
           for (const user of users) {
-            expect(await countsFor(c, user, d.delivery_id, DAY)).toEqual(counts(4, 2));
-            expect(await countsFor(c, user, d.delivery_id, NEXT_DAY)).toEqual(counts(4, 2));
+            expect(await countsFor(c, user, d.deliveryId, DAY)).toEqual(counts(4, 2));
+            expect(await countsFor(c, user, d.deliveryId, NEXT_DAY)).toEqual(counts(4, 2));
           }
         },
         RACE_TIMEOUT,
@@ -1017,17 +1017,17 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           const users = [id('member_id', 'm1'), id('device', 'd1')];
 
           const { fulfilled, refused } = await race(
-            Array.from({ length: 100 }, (_, i) => () => record(impression(c, d.delivery_id, users[i % 2] as IdPair, { key: 'k-race', platform: 'android' }))),
+            Array.from({ length: 100 }, (_, i) => () => record(impression(c, d.deliveryId, users[i % 2] as IdPair, { key: 'k-race', platform: 'android' }))),
           );
 
           expect(refused).toEqual({});
           expect(fulfilled).toHaveLength(100);
           expect(fulfilled.filter((o) => !o.replayed)).toHaveLength(1);
           expect(fulfilled.filter((o) => o.replayed)).toHaveLength(99);
-          const expected = { delivery_id: d.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 };
+          const expected = { deliveryId: d.deliveryId, deliveryCount: 1, personTotal: 1, personToday: 1 };
           expect(fulfilled.filter((o) => JSON.stringify(o.answer) !== JSON.stringify(expected))).toEqual([]);
-          expect(await storedCounters(c, d.delivery_id)).toEqual(counters(1, 0, 1));
-          expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.delivery_id, counts(1, 1)]]);
+          expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1, 0, 1));
+          expect(await seenBy(c, id('member_id', 'm1'))).toEqual([[d.deliveryId, counts(1, 1)]]);
         },
         RACE_TIMEOUT,
       );
@@ -1041,16 +1041,16 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           const kept = await deliveryWith(c, {}, 'kept');
           // Before the race, each deleted one is shown to 4 IDs, once with a key: 4 counts, 1 key, and later 1 mark.
           for (const d of gone) {
-            for (let n = 0; n < 4; n += 1) await show(c, d.delivery_id, id('device', `before-${d.delivery_id}-${n}`), 1, n === 0 ? { key: 'k' } : {});
+            for (let n = 0; n < 4; n += 1) await show(c, d.deliveryId, id('device', `before-${d.deliveryId}-${n}`), 1, n === 0 ? { key: 'k' } : {});
           }
 
           // Each display to an ID of its own: one more count when it is counted.
           const displays = Array.from({ length: 80 }, (_, i) => {
             const d = [...gone, kept][i % 4] as Delivery;
-            return record(impression(c, d.delivery_id, id('device', `race-${i}`))).then(() => d.delivery_id);
+            return record(impression(c, d.deliveryId, id('device', `race-${i}`))).then(() => d.deliveryId);
           });
           let deletesDone = false;
-          const deletes = Promise.all(gone.map((d) => store().deleteDelivery(c, d.delivery_id))).finally(() => {
+          const deletes = Promise.all(gone.map((d) => store().deleteDelivery(c, d.deliveryId))).finally(() => {
             deletesDone = true;
           });
           const sweeps = Array.from({ length: 4 }, async () => {
@@ -1067,11 +1067,11 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           expect(deleted).toEqual([true, true, true]);
           expect(shown.flatMap((r) => (r.status === 'rejected' ? [refusal(r.reason)] : [])).filter((r) => r !== 'delivery_not_found/-')).toEqual([]);
           const counted = shown.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-          const countedOfGone = counted.filter((deliveryId) => deliveryId !== kept.delivery_id).length;
+          const countedOfGone = counted.filter((deliveryId) => deliveryId !== kept.deliveryId).length;
           expect(swept.reduce((a, b) => a + b, 0)).toBe(3 * (4 + 1 + 1) + countedOfGone);
           await expect(store().sweepDeletedDeliveries(1000)).resolves.toBe(0);
-          expect(await storedCounters(c, kept.delivery_id)).toEqual(counters(20));
-          expect(await seenBy(c, id('device', 'race-3'))).toEqual([[kept.delivery_id, counts(1, 1)]]);
+          expect(await storedCounters(c, kept.deliveryId)).toEqual(counters(20));
+          expect(await seenBy(c, id('device', 'race-3'))).toEqual([[kept.deliveryId, counts(1, 1)]]);
           expect(await seenBy(c, id('device', 'race-0'))).toEqual([]);
         },
         RACE_TIMEOUT,

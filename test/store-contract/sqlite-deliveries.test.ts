@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Delivery } from '../../src/domain/deliveries';
 import { migrations } from '../../src/store/sqlite/migrations';
+import { deliveryDocument } from '../../src/store/delivery-document';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { earlier, expectNumberingAfterUpgrade, storedEarlier as stored } from '../helpers/delivery-ids-upgrade';
 import { describeDeliveryContract } from './deliveries-contract';
@@ -29,7 +30,7 @@ describe('a SQLite file whose deliveries were numbered by counters all customers
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2025-01-01T00:00:00Z');
     }
     const insert = db.prepare('INSERT INTO deliveries (delivery_id, customer_id, condition_id, document) VALUES (?, ?, ?, ?)');
-    const put = (customer: string, d: Delivery) => insert.run(d.delivery_id, customer, d.condition.condition_id, JSON.stringify(d));
+    const put = (customer: string, d: Delivery) => insert.run(d.deliveryId, customer, d.condition.conditionId, deliveryDocument(d));
     put('acme', old.a1);
     put('acme', stored(2, 2, [3]));
     put('acme', old.a3);

@@ -7,20 +7,22 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ImpressionState } from '../../src/domain/deliveries';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import { buildDelivery } from '../helpers/deliveries';
+import { buildDraft } from '../helpers/deliveries';
 import { id } from './contract';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-keys-upgrade-'));
 const file = path.join(dir, 'idlink.sqlite');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** An answer as the earlier version stored it, and as the store answers it now. */
 const answer = (person_total: number) => ({ delivery_id: 1, delivery_count: 3, person_total, person_today: 1 });
+const answered = (personTotal: number) => ({ deliveryId: 1, deliveryCount: 3, personTotal, personToday: 1 });
 
 beforeAll(async () => {
   // acme and bolt each have delivery 1, made by the store as version 7 had it.
   const before = new SqliteStore({ path: file });
-  await before.createDelivery('acme', buildDelivery());
-  await before.createDelivery('bolt', buildDelivery());
+  await before.createDelivery('acme', buildDraft());
+  await before.createDelivery('bolt', buildDraft());
   await before.close();
   const db = new Database(file);
   // Back to version 7 (migration 8 undone), holding keys as version 7 wrote them.
@@ -54,14 +56,14 @@ test('when a file with keys that name no ID is opened, then they still replay, a
       { customer_id: 'bolt', key: 'k-cy', id_type: '', id_value: '' },
     ]);
     db.close();
-    await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answer(2), replayed: true });
+    await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answered(2), replayed: true });
 
     const audit = { requestId: 'req-erase', actor: 'admin' };
     await store.erase({ customerId: 'acme', id: id('email', 'ann@example.com'), scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit });
 
     expect((await store.recordImpression(request('acme', 'k-ann'), noCheck)).replayed).toBe(false);
     expect((await store.recordImpression(request('acme', 'k-bob'), noCheck)).replayed).toBe(false);
-    await expect(store.recordImpression(request('bolt', 'k-cy'), noCheck)).resolves.toEqual({ answer: answer(3), replayed: true });
+    await expect(store.recordImpression(request('bolt', 'k-cy'), noCheck)).resolves.toEqual({ answer: answered(3), replayed: true });
   } finally {
     await store.close();
   }

@@ -14,8 +14,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-showing-upgrade-'));
 const file = path.join(dir, 'idlink.sqlite');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A delivery as version 5 stored it, with counts in its document (no version changed them; an import might have). */
-const stored: Delivery = {
+/** A delivery's document as version 5 stored it, with counts in it (no version changed them; an import might have). */
+const stored = {
   name: 'Welcome',
   priority: 1,
   delivery_id: 7,
@@ -33,6 +33,27 @@ const stored: Delivery = {
     is_active: true,
   },
   message: [{ template_id: 1, title: 'Hi', body: 'Welcome', image_url: 'https://example.com/a.png', buttons: [], message_id: 7 }],
+};
+
+/** The same delivery as the store reads it. */
+const read: Delivery = {
+  name: 'Welcome',
+  priority: 1,
+  deliveryId: 7,
+  condition: {
+    trigger: { eventName: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] },
+    target: { segmentationId: 3 },
+    iphoneDeliveryCount: 2,
+    androidDeliveryCount: 1,
+    deliveryCount: 4,
+    maxDeliveryCount: 5,
+    maxTotalCount: 10,
+    maxTotalCountPerDay: 10,
+    category: 'onboarding',
+    conditionId: 7,
+    isActive: true,
+  },
+  message: [{ templateId: 1, title: 'Hi', body: 'Welcome', imageUrl: 'https://example.com/a.png', buttons: [], messageId: 7 }],
 };
 
 beforeAll(() => {
@@ -55,12 +76,12 @@ const noCheck = (_state: ImpressionState) => undefined;
 test('when a file made before impressions is opened, then its deliveries keep their counts and count on from them', async () => {
   const store = new SqliteStore({ path: file });
   try {
-    expect(await store.getDelivery('acme', 7)).toEqual(stored);
+    expect(await store.getDelivery('acme', 7)).toEqual(read);
     const outcome = await store.recordImpression(request, noCheck);
-    expect(outcome).toEqual({ answer: { delivery_id: 7, delivery_count: 5, person_total: 1, person_today: 1 }, replayed: false });
-    expect((await store.getDelivery('acme', 7))?.condition).toMatchObject({ delivery_count: 5, iphone_delivery_count: 3, android_delivery_count: 1 });
+    expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 5, personTotal: 1, personToday: 1 }, replayed: false });
+    expect((await store.getDelivery('acme', 7))?.condition).toMatchObject({ deliveryCount: 5, iphoneDeliveryCount: 3, androidDeliveryCount: 1 });
     const { deliveries, person: counts } = await store.eligibility(person, '2026-06-01');
-    expect(deliveries.map((d) => d.condition.delivery_count)).toEqual([5]);
+    expect(deliveries.map((d) => d.condition.deliveryCount)).toEqual([5]);
     expect(counts.get(7)).toEqual({ total: 1, today: 1 });
     expect(await store.deleteDelivery('acme', 7)).toBe(true);
     expect((await store.eligibility(person, '2026-06-01')).deliveries).toEqual([]);

@@ -6,6 +6,7 @@ import type { DeliveryService } from '../../domain/deliveries';
 import type { ShowingService } from '../../domain/showing';
 import { authenticatedFor } from '../../domain/tokens';
 import { callerOf } from '../auth';
+import { deliveryBody, draftOf, eligibilityBody, impressionBody } from '../delivery-bodies';
 import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
@@ -35,7 +36,7 @@ export function deliveryRoutes(
       const base = publicBase(req, publicBaseUrl);
       const { items, total } = await deliveries.list(customerOf(res), page, count);
       setPageHeaders(res, { page, count, total, pageUrl: (n) => `${base}/v1/delivery?count=${count}&page=${n}` });
-      res.json(items);
+      res.json(items.map(deliveryBody));
     }),
   );
   router.post(
@@ -44,22 +45,22 @@ export function deliveryRoutes(
     operation(validators, 'createDelivery', async ({ body }, req, res) => {
       // Before the write: a request that cannot be answered changes nothing.
       const base = publicBase(req, publicBaseUrl);
-      const created = await deliveries.create(customerOf(res), body);
-      res.status(201).location(`${base}/v1/delivery/${created.delivery_id}`).json(created);
+      const created = await deliveries.create(customerOf(res), draftOf(body));
+      res.status(201).location(`${base}/v1/delivery/${created.deliveryId}`).json(deliveryBody(created));
     }),
   );
   router.get(
     '/v1/delivery/:delivery_id',
     mapi,
     operation(validators, 'getDelivery', async ({ params }, _req, res) => {
-      res.json(await deliveries.get(customerOf(res), params.delivery_id));
+      res.json(deliveryBody(await deliveries.get(customerOf(res), params.delivery_id)));
     }),
   );
   router.put(
     '/v1/delivery/:delivery_id',
     mapi,
     operation(validators, 'replaceDelivery', async ({ params, body }, _req, res) => {
-      res.json(await deliveries.replace(customerOf(res), params.delivery_id, body));
+      res.json(deliveryBody(await deliveries.replace(customerOf(res), params.delivery_id, draftOf(body))));
     }),
   );
   router.delete(
@@ -75,7 +76,7 @@ export function deliveryRoutes(
     mapi,
     bearer,
     operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
-      res.json(await showing.eligible(customerOf(res), bearerOfCustomer(res), body));
+      res.json(eligibilityBody(await showing.eligible(customerOf(res), bearerOfCustomer(res), body)));
     }),
   );
   router.post(
@@ -87,7 +88,7 @@ export function deliveryRoutes(
       const { answer, replayed } = await showing.impression(customerOf(res), bearerOfCustomer(res), deliveryId, body);
       // The header Stripe's API uses to say so: this is an earlier answer, and nothing was counted.
       if (replayed) res.set('Idempotent-Replayed', 'true');
-      res.status(201).json(answer);
+      res.status(201).json(impressionBody(answer));
     }),
   );
   return router;

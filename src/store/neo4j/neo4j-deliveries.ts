@@ -1,5 +1,5 @@
 // The delivery half of the Neo4j store: each delivery is a :Delivery vertex whose `document` is the JSON of the
-// Delivery as written (what the client controls, and the ids), with its live counts as properties beside it
+// Delivery as written (src/store/delivery-document.ts) (what the client controls, and the ids), with its live counts as properties beside it
 // (impression.record.cypher keeps them). Delivery, condition and message ids come from the customer's own :Sequence
 // counters and are never given out twice to one customer. Every method runs inside a transaction of the store (it
 // receives the transaction's Query).
@@ -14,6 +14,7 @@ import {
   withCounts,
   ZERO_COUNTS,
 } from '../../domain/deliveries';
+import { deliveryDocument, parseDeliveryDocument } from '../delivery-document';
 import { int, type Query } from './query';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
@@ -29,12 +30,12 @@ interface StoredDelivery {
 type Counts = Omit<StoredDelivery, 'document'>;
 
 const countsOf = (row: Counts): DeliveryCounts => ({
-  delivery_count: row.deliveryCount,
-  iphone_delivery_count: row.iphoneCount,
-  android_delivery_count: row.androidCount,
+  deliveryCount: row.deliveryCount,
+  iphoneDeliveryCount: row.iphoneCount,
+  androidDeliveryCount: row.androidCount,
 });
 
-export const parseStored = (row: StoredDelivery): Delivery => withCounts(JSON.parse(row.document) as Delivery, countsOf(row));
+export const parseStored = (row: StoredDelivery): Delivery => withCounts(parseDeliveryDocument(row.document), countsOf(row));
 
 /** A delivery's document as parsed, and the revision it was read at (delivery.catalogue.cypher). */
 interface ParsedRevision {
@@ -67,8 +68,8 @@ export class Neo4jDeliveries {
       name: delivery.name,
       // An integer, like the ids: a JS number would be stored as a float (the document keeps the exact value anyway).
       priority: int(delivery.priority),
-      isActive: delivery.condition.is_active,
-      document: JSON.stringify(delivery),
+      isActive: delivery.condition.isActive,
+      document: deliveryDocument(delivery),
     };
   }
 
@@ -99,7 +100,7 @@ export class Neo4jDeliveries {
     const fresh = new Map<number, ParsedRevision>();
     const deliveries = rows.map((row) => {
       const parsed =
-        row.document === null ? (cached.get(row.deliveryId) as ParsedRevision) : { revision: row.revision, delivery: JSON.parse(row.document) as Delivery };
+        row.document === null ? (cached.get(row.deliveryId) as ParsedRevision) : { revision: row.revision, delivery: parseDeliveryDocument(row.document) };
       fresh.set(row.deliveryId, parsed);
       return withCounts(parsed.delivery, countsOf(row));
     });
@@ -130,8 +131,8 @@ export class Neo4jDeliveries {
     });
     await q('delivery.create', {
       customer: customerId,
-      deliveryId: int(delivery.delivery_id),
-      conditionId: int(delivery.condition.condition_id),
+      deliveryId: int(delivery.deliveryId),
+      conditionId: int(delivery.condition.conditionId),
       ...this.properties(delivery),
       write: writeId,
     });
@@ -149,12 +150,12 @@ export class Neo4jDeliveries {
     const kept = keptMessageIds(existing, draft);
     const fresh = await this.next(q, customerId, 'message', kept.filter((k) => k === undefined).length);
     const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
-    const { iphone_delivery_count, android_delivery_count, delivery_count, condition_id } = existing.condition;
+    const { iphoneDeliveryCount, androidDeliveryCount, deliveryCount, conditionId } = existing.condition;
     const delivery = assembleDelivery(draft, {
       deliveryId,
-      conditionId: condition_id,
+      conditionId,
       messageIds,
-      counts: { iphone_delivery_count, android_delivery_count, delivery_count },
+      counts: { iphoneDeliveryCount, androidDeliveryCount, deliveryCount },
     });
     await q('delivery.update', { customer: customerId, deliveryId: int(deliveryId), ...this.properties(delivery) });
     return delivery;

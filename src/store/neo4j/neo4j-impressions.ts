@@ -12,6 +12,7 @@ import {
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
 import { personTooLarge } from '../../domain/store';
+import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
 import { parseStored } from './neo4j-deliveries';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query } from './query';
@@ -55,14 +56,14 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, check: (stat
   await Promise.allSettled([locking, counting]);
   const [locked] = await locking;
   if (!locked) throw deliveryNotFound(r.deliveryId);
-  if (locked.answer !== null) return { answer: JSON.parse(locked.answer) as ImpressionAnswer, replayed: true };
+  if (locked.answer !== null) return { answer: parseImpressionAnswer(locked.answer), replayed: true };
   const person = (await counting).get(r.deliveryId) ?? { total: 0, today: 0 };
   check({ delivery: parseStored(locked), person });
   const answer: ImpressionAnswer = {
-    delivery_id: r.deliveryId,
-    delivery_count: locked.deliveryCount + 1,
-    person_total: person.total + 1,
-    person_today: person.today + 1,
+    deliveryId: r.deliveryId,
+    deliveryCount: locked.deliveryCount + 1,
+    personTotal: person.total + 1,
+    personToday: person.today + 1,
   };
   await q('impression.record', {
     customer: c,
@@ -72,7 +73,7 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, check: (stat
     day: r.day,
     platform: r.platform,
     key: r.idempotencyKey ?? null,
-    answer: JSON.stringify(answer),
+    answer: impressionAnswerDocument(answer),
     receivedAt: r.receivedAt,
     write: writeId,
   });
@@ -82,7 +83,7 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, check: (stat
 /** ifCommitted of an impression: the answer of the impression this store call counted, when its commit went through. */
 export async function countedBy(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome | undefined> {
   const [row] = await q<{ answer: string }>('impression.counted-by', { customer: r.person.customerId, deliveryId: int(r.deliveryId), write: writeId });
-  return row ? { answer: JSON.parse(row.answer) as ImpressionAnswer, replayed: false } : undefined;
+  return row ? { answer: parseImpressionAnswer(row.answer), replayed: false } : undefined;
 }
 
 /** Retention of idempotency keys: up to `limit` of those stored before `before`. */

@@ -400,7 +400,7 @@ export class Neo4jStore implements Store {
       // The person is read only when a delivery could be shown.
       if (deliveries.length === 0) return { deliveries, others, person: new Map() };
       // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
-      const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));
+      const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
       const counts = [...(await personCounts(q, person, day))].filter(([deliveryId]) => existing.has(deliveryId));
       return { deliveries, others, person: new Map(counts) };
     });

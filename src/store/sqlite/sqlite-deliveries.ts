@@ -19,6 +19,7 @@ import {
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
+import { deliveryDocument, impressionAnswerDocument, parseDeliveryDocument, parseImpressionAnswer } from '../delivery-document';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
 
@@ -28,16 +29,16 @@ const LEGACY_KEY_OWNER: IdPair = { type: '', id: '' };
 /** A row of delivery_counts, raw: delivery_count, iphone_count, android_count. */
 type CountsRaw = [number, number, number];
 
-const countsOf = ([delivery_count, iphone_delivery_count, android_delivery_count]: CountsRaw): DeliveryCounts => ({
-  delivery_count,
-  iphone_delivery_count,
-  android_delivery_count,
+const countsOf = ([deliveryCount, iphoneDeliveryCount, androidDeliveryCount]: CountsRaw): DeliveryCounts => ({
+  deliveryCount,
+  iphoneDeliveryCount,
+  androidDeliveryCount,
 });
 
 /** A document and its counts, raw, as the page and one statements read them. */
 type DeliveryRaw = [string, ...CountsRaw];
 
-const parseRow = ([document, ...counts]: DeliveryRaw): Delivery => withCounts(JSON.parse(document) as Delivery, countsOf(counts));
+const parseRow = ([document, ...counts]: DeliveryRaw): Delivery => withCounts(parseDeliveryDocument(document), countsOf(counts));
 
 /** The documents of this many customers stay parsed (Catalogue): one entry is a customer's deliveries, a few KB each. */
 const CACHED_CUSTOMERS = 100;
@@ -143,7 +144,7 @@ export class SqliteDeliveries {
         others.push(delivery);
         continue;
       }
-      const row = this.s.countsOf.get(customerId, delivery.delivery_id) as CountsRaw | undefined;
+      const row = this.s.countsOf.get(customerId, delivery.deliveryId) as CountsRaw | undefined;
       if (row !== undefined) shown.push(withCounts(delivery, countsOf(row)));
     }
     return { shown, others };
@@ -166,7 +167,7 @@ export class SqliteDeliveries {
     const dataVersion = this.s.dataVersion.get() as number;
     const cached = this.catalogues.get(customerId);
     if (cached !== undefined && cached.dataVersion === dataVersion) return cached.documents;
-    const documents = new Map((this.s.documents.all(customerId) as Array<[number, string]>).map(([id, d]) => [id, JSON.parse(d) as Delivery]));
+    const documents = new Map((this.s.documents.all(customerId) as Array<[number, string]>).map(([id, d]) => [id, parseDeliveryDocument(d)]));
     this.catalogues.set(customerId, { dataVersion, documents });
     return documents;
   }
@@ -177,7 +178,7 @@ export class SqliteDeliveries {
     const messageIds = this.next(customerId, 'message', draft.message.length);
     const [deliveryId] = this.next(customerId, 'delivery', 1) as [number];
     const delivery = assembleDelivery(draft, { deliveryId, conditionId, messageIds, counts: ZERO_COUNTS });
-    this.s.insert.run(customerId, deliveryId, conditionId, JSON.stringify(delivery));
+    this.s.insert.run(customerId, deliveryId, conditionId, deliveryDocument(delivery));
     this.s.insertCounts.run(customerId, deliveryId);
     this.catalogues.delete(customerId);
     return delivery;
@@ -187,17 +188,17 @@ export class SqliteDeliveries {
   replace(customerId: string, deliveryId: number, draft: DeliveryDraft): Delivery | undefined {
     const existing = this.get(customerId, deliveryId);
     if (!existing) return undefined;
-    const { iphone_delivery_count, android_delivery_count, delivery_count, condition_id } = existing.condition;
+    const { iphoneDeliveryCount, androidDeliveryCount, deliveryCount, conditionId } = existing.condition;
     const kept = keptMessageIds(existing, draft);
     const fresh = this.next(customerId, 'message', kept.filter((k) => k === undefined).length);
     const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
     const delivery = assembleDelivery(draft, {
       deliveryId,
-      conditionId: condition_id,
+      conditionId,
       messageIds,
-      counts: { iphone_delivery_count, android_delivery_count, delivery_count },
+      counts: { iphoneDeliveryCount, androidDeliveryCount, deliveryCount },
     });
-    this.s.update.run(JSON.stringify(delivery), customerId, deliveryId);
+    this.s.update.run(deliveryDocument(delivery), customerId, deliveryId);
     this.catalogues.delete(customerId);
     return delivery;
   }
@@ -234,7 +235,7 @@ export class SqliteDeliveries {
   /** The answer stored with an idempotency key of the delivery, if that key was used. */
   answerOf(customerId: string, deliveryId: number, key: string): ImpressionAnswer | undefined {
     const answer = this.s.keyAnswer.get(customerId, deliveryId, key) as string | undefined;
-    return answer === undefined ? undefined : (JSON.parse(answer) as ImpressionAnswer);
+    return answer === undefined ? undefined : parseImpressionAnswer(answer);
   }
 
   /**
@@ -248,7 +249,7 @@ export class SqliteDeliveries {
 
   /** The answer to give the key's repeats, with the ID the impression was counted against, which an erase finds it by. */
   rememberKey(customerId: string, deliveryId: number, key: string, answer: ImpressionAnswer, at: string, counted: IdPair): void {
-    this.s.insertKey.run(customerId, deliveryId, key, JSON.stringify(answer), at, counted.type, counted.id);
+    this.s.insertKey.run(customerId, deliveryId, key, impressionAnswerDocument(answer), at, counted.type, counted.id);
   }
 
   /** Call inside a write transaction. */

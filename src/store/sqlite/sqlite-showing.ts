@@ -46,7 +46,7 @@ export class SqliteShowing {
     const counts = new Map<number, PersonCounts>();
     if (deliveries.length === 0) return { deliveries, others, person: counts };
     // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
-    const existing = new Set([...deliveries, ...others].map((d) => d.delivery_id));
+    const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
     for (const [deliveryId, total, today] of this.personImpressions(person, day)) {
       if (existing.has(deliveryId)) counts.set(deliveryId, { total, today });
     }
@@ -66,10 +66,10 @@ export class SqliteShowing {
     const [, total, today] = this.personImpressions(r.person, r.day, r.deliveryId)[0] ?? [r.deliveryId, 0, 0];
     check({ delivery, person: { total, today } });
     const answer = {
-      delivery_id: r.deliveryId,
-      delivery_count: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),
-      person_total: total + 1,
-      person_today: today + 1,
+      deliveryId: r.deliveryId,
+      deliveryCount: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),
+      personTotal: total + 1,
+      personToday: today + 1,
     };
     if (r.idempotencyKey !== undefined) this.deliveries.rememberKey(c, r.deliveryId, r.idempotencyKey, answer, r.receivedAt, r.person.user);
     return { answer, replayed: false };
