@@ -21,12 +21,14 @@ interface NodeRef {
 /** A checked request: which ID appears where in the body, for error paths. */
 type Mentioned = Array<{ id: IdPair; path: string }>;
 
-export type BulkOp = 'create' | 'insert' | 'upsert' | 'delete';
+export type BulkOp = BulkItem['op'];
 
-export interface BulkItem {
-  op: BulkOp;
-  body: unknown;
-}
+/** One checked line of a bulk request: an operation and the body its single endpoint takes. */
+export type BulkItem =
+  | { op: 'create'; body: NodeRef & { ids?: IdPair[] } }
+  | { op: 'insert'; body: NodeRef & { ids: IdPair[] } }
+  | { op: 'upsert'; body: NodeRef & { set: IdPair; where: IdPair } }
+  | { op: 'delete'; body: NodeRef & { where?: IdPair } };
 
 /** What checking a write reads: its schema and the customer's policy, together (once per request, or per schema and bulk round). */
 type Reads = (schemaId: string) => Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }>;
@@ -151,13 +153,13 @@ export class NodeService {
   private plan(actor: Actor, item: BulkItem, reads: Reads): Promise<NodeWrite> {
     switch (item.op) {
       case 'create':
-        return this.planCreate(actor, item.body as NodeRef & { ids?: IdPair[] }, reads);
+        return this.planCreate(actor, item.body, reads);
       case 'insert':
-        return this.planInsert(actor, item.body as NodeRef & { ids: IdPair[] }, reads);
+        return this.planInsert(actor, item.body, reads);
       case 'upsert':
-        return this.planReplace(actor, item.body as NodeRef & { set: IdPair; where: IdPair }, true, reads);
+        return this.planReplace(actor, item.body, true, reads);
       case 'delete':
-        return this.planDelete(actor, item.body as NodeRef & { where?: IdPair }, reads);
+        return this.planDelete(actor, item.body, reads);
     }
   }
 

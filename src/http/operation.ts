@@ -36,6 +36,13 @@ export function operation<Op extends OperationId>(validators: Validators, operat
   };
 }
 
+/** Checks a body against operation `operationId` of the contract (a `_bulk` line), and returns it typed. */
+export function validatedBody<Op extends OperationId>(validators: Validators, operationId: Op, params: Record<string, string>, body: unknown): RequestBody<Op> {
+  const validate = validators.get(operationId);
+  if (!validate) throw new Error(`openapi.yaml has no operation '${operationId}'`);
+  return typed<Op>(validate({ params, query: {}, body })).body;
+}
+
 /**
  * A query value the contract gives a `default:`: the validator fills it in (Ajv's useDefaults), though the
  * generated types, made for clients, leave it optional.

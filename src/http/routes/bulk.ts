@@ -11,19 +11,18 @@ import type { Logger } from '../../logger';
 import { BulkSlots } from '../bulk-slots';
 import { contentEncoding } from '../compressed-body';
 import { NDJSON } from '../middleware';
-import type { RequestValidator } from '../openapi';
-import { operation, type Validators } from '../operation';
+import { operation, type OperationId, validatedBody, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
 import { actorOf } from './node';
 import { caseSensitiveRouter } from '../router';
 import { brokenUnicode } from '../well-formed';
 
-const BULK_OPERATIONS: Record<BulkItem['op'], { operationId: string; status: number }> = {
+const BULK_OPERATIONS = {
   create: { operationId: 'createNode', status: 201 },
   insert: { operationId: 'insertIds', status: 201 },
   upsert: { operationId: 'upsertId', status: 200 },
   delete: { operationId: 'deleteNode', status: 204 },
-};
+} as const satisfies Record<BulkItem['op'], { operationId: OperationId; status: number }>;
 
 type BulkOp = BulkItem['op'];
 
@@ -156,8 +155,17 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     const { text } = line;
     line.text = '';
     const { op, body } = parseLine(text);
-    const validate = validators.get(BULK_OPERATIONS[op].operationId) as RequestValidator;
-    return { op, body: validate({ params: { customer_id: customerId }, query: {}, body }).body };
+    const params = { customer_id: customerId };
+    switch (op) {
+      case 'create':
+        return { op, body: validatedBody(validators, BULK_OPERATIONS.create.operationId, params, body) };
+      case 'insert':
+        return { op, body: validatedBody(validators, BULK_OPERATIONS.insert.operationId, params, body) };
+      case 'upsert':
+        return { op, body: validatedBody(validators, BULK_OPERATIONS.upsert.operationId, params, body) };
+      case 'delete':
+        return { op, body: validatedBody(validators, BULK_OPERATIONS.delete.operationId, params, body) };
+    }
   };
 
   const refused = (line: number, error: DomainError): BulkResult => ({
