@@ -3,6 +3,7 @@
 // Every answer is also checked against openapi.yaml by `app.call`. This file also runs on Neo4j (the API suites run
 // on both stores), so every describe has customers of its own and asserts only on the contract.
 import request, { type Response } from 'supertest';
+import type { components } from '../../src/generated/openapi';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { buildSearch, errorPaths, expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
@@ -10,29 +11,11 @@ import { createNode, type IdPairBody, issueToken, putSchema } from '../helpers/f
 
 // ---- request and answer shapes
 
-type Step = 'ONE' | 'ALL';
-interface From {
-  schema?: string;
-  key?: IdPairBody;
-  where?: IdPairBody;
-  exclude?: boolean;
-}
-interface GraphNode {
-  schema: string;
-  key: { type: string; id: string | null };
-  ids: IdPairBody[];
-}
-interface GraphType {
-  type: string;
-  secure: boolean;
-  links: boolean;
-  max_holders?: number;
-}
-interface GraphAnswer {
-  nodes: GraphNode[];
-  truncated: boolean;
-  types: GraphType[];
-}
+type Step = components['schemas']['Step'];
+type From = components['schemas']['SearchStart'];
+type GraphAnswer = components['schemas']['GraphResponse'];
+type GraphNode = GraphAnswer['nodes'][number];
+type GraphType = GraphAnswer['types'][number];
 
 /** A GraphRequest: the start, and step and max_nodes only when given. */
 const graphBody = (from: From, rest: { step?: Step; max_nodes?: unknown } = {}) => ({

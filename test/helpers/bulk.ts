@@ -1,16 +1,11 @@
 // A whole _bulk request through the real HTTP stack, its NDJSON answer kept as text (supertest would not parse it).
 import http from 'node:http';
 import request from 'supertest';
+import type { components } from '../../src/generated/openapi';
 import { contractProblems } from './contract';
 
 /** One NDJSON line of a _bulk answer. */
-export interface BulkResult {
-  line: number;
-  status: number;
-  code?: string;
-  detail?: string;
-  errors?: Array<{ path: string; message: string }>;
-}
+export type BulkResult = components['schemas']['BulkResult'];
 
 export interface PostBulkOptions {
   token?: string;

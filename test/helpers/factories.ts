@@ -1,11 +1,9 @@
 // Builders for request bodies and fixtures: `buildX(overrides)` gives a valid default to change one thing in.
 import type { TestApp } from './app';
 import { ADMIN_TOKEN } from './app';
+import type { components } from '../../src/generated/openapi';
 
-export interface IdPairBody {
-  type: string;
-  id: string;
-}
+export type IdPairBody = components['schemas']['IdPair'];
 
 /** The schema most tests use: member_id and device are open, email is secure. */
 export const memberSchema = {
