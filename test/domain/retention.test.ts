@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
-import type { DeliveryDraft } from '../../src/domain/deliveries';
 import { DeletedDeliverySweep, HistoryRetention } from '../../src/domain/retention';
 import { createLogger } from '../../src/logger';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
@@ -93,7 +92,7 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
 describe('the sweep of what deleted deliveries left', () => {
   /** A delivery of acme shown once to each of `people` IDs no node holds (one impression count each), then deleted. */
   async function deletedAfterShowing(on: SqliteStore, people: number): Promise<void> {
-    const { delivery_id: deliveryId } = await on.createDelivery('acme', buildDelivery() as DeliveryDraft);
+    const { delivery_id: deliveryId } = await on.createDelivery('acme', buildDelivery());
     for (let n = 0; n < people; n += 1) {
       const person = { customerId: 'acme', user: id('device', `d-${n}`), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
       await on.recordImpression({ person, deliveryId, platform: 'ios', day: '2026-06-01', receivedAt: new Date().toISOString() }, () => undefined);
@@ -119,7 +118,7 @@ describe('the sweep of what deleted deliveries left', () => {
 
   test('when a sweep is asked for while one runs, then the running one goes round once more, and both callers wait for it', async () => {
     await deletedAfterShowing(store, 3);
-    const { delivery_id: later } = await store.createDelivery('acme', buildDelivery() as DeliveryDraft);
+    const { delivery_id: later } = await store.createDelivery('acme', buildDelivery());
     const batches = jest.spyOn(store, 'sweepDeletedDeliveries');
     const sweep = new DeletedDeliverySweep(store, logger);
     const first = sweep.sweep();
