@@ -64,12 +64,14 @@ async function call(app: RequestListener, method: 'POST' | 'PUT', url: string, p
 async function serviceOf(dist: string, folder: string, lines: string[]): Promise<{ app: RequestListener; store: SqliteStoreClass }> {
   // Loaded from the build's own folder: two builds share no module with each other, nor with this file's src/ (the
   // same build twice shares its modules, which changes nothing: each gets an app and a store of its own).
+  /* eslint-disable @typescript-eslint/no-require-imports -- each build's modules, by a path known only at run time */
   const { createApp } = require(path.join(dist, 'app.js')) as { createApp: typeof CreateApp };
   const { loadConfig } = require(path.join(dist, 'config.js')) as { loadConfig: typeof LoadConfig };
   const { SqliteStore } = require(path.join(dist, 'store', 'sqlite', 'sqlite-store.js')) as { SqliteStore: typeof SqliteStoreClass };
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const file = path.join(folder, 'ab.sqlite');
   const store = new SqliteStore({ path: file });
-  const app = asServed(createApp({ store, config: loadConfig({ SQLITE_PATH: file }), logger: quietLogger(), adminToken: ADMIN }) as unknown as RequestListener);
+  const app = asServed(createApp({ store, config: loadConfig({ SQLITE_PATH: file }), logger: quietLogger(), adminToken: ADMIN }));
   for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) await call(app, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, JSON.stringify({ id_types: idTypes }));
   // The load goes over a socket: _bulk streams its body, which an injected request does not.
   const server = http.createServer(app).listen(0, '127.0.0.1');
@@ -109,7 +111,7 @@ export async function runAb(plan: AbPlan): Promise<AbReport> {
     stores.push(a.store);
     const b = await serviceOf(plan.distB, folders[1], graph.lines);
     stores.push(b.store);
-    const floor = asServed(expressFloorApp(quietLogger()) as unknown as RequestListener);
+    const floor = asServed(expressFloorApp(quietLogger()));
     let next = 0;
     const searchOne = () => {
       const n = graph.smallKeys[next++ % graph.smallKeys.length];

@@ -222,6 +222,7 @@ async function neo4jForBench(
     if (value) env[name] = value;
   }
   if (env.NEO4J_URI) return { env, describe: `NEO4J_URI=${env.NEO4J_URI}`, stop: async () => undefined };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the bench needs a local Neo4j
   const local = require(path.join(ROOT, 'neo4j-local', 'neo4j-local.js')) as LocalNeo4j;
   const missing = local.missingTools();
   if (missing) throw new Error(`STORE=neo4j without NEO4J_URI starts the local Neo4j, which cannot run here: ${missing}`);

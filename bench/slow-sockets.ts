@@ -22,7 +22,7 @@ async function startService(): Promise<{ port: number; stop: () => void }> {
   const env = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), LOG_LEVEL: 'info', ADMIN_TOKEN: 'slow-sockets-admin-token-0123456789' };
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
       try {
         const entry = JSON.parse(line) as { message?: string; port?: number };
         if (entry.message === 'listening' && entry.port) resolve(entry.port);

@@ -20,6 +20,8 @@ export interface StartOptions {
   data?: string;
   /** JVM heap, e.g. '512m' (default 1g). */
   heap?: string;
+  /** Page cache in MB (default 1024). */
+  pageCacheMb?: number;
   /** db.transaction.timeout in seconds, for transactions that name no timeout of their own (default 30). */
   transactionTimeoutS?: number;
   timeoutMs?: number;

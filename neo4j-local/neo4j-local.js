@@ -20,6 +20,7 @@ const MAIN_CLASS = 'dev.idlink.neo4jlocal.LocalNeo4j';
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
  * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 1024: the 1M-ID bench store, about 890 MB, fits).
  */
+/** @param {string} heap */
 function jvmOptions(heap) {
   return [
     `-Xms${heap}`,
@@ -55,7 +56,7 @@ function missingTools() {
   return missing.length === 0 ? undefined : `${missing.join(' and ')} not found on PATH`;
 }
 
-const mtime = (file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
+const mtime = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
 
 /** Whether the class or the kept class path is missing, older than pom.xml or the source, or names a missing jar. */
 function needsBuild() {
@@ -65,7 +66,7 @@ function needsBuild() {
 }
 
 /** Compiles the launcher and writes its class path (jars in Maven's cache) when needsBuild(); later starts run no Maven. */
-function ensureBuilt(log = (line) => process.stderr.write(`${line}\n`)) {
+function ensureBuilt(log = (/** @type {string} */ line) => process.stderr.write(`${line}\n`)) {
   if (!needsBuild()) return;
   log('neo4j-local: building the launcher with Maven (the first run fetches Neo4j from Maven Central into ~/.m2)...');
   const started = Date.now();
@@ -91,8 +92,8 @@ const READY = /ready at (bolt:\/\/\S+)/;
 /** A port nothing listens on right now, on loopback. */
 async function freePort() {
   const probe = net.createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
@@ -103,9 +104,12 @@ async function freePort() {
  * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
  * one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
  * default 30).
+ * @param {import('./neo4j-local').StartOptions} [options]
+ * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
 async function start({ port, password, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
   delete env.NEO4J_LOCAL_PAGECACHE_MB;
   if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
@@ -117,6 +121,7 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
   if (data !== undefined) env.NEO4J_LOCAL_DATA = data;
   const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
+  /** @type {import('./neo4j-local').LocalNeo4j['exited']} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
   const stop = async (graceMs = 60_000) => {
@@ -132,7 +137,7 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
       void stop(5_000);
       reject(new Error(`neo4j-local: not ready within ${timeoutMs / 1000} s:\n${output.slice(-2000)}`));
     }, timeoutMs);
-    const onData = (chunk) => {
+    const onData = (/** @type {string} */ chunk) => {
       output += chunk;
       const ready = READY.exec(output);
       if (ready) {
@@ -142,13 +147,13 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
         child.stdout.resume();
         child.stderr.resume();
         const line = output.split('\n').find((l) => l.includes('ready at')) ?? '';
-        resolve({ uri: ready[1], line: line.trim(), child, stop, exited });
+        resolve({ uri: /** @type {string} */ (ready[1]), line: line.trim(), child, stop, exited });
       }
     };
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk) => {
+    child.stderr.on('data', (/** @type {string} */ chunk) => {
       output += chunk;
     });
     child.once('error', (e) => {
@@ -172,12 +177,12 @@ function main() {
   try {
     ensureBuilt();
   } catch (e) {
-    process.stderr.write(`${e.message}\n`);
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
   const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g' }), { stdio: 'inherit' });
   // npm (and a terminal's Ctrl-C) signal this process; the JVM shuts the database down on the same signal.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) {
     process.on(signal, () => {
       if (child.exitCode === null) child.kill(signal);
     });

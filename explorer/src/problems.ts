@@ -36,7 +36,7 @@ function hintFor(status: number, code: string | undefined, retryAfter: string | 
 
 /** A failed answer as the page shows it; `body` is the parsed JSON, or undefined when it was not JSON. */
 export function describeProblem(status: number, body: unknown, retryAfter: string | null, hadToken: boolean): ShownProblem {
-  const problem: ProblemBody = typeof body === 'object' && body !== null ? (body as ProblemBody) : {};
+  const problem: ProblemBody = typeof body === 'object' && body !== null ? (body) : {};
   const code = text(problem.code);
   const errors = Array.isArray(problem.errors)
     ? problem.errors.map((e: { path?: unknown; message?: unknown }) => [text(e?.path), text(e?.message)].filter(Boolean).join(': ')).filter(Boolean)

@@ -110,9 +110,9 @@ export class GraphView {
     });
     // The panel opening or the window changing takes room from the drawing: the library must be told.
     new ResizeObserver(() => this.cy.resize()).observe(container);
-    this.cy.on('tap', `node.${CLASSES.person}`, (event) => handlers.onNode(event.target.id()));
-    this.cy.on('tap', `node.${CLASSES.hub}`, (event) => handlers.onHub(event.target.id()));
-    this.cy.on('tap', 'edge', (event) => handlers.onEdge(event.target.id()));
+    this.cy.on('tap', `node.${CLASSES.person}`, (event) => handlers.onNode((event.target as cytoscape.NodeSingular).id()));
+    this.cy.on('tap', `node.${CLASSES.hub}`, (event) => handlers.onHub((event.target as cytoscape.NodeSingular).id()));
+    this.cy.on('tap', 'edge', (event) => handlers.onEdge((event.target as cytoscape.EdgeSingular).id()));
     this.cy.on('tap', (event) => {
       if (event.target === this.cy) handlers.onBackground();
     });
@@ -181,7 +181,7 @@ export class GraphView {
       tile: true,
     };
     return new Promise((resolve) => {
-      const layout = cy.layout(options as unknown as cytoscape.LayoutOptions);
+      const layout = cy.layout(options);
       // Registered before run(): without animation the layout may stop before run() returns.
       layout.one('layoutstop', () => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
       layout.run();

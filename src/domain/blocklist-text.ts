@@ -7,6 +7,7 @@ import unhomoglyph from 'unhomoglyph';
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const DIGIT = /\p{Nd}/u;
 const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/gu;
+// eslint-disable-next-line no-control-regex -- all of ASCII, control characters included
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

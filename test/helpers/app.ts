@@ -19,7 +19,7 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export class MemoryTransport extends Transport {
   readonly lines: string[] = [];
   override log(info: Record<string | symbol, unknown>, next: () => void): void {
-    this.lines.push(String(info[Symbol.for('message')] ?? JSON.stringify(info)));
+    this.lines.push((info[Symbol.for('message')] as string | undefined) ?? JSON.stringify(info));
     next();
   }
 }

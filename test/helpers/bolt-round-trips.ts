@@ -44,6 +44,7 @@ let outstanding = 0;
 let recording: { statements: string[]; transactions: number; roundTrips: number } | undefined;
 const inTransaction = new WeakSet<object>();
 
+// eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped, and called with the protocol as `this`
 const write = BoltProtocol.prototype.write;
 BoltProtocol.prototype.write = function (this: object & { _responseHandler?: object }, message, observer, flush) {
   if (recording) {
@@ -66,6 +67,7 @@ BoltProtocol.prototype.write = function (this: object & { _responseHandler?: obj
   }
   return write.call(this, message, observer, flush);
 };
+// eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped, and called with the handler as `this`
 const handleResponse = ResponseHandler.prototype.handleResponse;
 ResponseHandler.prototype.handleResponse = function (this: object, reply: Reply) {
   if ([SUCCESS, IGNORED, FAILURE].includes(reply.signature) && (awaiting.get(this) ?? 0) > 0) {

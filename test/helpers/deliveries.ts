@@ -116,6 +116,6 @@ export async function listPage(
     res,
     items: res.body as DeliveryAnswer[],
     total: Number(res.headers['x-total-count']),
-    link: res.headers.link as string | undefined,
+    link: res.headers.link,
   };
 }

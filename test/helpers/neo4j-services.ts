@@ -69,7 +69,7 @@ export async function untilReady(service: Service, timeoutMs: number): Promise<n
 /** Polls /readyz until it answers `status` (each poll bounded by a 5 s client timeout); resolves with how long that took. */
 export async function untilReadyz(service: Service, status: number, timeoutMs: number): Promise<number> {
   const started = Date.now();
-  let last = 'no answer yet';
+  let last: string;
   for (;;) {
     try {
       const answer = await call(service.base, 'GET', '/readyz', { timeoutMs: 5_000 });

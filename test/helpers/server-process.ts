@@ -35,8 +35,8 @@ export function spawnServer(env: Record<string, string>, cwd: string, command: S
   });
   const lines: string[] = [];
   let stderr = '';
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

@@ -244,7 +244,7 @@ export type RunRefusal = { at: number; error: DomainError };
  */
 async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards, adds = (_w: W) => true) {
   // Every line's guard asked at once (a schema's statement sent once, in line order): one round trip for all.
-  const checks = await Promise.allSettled(run.map((w) => (adds(w) ? guards.refuseIfSchemaChanged(q, w.node, writeId) : undefined)));
+  const checks = await Promise.allSettled(run.map((w) => (adds(w) ? guards.refuseIfSchemaChanged(q, w.node, writeId) : Promise.resolve())));
   const passed: W[] = [];
   for (const [at, w] of run.entries()) {
     const check = checks[at] as PromiseSettledResult<void>;

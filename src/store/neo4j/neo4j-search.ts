@@ -108,6 +108,7 @@ export class KeySearches {
     return new Promise((resolve, reject) => {
       // Searches share a statement only with the same bounds, which are its LIMIT (a parameter, not a column).
       const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batch's own error, passed on as it was
       const settle: KeySearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
       const waiting = this.waiting.get(queue) ?? [];
       waiting.push({ params, settle });

@@ -1,6 +1,7 @@
 // The reads of the ID search and of the explorer's graph on SQLite: start nodes, the breadth-first traversal over
 // the bipartite graph of nodes and IDs, and what each answers. Synchronous, on the connection it is given: the
 // store's own (src/store/sqlite/sqlite-store.ts), or a read-only one of its own in a worker thread.
+/* eslint-disable @typescript-eslint/only-throw-error -- TOO_BIG_FOR_THE_EVENT_LOOP is a sentinel, caught by the store: no Error or stack to build */
 import type Database from 'better-sqlite3';
 import { DomainError } from '../../domain/errors';
 import { cutGraph, graphAnswerSize, type GraphComponent, type GraphQuery } from '../../domain/graph';
