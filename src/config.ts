@@ -386,7 +386,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
 }
 
 /** The settings as documentation: variable, default and meaning (used by the README table check). */
-export function describeSettings(): Array<{ variable: string; default: unknown; description: string }> {
+export function describeSettings(): Array<{ variable: string; default: string | number | boolean | undefined; description: string }> {
   return Object.entries(envSchema.properties).map(([variable, spec]) => ({
     variable,
     default: 'default' in spec ? spec.default : undefined,

@@ -94,7 +94,7 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
     // A string's length in UTF-16 units is at most its length in UTF-8 bytes: most answers need no count.
     const large = (typeof body === 'string' && body.length > free) || (Buffer.isBuffer(body) && body.length > free);
     if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string))) return send.call(this, body);
-    const size = typeof body === 'string' ? Buffer.byteLength(body) : (body as Buffer).length;
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : (body).length;
     if (size <= free) return send.call(this, body);
     const release = budget.tryTake(size - (free - alwaysSent));
     if (!release) {

@@ -95,10 +95,9 @@ export function readCompressedJson(req: Request, res: Response, next: NextFuncti
   pipeline(inflating, collect).then(
     () => {
       if (res.headersSent) return;
-      let text = '';
       try {
         // TextDecoder drops a byte order mark, as express.json's decoding does.
-        text = new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+        const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks));
         chunks.length = 0;
         req.body = text.length === 0 ? {} : (JSON.parse(text) as unknown);
       } catch {

@@ -175,7 +175,7 @@ export class ExplorerPage {
       window.frameRecord = record;
     })()`);
     await act();
-    return (await this.page.evaluate('(() => { window.frameRecord.on = false; return window.frameRecord.intervals; })()')) as number[];
+    return await this.page.evaluate<number[]>('(() => { window.frameRecord.on = false; return window.frameRecord.intervals; })()');
   }
 
   /** Clicks `ref` (a real click) and answers how long the page took from the press to the panel showing it, in ms. */
@@ -190,7 +190,7 @@ export class ExplorerPage {
     })()`);
     await this.clickElement(ref);
     await this.page.locator('#panel h2').waitFor();
-    return (await this.page.evaluate('window.clickTimes.shown - window.clickTimes.down')) as number;
+    return await this.page.evaluate<number>('window.clickTimes.shown - window.clickTimes.down');
   }
 
   async screenshot(name: string): Promise<void> {

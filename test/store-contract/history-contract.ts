@@ -61,7 +61,7 @@ function entry(
   removed: HistoryId[],
   audit: WriteAudit = NO_AUDIT,
 ): HistoryEntry {
-  return { at: expect.any(String) as unknown as string, requestId: audit.requestId, actor: audit.actor, op, schema, key, added, removed };
+  return { at: expect.any(String), requestId: audit.requestId, actor: audit.actor, op, schema, key, added, removed };
 }
 
 const withAudit = (node: NodeAddress, requestId: string, actor: string): NodeAddress => ({ ...node, audit: { requestId, actor } });

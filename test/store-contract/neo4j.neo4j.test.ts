@@ -40,7 +40,7 @@ describe('Neo4j store specifics', () => {
       names.push(plan.operatorType);
       for (const child of plan.children) walk(child as { operatorType: string; children: unknown[] });
     };
-    walk(summary.plan as { operatorType: string; children: unknown[] } | false);
+    walk(summary.plan);
     return names;
   }
 
@@ -50,7 +50,7 @@ describe('Neo4j store specifics', () => {
     type Plan = { operatorType: string; arguments: Record<string, unknown>; rows?: number; children: Plan[] };
     const found: Array<{ operator: string; details: string; rows: number }> = [];
     const walk = (plan: Plan) => {
-      found.push({ operator: plan.operatorType, details: String(plan.arguments.Details ?? ''), rows: Number(plan.rows ?? 0) });
+      found.push({ operator: plan.operatorType, details: typeof plan.arguments.Details === 'string' ? plan.arguments.Details : '', rows: Number(plan.rows ?? 0) });
       plan.children.forEach(walk);
     };
     walk((mode === 'PROFILE' ? summary.profile : summary.plan) as unknown as Plan);

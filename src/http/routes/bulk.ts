@@ -212,7 +212,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         sendProblem(res, 'unsupported_media_type', 'Send the lines uncompressed, or with Content-Encoding: gzip.');
         return;
       }
-      const actor = actorOf(res, (params as { customer_id: string }).customer_id);
+      const actor = actorOf(res, (params).customer_id);
       // Refused whole before it takes a slot: 401 when the customer requires a token the caller lacks, 404 when the
       // customer has no schema (no line could be applied).
       await nodes.admit(actor);
