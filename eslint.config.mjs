@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['node_modules/', 'dist/', 'dist-bench/', 'coverage/', 'data/', 'test-artifacts/', 'neo4j-local/target/', 'src/generated/',
+    ignores: ['node_modules/', 'dist/', 'dist-bench/', 'coverage/', 'data/', 'test-artifacts/', 'neo4j-local/target/', 'src/generated/'],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
