@@ -185,7 +185,22 @@ interface BodyParserError {
   status?: number;
 }
 
-/** Clients see codes and safe details; a 5xx is logged with its stack under the request id. */
+/**
+ * What the log keeps of an unexpected error: its name, its code (a driver's or SQLite's) and where it was thrown,
+ * never its message. A store's message may quote the values of a write (a Neo4j ConstraintValidationFailed names
+ * the property value, which may be a secure ID), so it is cut from the stack too, as `_bulk` logs store errors.
+ */
+export function loggableError(err: unknown): { name: string; code?: string; stack?: string } {
+  if (!(err instanceof Error)) return { name: typeof err };
+  const code = (err as { code?: unknown }).code;
+  // V8 starts a stack with "<name>: <message>" (several lines when the message has them); the frames follow it.
+  const at = err.stack?.indexOf(err.message) ?? -1;
+  const stack = err.stack !== undefined && at >= 0 ? err.stack.slice(at + err.message.length) : '';
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  return { name: err.name, ...(typeof code === 'string' ? { code } : {}), ...(frames.length > 0 ? { stack: frames.join('\n') } : {}) };
+}
+
+/** Clients see codes and safe details; a 5xx is logged with its name, code and stack (not its message) under the request id. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
@@ -220,7 +235,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           return;
         }
     }
-    logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    logger.error('unhandled error', { error: loggableError(err) });
     sendProblem(res, 'internal_error', 'Something went wrong on our side; quote the request id when reporting it.');
   };
 }
