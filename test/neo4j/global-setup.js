@@ -54,6 +54,7 @@ async function startContainer() {
   process.env.NEO4J_TEST_URI = container.getBoltUri();
   process.env.NEO4J_TEST_USERNAME = container.getUsername();
   process.env.NEO4J_TEST_PASSWORD = container.getPassword();
+  process.env.NEO4J_TEST_DATABASE = 'neo4j';
   return `a container of ${NEO4J_TEST_IMAGE}`;
 }
 
@@ -71,6 +72,7 @@ async function startLocalServer() {
   process.env.NEO4J_TEST_URI = server.uri;
   process.env.NEO4J_TEST_USERNAME = 'neo4j';
   process.env.NEO4J_TEST_PASSWORD = password;
+  process.env.NEO4J_TEST_DATABASE = 'neo4j';
   return `the local server of neo4j-local/ (${server.line})`;
 }
 
