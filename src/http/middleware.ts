@@ -191,13 +191,15 @@ interface BodyParserError {
  * the property value, which may be a secure ID), so it is cut from the stack too, as `_bulk` logs store errors.
  */
 export function loggableError(err: unknown): { name: string; code?: string; stack?: string } {
-  if (!(err instanceof Error)) return { name: typeof err };
-  const code = (err as { code?: unknown }).code;
+  // By shape, not instanceof: a native addon's errors may come from another realm's Error (jest gives each test
+  // file its own).
+  if (typeof err !== 'object' || err === null) return { name: typeof err };
+  const { name, code, message, stack: raw } = err as { name?: unknown; code?: unknown; message?: unknown; stack?: unknown };
   // V8 starts a stack with "<name>: <message>" (several lines when the message has them); the frames follow it.
-  const at = err.stack?.indexOf(err.message) ?? -1;
-  const stack = err.stack !== undefined && at >= 0 ? err.stack.slice(at + err.message.length) : '';
+  const at = typeof raw === 'string' && typeof message === 'string' ? raw.indexOf(message) : -1;
+  const stack = typeof raw === 'string' && typeof message === 'string' && at >= 0 ? raw.slice(at + message.length) : '';
   const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
-  return { name: err.name, ...(typeof code === 'string' ? { code } : {}), ...(frames.length > 0 ? { stack: frames.join('\n') } : {}) };
+  return { name: typeof name === 'string' ? name : 'object', ...(typeof code === 'string' ? { code } : {}), ...(frames.length > 0 ? { stack: frames.join('\n') } : {}) };
 }
 
 /** Clients see codes and safe details; a 5xx is logged with its name, code and stack (not its message) under the request id. */

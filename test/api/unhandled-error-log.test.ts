@@ -4,8 +4,10 @@
 // on every Id's value alone (Neo.ClientError.Schema.ConstraintValidationFailed, whose message quotes the value),
 // on SQLite a trigger whose error quotes it. Test-only Cypher and SQL, not statements of the stores.
 import path from 'node:path';
+import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import type { Driver } from 'neo4j-driver';
+import { loggableError } from '../../src/http/middleware';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { startApp, tempDir, type TestApp } from '../helpers/app';
 import { issueLabelledToken, nodePath, parsedLogs, uniqueCustomer } from '../helpers/builders-auth';
@@ -75,5 +77,15 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
     );
     expect(app.logs.join('\n')).not.toContain(SECRET);
     expect(app.logs.join('\n')).not.toMatch(/already exists with label|refused value/);
+  });
+});
+
+describe('what the log keeps of an error', () => {
+  test('when the error comes from another realm (as a native addon\'s may under jest), then it still keeps its name, code and frames, not its message', () => {
+    const foreign: unknown = vm.runInNewContext(`const e = new Error('refused value ${SECRET}\\n    at quoted ${SECRET}'); e.name = 'SqliteError'; e.code = 'SQLITE_CONSTRAINT_TRIGGER'; e`);
+    expect(foreign instanceof Error).toBe(false);
+    const kept = loggableError(foreign);
+    expect(kept).toEqual(expect.objectContaining({ name: 'SqliteError', code: 'SQLITE_CONSTRAINT_TRIGGER', stack: expect.stringMatching(/^\s+at /) }));
+    expect(JSON.stringify(kept)).not.toContain(SECRET);
   });
 });
