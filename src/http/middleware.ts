@@ -185,7 +185,24 @@ interface BodyParserError {
   status?: number;
 }
 
-/** Clients see codes and safe details; a 5xx is logged with its stack under the request id. */
+/**
+ * What the log keeps of an unexpected error: its name, its code (a driver's or SQLite's) and where it was thrown,
+ * never its message. A store's message may quote the values of a write (a Neo4j ConstraintValidationFailed names
+ * the property value, which may be a secure ID), so it is cut from the stack too, as `_bulk` logs store errors.
+ */
+export function loggableError(err: unknown): { name: string; code?: string; stack?: string } {
+  // By shape, not instanceof: a native addon's errors may come from another realm's Error (jest gives each test
+  // file its own).
+  if (typeof err !== 'object' || err === null) return { name: typeof err };
+  const { name, code, message, stack: raw } = err as { name?: unknown; code?: unknown; message?: unknown; stack?: unknown };
+  // V8 starts a stack with "<name>: <message>" (several lines when the message has them); the frames follow it.
+  const at = typeof raw === 'string' && typeof message === 'string' ? raw.indexOf(message) : -1;
+  const stack = typeof raw === 'string' && typeof message === 'string' && at >= 0 ? raw.slice(at + message.length) : '';
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  return { name: typeof name === 'string' ? name : 'object', ...(typeof code === 'string' ? { code } : {}), ...(frames.length > 0 ? { stack: frames.join('\n') } : {}) };
+}
+
+/** Clients see codes and safe details; a 5xx is logged with its name, code and stack (not its message) under the request id. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
@@ -220,7 +237,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           return;
         }
     }
-    logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    logger.error('unhandled error', { error: loggableError(err) });
     sendProblem(res, 'internal_error', 'Something went wrong on our side; quote the request id when reporting it.');
   };
 }

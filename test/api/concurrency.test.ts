@@ -8,7 +8,7 @@ import type { IdPair } from '../../src/domain/model';
 import type { components } from '../../src/generated/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
-import { defaultTestStore } from '../helpers/store';
+import { defaultTestStore, usesNeo4j } from '../helpers/store';
 import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
 import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
@@ -24,9 +24,10 @@ type HistoryEntry = components['schemas']['HistoryEntry'];
 
 const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
+// The first is the store every API suite gets: Neo4j under `npm run test:neo4j`, else SQLite in memory.
 describe.each([
-  ['an in-memory store', false],
-  ['a file store (WAL)', true],
+  [usesNeo4j() ? 'the Neo4j store' : 'an in-memory SQLite store', false],
+  ['a SQLite file store (WAL)', true],
 ])('concurrency on %s', (_name, onFile) => {
   let app: TestApp;
   let dir: string | undefined;

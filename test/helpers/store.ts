@@ -5,15 +5,18 @@ import type { Store } from '../../src/domain/store';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 
-/** The Neo4j the Neo4j suites use: from NEO4J_* (test/neo4j/global-setup.js sets them for the container it starts). */
+/**
+ * The Neo4j the Neo4j suites use: from NEO4J_TEST_* (test/neo4j/global-setup.js sets them for the server it starts),
+ * never from the service's NEO4J_*, which may name production.
+ */
 export function neo4jConnectionFromEnv(): Neo4jConnection {
-  const uri = process.env.NEO4J_URI;
-  if (!uri) throw new Error('NEO4J_URI is not set: run the Neo4j suites with `npm run test:neo4j`.');
+  const uri = process.env.NEO4J_TEST_URI;
+  if (!uri) throw new Error('NEO4J_TEST_URI is not set: run the Neo4j suites with `npm run test:neo4j`.');
   return {
     uri,
-    username: process.env.NEO4J_USERNAME || 'neo4j',
-    password: process.env.NEO4J_PASSWORD || undefined,
-    database: process.env.NEO4J_DATABASE || 'neo4j',
+    username: process.env.NEO4J_TEST_USERNAME || 'neo4j',
+    password: process.env.NEO4J_TEST_PASSWORD || undefined,
+    database: process.env.NEO4J_TEST_DATABASE || 'neo4j',
   };
 }
 

@@ -11,6 +11,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { buildDraft } from '../helpers/deliveries';
 import { earlier, expectNumberingAfterUpgrade } from '../helpers/delivery-ids-upgrade';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
+import { emptyTestDatabase } from './test-database';
 
 const EARLIER_SCHEMA = [
   'DROP CONSTRAINT delivery_customer_id_unique IF EXISTS',
@@ -29,7 +30,7 @@ describe('a Neo4j database whose deliveries were numbered by counters all custom
 
   beforeAll(async () => {
     driver = neo4jDriver(connection);
-    await run('MATCH (n) DETACH DELETE n');
+    await emptyTestDatabase(driver, connection.database, `database ${connection.database} at ${connection.uri}`);
     for (const statement of EARLIER_SCHEMA) await run(statement);
     // acme made deliveries 1 to 3 (2 deleted), bolt 4 and 5 (5 deleted); corp holds only a revoked mapi token,
     // dyn only a bearer token.

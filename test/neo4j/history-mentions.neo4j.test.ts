@@ -14,6 +14,7 @@ import { entryValues, erasedId, valueKey } from '../../src/store/history';
 import { asChecked, id, member, MEMBER, newCustomer } from '../store-contract/contract';
 import { eraseRequest } from '../store-contract/history-contract';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
+import { emptyTestDatabase } from './test-database';
 
 const connection = neo4jConnectionFromEnv();
 let driver: Driver;
@@ -121,7 +122,7 @@ describe('a Neo4j database whose history entries have no MENTIONS (an earlier ve
   });
 
   beforeAll(async () => {
-    await run('MATCH (n) DETACH DELETE n');
+    await emptyTestDatabase(driver, connection.database, `database ${connection.database} at ${connection.uri}`);
     await run('DROP INDEX history_mention IF EXISTS');
     await run('CREATE INDEX history_customer IF NOT EXISTS FOR (entry:HistoryEntry) ON (entry.customer)');
     let i = 0;

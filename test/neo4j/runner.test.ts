@@ -1,4 +1,4 @@
-// `npm run test:neo4j` itself: pointed at a NEO4J_URI where nothing answers, it stops before any test runs, with
+// `npm run test:neo4j` itself: pointed at a NEO4J_TEST_URI where nothing answers, it stops before any test runs, with
 // one line saying why (rather than every test failing on its own). Runs the real jest with the Neo4j config.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -8,17 +8,20 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const JEST = require.resolve('jest/bin/jest');
 
 describe('npm run test:neo4j', () => {
-  test('when NEO4J_URI names a server that does not answer, then it exits 1 at once with one line naming the URI, and runs no test', async () => {
+  test('when NEO4J_TEST_URI names a server that does not answer, then it exits 1 at once with one line naming the URI, and runs no test; NEO4J_URI is ignored', async () => {
     const uri = `bolt://127.0.0.1:${await freePort()}`;
+    const production = `bolt://127.0.0.1:${await freePort()}`;
     const run = spawnSync(process.execPath, [JEST, '-c', 'jest.neo4j.config.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NEO4J_URI: uri },
+      env: { PATH: process.env.PATH ?? '', NEO4J_TEST_URI: uri, NEO4J_URI: production },
       encoding: 'utf8',
       timeout: 25_000,
     });
     expect(run.status).toBe(1);
     const reasons = run.stderr.split('\n').filter((line) => line.startsWith('Neo4j suites cannot run'));
-    expect(reasons).toEqual([expect.stringContaining(`NEO4J_URI=${uri} does not answer`)]);
+    expect(reasons).toEqual([expect.stringContaining(`NEO4J_TEST_URI=${uri} does not answer`)]);
+    expect(run.stdout).toContain('ignoring NEO4J_URI');
+    expect(run.stdout + run.stderr).not.toContain(production);
     expect(run.stdout + run.stderr).not.toMatch(/^Tests:/m);
   });
 });

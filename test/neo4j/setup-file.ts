@@ -1,21 +1,20 @@
 // Runs in every test file of `npm run test:neo4j` (jest.neo4j.config.js, setupFilesAfterEnv): startApp() without a
 // store gets a Neo4j store (test/helpers/store.ts), and the database starts each test file empty, with the
-// constraints and indexes of cypher/schema/ in place.
+// constraints and indexes of cypher/schema/ in place. Only a database that holds the suites' marker node (or nothing)
+// is emptied (test-database.js), and the marker stays.
 import neo4j from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { neo4jConnectionFromEnv } from '../helpers/store';
+import { emptyTestDatabase } from './test-database';
 
 process.env.IDLINK_TEST_STORE = 'neo4j';
-
-// Test-only housekeeping, not a statement of the store: it deletes everything.
-const DELETE_EVERYTHING = 'MATCH (n) DETACH DELETE n';
 
 beforeAll(async () => {
   const connection = neo4jConnectionFromEnv();
   const auth = connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password);
   const driver = neo4j.driver(connection.uri, auth);
   try {
-    await driver.executeQuery(DELETE_EVERYTHING, {}, { database: connection.database });
+    await emptyTestDatabase(driver, connection.database, `database ${connection.database} at ${connection.uri}`);
   } finally {
     await driver.close();
   }

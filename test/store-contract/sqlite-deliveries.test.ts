@@ -1,4 +1,4 @@
-// Runs the delivery store contract against the embedded SQLite store, in memory, and checks the upgrade of a
+// Runs the delivery store contract against the embedded SQLite store, in memory and on a file in WAL mode, and checks the upgrade of a
 // file written with the counters all customers shared (migration 3).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,29 @@ import { earlier, expectNumberingAfterUpgrade, storedEarlier as stored } from '.
 import { describeDeliveryContract } from './deliveries-contract';
 
 describeDeliveryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+
+describe('the delivery contract on a SQLite file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-delivery-contract-'));
+  const file = path.join(dir, 'idlink.sqlite');
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  describeDeliveryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+
+  test('when the store has opened the file, then its journal mode is WAL', async () => {
+    const store = new SqliteStore({ path: file });
+    try {
+      await store.ping();
+      const probe = new Database(file, { readonly: true });
+      try {
+        expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        probe.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('a SQLite file whose deliveries were numbered by counters all customers shared', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-delivery-ids-'));

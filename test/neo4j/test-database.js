@@ -1,0 +1,51 @@
+// The guard of the Neo4j suites' database: they delete everything in it, so they only ever use a database they
+// made theirs. A database is theirs when it holds a (:IdentityLinkTestMarker) node, which they write into an empty
+// one; one that holds other nodes and no marker is someone's data, and is refused before anything is deleted.
+// Test-only housekeeping, not statements of the store, so they are not files of cypher/.
+
+const MARKER_LABEL = 'IdentityLinkTestMarker';
+
+const COUNT = 'OPTIONAL MATCH (n) WITH count(n) AS nodes OPTIONAL MATCH (m:IdentityLinkTestMarker) RETURN nodes, count(m) AS markers';
+const WRITE_MARKER = 'CREATE (:IdentityLinkTestMarker {createdBy: $createdBy})';
+const DELETE_ALL_BUT_THE_MARKER = 'MATCH (n) WHERE NOT n:IdentityLinkTestMarker DETACH DELETE n';
+
+/** The one line a refused database gets: where, what it holds, and that nothing was deleted. */
+const refusal = (where, nodes) =>
+  `${where} holds ${nodes} node(s) and no (:${MARKER_LABEL}) node: these suites did not create its data, so they refuse it and deleted nothing. Point NEO4J_TEST_URI at an empty database whose data may be deleted.`;
+
+class ForeignDatabaseError extends Error {}
+
+/** Within `tx`: throws ForeignDatabaseError for someone else's database, writes the marker into an empty one. */
+async function claimIn(tx, where) {
+  const result = await tx.run(COUNT);
+  const nodes = Number(result.records[0].get('nodes'));
+  const markers = Number(result.records[0].get('markers'));
+  if (markers > 0) return;
+  if (nodes > 0) throw new ForeignDatabaseError(refusal(where, nodes));
+  await tx.run(WRITE_MARKER, { createdBy: 'npm run test:neo4j' });
+}
+
+/** Makes the database the suites' own: refuses (ForeignDatabaseError) one with nodes and no marker. */
+async function claimTestDatabase(driver, database, where) {
+  const session = driver.session({ database });
+  try {
+    await session.executeWrite((tx) => claimIn(tx, where));
+  } finally {
+    await session.close();
+  }
+}
+
+/** Deletes every node but the marker, in the transaction that checked the marker is there (or the database empty). */
+async function emptyTestDatabase(driver, database, where) {
+  const session = driver.session({ database });
+  try {
+    await session.executeWrite(async (tx) => {
+      await claimIn(tx, where);
+      await tx.run(DELETE_ALL_BUT_THE_MARKER);
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+module.exports = { MARKER_LABEL, ForeignDatabaseError, claimTestDatabase, emptyTestDatabase };
