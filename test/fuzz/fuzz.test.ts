@@ -815,13 +815,13 @@ const protectionBody: fc.Arbitrary<{ method: Method; path: string; body: Json; c
   fc.record({ type: fc.constantFrom('device', 'ip', 'email', 'cookie'), options: typeOptions, credential: adminOr('admin') }).map(({ type, options, credential: cred }) => ({
     method: 'PUT' as const,
     path: '/v1/acme/schema/member',
-    body: { id_types: acmeMemberBody.map((t) => (t.type === type ? { type, ...options } : t)) } as Json,
+    body: { id_types: acmeMemberBody.map((t) => (t.type === type ? { type, ...options } : t)) },
     credential: cred,
   })),
   fc.record({ options: typeOptions, credential: adminOr('admin') }).map(({ options, credential: cred }) => ({
     method: 'PUT' as const,
     path: '/v1/acme/schema/vault',
-    body: { id_types: [{ type: 'ssn', ...options }] } as Json,
+    body: { id_types: [{ type: 'ssn', ...options }] },
     credential: cred,
   })),
   // The writes the rules and options are for.
@@ -1016,7 +1016,7 @@ function dayIn(at: number, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
 
-const fields = (body: Json | undefined) => (body !== null && typeof body === 'object' && !Array.isArray(body) && !(body instanceof RawJson) ? body : {}) as { [name: string]: Json };
+const fields = (body: Json | undefined) => (body !== null && typeof body === 'object' && !Array.isArray(body) && !(body instanceof RawJson) ? body : {});
 
 async function showingBefore(store: Store, customerId: string, user: IdPair | undefined, body: Json | undefined): Promise<ShowingBefore> {
   const policy = await store.customerPolicy(customerId);

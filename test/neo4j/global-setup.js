@@ -8,6 +8,7 @@ const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 const { ForeignDatabaseError, claimTestDatabase } = require('./test-database');
 
+/** @param {string} reason @returns {never} */
 const cannotRun = (reason) => {
   process.stderr.write(`Neo4j suites cannot run: ${reason}\n`);
   process.exit(1);
@@ -16,11 +17,13 @@ const cannotRun = (reason) => {
 /**
  * The server's name, version and edition (CALL dbms.components()), after making its database the suites' own;
  * stops the run at once, in one line, when it does not answer or holds someone else's data.
+ *
+ * @param {string} uri
  */
 async function claimServer(uri) {
   const neo4j = require('neo4j-driver');
   const password = process.env.NEO4J_TEST_PASSWORD;
-  const database = process.env.NEO4J_TEST_DATABASE;
+  const database = process.env.NEO4J_TEST_DATABASE || 'neo4j';
   const auth = password ? neo4j.auth.basic(process.env.NEO4J_TEST_USERNAME || 'neo4j', password) : undefined;
   const driver = neo4j.driver(uri, auth, { connectionTimeout: 5000 });
   try {
@@ -109,7 +112,7 @@ module.exports = async function globalSetup() {
   }
   let version;
   try {
-    version = await claimServer(process.env.NEO4J_TEST_URI);
+    version = await claimServer(process.env.NEO4J_TEST_URI || '');
   } catch (e) {
     if (globalThis.__IDLINK_NEO4J_STOP__) await globalThis.__IDLINK_NEO4J_STOP__();
     throw e;

@@ -10,22 +10,26 @@ const WRITE_MARKER = 'CREATE (:IdentityLinkTestMarker {createdBy: $createdBy})';
 const DELETE_ALL_BUT_THE_MARKER = 'MATCH (n) WHERE NOT n:IdentityLinkTestMarker DETACH DELETE n';
 
 /** The one line a refused database gets: where, what it holds, and that nothing was deleted. */
+/** @param {string} where @param {number} nodes */
 const refusal = (where, nodes) =>
   `${where} holds ${nodes} node(s) and no (:${MARKER_LABEL}) node: these suites did not create its data, so they refuse it and deleted nothing. Point NEO4J_TEST_URI at an empty database whose data may be deleted.`;
 
 class ForeignDatabaseError extends Error {}
 
-/** Within `tx`: throws ForeignDatabaseError for someone else's database, writes the marker into an empty one. */
+/** Within `tx`: throws ForeignDatabaseError for someone else's database, writes the marker into an empty one.
+ * @param {import('neo4j-driver').ManagedTransaction} tx @param {string} where */
 async function claimIn(tx, where) {
   const result = await tx.run(COUNT);
-  const nodes = Number(result.records[0].get('nodes'));
-  const markers = Number(result.records[0].get('markers'));
+  const counts = result.records[0];
+  const nodes = Number(counts?.get('nodes'));
+  const markers = Number(counts?.get('markers'));
   if (markers > 0) return;
   if (nodes > 0) throw new ForeignDatabaseError(refusal(where, nodes));
   await tx.run(WRITE_MARKER, { createdBy: 'npm run test:neo4j' });
 }
 
-/** Makes the database the suites' own: refuses (ForeignDatabaseError) one with nodes and no marker. */
+/** Makes the database the suites' own: refuses (ForeignDatabaseError) one with nodes and no marker.
+ * @param {import('neo4j-driver').Driver} driver @param {string} database @param {string} where */
 async function claimTestDatabase(driver, database, where) {
   const session = driver.session({ database });
   try {
@@ -35,7 +39,8 @@ async function claimTestDatabase(driver, database, where) {
   }
 }
 
-/** Deletes every node but the marker, in the transaction that checked the marker is there (or the database empty). */
+/** Deletes every node but the marker, in the transaction that checked the marker is there (or the database empty).
+ * @param {import('neo4j-driver').Driver} driver @param {string} database @param {string} where */
 async function emptyTestDatabase(driver, database, where) {
   const session = driver.session({ database });
   try {
