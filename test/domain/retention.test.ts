@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import { DeletedDeliverySweep, HistoryRetention } from '../../src/domain/retention';
 import { createLogger } from '../../src/logger';

@@ -8,6 +8,13 @@ import { tempDir } from './app';
 
 const MAIN = path.resolve(__dirname, '../../dist/main.js');
 
+/** The Node flags `npm start` gives the server (what users run), so the tests' process is bounded the same way. */
+const START_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/main.js'));
+})();
+
 export interface ServerProcess {
   child: ChildProcess;
   /** Every stdout line so far (JSON lines, since stdout is not a terminal). */
@@ -26,7 +33,11 @@ export interface ServerCommand {
   detached?: boolean;
 }
 
-export function spawnServer(env: Record<string, string>, cwd: string, command: ServerCommand = { file: process.execPath, args: [MAIN] }): ServerProcess {
+export function spawnServer(
+  env: Record<string, string>,
+  cwd: string,
+  command: ServerCommand = { file: process.execPath, args: [...START_FLAGS, MAIN] },
+): ServerProcess {
   const child = spawn(command.file, command.args, {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -70,7 +81,11 @@ export async function logged(server: ServerProcess, message: string, timeoutMs =
   }
 }
 
-export async function startServer(env: Record<string, string>, cwd: string, command?: ServerCommand): Promise<{ server: ServerProcess; port: number; base: string }> {
+export async function startServer(
+  env: Record<string, string>,
+  cwd: string,
+  command?: ServerCommand,
+): Promise<{ server: ServerProcess; port: number; base: string }> {
   const server = spawnServer(env, cwd, command);
   const port = (await logged(server, 'listening')).port as number;
   return { server, port, base: `http://127.0.0.1:${port}` };

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver';
 import type { Delivery } from '../../src/domain/deliveries';
 import { migrations } from '../../src/store/sqlite/migrations';
 import { deliveryDocument } from '../../src/store/delivery-document';

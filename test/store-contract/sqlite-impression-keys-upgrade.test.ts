@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver';
 import type { ImpressionState } from '../../src/domain/deliveries';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { buildDraft } from '../helpers/deliveries';

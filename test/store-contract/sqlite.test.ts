@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver';
 import { ReadPool } from '../../src/store/sqlite/read-pool';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';

@@ -2,7 +2,7 @@
 // for the event loop run here, each on this thread's own read-only connection to the store's file. In WAL mode a
 // reader sees the last commit when its read begins, and the store answers a write only after its commit, so a
 // search here sees every write already answered, and nothing uncommitted.
-import Database from 'better-sqlite3';
+import Database from './driver';
 import { isDomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { SearchQuery, SearchResult } from '../../domain/model';

@@ -4,7 +4,8 @@
 // (sqlite-nodes, -schemas, -tokens, -deliveries, -showing, -history, -search), run inside these transactions.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from './driver';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
   type Delivery,
   type DeliveryDraft,
@@ -65,7 +66,7 @@ export interface SqliteStoreOptions {
   inlineBytes?: number;
 }
 
-function openDatabase(options: SqliteStoreOptions): Database.Database {
+function openDatabase(options: SqliteStoreOptions): BetterSqlite3.Database {
   const inMemory = options.path === ':memory:';
   if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
   const db = new Database(options.path);
@@ -80,7 +81,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   return db;
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: BetterSqlite3.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
@@ -108,7 +109,7 @@ export const DEFAULT_INLINE_IDS = 1024;
 export const DEFAULT_INLINE_BYTES = 65536;
 
 export class SqliteStore implements Store {
-  private readonly db: Database.Database;
+  private readonly db: BetterSqlite3.Database;
   private readonly s;
   private readonly schemas: SqliteSchemas;
   private readonly tokens: SqliteTokens;
@@ -140,7 +141,11 @@ export class SqliteStore implements Store {
     this.readWorkers = options.path === ':memory:' ? 0 : (options.readWorkers ?? 0);
     this.inline =
       this.readWorkers > 0
-        ? { nodes: options.inlineNodes ?? DEFAULT_INLINE_NODES, ids: options.inlineIds ?? DEFAULT_INLINE_IDS, bytes: options.inlineBytes ?? DEFAULT_INLINE_BYTES }
+        ? {
+            nodes: options.inlineNodes ?? DEFAULT_INLINE_NODES,
+            ids: options.inlineIds ?? DEFAULT_INLINE_IDS,
+            bytes: options.inlineBytes ?? DEFAULT_INLINE_BYTES,
+          }
         : undefined;
     this.inMemory = options.path === ':memory:';
     this.s = { ping: this.db.prepare('SELECT 1').pluck() };
