@@ -84,6 +84,11 @@ test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte
 const GZIP_CONNECTIONS = 400;
 /** RSS while they hold: each may hold BODY_MEMORY_LIMIT / MAX_CONNECTIONS of JSON, plus its inflater's buffers (measured 188 MB). */
 const GZIP_HELD_BOUND_MB = 300;
+/**
+ * Peak RSS once they finish together. Node 22+ frees the parsed bodies later than Node 20: on Node 24 the peak
+ * measured 383-460 MB with the bound (Node 20: 286-334 MB), and 642 MB without it (held 508 MB).
+ */
+const GZIP_PEAK_BOUND_MB = Number(process.versions.node.split('.')[0]) >= 22 ? 540 : PEAK_BOUND_MB;
 const GZIPPED = gzipSync(BODY);
 
 /** A raw connection that sends a gzip of BODY but its 8-byte trailer, so that it inflates whole and never ends; `finish` sends the trailer. */
@@ -132,5 +137,5 @@ test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip 
   expect(counts['404']).toBeGreaterThan(0);
   expect(counts['503']).toBeGreaterThan(0);
   expect(holding).toBeLessThan(GZIP_HELD_BOUND_MB);
-  expect(peak).toBeLessThan(PEAK_BOUND_MB);
+  expect(peak).toBeLessThan(GZIP_PEAK_BOUND_MB);
 }, 120_000);
