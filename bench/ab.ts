@@ -48,11 +48,13 @@ const quietLogger = () => createLogger({ level: 'info', pretty: false, transport
  * light-my-request's request lacks `headersDistinct` (the Host check reads it) and never emits 'close' (the body
  * deadline waits for it): both supplied here, so every middleware runs as it does behind a socket.
  */
-const asServed = (app: RequestListener): RequestListener => (req, res) => {
-  if (!req.headersDistinct) Object.defineProperty(req, 'headersDistinct', { value: { host: [req.headers.host] } });
-  res.on('finish', () => req.emit('close'));
-  app(req, res);
-};
+const asServed =
+  (app: RequestListener): RequestListener =>
+  (req, res) => {
+    if (!req.headersDistinct) Object.defineProperty(req, 'headersDistinct', { value: { host: [req.headers.host] } });
+    res.on('finish', () => req.emit('close'));
+    app(req, res);
+  };
 
 async function call(app: RequestListener, method: 'POST' | 'PUT', url: string, payload: string): Promise<string> {
   const answer = await inject(app, { method, url, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, payload });
@@ -72,7 +74,8 @@ async function serviceOf(dist: string, folder: string, lines: string[]): Promise
   const file = path.join(folder, 'ab.sqlite');
   const store = new SqliteStore({ path: file });
   const app = asServed(createApp({ store, config: loadConfig({ SQLITE_PATH: file }), logger: quietLogger(), adminToken: ADMIN }));
-  for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) await call(app, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, JSON.stringify({ id_types: idTypes }));
+  for (const [schemaId, idTypes] of Object.entries(SCHEMAS))
+    await call(app, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, JSON.stringify({ id_types: idTypes }));
   // The load goes over a socket: _bulk streams its body, which an injected request does not.
   const server = http.createServer(app).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -137,7 +140,8 @@ export async function runAb(plan: AbPlan): Promise<AbReport> {
 export function abLines(plan: AbPlan, report: AbReport): string[] {
   const [f, ua, ub] = [median(report.floor), median(report.a), median(report.b)];
   const pairs = report.b.map((x, i) => x - (report.a[i] as number));
-  const row = (name: string, us: number[]) => `${name.padEnd(5)} median ${median(us).toFixed(1)} µs CPU a request   rounds: ${us.map((x) => x.toFixed(0)).join(' ')}`;
+  const row = (name: string, us: number[]) =>
+    `${name.padEnd(5)} median ${median(us).toFixed(1)} µs CPU a request   rounds: ${us.map((x) => x.toFixed(0)).join(' ')}`;
   return [
     `search ONE, ${report.heldIds} IDs; A = ${plan.distA}, B = ${plan.distB}; ${plan.rounds} rounds of ${plan.requests} requests each`,
     row('floor', report.floor),

@@ -58,7 +58,15 @@ export function comparisonTable(before: ComparedReport, after: ComparedReport): 
     ]);
   }
   if (before.load && after.load) {
-    rows.push(['load (IDs/s)', String(before.load.ids_per_s), String(after.load.ids_per_s), `×${(after.load.ids_per_s / before.load.ids_per_s).toFixed(2)}`, '', '', ...(neo4j ? [''] : [])]);
+    rows.push([
+      'load (IDs/s)',
+      String(before.load.ids_per_s),
+      String(after.load.ids_per_s),
+      `×${(after.load.ids_per_s / before.load.ids_per_s).toFixed(2)}`,
+      '',
+      '',
+      ...(neo4j ? [''] : []),
+    ]);
   }
   return rows;
 }

@@ -71,7 +71,12 @@ export function generateGraph(plan: GraphPlan): GeneratedGraph {
     largestComponent = Math.max(largestComponent, size);
     // IDs this component's nodes share; hot ones (big components only) are held by hundreds of nodes.
     const sharedPool: Array<{ type: string; id: string }> = [];
-    const hot = big ? [{ type: 'ad_id', id: `hot-ad-${c}` }, { type: 'cookie', id: `hot-cookie-${c}` }] : [];
+    const hot = big
+      ? [
+          { type: 'ad_id', id: `hot-ad-${c}` },
+          { type: 'cookie', id: `hot-cookie-${c}` },
+        ]
+      : [];
     for (let n = 0; n < size; n += 1) {
       const schema = pick(Object.keys(SCHEMAS));
       const key = { type: KEY_TYPE[schema] as string, id: `${schema}-${c}-${n}` };

@@ -26,13 +26,16 @@ const MEMBER: SchemaRecord = {
 
 async function openStore(): Promise<Store> {
   if (process.env.STORE !== 'neo4j') return new SqliteStore({ path: ':memory:' });
-  return Neo4jStore.connect({
-    uri: process.env.NEO4J_URI ?? 'bolt://127.0.0.1:7687',
-    username: 'neo4j',
-    password: process.env.NEO4J_PASSWORD || undefined,
-    database: 'neo4j',
-    callTimeoutMs: 30_000,
-  }, { statements: loadStatements(path.join(__dirname, '..', '..', 'cypher')) });
+  return Neo4jStore.connect(
+    {
+      uri: process.env.NEO4J_URI ?? 'bolt://127.0.0.1:7687',
+      username: 'neo4j',
+      password: process.env.NEO4J_PASSWORD || undefined,
+      database: 'neo4j',
+      callTimeoutMs: 30_000,
+    },
+    { statements: loadStatements(path.join(__dirname, '..', '..', 'cypher')) },
+  );
 }
 
 async function median(call: () => Promise<unknown>): Promise<number> {

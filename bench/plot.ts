@@ -80,8 +80,12 @@ export function scaleSvg(reports: readonly ScaleReport[]): string {
       for (const p of line) out.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="3" fill="${COLOURS[i]}"/>`);
       const y = margin.top + 14 * legend;
       legend += 1;
-      out.push(`<line x1="${width - margin.right + 10}" y1="${y}" x2="${width - margin.right + 30}" y2="${y}" stroke="${COLOURS[i]}" stroke-width="2"${dash}/>`);
-      out.push(`<text x="${width - margin.right + 34}" y="${y + 4}">${store}: ${name.replace('search ALL (1,000+ node component)', '1,000-node search')} p99</text>`);
+      out.push(
+        `<line x1="${width - margin.right + 10}" y1="${y}" x2="${width - margin.right + 30}" y2="${y}" stroke="${COLOURS[i]}" stroke-width="2"${dash}/>`,
+      );
+      out.push(
+        `<text x="${width - margin.right + 34}" y="${y + 4}">${store}: ${name.replace('search ALL (1,000+ node component)', '1,000-node search')} p99</text>`,
+      );
     });
   }
   out.push('</svg>');

@@ -205,7 +205,13 @@ const LOAD_CHUNK = 250_000;
 
 /** neo4j-local/neo4j-local.js (plain JavaScript, beside the pom that builds the server). */
 interface LocalNeo4j {
-  start(options: { port?: number; password?: string; data?: string; heap?: string; pageCacheMb?: number }): Promise<{ uri: string; line: string; stop(): Promise<void>; child: ChildProcess }>;
+  start(options: {
+    port?: number;
+    password?: string;
+    data?: string;
+    heap?: string;
+    pageCacheMb?: number;
+  }): Promise<{ uri: string; line: string; stop(): Promise<void>; child: ChildProcess }>;
   missingTools(): string | undefined;
 }
 
@@ -310,7 +316,10 @@ async function main(): Promise<void> {
   const scenarios: Array<{ name: string; spec: RequestSpec }> = [
     { name: 'search ONE', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ONE') } },
     { name: 'search ALL (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ALL') } },
-    { name: 'search ALL (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100) } },
+    {
+      name: 'search ALL (1,000+ node component)',
+      spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100) },
+    },
     // The latency of one such search, without waiting behind nine others on the single-threaded server.
     {
       name: 'search ALL (1,000+ node component), 1 connection',
@@ -326,7 +335,10 @@ async function main(): Promise<void> {
           return JSON.stringify({
             schema: 'member',
             key: { type: 'member_id', id: `bench-new-${counter}` },
-            ids: [{ type: 'cookie', id: `bench-new-cookie-${counter}` }, { type: 'ad_id', id: `bench-new-ad-${counter}` }],
+            ids: [
+              { type: 'cookie', id: `bench-new-cookie-${counter}` },
+              { type: 'ad_id', id: `bench-new-ad-${counter}` },
+            ],
           });
         },
       },
@@ -340,7 +352,12 @@ async function main(): Promise<void> {
         body: () => {
           counter += 1;
           const n = withCookie();
-          return JSON.stringify({ schema: n.schema, key: n.key, where: { type: 'cookie', id: `absent-${counter}` }, set: { type: 'cookie', id: `bench-ups-${counter}` } });
+          return JSON.stringify({
+            schema: n.schema,
+            key: n.key,
+            where: { type: 'cookie', id: `absent-${counter}` },
+            set: { type: 'cookie', id: `bench-ups-${counter}` },
+          });
         },
       },
     },
@@ -384,8 +401,24 @@ async function main(): Promise<void> {
 
   const table = [
     ['scenario', 'req/s', 'p50 ms', 'p99 ms', '× express floor', ...(neo4jRps ? ['× neo4j floor'] : []), 'non-2xx'],
-    ...Object.entries(floors).map(([name, f]) => [`floor: ${name}`, f.rps, f.p50_ms, f.p99_ms, (f.rps / expressRps).toFixed(2), ...(neo4jRps ? [(f.rps / neo4jRps).toFixed(2)] : []), f.non2xx]),
-    ...results.map((r) => [r.name, r.rps, r.p50_ms, r.p99_ms, r.ratio_to_express_floor.toFixed(2), ...(neo4jRps ? [(r.ratio_to_neo4j_floor ?? 0).toFixed(2)] : []), r.non2xx]),
+    ...Object.entries(floors).map(([name, f]) => [
+      `floor: ${name}`,
+      f.rps,
+      f.p50_ms,
+      f.p99_ms,
+      (f.rps / expressRps).toFixed(2),
+      ...(neo4jRps ? [(f.rps / neo4jRps).toFixed(2)] : []),
+      f.non2xx,
+    ]),
+    ...results.map((r) => [
+      r.name,
+      r.rps,
+      r.p50_ms,
+      r.p99_ms,
+      r.ratio_to_express_floor.toFixed(2),
+      ...(neo4jRps ? [(r.ratio_to_neo4j_floor ?? 0).toFixed(2)] : []),
+      r.non2xx,
+    ]),
   ].map((row) => row.map(String));
   console.log(`\n${formatTable(table)}`);
   const { after_over_before: ratio, mean_total: total } = hot.report;
@@ -415,7 +448,10 @@ async function main(): Promise<void> {
   const resultFile = path.join(ROOT, 'bench', 'results', store === 'neo4j' ? 'neo4j.json' : 'latest.json');
   fs.writeFileSync(resultFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`written: ${path.relative(ROOT, resultFile)}`);
-  if (earlier) console.log(`\nagainst ${process.argv[process.argv.indexOf('--compare') + 1]} (measured ${earlier.measured_at ?? 'at an unknown time'}):\n${formatTable(comparisonTable(earlier, report))}`);
+  if (earlier)
+    console.log(
+      `\nagainst ${process.argv[process.argv.indexOf('--compare') + 1]} (measured ${earlier.measured_at ?? 'at an unknown time'}):\n${formatTable(comparisonTable(earlier, report))}`,
+    );
   // The floors too: a Neo4j floor of 404s (a service without the route) would look fast.
   const failed = [...Object.entries(floors).map(([name, f]) => ({ ...f, name: `floor: ${name}` })), ...results].filter((r) => r.errors > 0 || r.non2xx > 0);
   if (failed.length > 0) {
@@ -483,7 +519,9 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, scenar
   }
   const graph: GeneratedGraph = generateGraph({ targetIds: HOT.targetIds, bigComponents: 0, seed: HOT.seed });
   const loadSeconds = await loadGraph(base, graph.lines, HOT.customer);
-  console.log(`${HOT.customer}: ${graph.nodes} nodes, ${graph.heldIds} held IDs (largest component ${graph.largestComponent} nodes) in ${loadSeconds.toFixed(2)} s`);
+  console.log(
+    `${HOT.customer}: ${graph.nodes} nodes, ${graph.heldIds} held IDs (largest component ${graph.largestComponent} nodes) in ${loadSeconds.toFixed(2)} s`,
+  );
 
   const group = HOT.ips / HOT.ipsPerNode;
   const wanted = group * HOT.holders;
@@ -549,7 +587,13 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, scenar
 const SHOW = { customer: 'bench-show', deliveries: 100, persons: 1_000, nodesPerPerson: 4, idsPerPerson: 20, events: 10, at: '2026-06-01T09:00:00+09:00' };
 
 async function showingMessages(base: string, admin: Record<string, string>, scenario: (name: string, spec: RequestSpec) => Promise<ScenarioResult>) {
-  await http(base, 'PUT', `/v1/${SHOW.customer}/schema/app`, { id_types: [{ type: 'user_id' }, { type: 'device_id' }, { type: 'cookie' }, { type: 'ad_id' }] }, admin);
+  await http(
+    base,
+    'PUT',
+    `/v1/${SHOW.customer}/schema/app`,
+    { id_types: [{ type: 'user_id' }, { type: 'device_id' }, { type: 'cookie' }, { type: 'ad_id' }] },
+    admin,
+  );
   const mapi = { 'x-service-mapi-token': ((await http(base, 'POST', `/v1/${SHOW.customer}/token`, { kind: 'mapi' }, admin)) as { token: string }).token };
   for (let i = 0; i < SHOW.deliveries; i += 1) {
     const delivery = buildDelivery(i) as { condition: Record<string, unknown> & { trigger: Record<string, unknown> } };
@@ -717,7 +761,9 @@ async function scaleMain(scale: number): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${store}-${graph.heldIds}.json`);
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`RSS peak ${memory.peak} MB${neo4jMemory ? `, Neo4j JVM ${neo4jMemory.peak} MB` : ''}${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`);
+  console.log(
+    `RSS peak ${memory.peak} MB${neo4jMemory ? `, Neo4j JVM ${neo4jMemory.peak} MB` : ''}${dbBytes !== undefined ? `, database ${report.db_mb} MB` : ''}; written: ${path.relative(ROOT, file)}`,
+  );
 }
 
 /**

@@ -19,7 +19,14 @@ const PARTIAL_LINE = 'GET /healthz HT';
 
 async function startService(): Promise<{ port: number; stop: () => void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-slow-sockets-'));
-  const env = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), LOG_LEVEL: 'info', ADMIN_TOKEN: 'slow-sockets-admin-token-0123456789' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SQLITE_PATH: path.join(dir, 'idlink.sqlite'),
+    LOG_LEVEL: 'info',
+    ADMIN_TOKEN: 'slow-sockets-admin-token-0123456789',
+  };
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
@@ -135,7 +142,13 @@ async function main(): Promise<void> {
     const flood = await phase(service.port, attacker);
     const churnPerSecond = Math.round(((attacker.closed - before) * 1000) / (Date.now() - startedAt));
     attacker.stop();
-    const result = { sockets: SOCKETS, closed_while_filling: closedWhileFilling, held, new_100_per_s: limited, flood: { ...flood, attacker_sockets_closed_per_s: churnPerSecond } };
+    const result = {
+      sockets: SOCKETS,
+      closed_while_filling: closedWhileFilling,
+      held,
+      new_100_per_s: limited,
+      flood: { ...flood, attacker_sockets_closed_per_s: churnPerSecond },
+    };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     fs.writeFileSync(path.join(ROOT, 'bench/results/slow-sockets.json'), `${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -61,7 +61,12 @@ const mtime = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.statSync
 /** Whether the class or the kept class path is missing, older than pom.xml or the source, or names a missing jar. */
 function needsBuild() {
   const built = Math.min(mtime(BUILT_CLASS), mtime(CLASSPATH_FILE));
-  const classpathOk = built >= 0 && fs.readFileSync(CLASSPATH_FILE, 'utf8').split(path.delimiter).every((jar) => fs.existsSync(jar));
+  const classpathOk =
+    built >= 0 &&
+    fs
+      .readFileSync(CLASSPATH_FILE, 'utf8')
+      .split(path.delimiter)
+      .every((jar) => fs.existsSync(jar));
   return !(classpathOk && built >= mtime(POM) && built >= mtime(SOURCE));
 }
 

@@ -15,7 +15,19 @@ import { SearchService } from './domain/search';
 import { GraphService } from './domain/graph';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
-import { accessLog, bodyDeadline, bodyMemory, type BodyMemoryLimits, customerFromPath, errorHandler, JSON_TYPES, jsonBodiesOnly, notFound, requestId, wellFormedHost } from './http/middleware';
+import {
+  accessLog,
+  bodyDeadline,
+  bodyMemory,
+  type BodyMemoryLimits,
+  customerFromPath,
+  errorHandler,
+  JSON_TYPES,
+  jsonBodiesOnly,
+  notFound,
+  requestId,
+  wellFormedHost,
+} from './http/middleware';
 import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
@@ -36,7 +48,19 @@ export interface AppDependencies {
   store: Store;
   config: Pick<
     Config,
-    'bodyLimit' | 'bodyMemoryLimit' | 'responseMemoryLimit' | 'bulk' | 'searchMaxLimit' | 'traversalMaxNodes' | 'traversalMaxIds' | 'nodeMaxIds' | 'publicBaseUrl' | 'rateLimitRequests' | 'rateLimitWindowSeconds' | 'connections' | 'benchFloorRoute'
+    | 'bodyLimit'
+    | 'bodyMemoryLimit'
+    | 'responseMemoryLimit'
+    | 'bulk'
+    | 'searchMaxLimit'
+    | 'traversalMaxNodes'
+    | 'traversalMaxIds'
+    | 'nodeMaxIds'
+    | 'publicBaseUrl'
+    | 'rateLimitRequests'
+    | 'rateLimitWindowSeconds'
+    | 'connections'
+    | 'benchFloorRoute'
   >;
   logger: Logger;
   adminToken: string;
@@ -108,14 +132,27 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/v1/:customer_id', customerFromPath());
   const limiter = rateLimiter(config);
   // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
-  if (limiter) app.use('/v1', identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')), limiter);
+  if (limiter)
+    app.use(
+      '/v1',
+      identifyCaller(tokens, (req) => (DELIVERY_PATH.test(req.path) ? 'mapi' : 'bearer')),
+      limiter,
+    );
   // Search first: a request tries each router's routes in turn until one matches, and search ONE is the call apps
   // make most (two `npm run bench:ab` runs: 12 and 20 µs less CPU of ~330 a request). No delivery route is a POST to
   // /v1/{x}/_search, so the order changes no answer; health, metrics and docs live outside /v1.
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
   // Before the other customer routes: /v1/delivery/… is not a customer called "delivery".
   const showing = new ShowingService(store, config);
-  app.use(deliveryRoutes(validators, mapiCustomer(tokens), bearer, { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing }, config.publicBaseUrl));
+  app.use(
+    deliveryRoutes(
+      validators,
+      mapiCustomer(tokens),
+      bearer,
+      { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing },
+      config.publicBaseUrl,
+    ),
+  );
   app.use(healthRoutes(store, deps.isShuttingDown ?? (() => false)));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -28,7 +28,8 @@ const envSchema = {
       minimum: 0,
       maximum: 10000000,
       default: 64,
-      description: 'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search and graph on the read workers.',
+      description:
+        'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search and graph on the read workers.',
     },
     SQLITE_INLINE_IDS: {
       type: 'integer',
@@ -77,14 +78,18 @@ const envSchema = {
       maximum: 600000,
       default: 30000,
       description:
-        'How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); Neo4j ends the call\'s transaction by the same limit (its transaction timeout). Keep it below IDLE_TIMEOUT_MS.',
+        "How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); Neo4j ends the call's transaction by the same limit (its transaction timeout). Keep it below IDLE_TIMEOUT_MS.",
     },
     ADMIN_TOKEN: {
       type: 'string',
       pattern: '^[A-Za-z0-9_-]{22,256}$',
       description: 'Administrator secret (URL-safe, at least 22 characters = 128 bits). Generated into admin-token beside the SQLite file when unset.',
     },
-    PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'Absolute base used in link and Location headers; derived from the request when unset.' },
+    PUBLIC_BASE_URL: {
+      type: 'string',
+      pattern: '^https?://[^\\s]+[^/\\s]$',
+      description: 'Absolute base used in link and Location headers; derived from the request when unset.',
+    },
     LOG_LEVEL: { type: 'string', enum: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'], default: 'info', description: 'winston level.' },
     BODY_LIMIT: { type: 'string', pattern: '^[0-9]+(b|kb|mb)?$', default: '1mb', description: 'Largest request body (bytes, kb or mb).' },
     BULK_BATCH_LIMIT: {
@@ -119,7 +124,8 @@ const envSchema = {
       minimum: 100,
       maximum: 3600000,
       default: 60000,
-      description: 'How long a _bulk request may wait for its next complete line; past it the answer ends with a request_timeout line and the connection is closed.',
+      description:
+        'How long a _bulk request may wait for its next complete line; past it the answer ends with a request_timeout line and the connection is closed.',
     },
     BULK_LINE_MIN_BYTES: {
       type: 'integer',
@@ -166,7 +172,8 @@ const envSchema = {
       minimum: 0,
       maximum: 1000000,
       default: 0,
-      description: 'Requests one verified token (or one client address, when the request carries no valid token) may make per window on /v1; 0 turns rate limiting off.',
+      description:
+        'Requests one verified token (or one client address, when the request carries no valid token) may make per window on /v1; 0 turns rate limiting off.',
     },
     RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', minimum: 1, maximum: 86400, default: 60, description: 'Length of the rate-limit window.' },
     MAX_CONNECTIONS: {
@@ -204,13 +211,13 @@ const envSchema = {
       minimum: 100,
       maximum: 3600000,
       default: 5000,
-      description: 'How long an idle keep-alive connection waits for its next request; behind a load balancer, set it above the balancer\'s own idle timeout.',
+      description: "How long an idle keep-alive connection waits for its next request; behind a load balancer, set it above the balancer's own idle timeout.",
     },
     BENCH_FLOOR_ROUTE: {
       type: 'boolean',
       default: false,
       description:
-        'true: POST /floor runs the store\'s cheapest read (Neo4j: RETURN 1 in a read transaction; SQLite: SELECT 1) and answers a constant body, for the bench\'s store floor. Off in production: it needs no token.',
+        "true: POST /floor runs the store's cheapest read (Neo4j: RETURN 1 in a read transaction; SQLite: SELECT 1) and answers a constant body, for the bench's store floor. Off in production: it needs no token.",
     },
   },
   if: { required: ['STORE'], properties: { STORE: { const: 'neo4j' } } },
@@ -331,10 +338,12 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     if (value !== undefined && value !== '') raw[name] = value;
   }
   if (!validateEnv(raw)) {
-    const problems = (validateEnv.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => {
-      const variable = e.instancePath.slice(1) || String((e.params as { missingProperty?: string }).missingProperty ?? '');
-      return `${variable}: ${e.message ?? 'is invalid'}`;
-    });
+    const problems = (validateEnv.errors ?? [])
+      .filter((e) => e.keyword !== 'if')
+      .map((e) => {
+        const variable = e.instancePath.slice(1) || String((e.params as { missingProperty?: string }).missingProperty ?? '');
+        return `${variable}: ${e.message ?? 'is invalid'}`;
+      });
     throw new ConfigError(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   const v = raw as unknown as ValidatedEnv;
@@ -364,7 +373,13 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     bodyLimit: v.BODY_LIMIT,
     bodyMemoryLimit: v.BODY_MEMORY_LIMIT,
     responseMemoryLimit: v.RESPONSE_MEMORY_LIMIT,
-    bulk: { batchLimit: v.BULK_BATCH_LIMIT, memoryLimit: v.BULK_MEMORY_LIMIT, lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS, lineMinBytes: v.BULK_LINE_MIN_BYTES, lineRateWindowMs: v.BULK_LINE_RATE_WINDOW_MS },
+    bulk: {
+      batchLimit: v.BULK_BATCH_LIMIT,
+      memoryLimit: v.BULK_MEMORY_LIMIT,
+      lineTimeoutMs: v.BULK_LINE_TIMEOUT_MS,
+      lineMinBytes: v.BULK_LINE_MIN_BYTES,
+      lineRateWindowMs: v.BULK_LINE_RATE_WINDOW_MS,
+    },
     searchMaxLimit: v.SEARCH_MAX_LIMIT,
     traversalMaxNodes: v.TRAVERSAL_MAX_NODES,
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,

@@ -53,7 +53,13 @@ describe('configuration', () => {
   });
 
   test('when the connection settings are set, then they reach the server settings; unset, the documented defaults; zero is refused', () => {
-    expect(loadConfig({}).connections).toEqual({ maxConnections: 1024, headersTimeoutMs: 10000, bodyTimeoutMs: 30000, idleTimeoutMs: 60000, keepAliveTimeoutMs: 5000 });
+    expect(loadConfig({}).connections).toEqual({
+      maxConnections: 1024,
+      headersTimeoutMs: 10000,
+      bodyTimeoutMs: 30000,
+      idleTimeoutMs: 60000,
+      keepAliveTimeoutMs: 5000,
+    });
     const set = loadConfig({ MAX_CONNECTIONS: '20', HEADERS_TIMEOUT_MS: '500', BODY_TIMEOUT_MS: '700', IDLE_TIMEOUT_MS: '900', KEEP_ALIVE_TIMEOUT_MS: '300' });
     expect(set.connections).toEqual({ maxConnections: 20, headersTimeoutMs: 500, bodyTimeoutMs: 700, idleTimeoutMs: 900, keepAliveTimeoutMs: 300 });
     for (const variable of ['MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'BODY_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS']) {

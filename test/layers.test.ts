@@ -32,7 +32,11 @@ test('when the sources are read, then they are found (the rules below have somet
 test('when a file of src/domain/ imports, then never from src/store/ or src/http/', () => {
   const crossing = files
     .filter((file) => file.startsWith(`domain${path.sep}`))
-    .flatMap((file) => importsOf(file).filter((to) => /^(store|http)[\\/]/.test(to)).map((to) => `${file} → ${to}`));
+    .flatMap((file) =>
+      importsOf(file)
+        .filter((to) => /^(store|http)[\\/]/.test(to))
+        .map((to) => `${file} → ${to}`),
+    );
   expect(crossing).toEqual([]);
 });
 

@@ -47,7 +47,12 @@ const WALKTHROUGH: Record<string, unknown> = {
   deleteNode: { schema: 'member', key: user },
   putSchema: { id_types: [{ type: 'member_id' }, { type: 'device', links: false, max_holders: 2 }, { type: 'email', secure: true }] },
   createToken: { kind: 'bearer', label: 'backend' },
-  putBlocklist: { rules: [{ type: 'email', values: ['test@test.com'], ignore_case: true }, { type: 'device', pattern: '0+|unknown' }] },
+  putBlocklist: {
+    rules: [
+      { type: 'email', values: ['test@test.com'], ignore_case: true },
+      { type: 'device', pattern: '0+|unknown' },
+    ],
+  },
   putSettings: { timezone: 'Asia/Tokyo' },
   eraseId: { id: { type: 'email', id: 'ann@example.com' } },
   createDelivery: welcome,
@@ -60,7 +65,12 @@ const WALKTHROUGH: Record<string, unknown> = {
 function jsonBodyOperations() {
   return [...operations(loadContract())]
     .filter(({ operation }) => operation.requestBody?.content['application/json'] !== undefined)
-    .map(({ path: p, method, operation }) => ({ path: p, method, operationId: operation.operationId, schema: operation.requestBody?.content['application/json']?.schema }));
+    .map(({ path: p, method, operation }) => ({
+      path: p,
+      method,
+      operationId: operation.operationId,
+      schema: operation.requestBody?.content['application/json']?.schema,
+    }));
 }
 
 /** Generates a client as a new user would, then type-checks one typed constant per walkthrough body against it. */
@@ -82,7 +92,11 @@ function typeErrorsOfWalkthrough(contractFile: string): string[] {
 
 describe('a client generated from openapi.yaml with the generator’s defaults', () => {
   test('when an operation takes a JSON body, then the walkthrough has a body for it', () => {
-    expect(Object.keys(WALKTHROUGH).sort()).toEqual(jsonBodyOperations().map((o) => o.operationId).sort());
+    expect(Object.keys(WALKTHROUGH).sort()).toEqual(
+      jsonBodyOperations()
+        .map((o) => o.operationId)
+        .sort(),
+    );
   });
 
   test('when the walkthrough’s bodies are checked against the contract, then each is a valid request', () => {

@@ -30,6 +30,7 @@ async function call<T>(path: string, token: string, body?: object): Promise<Outc
   return { ok: false, status: response.status, problem: describeProblem(response.status, parsed, response.headers.get('Retry-After'), token !== '') };
 }
 
-export const fetchGraph = (query: GraphQuery, token: string): Promise<Outcome<GraphAnswer>> => call<GraphAnswer>(graphPath(query.customer), token, graphBody(query));
+export const fetchGraph = (query: GraphQuery, token: string): Promise<Outcome<GraphAnswer>> =>
+  call<GraphAnswer>(graphPath(query.customer), token, graphBody(query));
 
 export const fetchHistory = (path: string, token: string): Promise<Outcome<HistoryEntry[]>> => call<HistoryEntry[]>(path, token);

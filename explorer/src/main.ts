@@ -2,7 +2,19 @@
 // drawing is view.ts, the panel panel.ts, what to draw model.ts.
 import type cytoscape from 'cytoscape';
 import { fetchGraph, fetchHistory } from './api';
-import { type Collection, DEFAULT_HOT_AT, drawingOf, emptyCollection, type GraphAnswer, type IdPair, idKey, idText, merge, MIN_HOT_AT, SchemaPalette } from './model';
+import {
+  type Collection,
+  DEFAULT_HOT_AT,
+  drawingOf,
+  emptyCollection,
+  type GraphAnswer,
+  type IdPair,
+  idKey,
+  idText,
+  merge,
+  MIN_HOT_AT,
+  SchemaPalette,
+} from './model';
 import { Panel, type PanelContext } from './panel';
 import { redact, type ShownProblem } from './problems';
 import { boundedInteger, DEFAULT_MAX_NODES, type GraphQuery, historyPath, MAX_NODES_LIMIT, type Step } from './requests';
@@ -173,7 +185,9 @@ async function draw(near?: string): Promise<void> {
 }
 
 function truncatedText(answer: GraphAnswer): string | null {
-  return answer.truncated ? `Showing the first ${answer.nodes.length} nodes; the component has more. Raise "Max nodes" (up to ${MAX_NODES_LIMIT}) or start with step ONE.` : null;
+  return answer.truncated
+    ? `Showing the first ${answer.nodes.length} nodes; the component has more. Raise "Max nodes" (up to ${MAX_NODES_LIMIT}) or start with step ONE.`
+    : null;
 }
 
 function setBusy(busy: boolean): void {

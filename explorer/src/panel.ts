@@ -91,7 +91,14 @@ export class Panel {
     const expand = el('button', 'id-button expand', `Expand: draw every node holding ${idText(id)}`) as HTMLButtonElement;
     expand.type = 'button';
     expand.addEventListener('click', () => this.actions.onExpand(id));
-    this.render('ID', idText(id), el('p', null, ...this.badges(id, context)), el('h3', null, `Held by ${holders.length} drawn nodes`), list, el('p', null, expand));
+    this.render(
+      'ID',
+      idText(id),
+      el('p', null, ...this.badges(id, context)),
+      el('h3', null, `Held by ${holders.length} drawn nodes`),
+      list,
+      el('p', null, expand),
+    );
   }
 
   private render(kind: string, title: string, ...body: HTMLElement[]): void {

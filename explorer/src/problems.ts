@@ -25,7 +25,10 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /** What to try next, by status and code. */
 function hintFor(status: number, code: string | undefined, retryAfter: string | null, hadToken: boolean): string | undefined {
   if (status === 401 && code === 'invalid_token') return 'The token was not accepted: paste a bearer token of this customer, or the administrator token.';
-  if (status === 401) return hadToken ? 'Paste a bearer token of this customer, or the administrator token.' : 'This needs a token: paste a bearer token of this customer, or the administrator token.';
+  if (status === 401)
+    return hadToken
+      ? 'Paste a bearer token of this customer, or the administrator token.'
+      : 'This needs a token: paste a bearer token of this customer, or the administrator token.';
   if (status === 403) return 'The token belongs to another customer: check the customer id.';
   if (status === 404) return 'Check the customer id and the schema.';
   if (status === 422 && code === 'component_too_large') return 'Start with step ONE to see the nearest nodes only.';
@@ -36,7 +39,7 @@ function hintFor(status: number, code: string | undefined, retryAfter: string | 
 
 /** A failed answer as the page shows it; `body` is the parsed JSON, or undefined when it was not JSON. */
 export function describeProblem(status: number, body: unknown, retryAfter: string | null, hadToken: boolean): ShownProblem {
-  const problem: ProblemBody = typeof body === 'object' && body !== null ? (body) : {};
+  const problem: ProblemBody = typeof body === 'object' && body !== null ? body : {};
   const code = text(problem.code);
   const errors = Array.isArray(problem.errors)
     ? problem.errors.map((e: { path?: unknown; message?: unknown }) => [text(e?.path), text(e?.message)].filter(Boolean).join(': ')).filter(Boolean)

@@ -35,8 +35,7 @@ const UNSAFE_PATTERN =
   'could backtrack catastrophically where a backtracking engine runs it (a repetition inside a repetition, such as (a+)+, ' +
   'or more than 25 repetitions), or uses syntax that cannot be checked for that, such as (?i) (use ignore_case instead)';
 const AMBIGUOUS_PATTERN =
-  'could backtrack catastrophically where a backtracking engine runs it: some text can be matched by it in very many ' +
-  'ways, such as by (a|a)*b or (a|aa)*c';
+  'could backtrack catastrophically where a backtracking engine runs it: some text can be matched by it in very many ' + 'ways, such as by (a|a)*b or (a|aa)*c';
 const UNPROVEN_PATTERN =
   'could backtrack catastrophically where a backtracking engine runs it: it could not be shown otherwise within the ' +
   'limits of the check; write it more simply';
@@ -50,14 +49,10 @@ const NO_TIME_LEFT = `could not be checked: the patterns of one PUT have ${CHECK
  */
 export function checkRules(rules: BlockRule[]): void {
   if (!Array.isArray(rules)) {
-    throw new DomainError('validation_failed', 'The blocklist must be a list of rules.', [
-      { path: '/body/rules', message: 'must be a list' },
-    ]);
+    throw new DomainError('validation_failed', 'The blocklist must be a list of rules.', [{ path: '/body/rules', message: 'must be a list' }]);
   }
   if (rules.length > MAX_RULES) {
-    throw new DomainError('validation_failed', 'The blocklist has too many rules.', [
-      { path: '/body/rules', message: `must hold at most ${MAX_RULES} rules` },
-    ]);
+    throw new DomainError('validation_failed', 'The blocklist has too many rules.', [{ path: '/body/rules', message: `must hold at most ${MAX_RULES} rules` }]);
   }
   const problems: FieldProblem[] = [];
   const deadline = performance.now() + CHECK_BUDGET_MS;

@@ -6,7 +6,7 @@ import type { IdPair } from './model';
 /** Negative, zero or positive as `a` sorts before, with or after `b` in code-point order. */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; ) {
+  for (let i = 0; i < length;) {
     const ca = a.codePointAt(i) as number;
     const cb = b.codePointAt(i) as number;
     if (ca !== cb) return ca < cb ? -1 : 1;

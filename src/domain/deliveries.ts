@@ -150,8 +150,7 @@ export class DeliveryService {
 }
 
 /** The 404 of every delivery endpoint. */
-export const deliveryNotFound = (deliveryId: number): DomainError =>
-  new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
+export const deliveryNotFound = (deliveryId: number): DomainError => new DomainError('delivery_not_found', `No delivery ${deliveryId} for this customer.`);
 
 const LEAP_SECOND = 'is a leap second (:60), which cannot be compared with other times here; use :59';
 

@@ -16,8 +16,10 @@ export interface GraphBody {
 export const DEFAULT_GRAPH_NODES = 500;
 
 /** What a store reads for Store.graph: a search's start, step and bounds, and how much to answer. */
-export interface GraphQuery
-  extends Pick<SearchQuery, 'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'hiddenTypes' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'> {
+export interface GraphQuery extends Pick<
+  SearchQuery,
+  'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'hiddenTypes' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'
+> {
   /** max_nodes: the most nodes answered. */
   answerNodes: number;
   /** Room for the answer, taken before the IDs of the answered nodes are read (graphAnswerSize). */
@@ -102,7 +104,10 @@ function compareRefs(a: number | string, b: number | string): number {
  * answered node's schema and key (a hidden key's value not counted: it is answered as null) and `idChars`, what
  * its visible IDs add (ID_OVERHEAD each, with type and value). Both stores count alike, so that they refuse alike.
  */
-export function graphAnswerSize(chosen: ReadonlyArray<Pick<GraphCandidate<unknown>, 'schemaId' | 'key'> & { idChars: number }>, hiddenTypes: readonly string[]): number {
+export function graphAnswerSize(
+  chosen: ReadonlyArray<Pick<GraphCandidate<unknown>, 'schemaId' | 'key'> & { idChars: number }>,
+  hiddenTypes: readonly string[],
+): number {
   const hidden = new Set(hiddenTypes);
   let size = 64;
   for (const c of chosen) size += 64 + c.schemaId.length + c.key.type.length + (hidden.has(c.key.type) ? 0 : c.key.id.length) + c.idChars;

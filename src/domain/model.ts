@@ -35,8 +35,7 @@ export const sameTypeOptions = (a: IdTypeDeclaration, b: IdTypeDeclaration): boo
   optionsOf(a).links === optionsOf(b).links && optionsOf(a).maxHolders === optionsOf(b).maxHolders;
 
 /** Whether two declarations of a type agree on every option, secure included. */
-const sameDeclaration = (a: IdTypeDeclaration, b: IdTypeDeclaration): boolean =>
-  a.type === b.type && a.secure === b.secure && sameTypeOptions(a, b);
+const sameDeclaration = (a: IdTypeDeclaration, b: IdTypeDeclaration): boolean => a.type === b.type && a.secure === b.secure && sameTypeOptions(a, b);
 
 export interface SchemaRecord {
   schemaId: string;

@@ -90,7 +90,8 @@ export class NodeService {
   async admit(actor: Actor): Promise<void> {
     const [policy, schemas] = await Promise.all([this.store.customerPolicy(actor.customerId), this.store.listSchemas(actor.customerId)]);
     requireTokenIfAsked(actor, policy);
-    if (schemas.length === 0) throw new DomainError('schema_not_found', `Customer '${actor.customerId}' has no schema, so no line could be applied; declare one first.`);
+    if (schemas.length === 0)
+      throw new DomainError('schema_not_found', `Customer '${actor.customerId}' has no schema, so no line could be applied; declare one first.`);
   }
 
   /**
@@ -165,7 +166,11 @@ export class NodeService {
 
   private async planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }, reads: Reads) {
     const ids = body.ids ?? [];
-    rejectDuplicates(ids.filter((id) => !sameId(id, body.key)), ids, '/body/ids');
+    rejectDuplicates(
+      ids.filter((id) => !sameId(id, body.key)),
+      ids,
+      '/body/ids',
+    );
     const mentioned = ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
     const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned]);
     return { kind: 'create', node, ids } as const;

@@ -57,7 +57,10 @@ export class DeletedDeliverySweep {
       this.again = false;
       let deleted = 0;
       try {
-        await inBatches((limit) => this.store.sweepDeletedDeliveries(limit), (batch) => (deleted += batch));
+        await inBatches(
+          (limit) => this.store.sweepDeletedDeliveries(limit),
+          (batch) => (deleted += batch),
+        );
       } catch (e) {
         this.logger.warn('deleting the impressions of deleted deliveries failed; trying again at the next delete or retention round', {
           error: e instanceof Error ? e.message : String(e),

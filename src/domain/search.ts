@@ -41,9 +41,7 @@ export class SearchService {
     refuseIncompleteStart(from);
     const limit = body.limit ?? Math.min(DEFAULT_SEARCH_LIMIT, this.limits.searchMaxLimit);
     if (limit > this.limits.searchMaxLimit) {
-      throw new DomainError('validation_failed', 'limit is too large.', [
-        { path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` },
-      ]);
+      throw new DomainError('validation_failed', 'limit is too large.', [{ path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` }]);
     }
     // The policy is read with the search (Store.checkedSearch): on Neo4j, from a keyed node, in its statement.
     return this.store.checkedSearch(
@@ -77,7 +75,9 @@ export const searchTypes = (policy: CustomerPolicy, authenticated: boolean): Pic
 export async function checkThenSearch(store: Store, query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
   const schemaId = query.key?.schemaId ?? query.where?.schemaId;
   const { schema, policy } =
-    schemaId === undefined ? { schema: undefined, policy: await store.customerPolicy(query.customerId) } : await store.schemaWithPolicy(query.customerId, schemaId);
+    schemaId === undefined
+      ? { schema: undefined, policy: await store.customerPolicy(query.customerId) }
+      : await store.schemaWithPolicy(query.customerId, schemaId);
   check(policy, schema);
   const { authenticated: _, ...search } = query;
   return store.search({ ...search, ...searchTypes(policy, query.authenticated) });
@@ -100,7 +100,9 @@ export function refuseIncompleteStart(from: StartBody): void {
 export async function checkedStart(store: Store, actor: Actor, from: StartBody): Promise<CustomerPolicy> {
   // One read (on Neo4j one statement).
   const { schema, policy } =
-    from.schema === undefined ? { schema: undefined, policy: await store.customerPolicy(actor.customerId) } : await store.schemaWithPolicy(actor.customerId, from.schema);
+    from.schema === undefined
+      ? { schema: undefined, policy: await store.customerPolicy(actor.customerId) }
+      : await store.schemaWithPolicy(actor.customerId, from.schema);
   checkStart(actor, from, policy, schema);
   return policy;
 }

@@ -32,13 +32,7 @@ export interface ImpressionBody {
 }
 
 export type ExclusionReason =
-  | 'inactive'
-  | 'event_not_matched'
-  | 'outside_period'
-  | 'not_in_segment'
-  | 'delivery_cap_reached'
-  | 'person_cap_reached'
-  | 'person_daily_cap_reached';
+  'inactive' | 'event_not_matched' | 'outside_period' | 'not_in_segment' | 'delivery_cap_reached' | 'person_cap_reached' | 'person_daily_cap_reached';
 
 export interface Eligibility {
   deliveries: Delivery[];
@@ -235,4 +229,3 @@ function refuseOverCap({ delivery, person }: ImpressionState): void {
     throw new DomainError('cap_reached', `Counting this display would pass the delivery's ${cap}; nothing was counted.`, undefined, { cap });
   }
 }
-

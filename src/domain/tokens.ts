@@ -4,10 +4,7 @@ import { DomainError } from './errors';
 import type { TokenKind, TokenRecord } from './model';
 import type { Store } from './store';
 
-export type Caller =
-  | { kind: 'anonymous' }
-  | { kind: 'admin' }
-  | { kind: TokenKind; customerId: string; tokenId: string };
+export type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: TokenKind; customerId: string; tokenId: string };
 
 /** 256 bits, URL-safe; the prefix tells a reader which kind of secret leaked. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,256}$/;

@@ -94,7 +94,7 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
     // A string's length in UTF-16 units is at most its length in UTF-8 bytes: most answers need no count.
     const large = (typeof body === 'string' && body.length > free) || (Buffer.isBuffer(body) && body.length > free);
     if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string))) return send.call(this, body);
-    const size = typeof body === 'string' ? Buffer.byteLength(body) : (body).length;
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     if (size <= free) return send.call(this, body);
     const release = budget.tryTake(size - (free - alwaysSent));
     if (!release) {
@@ -136,7 +136,10 @@ export function answerRoomOf(res: Response): AnswerRoom {
       const release = memory.budget.tryTake(BUILDING * bytes);
       if (!release) {
         res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
-        throw new DomainError('server_busy', `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+        throw new DomainError(
+          'server_busy',
+          `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`,
+        );
       }
       res.locals[RESERVED] = ((res.locals[RESERVED] as number | undefined) ?? 0) + BUILDING * bytes;
       res.once('finish', release).once('close', release);
@@ -158,7 +161,18 @@ export interface ReadStart {
 function digestOf(start: ReadStart): string {
   const { schema, key, where } = start.from;
   return createHash('sha256')
-    .update(JSON.stringify([start.customerId, start.operation, start.step, schema ?? null, key?.type ?? null, key?.id ?? null, where?.type ?? null, where?.id ?? null]))
+    .update(
+      JSON.stringify([
+        start.customerId,
+        start.operation,
+        start.step,
+        schema ?? null,
+        key?.type ?? null,
+        key?.id ?? null,
+        where?.type ?? null,
+        where?.id ?? null,
+      ]),
+    )
     .digest('base64');
 }
 

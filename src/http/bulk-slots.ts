@@ -55,6 +55,10 @@ export class BulkSlots {
       return;
     }
     res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
-    sendProblem(res, 'server_busy', `This customer, or this client address, holds ${this.perHolder} bulk requests already, a quarter of the slots; retry in ${ADMISSION_WAIT_MS / 1000} s.`);
+    sendProblem(
+      res,
+      'server_busy',
+      `This customer, or this client address, holds ${this.perHolder} bulk requests already, a quarter of the slots; retry in ${ADMISSION_WAIT_MS / 1000} s.`,
+    );
   }
 }

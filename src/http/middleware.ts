@@ -199,7 +199,11 @@ export function loggableError(err: unknown): { name: string; code?: string; stac
   const at = typeof raw === 'string' && typeof message === 'string' ? raw.indexOf(message) : -1;
   const stack = typeof raw === 'string' && typeof message === 'string' && at >= 0 ? raw.slice(at + message.length) : '';
   const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
-  return { name: typeof name === 'string' ? name : 'object', ...(typeof code === 'string' ? { code } : {}), ...(frames.length > 0 ? { stack: frames.join('\n') } : {}) };
+  return {
+    name: typeof name === 'string' ? name : 'object',
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(frames.length > 0 ? { stack: frames.join('\n') } : {}),
+  };
 }
 
 /** Clients see codes and safe details; a 5xx is logged with its name, code and stack (not its message) under the request id. */

@@ -34,7 +34,13 @@ export function historyEntry(node: NodeAddress, op: HistoryOp, added: readonly I
  * The entry an erase appends to a node it changed: the types it took away, never their values; the node's key
  * stays only when its value was not erased.
  */
-export function eraseEntry(node: { schemaId: string; key: IdPair }, keyErased: boolean, removedTypes: readonly string[], audit: WriteAudit, at: string): HistoryEntry {
+export function eraseEntry(
+  node: { schemaId: string; key: IdPair },
+  keyErased: boolean,
+  removedTypes: readonly string[],
+  audit: WriteAudit,
+  at: string,
+): HistoryEntry {
   return {
     at,
     requestId: audit.requestId,

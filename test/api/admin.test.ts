@@ -46,7 +46,13 @@ describe('administration', () => {
       await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }] });
       const res = await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }] } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ schema_id: 'member', id_types: [{ type: 'member_id', secure: false, links: true }, { type: 'device', secure: false, links: true }] });
+      expect(res.body).toEqual({
+        schema_id: 'member',
+        id_types: [
+          { type: 'member_id', secure: false, links: true },
+          { type: 'device', secure: false, links: true },
+        ],
+      });
       const read = await app.call('GET', schemaUrl('member'), admin);
       expect(read.body).toEqual(res.body);
     });
@@ -126,7 +132,10 @@ describe('administration', () => {
       await putSchema(app, customer, 'contact', { id_types: [{ type: 'email', secure: true }] });
       const res = await app.call('PUT', schemaUrl('contact'), { ...admin, body: { id_types: [{ type: 'email', secure: false }] } });
       expectProblem(res, 409, 'secure_flag_conflict');
-      expect((await app.call('GET', schemaUrl('contact'), admin)).body).toEqual({ schema_id: 'contact', id_types: [{ type: 'email', secure: true, links: true }] });
+      expect((await app.call('GET', schemaUrl('contact'), admin)).body).toEqual({
+        schema_id: 'contact',
+        id_types: [{ type: 'email', secure: true, links: true }],
+      });
     });
 
     test('when a second schema declares the type with the same flag, then it is created', async () => {
@@ -168,11 +177,17 @@ describe('administration', () => {
       await createNode(app, customer, { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'device', id: 'd-1' }] });
       const res = await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }] } });
       expect(res.status).toBe(200);
-      expect(res.body.id_types).toEqual([{ type: 'member_id', secure: false, links: true }, { type: 'device', secure: false, links: true }]);
+      expect(res.body.id_types).toEqual([
+        { type: 'member_id', secure: false, links: true },
+        { type: 'device', secure: false, links: true },
+      ]);
     });
 
     test('when id_types names a type twice, then 400 validation_failed pointing at the duplicate and nothing is created', async () => {
-      const res = await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'member_id', secure: true }] } });
+      const res = await app.call('PUT', schemaUrl('member'), {
+        ...admin,
+        body: { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'member_id', secure: true }] },
+      });
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors).toEqual([expect.objectContaining({ path: '/body/id_types/2/type' })]);
       expectProblem(await app.call('GET', schemaUrl('member'), admin), 404, 'schema_not_found');
@@ -180,7 +195,11 @@ describe('administration', () => {
 
     test('when id_types is empty or has an unknown field, then 400 validation_failed', async () => {
       expectProblem(await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [] } }), 400, 'validation_failed');
-      expectProblem(await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id', hidden: true }] } }), 400, 'validation_failed');
+      expectProblem(
+        await app.call('PUT', schemaUrl('member'), { ...admin, body: { id_types: [{ type: 'member_id', hidden: true }] } }),
+        400,
+        'validation_failed',
+      );
     });
   });
 

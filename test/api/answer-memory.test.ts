@@ -62,7 +62,9 @@ describe('answers being sent hold bounded memory together', () => {
     customer = uniqueCustomer('answermem');
     await putSchema(app, customer);
     await loadBigNode(app, customer);
-    expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status).toBe(201);
+    expect(
+      (await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status,
+    ).toBe(201);
     const midIds = Array.from({ length: 150 }, (_, i) => id('device', `mid-${i}-`.padEnd(1000, 'x')));
     expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'mid'), ids: midIds } })).status).toBe(201);
   }, 60_000);
@@ -148,7 +150,9 @@ describe('reads from a start that answered large take turns, and never hold up s
     customer = uniqueCustomer('heavylane');
     await putSchema(app, customer);
     await loadBigNode(app, customer);
-    expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status).toBe(201);
+    expect(
+      (await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: id('member_id', 'small'), ids: [id('device', 'd')] } })).status,
+    ).toBe(201);
   }, 60_000);
   afterAll(async () => {
     await app.close();

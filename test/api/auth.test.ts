@@ -41,7 +41,12 @@ const secureCases: Case[] = [
   { name: 'an insert into a node keyed by a secure ID', op: '_insert', body: { schema: 'contact', key: email(BOB), ids: [device('d-9')] }, ok: 201 },
   { name: 'an update whose set is secure', op: '_update', body: { schema: 'member', key: m('m-1'), where: device('d-1'), set: email(CAROL) }, ok: 200 },
   { name: 'an update whose where is secure', op: '_update', body: { schema: 'member', key: m('m-1'), where: email(ALICE), set: device('d-9') }, ok: 200 },
-  { name: 'an update of a node keyed by a secure ID', op: '_update', body: { schema: 'contact', key: email(BOB), where: device('d-2'), set: device('d-9') }, ok: 200 },
+  {
+    name: 'an update of a node keyed by a secure ID',
+    op: '_update',
+    body: { schema: 'contact', key: email(BOB), where: device('d-2'), set: device('d-9') },
+    ok: 200,
+  },
   { name: 'an upsert whose set is secure', op: '_upsert', body: { schema: 'member', key: m('m-1'), where: device('d-none'), set: email(CAROL) }, ok: 200 },
   { name: 'an upsert whose where is secure', op: '_upsert', body: { schema: 'member', key: m('m-1'), where: email(ALICE), set: device('d-9') }, ok: 200 },
   { name: 'a delete whose where is secure', op: '_delete', body: { schema: 'member', key: m('m-1'), where: email(ALICE) }, ok: 204 },
@@ -72,8 +77,7 @@ describe('authentication of node operations and search', () => {
   let revoked: string;
 
   const pathOf = (op: Case['op']) => (op === '_search' ? searchPath(customer) : nodePath(customer, op));
-  const send = (c: Case, options: { token?: string; headers?: Record<string, string> } = {}) =>
-    app.call('POST', pathOf(c.op), { body: c.body, ...options });
+  const send = (c: Case, options: { token?: string; headers?: Record<string, string> } = {}) => app.call('POST', pathOf(c.op), { body: c.body, ...options });
 
   /** Everything the cases above could change. */
   const snapshot = async () => ({
@@ -223,9 +227,7 @@ describe('authentication of node operations and search', () => {
       await revokeToken(app, customer, token.token_id);
 
       expectInvalidToken(await app.call('POST', searchPath(customer), { token: token.token, body: search }));
-      expectInvalidToken(
-        await app.call('POST', nodePath(customer, '_create'), { token: token.token, body: { schema: 'member', key: m('m-after-revoke') } }),
-      );
+      expectInvalidToken(await app.call('POST', nodePath(customer, '_create'), { token: token.token, body: { schema: 'member', key: m('m-after-revoke') } }));
       expect(await nodeIds(app, customer, 'member', m('m-after-revoke'))).toBeUndefined();
     });
 

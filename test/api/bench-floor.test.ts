@@ -17,7 +17,9 @@ describe('bench floor route', () => {
   test('when BENCH_FLOOR_ROUTE is true, then POST /floor runs the store floor and answers the constant body', async () => {
     const app = await start({ BENCH_FLOOR_ROUTE: 'true' });
     const floor = jest.spyOn(app.store, 'floor');
-    const res = await request(app.baseUrl).post('/floor').send({ match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } });
+    const res = await request(app.baseUrl)
+      .post('/floor')
+      .send({ match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({ results: [{ type: 'member_id', id: 'm-1' }], total: 1 });

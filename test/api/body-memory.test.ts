@@ -80,7 +80,9 @@ describe('request bodies hold bounded memory together', () => {
     const problem = JSON.parse(answer.text) as { code: string; detail: string };
     expect(problem.code).toBe('server_busy');
     expect(problem.detail).toContain('BODY_MEMORY_LIMIT');
-    expect(contractProblems('POST', `/v1/${customer}/node/_create`, { status: 503, headers: answer.headers, body: problem, text: answer.text } as never)).toEqual([]);
+    expect(
+      contractProblems('POST', `/v1/${customer}/node/_create`, { status: 503, headers: answer.headers, body: problem, text: answer.text } as never),
+    ).toEqual([]);
     expect(await nodeIds(app, customer, 'b')).toBeUndefined();
 
     holding.finish();
@@ -147,7 +149,11 @@ describe('request bodies hold bounded memory together', () => {
 
   test('when a compressed body is sent, then it is inflated and applied; past BODY_LIMIT once inflated it is 413, an encoding not known is 415, and data that does not inflate is 400', async () => {
     const post = async (encoding: string, body: Buffer) => {
-      const res = await fetch(`${app.baseUrl}/v1/${customer}/node/_create`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body });
+      const res = await fetch(`${app.baseUrl}/v1/${customer}/node/_create`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body,
+      });
       const text = await res.text();
       return { status: res.status, code: text ? (JSON.parse(text) as { code?: string }).code : undefined };
     };

@@ -79,7 +79,9 @@ describe('who gets a bulk slot', () => {
     const problem = JSON.parse(sameCustomer.text) as { code: string; detail: string };
     expect(problem.code).toBe('server_busy');
     expect(problem.detail).toContain('a quarter of the slots');
-    expect(contractProblems('POST', `/v1/${first}/node/_bulk`, { status: 503, headers: sameCustomer.headers, body: problem, text: sameCustomer.text } as never)).toEqual([]);
+    expect(
+      contractProblems('POST', `/v1/${first}/node/_bulk`, { status: 503, headers: sameCustomer.headers, body: problem, text: sameCustomer.text } as never),
+    ).toEqual([]);
     // The address 127.0.0.1 holds 2 of 8, for another customer as well.
     expect((await bulkFrom(app, second, '127.0.0.1', 'b1')).status).toBe(503);
     // Another customer from another address gets in.
@@ -106,7 +108,11 @@ describe('who gets a bulk slot', () => {
     bulk.send('{"op":"create",');
     bulk.send('"');
     await bulk.closed;
-    const [first, last, ...rest] = bulk.received().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [first, last, ...rest] = bulk
+      .received()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(first).toEqual({ line: 1, status: 201 });
     expect(last).toMatchObject({ status: 408, code: 'request_timeout', type: 'urn:idlink:problem:request_timeout' });
     expect(String(last?.detail)).toContain('fewer than 1024 bytes');

@@ -39,7 +39,13 @@ describe('bulk requests hold bounded memory', () => {
     bulk.send(createLine('c'));
     bulk.end();
     await bulk.closed;
-    expect(bulk.received().trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      bulk
+        .received()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { line: 1, status: 201 },
       { line: 2, status: 201 },
       { line: 3, status: 201 },
@@ -62,7 +68,13 @@ describe('bulk requests hold bounded memory', () => {
     bulk.send(lines.join(''));
     bulk.end();
     await bulk.closed;
-    expect(bulk.received().trim().split('\n').map((l) => JSON.parse(l))).toEqual(lines.map((_l, i) => ({ line: i + 1, status: 201 })));
+    expect(
+      bulk
+        .received()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(lines.map((_l, i) => ({ line: i + 1, status: 201 })));
     expect(Math.max(...batchSizes)).toBeLessThanOrEqual(2);
     expect(batchSizes.reduce((a, b) => a + b, 0)).toBe(7);
   });
@@ -72,7 +84,11 @@ describe('bulk requests hold bounded memory', () => {
     const bulk = openBulk(app, customer);
     bulk.send(createLine('a') + '{"op":"create","bo');
     await bulk.closed;
-    const [first, last, ...rest] = bulk.received().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [first, last, ...rest] = bulk
+      .received()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(first).toEqual({ line: 1, status: 201 });
     expect(last).toMatchObject({ status: 408, code: 'request_timeout', type: 'urn:idlink:problem:request_timeout' });
     expect(String(last?.detail)).toContain('after line 1');
@@ -90,7 +106,10 @@ describe('bulk requests hold bounded memory', () => {
     const refused = await new Promise<http.IncomingMessage & { text: string }>((resolve, reject) => {
       const req = http.request(`${app.baseUrl}/v1/${customer}/node/_bulk`, { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' } }, (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(Object.assign(res, { text })));
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => resolve(Object.assign(res, { text })));
       });
       req.on('error', reject);
       req.end(createLine('b'));

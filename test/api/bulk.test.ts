@@ -121,7 +121,13 @@ describe('bulk node operations', () => {
   test('when blank lines are present, then they get no result and line numbers still count them', async () => {
     const customer = uniqueCustomer('bulk');
     await putSchema(app, customer);
-    const { results } = await bulk(customer, ['', line('create', { schema: 'member', key: key('a') }), '   ', line('create', { schema: 'member', key: key('b') }), '']);
+    const { results } = await bulk(customer, [
+      '',
+      line('create', { schema: 'member', key: key('a') }),
+      '   ',
+      line('create', { schema: 'member', key: key('b') }),
+      '',
+    ]);
     expect(results).toEqual([
       { line: 2, status: 201 },
       { line: 4, status: 201 },
@@ -207,7 +213,7 @@ describe('bulk node operations', () => {
     expect(await stored(customer, 'a')).toBeUndefined();
   });
 
-  test('when the lines are sent with Content-Encoding gzip, then they are inflated and each gets its result, and a line over BODY_LIMIT once inflated is that line\'s 413', async () => {
+  test("when the lines are sent with Content-Encoding gzip, then they are inflated and each gets its result, and a line over BODY_LIMIT once inflated is that line's 413", async () => {
     const customer = uniqueCustomer('bulk');
     await putSchema(app, customer);
     // 3 KB of one line, over BODY_LIMIT (2 KB) once inflated, though its gzip is far smaller.
@@ -216,11 +222,7 @@ describe('bulk node operations', () => {
     expect(body.length).toBeLessThan(2048);
     const { res, results } = await bulkChecked(app.baseUrl, customer, body, { contentEncoding: 'gzip' });
     expect(res.status).toBe(200);
-    expect(results).toEqual([
-      { line: 1, status: 201 },
-      expect.objectContaining({ line: 2, status: 413, code: 'payload_too_large' }),
-      { line: 3, status: 201 },
-    ]);
+    expect(results).toEqual([{ line: 1, status: 201 }, expect.objectContaining({ line: 2, status: 413, code: 'payload_too_large' }), { line: 3, status: 201 }]);
     expect(await stored(customer, 'a')).toEqual([key('a')]);
     expect(await stored(customer, 'long')).toBeUndefined();
   });
@@ -240,7 +242,9 @@ describe('bulk node operations', () => {
     const customer = uniqueCustomer('bulk');
     await putSchema(app, customer);
     const good = gzipSync(`${line('create', { schema: 'member', key: key('a') })}\n`);
-    const { res } = await bulkChecked(app.baseUrl, customer, Buffer.concat([good.subarray(0, 20), Buffer.from('not gzip at all, not gzip at all')]), { contentEncoding: 'gzip' });
+    const { res } = await bulkChecked(app.baseUrl, customer, Buffer.concat([good.subarray(0, 20), Buffer.from('not gzip at all, not gzip at all')]), {
+      contentEncoding: 'gzip',
+    });
     expect(res.status).toBe(200);
     const last = JSON.parse(res.text.trim().split('\n').at(-1) as string) as Record<string, unknown>;
     expect(last).toMatchObject({ status: 400, code: 'malformed_request', type: 'urn:idlink:problem:malformed_request' });

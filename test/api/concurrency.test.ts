@@ -82,7 +82,9 @@ describe.each([
   test(`when ${PARALLEL} inserts of the same ID race, then exactly one is 201 and the rest 409 id_exists`, async () => {
     await app.call('POST', nodePath(customer, '_create'), { body: { schema: 'member', key: m('m-1') } });
     const responses = await Promise.all(
-      Array.from({ length: PARALLEL }, () => app.call('POST', nodePath(customer, '_insert'), { body: { schema: 'member', key: m('m-1'), ids: [device('d-same')] } })),
+      Array.from({ length: PARALLEL }, () =>
+        app.call('POST', nodePath(customer, '_insert'), { body: { schema: 'member', key: m('m-1'), ids: [device('d-same')] } }),
+      ),
     );
     expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: 1, 409: PARALLEL - 1 });
     for (const res of responses.filter((r) => r.status === 409)) expect(res.body.code).toBe('id_exists');
@@ -131,7 +133,9 @@ describe.each([
         const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_delivery_count: 1000, ...caps }) }));
         const linked = await twoNodePerson();
         const responses = await Promise.all(
-          Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: i % 2 === 0 ? 'ios' : 'android', at: AT })),
+          Array.from({ length: PARALLEL }, (_, i) =>
+            impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: i % 2 === 0 ? 'ios' : 'android', at: AT }),
+          ),
         );
         expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: 3, 409: PARALLEL - 3 });
         for (const res of responses.filter((r) => r.status === 409)) {
@@ -148,19 +152,36 @@ describe.each([
         const counts = await countsOf(mapi, delivery.delivery_id);
         expect(counts.delivery_count).toBe(3);
         expect(counts.iphone_delivery_count + counts.android_delivery_count).toBe(3);
-        const eligible = await app.call('POST', '/v1/delivery/_eligible', asMapi(mapi, { user: device('pd-3'), event_name: 'app_open', at: AT, explain: true }));
-        expect(eligible.body.excluded).toEqual([{ delivery_id: delivery.delivery_id, reason: cap === 'max_total_count' ? 'person_cap_reached' : 'person_daily_cap_reached' }]);
+        const eligible = await app.call(
+          'POST',
+          '/v1/delivery/_eligible',
+          asMapi(mapi, { user: device('pd-3'), event_name: 'app_open', at: AT, explain: true }),
+        );
+        expect(eligible.body.excluded).toEqual([
+          { delivery_id: delivery.delivery_id, reason: cap === 'max_total_count' ? 'person_cap_reached' : 'person_daily_cap_reached' },
+        ]);
       },
       60_000,
     );
 
     test(`when ${PARALLEL} impressions of ${PARALLEL} different people race against max_delivery_count 5, then exactly five are 201 and GET shows delivery_count 5`, async () => {
       const mapi = (await issueToken(app, customer, 'mapi')).token;
-      const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_delivery_count: 5, max_total_count: 1, max_total_count_per_day: 1 }) }));
-      const responses = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: m(`someone-${i}`), at: AT })));
+      const delivery = await postDelivery(
+        app,
+        mapi,
+        buildDelivery({ condition: buildCondition({ max_delivery_count: 5, max_total_count: 1, max_total_count_per_day: 1 }) }),
+      );
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: m(`someone-${i}`), at: AT })),
+      );
       expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: 5, 409: PARALLEL - 5 });
       for (const res of responses.filter((r) => r.status === 409)) expect(res.body.cap).toBe('max_delivery_count');
-      expect(responses.filter((r) => r.status === 201).map((r) => r.body.delivery_count).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(
+        responses
+          .filter((r) => r.status === 201)
+          .map((r) => r.body.delivery_count)
+          .sort(),
+      ).toEqual([1, 2, 3, 4, 5]);
       expect((await countsOf(mapi, delivery.delivery_id)).delivery_count).toBe(5);
     });
 
@@ -169,7 +190,9 @@ describe.each([
       const delivery = await postDelivery(app, mapi, buildDelivery({ condition: buildCondition({ max_total_count: 1000, max_total_count_per_day: 1000 }) }));
       const linked = await twoNodePerson();
       const responses = await Promise.all(
-        Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: 'ios', at: AT, idempotency_key: 'retry-1' })),
+        Array.from({ length: PARALLEL }, (_, i) =>
+          impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], platform: 'ios', at: AT, idempotency_key: 'retry-1' }),
+        ),
       );
       expect(statusCounts(responses.map((r) => r.status))).toEqual({ 201: PARALLEL });
       const first = { delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 };
@@ -187,7 +210,9 @@ describe.each([
       const linked = await twoNodePerson();
       const keyOf = (i: number) => `key-${i % (PARALLEL / 5)}`;
       const responses = await Promise.all(
-        Array.from({ length: PARALLEL }, (_, i) => impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], at: AT, idempotency_key: keyOf(i) })),
+        Array.from({ length: PARALLEL }, (_, i) =>
+          impression(mapi, delivery.delivery_id, { user: linked[i % linked.length], at: AT, idempotency_key: keyOf(i) }),
+        ),
       );
       const counted = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
       expect(counted.map((r) => r.body.person_total).sort()).toEqual([1, 2, 3, 4]);
@@ -216,7 +241,12 @@ describe.each([
     const show = (x: IdPair) => `${x.type}=${x.id}`;
     await createNode(app, customer, { schema: 'member', key: m('r0'), ids: [{ type: 'email', id: 'rae@example.com' }, cookie('shared')] }, ADMIN_TOKEN);
     for (const k of people.slice(1)) await createNode(app, customer, { schema: 'member', key: m(k), ids: [cookie('shared'), cookie(`own-${k}`)] });
-    const original: IdPair[] = [{ type: 'email', id: 'rae@example.com' }, cookie('shared'), ...people.map(m), ...people.slice(1).map((k) => cookie(`own-${k}`))];
+    const original: IdPair[] = [
+      { type: 'email', id: 'rae@example.com' },
+      cookie('shared'),
+      ...people.map(m),
+      ...people.slice(1).map((k) => cookie(`own-${k}`)),
+    ];
 
     /** The IDs an administrator's search (step ALL) from the holders of `value` finds; [] when nothing holds it. */
     const reached = async (value: IdPair): Promise<IdPair[]> => {
@@ -225,7 +255,11 @@ describe.each([
       return res.body.results as IdPair[];
     };
     const historyOf = async (key: IdPair): Promise<HistoryEntry[]> => {
-      const res = await app.call('GET', `/v1/${customer}/node/_history?schema=member&key_type=${key.type}&key_id=${encodeURIComponent(key.id)}&count=100`, admin);
+      const res = await app.call(
+        'GET',
+        `/v1/${customer}/node/_history?schema=member&key_type=${key.type}&key_id=${encodeURIComponent(key.id)}&count=100`,
+        admin,
+      );
       expect(res.status).toBe(200);
       return res.body as HistoryEntry[];
     };
@@ -288,7 +322,8 @@ describe.each([
       for (const e of await historyOf(key)) expect([show(key), e.op, mustBeGone.filter((v) => names(e, v)).map(show)]).toEqual([show(key), e.op, []]);
     }
     // The person's nodes, and the nodes created before the erase, are found under their keys no more.
-    for (const key of [...people.map(m), ...erasedWrites.filter((w) => w.op === '_create').map((w) => w.key)]) expect([show(key), await historyOf(key)]).toEqual([show(key), []]);
+    for (const key of [...people.map(m), ...erasedWrites.filter((w) => w.op === '_create').map((w) => w.key)])
+      expect([show(key), await historyOf(key)]).toEqual([show(key), []]);
     // A kept node's history, replayed oldest first, gives exactly the IDs it holds.
     for (const w of kept) {
       const entries = await historyOf(w.key);
@@ -420,7 +455,10 @@ describe('a schema replacement dropping a type, racing writes of that type', () 
       expect(dropped.status).toBe(200);
       open();
       for (const res of await Promise.all(writes)) expectProblem(res, 400, 'id_type_not_in_schema');
-      const lines = (await bulk).text.trim().split('\n').map((line) => JSON.parse(line) as { status: number; code?: string });
+      const lines = (await bulk).text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { status: number; code?: string });
       expect(lines.map((l) => [l.status, l.code])).toEqual([
         [400, 'id_type_not_in_schema'],
         [400, 'id_type_not_in_schema'],

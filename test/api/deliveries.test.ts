@@ -322,7 +322,11 @@ describe('deliveries API', () => {
         change: (d) => (d.condition.trigger.event_name = Array.from({ length: 11 }, (_, i) => `event_${i}`)),
         path: '/body/condition/trigger/event_name',
       },
-      { name: 'an event name has 101 characters', change: (d) => (d.condition.trigger.event_name = ['ok', 'e'.repeat(101)]), path: '/body/condition/trigger/event_name/1' },
+      {
+        name: 'an event name has 101 characters',
+        change: (d) => (d.condition.trigger.event_name = ['ok', 'e'.repeat(101)]),
+        path: '/body/condition/trigger/event_name/1',
+      },
       { name: 'trigger has 101 periods', change: (d) => (d.condition.trigger.period = periods(101)), path: '/body/condition/trigger/period' },
       { name: 'priority is -1', change: (d) => (d.priority = -1), path: '/body/priority' },
       { name: 'segmentation_id is -1', change: (d) => (d.condition.target.segmentation_id = -1), path: '/body/condition/target/segmentation_id' },
@@ -335,7 +339,11 @@ describe('deliveries API', () => {
         change: (d) => (firstMessage(d).buttons = Array.from({ length: 6 }, (_, i) => buildButton({ id: `b${i}` }))),
         path: '/body/message/0/buttons',
       },
-      { name: 'a button id has 65 characters', change: (d) => (firstMessage(d).buttons = [buildButton({ id: 'i'.repeat(65) })]), path: '/body/message/0/buttons/0/id' },
+      {
+        name: 'a button id has 65 characters',
+        change: (d) => (firstMessage(d).buttons = [buildButton({ id: 'i'.repeat(65) })]),
+        path: '/body/message/0/buttons/0/id',
+      },
       {
         name: 'a button name has 101 characters',
         change: (d) => (firstMessage(d).buttons = [buildButton({ name: 'n'.repeat(101) })]),
@@ -346,7 +354,11 @@ describe('deliveries API', () => {
         change: (d) => (firstMessage(d).buttons = [buildButton({ event_name: 'e'.repeat(101) })]),
         path: '/body/message/0/buttons/0/event_name',
       },
-      { name: 'a button url is not a URI', change: (d) => (firstMessage(d).buttons = [buildButton({ url: 'not a url' })]), path: '/body/message/0/buttons/0/url' },
+      {
+        name: 'a button url is not a URI',
+        change: (d) => (firstMessage(d).buttons = [buildButton({ url: 'not a url' })]),
+        path: '/body/message/0/buttons/0/url',
+      },
       ...[
         'javascript:alert(1)',
         'JaVaScRiPt:alert(1)',
@@ -358,7 +370,11 @@ describe('deliveries API', () => {
         'https:/cdn.example.com/a.png',
         '//cdn.example.com/a.png',
         ' https://cdn.example.com/a.png',
-      ].map((url) => ({ name: `image_url is ${JSON.stringify(url)}`, change: (d: DeliveryBody) => (firstMessage(d).image_url = url), path: '/body/message/0/image_url' })),
+      ].map((url) => ({
+        name: `image_url is ${JSON.stringify(url)}`,
+        change: (d: DeliveryBody) => (firstMessage(d).image_url = url),
+        path: '/body/message/0/image_url',
+      })),
       ...[
         'javascript:alert(1)',
         'JaVaScRiPt:alert(1)',
@@ -483,7 +499,12 @@ describe('deliveries API', () => {
 
     const refusals: Array<{ name: string; headers: () => Record<string, string>; status: number; code: string }> = [
       { name: 'no X-SERVICE-MAPI-TOKEN is sent', headers: () => ({}), status: 401, code: 'authentication_required' },
-      { name: 'only an Authorization header with the admin token is sent', headers: () => ({ Authorization: `Bearer ${ADMIN_TOKEN}` }), status: 401, code: 'authentication_required' },
+      {
+        name: 'only an Authorization header with the admin token is sent',
+        headers: () => ({ Authorization: `Bearer ${ADMIN_TOKEN}` }),
+        status: 401,
+        code: 'authentication_required',
+      },
       { name: 'the token is unknown', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': unknownMapiToken() }), status: 401, code: 'invalid_token' },
       { name: 'the token is malformed', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': 'not a token!' }), status: 401, code: 'invalid_token' },
       { name: 'the token has been revoked', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': revoked }), status: 401, code: 'invalid_token' },
@@ -510,7 +531,11 @@ describe('deliveries API', () => {
     test.each(['GET', 'PUT', 'DELETE'] as const)(
       "when another customer's mapi token sends %s for A's delivery, then 404 delivery_not_found and A's delivery is unchanged",
       async (method) => {
-        const res = await app.call(method, `/v1/delivery/${deliveryA.delivery_id}`, asMapi(tokenB, method === 'PUT' ? buildDelivery({ name: 'hijacked' }) : undefined));
+        const res = await app.call(
+          method,
+          `/v1/delivery/${deliveryA.delivery_id}`,
+          asMapi(tokenB, method === 'PUT' ? buildDelivery({ name: 'hijacked' }) : undefined),
+        );
         expectProblem(res, 404, 'delivery_not_found');
         const read = await app.call('GET', `/v1/delivery/${deliveryA.delivery_id}`, asMapi(tokenA));
         expect(read.status).toBe(200);
@@ -558,7 +583,9 @@ describe('deliveries API', () => {
     });
 
     test('when a POST has a period that ends before it starts, then the list and X-Total-Count are unchanged', async () => {
-      const body = buildDelivery({ condition: buildCondition({ trigger: { event_name: [], period: [{ start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' }] } }) });
+      const body = buildDelivery({
+        condition: buildCondition({ trigger: { event_name: [], period: [{ start: '2025-02-01T00:00:00Z', end: '2025-01-01T00:00:00Z' }] } }),
+      });
       await expectListUnchangedBy(() => app.call('POST', '/v1/delivery', asMapi(token, body)), 400, 'validation_failed');
     });
 
@@ -604,7 +631,13 @@ describe('deliveries API', () => {
           app.call(
             'PUT',
             `/v1/delivery/${original.delivery_id}`,
-            asMapi(token, buildDelivery({ name: 'changed', condition: buildCondition({ trigger: { event_name: [], period: [buildPeriod({ start: '2026-01-01T00:00:00Z' })] } }) })),
+            asMapi(
+              token,
+              buildDelivery({
+                name: 'changed',
+                condition: buildCondition({ trigger: { event_name: [], period: [buildPeriod({ start: '2026-01-01T00:00:00Z' })] } }),
+              }),
+            ),
           ),
         status: 400,
         code: 'validation_failed',
@@ -612,7 +645,10 @@ describe('deliveries API', () => {
       {
         name: 'a PUT body is not JSON',
         send: () =>
-          app.call('PUT', `/v1/delivery/${original.delivery_id}`, { headers: { 'X-SERVICE-MAPI-TOKEN': token, 'Content-Type': 'application/json' }, body: '{"name":' }),
+          app.call('PUT', `/v1/delivery/${original.delivery_id}`, {
+            headers: { 'X-SERVICE-MAPI-TOKEN': token, 'Content-Type': 'application/json' },
+            body: '{"name":',
+          }),
         status: 400,
         code: 'invalid_json',
       },
@@ -683,7 +719,11 @@ describe('deliveries API', () => {
 
     test("when a POST sends another delivery's ids, then that delivery is untouched", async () => {
       const existing = await postDelivery(app, token);
-      const body = withServerFields({ delivery: existing.delivery_id, condition: existing.condition.condition_id, message: existing.message[0]?.message_id as number });
+      const body = withServerFields({
+        delivery: existing.delivery_id,
+        condition: existing.condition.condition_id,
+        message: existing.message[0]?.message_id as number,
+      });
       body.name = 'copycat';
       const created = await postDelivery(app, token, body);
 

@@ -6,7 +6,16 @@ import type { Response } from 'supertest';
 import type { components } from '../../src/generated/openapi';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
-import { expectAuthenticationRequired, expectInvalidToken, issueLabelledToken, nodePath, type NodeOperation, revokeToken, searchPath, unknownToken } from '../helpers/builders-auth';
+import {
+  expectAuthenticationRequired,
+  expectInvalidToken,
+  issueLabelledToken,
+  nodePath,
+  type NodeOperation,
+  revokeToken,
+  searchPath,
+  unknownToken,
+} from '../helpers/builders-auth';
 import { buildSearch, errorPaths, expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { putSchema, type IdPairBody } from '../helpers/factories';
 
@@ -28,10 +37,17 @@ const GADGET = { id_types: [{ type: 'device' }, { type: 'cookie' }] };
 const MEMBER_WITH_IP = { id_types: [...MEMBER.id_types, { type: 'ip', links: false }] };
 
 /** The entry expected, `at` any instant (checked where it matters). */
-function entry(op: HistoryEntry['op'], key: HistoryId, added: HistoryId[], removed: HistoryId[], who: { actor: string; request_id?: string }, schema = 'member'): HistoryEntry {
+function entry(
+  op: HistoryEntry['op'],
+  key: HistoryId,
+  added: HistoryId[],
+  removed: HistoryId[],
+  who: { actor: string; request_id?: string },
+  schema = 'member',
+): HistoryEntry {
   return {
     at: expect.any(String),
-    request_id: who.request_id ?? (expect.any(String)),
+    request_id: who.request_id ?? expect.any(String),
     actor: who.actor,
     op,
     schema,
@@ -62,8 +78,15 @@ describe('governance: history and erasure', () => {
 
   const historyUrl = (customer: string, key: IdPairBody, query = '', schema = 'member') =>
     `/v1/${customer}/node/_history?${new URLSearchParams({ schema, key_type: key.type, key_id: key.id }).toString()}${query}`;
-  const getHistory = (customer: string, key: IdPairBody, options: { token?: string; query?: string; schema?: string; headers?: Record<string, string> } = admin) =>
-    app.call('GET', historyUrl(customer, key, options.query ?? '', options.schema), { ...(options.token ? { token: options.token } : {}), ...(options.headers ? { headers: options.headers } : {}) });
+  const getHistory = (
+    customer: string,
+    key: IdPairBody,
+    options: { token?: string; query?: string; schema?: string; headers?: Record<string, string> } = admin,
+  ) =>
+    app.call('GET', historyUrl(customer, key, options.query ?? '', options.schema), {
+      ...(options.token ? { token: options.token } : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
   /** Every entry under the key, newest first, read in one page as the administrator. */
   async function historyOf(customer: string, key: IdPairBody, schema = 'member'): Promise<HistoryEntry[]> {
     const res = await getHistory(customer, key, { token: ADMIN_TOKEN, query: '&count=100', schema });
@@ -131,10 +154,13 @@ describe('governance: history and erasure', () => {
     test.each([
       ['by default', undefined],
       ['when the customer requires a token', { require_token: true }],
-    ])('%s, when history is read without a token (the types are all open), then 401 authentication_required with a Bearer challenge', async (_name, settings) => {
-      const { customer } = await setUp(settings);
-      expectAuthenticationRequired(await getHistory(customer, m('m-1'), {}));
-    });
+    ])(
+      '%s, when history is read without a token (the types are all open), then 401 authentication_required with a Bearer challenge',
+      async (_name, settings) => {
+        const { customer } = await setUp(settings);
+        expectAuthenticationRequired(await getHistory(customer, m('m-1'), {}));
+      },
+    );
 
     test.each([
       ['by default', undefined],
@@ -225,7 +251,9 @@ describe('governance: history and erasure', () => {
       const customer = await customerWith();
       const created = await post(customer, '_create', { schema: 'member', key: m('m-1') }, undefined, { 'X-Request-Id': `req-${customer}-1` });
       expect(created.status).toBe(201);
-      const inserted = await post(customer, '_insert', { schema: 'member', key: m('m-1'), ids: [device('d-1')] }, ADMIN_TOKEN, { 'X-Request-Id': `req-${customer}-2` });
+      const inserted = await post(customer, '_insert', { schema: 'member', key: m('m-1'), ids: [device('d-1')] }, ADMIN_TOKEN, {
+        'X-Request-Id': `req-${customer}-2`,
+      });
       expect(inserted.status).toBe(201);
       expect(await historyOf(customer, m('m-1'))).toEqual([
         entry('insert', m('m-1'), [device('d-1')], [], { actor: 'admin', request_id: `req-${customer}-2` }),
@@ -332,7 +360,12 @@ describe('governance: history and erasure', () => {
       const customer = await customerWith();
       const { token } = await bearerOf(customer);
       await create(customer, m('m-1'), [secret(email('ann-secure@example.com'))], 'member', token);
-      await write(customer, '_update', { schema: 'member', key: m('m-1'), where: email('ann-secure@example.com'), set: secret(email('ann-secure2@example.com')) }, token);
+      await write(
+        customer,
+        '_update',
+        { schema: 'member', key: m('m-1'), where: email('ann-secure@example.com'), set: secret(email('ann-secure2@example.com')) },
+        token,
+      );
       const res = await getHistory(customer, m('m-1'), { token });
       expect(res.status).toBe(200);
       expect((res.body as HistoryEntry[]).map((e) => [e.op, e.added, e.removed])).toEqual([
@@ -386,7 +419,9 @@ describe('governance: history and erasure', () => {
     beforeAll(async () => {
       customer = await customerWith();
       await create(customer, KEY);
-      const lines = Array.from({ length: 44 }, (_, i) => JSON.stringify({ op: 'insert', body: { schema: 'member', key: KEY, ids: [cookie(`c-${String(i + 1).padStart(2, '0')}`)] } }));
+      const lines = Array.from({ length: 44 }, (_, i) =>
+        JSON.stringify({ op: 'insert', body: { schema: 'member', key: KEY, ids: [cookie(`c-${String(i + 1).padStart(2, '0')}`)] } }),
+      );
       const { results } = await bulkChecked(app.baseUrl, customer, lines.join('\n'), { token: ADMIN_TOKEN });
       expect(results.every((r) => r.status === 201)).toBe(true);
       all = await historyOf(customer, KEY);
@@ -512,9 +547,17 @@ describe('governance: history and erasure', () => {
     });
 
     test('when an erase body is not JSON, or not sent as JSON, then a problem (400 invalid_json, 415) and nothing is erased', async () => {
-      const broken = await app.call('POST', eraseUrl(customer), { token, headers: { 'Content-Type': 'application/json' }, body: '{"id": {"type": "device", "id": "d-1"' });
+      const broken = await app.call('POST', eraseUrl(customer), {
+        token,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"id": {"type": "device", "id": "d-1"',
+      });
       expectProblem(broken, 400, 'invalid_json');
-      const asText = await app.call('POST', eraseUrl(customer), { token, headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify({ id: device('d-1') }) });
+      const asText = await app.call('POST', eraseUrl(customer), {
+        token,
+        headers: { 'Content-Type': 'text/plain' },
+        body: JSON.stringify({ id: device('d-1') }),
+      });
       expect(asText.status).toBe(415);
       expect(asText.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(await held(customer, m('m-1'))).toEqual([cookie('c-1'), device('d-1'), m('m-1')]);
@@ -571,10 +614,20 @@ describe('governance: history and erasure', () => {
       const { token, token_id } = await bearerOf(customer);
       // Bob held ann's first address before she did, and keeps his own component.
       await create(customer, m('b-1'), [secret(email('ann-person@example.com')), cookie('c-bob')], 'member', token);
-      await write(customer, '_update', { schema: 'member', key: m('b-1'), where: email('ann-person@example.com'), set: email('bob-person@example.com') }, token);
+      await write(
+        customer,
+        '_update',
+        { schema: 'member', key: m('b-1'), where: email('ann-person@example.com'), set: email('bob-person@example.com') },
+        token,
+      );
       // Ann: a-1, a-2 (first keyed a-2-old) and a-3, linked by cookies.
       await create(customer, m('ann-key-1'), [email('ann-person@example.com'), secret(cookie('c-ann-1'))], 'member', token);
-      await write(customer, '_update', { schema: 'member', key: m('ann-key-1'), where: email('ann-person@example.com'), set: secret(email('ann-person2@example.com')) }, token);
+      await write(
+        customer,
+        '_update',
+        { schema: 'member', key: m('ann-key-1'), where: email('ann-person@example.com'), set: secret(email('ann-person2@example.com')) },
+        token,
+      );
       await create(customer, m('ann-key-2-old'), [cookie('c-ann-1'), secret(cookie('c-ann-2'))]);
       await write(customer, '_rekeying', { schema: 'member', key: m('ann-key-2-old'), set: { id: 'ann-key-2' } });
       await create(customer, m('ann-key-3'), [cookie('c-ann-2'), secret(device('d-ann'))]);
@@ -624,20 +677,23 @@ describe('governance: history and erasure', () => {
       expect(lease[1]?.added).toEqual([ip, gone('cookie')]);
     });
 
-    test.each(['id', 'person'])('when the erased value is held by no node (scope %s), then 200 with zeros, nodes are unchanged, and the value still leaves history', async (scope) => {
-      const customer = await customerWith();
-      await create(customer, m('m-1'), [secret(cookie(`c-was-${scope}`)), cookie('c-kept')]);
-      await write(customer, '_delete', { schema: 'member', key: m('m-1'), where: cookie(`c-was-${scope}`) });
-      const never = await erase(customer, { id: cookie('c-never-held'), scope });
-      expect([never.status, never.body]).toEqual([200, { nodes_deleted: 0, ids_removed: 0 }]);
-      const res = await erase(customer, { id: cookie(`c-was-${scope}`), scope });
-      expect([res.status, res.body]).toEqual([200, { nodes_deleted: 0, ids_removed: 0 }]);
-      expect(await held(customer, m('m-1'))).toEqual([cookie('c-kept'), m('m-1')]);
-      expect(await historyOf(customer, m('m-1'))).toEqual([
-        entry('delete', m('m-1'), [], [gone('cookie')], anonymous),
-        entry('create', m('m-1'), [m('m-1'), gone('cookie'), cookie('c-kept')], [], anonymous),
-      ]);
-    });
+    test.each(['id', 'person'])(
+      'when the erased value is held by no node (scope %s), then 200 with zeros, nodes are unchanged, and the value still leaves history',
+      async (scope) => {
+        const customer = await customerWith();
+        await create(customer, m('m-1'), [secret(cookie(`c-was-${scope}`)), cookie('c-kept')]);
+        await write(customer, '_delete', { schema: 'member', key: m('m-1'), where: cookie(`c-was-${scope}`) });
+        const never = await erase(customer, { id: cookie('c-never-held'), scope });
+        expect([never.status, never.body]).toEqual([200, { nodes_deleted: 0, ids_removed: 0 }]);
+        const res = await erase(customer, { id: cookie(`c-was-${scope}`), scope });
+        expect([res.status, res.body]).toEqual([200, { nodes_deleted: 0, ids_removed: 0 }]);
+        expect(await held(customer, m('m-1'))).toEqual([cookie('c-kept'), m('m-1')]);
+        expect(await historyOf(customer, m('m-1'))).toEqual([
+          entry('delete', m('m-1'), [], [gone('cookie')], anonymous),
+          entry('create', m('m-1'), [m('m-1'), gone('cookie'), cookie('c-kept')], [], anonymous),
+        ]);
+      },
+    );
 
     test('when an erased value is written again, then it is held, found and recorded like any other', async () => {
       const customer = await customerWith();
@@ -660,7 +716,10 @@ describe('governance: history and erasure', () => {
         await putSchema(small, customer, 'member', MEMBER);
         const keys = ['m-1', 'm-2', 'm-3', 'm-4'];
         for (const key of keys) {
-          const res = await small.call('POST', nodePath(customer, '_create'), { ...admin, body: { schema: 'member', key: m(key), ids: [device('d-shared'), cookie(`c-${key}`)] } });
+          const res = await small.call('POST', nodePath(customer, '_create'), {
+            ...admin,
+            body: { schema: 'member', key: m(key), ids: [device('d-shared'), cookie(`c-${key}`)] },
+          });
           expect(res.status).toBe(201);
         }
         const snapshot = async () => ({
@@ -681,7 +740,12 @@ describe('governance: history and erasure', () => {
         });
         const before = await snapshot();
         expect(before.search.total).toBe(9);
-        for (const body of [{ id: cookie('c-m-1'), scope: 'person' }, { id: device('d-shared'), scope: 'person' }, { id: device('d-shared') }, { id: device('d-shared'), scope: 'id' }]) {
+        for (const body of [
+          { id: cookie('c-m-1'), scope: 'person' },
+          { id: device('d-shared'), scope: 'person' },
+          { id: device('d-shared') },
+          { id: device('d-shared'), scope: 'id' },
+        ]) {
           expectProblem(await small.call('POST', eraseUrl(customer), { ...admin, body }), 422, 'component_too_large');
         }
         expect(await snapshot()).toEqual(before);
@@ -707,7 +771,9 @@ describe('governance: history and erasure', () => {
       expect((await erase(customer, { id: cookie('c-log-person'), scope: 'person' }, token)).status).toBe(200);
       // A refused erase and a refused read too.
       expect((await erase(customer, { id: cookie('c-log-person'), scope: 'nope' }, token)).status).toBe(400);
-      expect((await app.call('GET', `/v1/${customer}/node/_history?schema=member&key_type=email&key_id=logged-never@example.com&count=0`, { token })).status).toBe(400);
+      expect(
+        (await app.call('GET', `/v1/${customer}/node/_history?schema=member&key_type=email&key_id=logged-never@example.com&count=0`, { token })).status,
+      ).toBe(400);
       // The access lines of the last requests are written when their responses finish.
       await new Promise((resolve) => setTimeout(resolve, 50));
 

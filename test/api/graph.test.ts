@@ -130,7 +130,7 @@ describe('graph', () => {
       expect(res.body).toEqual({ nodes: [NB, NC, NS, NA], truncated: false, types: TYPES });
     });
 
-    test('when where names an ID and a schema, with step ONE, then only that schema\'s holders start, and their neighbours follow', async () => {
+    test("when where names an ID and a schema, with step ONE, then only that schema's holders start, and their neighbours follow", async () => {
       const res = await graph(customer, graphBody({ schema: 'shop', where: C1 }, { step: 'ONE' }));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ nodes: [NS, NB, NC], truncated: false, types: [type('cookie'), type('device'), type('member_id')] });
@@ -156,7 +156,7 @@ describe('graph', () => {
       expect(one.body).toEqual({ nodes: [NC, NS], truncated: false, types: [type('cookie'), type('member_id')] });
     });
 
-    test('when exclude is true from where with a schema, then only that schema\'s holders are left out', async () => {
+    test("when exclude is true from where with a schema, then only that schema's holders are left out", async () => {
       const res = await graph(customer, graphBody({ schema: 'shop', where: C1, exclude: true }));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ nodes: [NB, NC, NA], truncated: false, types: TYPES });
@@ -180,7 +180,11 @@ describe('graph', () => {
       await putSchema(app, other, 'member', { id_types: [{ type: 'member_id' }, { type: 'device' }] });
       await createNode(app, other, { schema: 'member', key: A, ids: [D1] });
       expect((await graph(other, graphBody({ schema: 'member', key: A, exclude: true }))).body).toEqual(EMPTY);
-      expect((await graph(other, graphBody({ schema: 'member', key: A }))).body).toEqual({ nodes: [NA], truncated: false, types: [type('device'), type('member_id')] });
+      expect((await graph(other, graphBody({ schema: 'member', key: A }))).body).toEqual({
+        nodes: [NA],
+        truncated: false,
+        types: [type('device'), type('member_id')],
+      });
     });
 
     test.each([
@@ -200,7 +204,11 @@ describe('graph', () => {
       await putSchema(app, other, 'member', { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'cookie' }] });
       await createNode(app, other, { schema: 'member', key: m('x'), ids: [D1, C1] });
       expect((await graph(customer, graphBody({ where: D1 }))).body).toEqual({ nodes: [NA, NB, NC, NS], truncated: false, types: TYPES });
-      expect((await graph(other, graphBody({ where: D1 }))).body).toEqual({ nodes: [node('member', m('x'), [C1, D1, m('x')])], truncated: false, types: TYPES });
+      expect((await graph(other, graphBody({ where: D1 }))).body).toEqual({
+        nodes: [node('member', m('x'), [C1, D1, m('x')])],
+        truncated: false,
+        types: TYPES,
+      });
     });
   });
 
@@ -366,13 +374,16 @@ describe('graph', () => {
     test('when where is the links: false ID, then its holders are the start nodes, and nothing is reached through it', async () => {
       for (const from of [{ where: IP }, { schema: 'member', where: IP }]) {
         const res = await graph(customer, graphBody(from));
-        expect([res.status, res.body]).toEqual([200, { nodes: [node('member', P, [cookie('k'), IP, P]), node('member', Q, [IP, Q])], truncated: false, types: TYPES }]);
+        expect([res.status, res.body]).toEqual([
+          200,
+          { nodes: [node('member', P, [cookie('k'), IP, P]), node('member', Q, [IP, Q])], truncated: false, types: TYPES },
+        ]);
       }
       const excluded = await graph(customer, graphBody({ where: IP, exclude: true }));
       expect(excluded.body).toEqual(EMPTY);
     });
 
-    test('when a schema replacement makes a type links: false with max_holders, then the next call\'s types say so', async () => {
+    test("when a schema replacement makes a type links: false with max_holders, then the next call's types say so", async () => {
       const other = uniqueCustomer('graph-types');
       await putSchema(app, other, 'member', { id_types: [{ type: 'member_id' }, { type: 'cookie' }] });
       await createNode(app, other, { schema: 'member', key: P, ids: [cookie('k')] });
@@ -380,7 +391,11 @@ describe('graph', () => {
       expect(before.body).toEqual({ nodes: [node('member', P, [cookie('k'), P])], truncated: false, types: [type('cookie'), type('member_id')] });
       await putSchema(app, other, 'member', { id_types: [{ type: 'member_id' }, { type: 'cookie', links: false, max_holders: 7 }] });
       const after = await graph(other, graphBody({ schema: 'member', key: P }));
-      expect(after.body).toEqual({ nodes: [node('member', P, [cookie('k'), P])], truncated: false, types: [type('cookie', { links: false, max_holders: 7 }), type('member_id')] });
+      expect(after.body).toEqual({
+        nodes: [node('member', P, [cookie('k'), P])],
+        truncated: false,
+        types: [type('cookie', { links: false, max_holders: 7 }), type('member_id')],
+      });
     });
   });
 
@@ -425,7 +440,12 @@ describe('graph', () => {
     });
 
     test('when the start is on a secure type and no token is sent, then 401 authentication_required', async () => {
-      for (const from of [{ schema: 'contact', key: EMAIL_K }, { where: EMAIL_A }, { schema: 'member', where: EMAIL_A }, { where: id('email', 'nobody@example.com') }]) {
+      for (const from of [
+        { schema: 'contact', key: EMAIL_K },
+        { where: EMAIL_A },
+        { schema: 'member', where: EMAIL_A },
+        { where: id('email', 'nobody@example.com') },
+      ]) {
         const res = await graph(customer, graphBody(from));
         expectProblem(res, 401, 'authentication_required');
         expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -440,7 +460,7 @@ describe('graph', () => {
       expect(byWhere.body).toEqual({ nodes: [node('member', A, [D1, EMAIL_A, A]), node('contact', EMAIL_K, [D1, EMAIL_K])], truncated: false, types: TYPES });
     });
 
-    test('when the token is another customer\'s, then 403 forbidden; when it was never issued, then 401 invalid_token', async () => {
+    test("when the token is another customer's, then 403 forbidden; when it was never issued, then 401 invalid_token", async () => {
       const theirs = (await issueToken(app, uniqueCustomer('graph-secure'))).token;
       expectProblem(await graph(customer, graphBody({ schema: 'member', key: A }), theirs), 403, 'forbidden');
       expectProblem(await graph(customer, graphBody({ schema: 'member', key: A }), 'idl_bearer_thisTokenWasNeverIssued0123456789'), 401, 'invalid_token');
@@ -648,7 +668,7 @@ describe('graph and TRAVERSAL_MAX_IDS (5)', () => {
 
   const graph = (body: unknown) => graphOn(app)(customer, body);
 
-  test('when the component passes the search\'s bound but its nodes\' IDs counted per node exceed TRAVERSAL_MAX_IDS, then fewer nodes and truncated is true', async () => {
+  test("when the component passes the search's bound but its nodes' IDs counted per node exceed TRAVERSAL_MAX_IDS, then fewer nodes and truncated is true", async () => {
     const searched = await app.call('POST', `/v1/${customer}/_search`, { body: buildSearch({ schema: 'member', key: h(1) }) });
     expect([searched.status, searched.body]).toEqual([200, { results: [HOT, h(1), h(2), h(3)], total: 4 }]);
 

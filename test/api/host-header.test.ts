@@ -41,8 +41,7 @@ describe('the Host header', () => {
     return token;
   }
 
-  const list = (token: string, host: string) =>
-    request(app.baseUrl).get('/v1/delivery?count=1&page=1').set('X-SERVICE-MAPI-TOKEN', token).set('Host', host);
+  const list = (token: string, host: string) => request(app.baseUrl).get('/v1/delivery?count=1&page=1').set('X-SERVICE-MAPI-TOKEN', token).set('Host', host);
 
   test('when the Host would inject a link entry, then the list is 400 malformed_request with no link header', async () => {
     const token = await customerWithTwoDeliveries();

@@ -122,13 +122,16 @@ describe('tenant isolation', () => {
   });
 
   describe('writing', () => {
-    test.each(writesOnAsKey)("when B (with its own schema of the same name) sends a $name for A's key, then 404 node_not_found and A's node is unchanged", async (w) => {
-      await putSchema(app, b, 'member', memberSchema);
-      const before = await aState();
-      expectProblem(await app.call('POST', nodePath(b, w.op), { token: bToken.token, body: w.body }), 404, 'node_not_found');
-      expect(await aState()).toEqual(before);
-      expect(await bState()).toMatchObject({ m1: undefined });
-    });
+    test.each(writesOnAsKey)(
+      "when B (with its own schema of the same name) sends a $name for A's key, then 404 node_not_found and A's node is unchanged",
+      async (w) => {
+        await putSchema(app, b, 'member', memberSchema);
+        const before = await aState();
+        expectProblem(await app.call('POST', nodePath(b, w.op), { token: bToken.token, body: w.body }), 404, 'node_not_found');
+        expect(await aState()).toEqual(before);
+        expect(await bState()).toMatchObject({ m1: undefined });
+      },
+    );
 
     test.each(writesOnAsKey)("when B (without any schema) sends a $name for A's key, then 404 schema_not_found and A's node is unchanged", async (w) => {
       const before = await aState();

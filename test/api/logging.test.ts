@@ -156,8 +156,20 @@ describe('secrets never reach the log', () => {
       const email = (id: string) => ({ type: 'email', id });
       const member = { type: 'member_id', id: 'm-secret' };
 
-      await ok(app.call('POST', nodePath(customer, '_create'), { token: bearer.token, body: { schema: 'member', key: member, ids: [email(secret), { type: 'device', id: 'd-1' }] } }), 201);
-      await ok(app.call('POST', nodePath(customer, '_create'), { token: bearer.token, body: { schema: 'contact', key: email(partner), ids: [{ type: 'device', id: 'd-1' }] } }), 201);
+      await ok(
+        app.call('POST', nodePath(customer, '_create'), {
+          token: bearer.token,
+          body: { schema: 'member', key: member, ids: [email(secret), { type: 'device', id: 'd-1' }] },
+        }),
+        201,
+      );
+      await ok(
+        app.call('POST', nodePath(customer, '_create'), {
+          token: bearer.token,
+          body: { schema: 'contact', key: email(partner), ids: [{ type: 'device', id: 'd-1' }] },
+        }),
+        201,
+      );
       // A conflict whose response names the secure ID.
       await ok(app.call('POST', nodePath(customer, '_insert'), { token: bearer.token, body: { schema: 'member', key: member, ids: [email(secret)] } }), 409);
       await ok(app.call('POST', nodePath(customer, '_create'), { token: bearer.token, body: { schema: 'contact', key: email(partner) } }), 409);
@@ -167,13 +179,24 @@ describe('secrets never reach the log', () => {
       await ok(app.call('POST', searchPath(customer), { body: buildSearch({ where: email(secret) }) }), 401);
       await ok(app.call('POST', searchPath(customer), { token: mapi.token, body: buildSearch({ where: email(secret) }) }), 403);
       // A rekeying and an update of secure values.
-      await ok(app.call('POST', nodePath(customer, '_rekeying'), { token: bearer.token, body: { schema: 'contact', key: email(partner), set: { id: renamed } } }), 200);
-      await ok(app.call('POST', nodePath(customer, '_update'), { token: ADMIN_TOKEN, body: { schema: 'member', key: member, where: email(secret), set: email(partner) } }), 200);
+      await ok(
+        app.call('POST', nodePath(customer, '_rekeying'), { token: bearer.token, body: { schema: 'contact', key: email(partner), set: { id: renamed } } }),
+        200,
+      );
+      await ok(
+        app.call('POST', nodePath(customer, '_update'), {
+          token: ADMIN_TOKEN,
+          body: { schema: 'member', key: member, where: email(secret), set: email(partner) },
+        }),
+        200,
+      );
       // Revocation, then the revoked token and a token that was never issued.
       await revokeToken(app, customer, doomed.token_id);
       expectInvalidToken(await app.call('POST', searchPath(customer), { token: doomed.token, body: buildSearch({ where: email(partner) }) }));
       expectInvalidToken(await app.call('POST', nodePath(customer, '_delete'), { token: badToken, body: { schema: 'contact', key: email(renamed) } }));
-      expectInvalidToken(await app.call('GET', `/v1/${customer}/token`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` } }));
+      expectInvalidToken(
+        await app.call('GET', `/v1/${customer}/token`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` } }),
+      );
       // A body that breaks the schema while carrying a secure value.
       await ok(app.call('POST', nodePath(customer, '_create'), { token: bearer.token, body: { schema: 'member', key: email(secret), surplus: secret } }), 400);
       await ok(app.call('DELETE', `/v1/${customer}/token/${bearer.token_id}`, { token: ADMIN_TOKEN }), 204);

@@ -1,7 +1,19 @@
 // The six node operations through HTTP on a real SQLite store: success statuses and bodies, what is stored
 // afterwards, and every error row that applies to them. A refused request must leave the store as it was.
 import { startApp, type TestApp } from '../helpers/app';
-import { buildDelete, buildInsert, buildRekey, buildSearch, buildUpdate, errorPaths, expectProblem, id, searchIds, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
+import {
+  buildDelete,
+  buildInsert,
+  buildRekey,
+  buildSearch,
+  buildUpdate,
+  errorPaths,
+  expectProblem,
+  id,
+  searchIds,
+  storedIds,
+  uniqueCustomer,
+} from '../helpers/builders-nodesearch';
 import { buildNode, createNode, issueToken, putSchema } from '../helpers/factories';
 
 const KEY = id('member_id', 'm-1');
@@ -566,7 +578,11 @@ describe('node operations', () => {
       await createNode(app, customer, buildNode({ ids: [id('email', 'a@example.com')] }), token);
       const email = id('email', 'a@example.com');
       expectProblem(await post(customer, 'update', buildUpdate({ where: email, set: id('email', 'b@example.com') })), 401, 'authentication_required');
-      expectProblem(await post(customer, 'upsert', buildUpdate({ where: id('device', 'd-9'), set: id('email', 'b@example.com') })), 401, 'authentication_required');
+      expectProblem(
+        await post(customer, 'upsert', buildUpdate({ where: id('device', 'd-9'), set: id('email', 'b@example.com') })),
+        401,
+        'authentication_required',
+      );
       expectProblem(await post(customer, 'delete', buildDelete({ where: email })), 401, 'authentication_required');
       expectProblem(await post(customer, 'insert', buildInsert({ ids: [id('email', 'c@example.com')] })), 401, 'authentication_required');
       expect(await storedIds(app, customer, KEY)).toEqual([email, KEY]);

@@ -38,7 +38,13 @@ interface Case {
 
 // In the order they run: the node operations work on the node that _create makes (m-1, rekeyed to m-2).
 const CASES: Record<string, Case> = {
-  search: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/_search`, options: { body: buildSearch({ schema: 'member', key: { type: 'member_id', id: 'm-1' } }) }, anonymousStatus: 200 },
+  search: {
+    kind: 'optionalBearer',
+    method: 'POST',
+    url: (c) => `/v1/${c}/_search`,
+    options: { body: buildSearch({ schema: 'member', key: { type: 'member_id', id: 'm-1' } }) },
+    anonymousStatus: 200,
+  },
   graph: {
     kind: 'optionalBearer',
     method: 'POST',
@@ -51,7 +57,13 @@ const CASES: Record<string, Case> = {
   updateId: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_update`, options: { body: buildUpdate() }, anonymousStatus: 200 },
   upsertId: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_upsert`, options: { body: buildUpdate() }, anonymousStatus: 200 },
   rekeyNode: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_rekeying`, options: { body: buildRekey() }, anonymousStatus: 200 },
-  deleteNode: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_delete`, options: { body: buildDelete({ key: id('member_id', 'm-2') }) }, anonymousStatus: 204 },
+  deleteNode: {
+    kind: 'optionalBearer',
+    method: 'POST',
+    url: (c) => `/v1/${c}/node/_delete`,
+    options: { body: buildDelete({ key: id('member_id', 'm-2') }) },
+    anonymousStatus: 204,
+  },
   nodeHistory: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/node/_history?schema=member&key_type=member_id&key_id=m-1` },
   eraseId: { kind: 'customerBearer', method: 'POST', url: (c) => `/v1/${c}/_erase`, options: { body: { id: { type: 'member_id', id: 'm-9' } } } },
   bulkNodes: {
@@ -83,7 +95,12 @@ const CASES: Record<string, Case> = {
     url: () => '/v1/delivery/_eligible',
     options: { body: { user: { type: 'member_id', id: 'm-1' }, event_name: 'app_open' } },
   },
-  recordImpression: { kind: 'mapiAndOptionalBearer', method: 'POST', url: () => '/v1/delivery/1/_impression', options: { body: { user: { type: 'member_id', id: 'm-1' } } } },
+  recordImpression: {
+    kind: 'mapiAndOptionalBearer',
+    method: 'POST',
+    url: () => '/v1/delivery/1/_impression',
+    options: { body: { user: { type: 'member_id', id: 'm-1' } } },
+  },
   healthz: { kind: 'none', method: 'GET', url: () => '/healthz', anonymousStatus: 200 },
   readyz: { kind: 'none', method: 'GET', url: () => '/readyz', anonymousStatus: 200 },
   metrics: { kind: 'none', method: 'GET', url: () => '/metrics', anonymousStatus: 200 },
@@ -116,7 +133,7 @@ describe('security in openapi.yaml', () => {
     expect(actual).toEqual(expected);
   });
 
-  test('when every case is checked against its operation, then its method and URL are that operation\'s', () => {
+  test("when every case is checked against its operation, then its method and URL are that operation's", () => {
     for (const o of declared) {
       const c = CASES[o.operationId] as Case;
       expect(`${c.method} ${c.url('acme')}`).toMatch(new RegExp(`^${o.method} ${o.path.replace(/\{[^}]+\}/g, '[^/]+')}(\\?.*)?$`));

@@ -108,7 +108,9 @@ describe('GET /metrics', () => {
     await createNode(app, customer, { schema: 'member', key: { type: 'member_id', id: 'm-2' }, ids: [{ type: 'device', id: 'd-shared' }] });
     await createNode(app, customer, { schema: 'member', key: { type: 'member_id', id: 'm-3' } });
     expect((await app.call('POST', `/v1/${customer}/node/_create`, { body: { schema: 'member', key: { type: 'member_id', id: 'm-3' } } })).status).toBe(409);
-    const search = await app.call('POST', `/v1/${customer}/_search`, { body: { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } } });
+    const search = await app.call('POST', `/v1/${customer}/_search`, {
+      body: { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } },
+    });
     expect(search.status).toBe(200);
 
     const { samples } = await scrape(app);
@@ -133,7 +135,9 @@ describe('GET /metrics', () => {
     const device = { type: 'device', id: 'zqx-device-5521' };
 
     await createNode(app, customer, { schema: 'zqx-schema', key: member, ids: [email] }, bearer);
-    expect((await app.call('POST', `/v1/${customer}/node/_insert`, { token: bearer, body: { schema: 'zqx-schema', key: member, ids: [device] } })).status).toBe(201);
+    expect((await app.call('POST', `/v1/${customer}/node/_insert`, { token: bearer, body: { schema: 'zqx-schema', key: member, ids: [device] } })).status).toBe(
+      201,
+    );
     const found = await app.call('POST', `/v1/${customer}/_search`, { token: bearer, body: { match: { from: { where: email } } } });
     expect(found.status).toBe(200);
     expect((await app.call('POST', `/v1/${customer}/_search`, { body: { match: { from: { where: email } } } })).status).toBe(401);

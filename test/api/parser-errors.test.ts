@@ -54,10 +54,7 @@ describe('requests the HTTP parser refuses', () => {
   afterAll(() => app.close());
 
   test('when the headers exceed 16 KB, then 431 headers_too_large as a problem, and no header value is logged', async () => {
-    const answer = await sendRaw(
-      port,
-      `GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${SECRET}\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`,
-    );
+    const answer = await sendRaw(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${SECRET}\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
     expectParserProblem(answer, 431, 'headers_too_large');
     const line = app.logs.find((l) => l.includes('refused by the HTTP parser') && l.includes(JSON.parse(answer.body).request_id));
     expect(line).toEqual(expect.stringContaining('HPE_HEADER_OVERFLOW'));
@@ -66,7 +63,11 @@ describe('requests the HTTP parser refuses', () => {
 
   test('when the request is not HTTP, then 400 malformed_request as a problem', async () => {
     expectParserProblem(await sendRaw(port, 'HELLO THERE\r\n\r\n'), 400, 'malformed_request');
-    expectParserProblem(await sendRaw(port, 'POST /v1/acme/_search HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'), 400, 'malformed_request');
+    expectParserProblem(
+      await sendRaw(port, 'POST /v1/acme/_search HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'),
+      400,
+      'malformed_request',
+    );
   });
 
   test('when the Expect header is not 100-continue, then 417 expectation_failed as a problem, nothing runs, and the server goes on', async () => {

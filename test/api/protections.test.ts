@@ -5,7 +5,18 @@ import type { Response } from 'supertest';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { expectAuthenticationRequired, issueLabelledToken, nodePath, type NodeOperation, searchPath } from '../helpers/builders-auth';
-import { buildInsert, buildRekey, buildSearch, buildUpdate, errorPaths, expectProblem, id, searchIds, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
+import {
+  buildInsert,
+  buildRekey,
+  buildSearch,
+  buildUpdate,
+  errorPaths,
+  expectProblem,
+  id,
+  searchIds,
+  storedIds,
+  uniqueCustomer,
+} from '../helpers/builders-nodesearch';
 import { VARIANT_RULES, VARIANTS } from '../helpers/blocklist-variants';
 import { buildNode, createNode, putSchema } from '../helpers/factories';
 
@@ -78,7 +89,12 @@ describe('identity protections', () => {
       ];
       const res = await putBlocklist(customer, rules);
       expect(res.status).toBe(200);
-      const stored = { rules: [{ ...rules[0], confusables: false }, { type: 'device', pattern: '^0+$', ignore_case: false, confusables: false }] };
+      const stored = {
+        rules: [
+          { ...rules[0], confusables: false },
+          { type: 'device', pattern: '^0+$', ignore_case: false, confusables: false },
+        ],
+      };
       expect(res.body).toEqual(stored);
       expect((await getBlocklist(customer)).body).toEqual(stored);
     });
@@ -133,21 +149,27 @@ describe('identity protections', () => {
       expect(await held(customer, m('test-1'))).toEqual([device('000000'), m('test-1')]);
     });
 
-    test.each(['_update', '_upsert'] as const)('when a %s sets a blocked value, then 422 blocked_id naming /body/set/id and the node is unchanged', async (op) => {
-      const customer = await blockingCustomer();
-      const res = await post(customer, op, buildUpdate({ where: device('d-1'), set: device('000000') }));
-      expectProblem(res, 422, 'blocked_id');
-      expect(errorPaths(res)).toEqual(['/body/set/id']);
-      expect(await held(customer)).toEqual([device('d-1'), m('m-1')]);
-    });
+    test.each(['_update', '_upsert'] as const)(
+      'when a %s sets a blocked value, then 422 blocked_id naming /body/set/id and the node is unchanged',
+      async (op) => {
+        const customer = await blockingCustomer();
+        const res = await post(customer, op, buildUpdate({ where: device('d-1'), set: device('000000') }));
+        expectProblem(res, 422, 'blocked_id');
+        expect(errorPaths(res)).toEqual(['/body/set/id']);
+        expect(await held(customer)).toEqual([device('d-1'), m('m-1')]);
+      },
+    );
 
-    test.each(['_update', '_upsert'] as const)('when a %s goes into a node whose key is blocked, then 422 blocked_id naming /body/key/id and the node is unchanged', async (op) => {
-      const customer = await blockingCustomer();
-      const res = await post(customer, op, buildUpdate({ key: m('test-1'), where: device('d-none'), set: device('d-2') }));
-      expectProblem(res, 422, 'blocked_id');
-      expect(errorPaths(res)).toEqual(['/body/key/id']);
-      expect(await held(customer, m('test-1'))).toEqual([device('000000'), m('test-1')]);
-    });
+    test.each(['_update', '_upsert'] as const)(
+      'when a %s goes into a node whose key is blocked, then 422 blocked_id naming /body/key/id and the node is unchanged',
+      async (op) => {
+        const customer = await blockingCustomer();
+        const res = await post(customer, op, buildUpdate({ key: m('test-1'), where: device('d-none'), set: device('d-2') }));
+        expectProblem(res, 422, 'blocked_id');
+        expect(errorPaths(res)).toEqual(['/body/key/id']);
+        expect(await held(customer, m('test-1'))).toEqual([device('000000'), m('test-1')]);
+      },
+    );
 
     test('when an update replaces a blocked value the node holds (where is never checked), then 200 and the blocked value is gone', async () => {
       const customer = uniqueCustomer('block');
@@ -268,7 +290,10 @@ describe('identity protections', () => {
       const customer = uniqueCustomer('block');
       await blockWith(customer, RULES);
       const before = (await getBlocklist(customer)).body;
-      const res = await putBlocklist(customer, [{ type: 'cookie', values: ['c-0'] }, { type: 'device', pattern, ignore_case: true }]);
+      const res = await putBlocklist(customer, [
+        { type: 'cookie', values: ['c-0'] },
+        { type: 'device', pattern, ignore_case: true },
+      ]);
       expectProblem(res, 400, 'validation_failed');
       expect(errorPaths(res)).toEqual(['/body/rules/1/pattern']);
       expect((await getBlocklist(customer)).body).toEqual(before);
@@ -560,7 +585,14 @@ describe('identity protections', () => {
       const customer = uniqueCustomer('options');
       const res = await app.call('PUT', schemaUrl(customer), {
         ...admin,
-        body: { id_types: [{ type: 'member_id' }, { type: 'device', links: false, max_holders: 5 }, { type: 'ip', links: false }, { type: 'cookie', max_holders: 1000000 }] },
+        body: {
+          id_types: [
+            { type: 'member_id' },
+            { type: 'device', links: false, max_holders: 5 },
+            { type: 'ip', links: false },
+            { type: 'cookie', max_holders: 1000000 },
+          ],
+        },
       });
       expect(res.status).toBe(201);
       const expected = {
@@ -597,7 +629,10 @@ describe('identity protections', () => {
         expectProblem(res, 409, 'type_option_conflict');
       }
       expect((await app.call('GET', schemaUrl(customer, 'account'), admin)).body).toEqual(before);
-      const agreeing = await app.call('PUT', schemaUrl(customer, 'account'), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device', max_holders: 5 }] } });
+      const agreeing = await app.call('PUT', schemaUrl(customer, 'account'), {
+        ...admin,
+        body: { id_types: [{ type: 'member_id' }, { type: 'device', max_holders: 5 }] },
+      });
       expect(agreeing.status).toBe(200);
     });
 
@@ -630,7 +665,10 @@ describe('identity protections', () => {
 
     test.each([0, 1000001, 1.5, '5', -1, null])('when max_holders is %p, then 400 validation_failed naming it and no schema is made', async (maxHolders) => {
       const customer = uniqueCustomer('options');
-      const res = await app.call('PUT', schemaUrl(customer), { ...admin, body: { id_types: [{ type: 'member_id' }, { type: 'device', max_holders: maxHolders }] } });
+      const res = await app.call('PUT', schemaUrl(customer), {
+        ...admin,
+        body: { id_types: [{ type: 'member_id' }, { type: 'device', max_holders: maxHolders }] },
+      });
       expectProblem(res, 400, 'validation_failed');
       expect(errorPaths(res)).toContain('/body/id_types/1/max_holders');
       expectProblem(await app.call('GET', schemaUrl(customer), admin), 404, 'schema_not_found');

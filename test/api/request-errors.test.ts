@@ -2,7 +2,18 @@
 // another media type, bodies and path parameters that break openapi.yaml, and the shape every problem has.
 import request from 'supertest';
 import { startApp, type TestApp } from '../helpers/app';
-import { buildDelete, buildInsert, buildRekey, buildSearch, buildUpdate, errorPaths, expectProblem, id, storedIds, uniqueCustomer } from '../helpers/builders-nodesearch';
+import {
+  buildDelete,
+  buildInsert,
+  buildRekey,
+  buildSearch,
+  buildUpdate,
+  errorPaths,
+  expectProblem,
+  id,
+  storedIds,
+  uniqueCustomer,
+} from '../helpers/builders-nodesearch';
 import { contractProblems } from '../helpers/contract';
 import { buildNode, createNode, issueToken, putSchema } from '../helpers/factories';
 
@@ -127,7 +138,9 @@ describe('request-level errors', () => {
 
     test('when an insert body has an unknown field in the second ID, then /body/ids/1/foo and nothing is added', async () => {
       const customer = await customerWithNode();
-      const res = await app.call('POST', `/v1/${customer}/node/_insert`, { body: buildInsert({ ids: [id('cookie', 'c-1'), { ...id('cookie', 'c-2'), foo: 1 } as never] }) });
+      const res = await app.call('POST', `/v1/${customer}/node/_insert`, {
+        body: buildInsert({ ids: [id('cookie', 'c-1'), { ...id('cookie', 'c-2'), foo: 1 } as never] }),
+      });
       expectProblem(res, 400, 'validation_failed');
       expect(errorPaths(res)).toEqual(['/body/ids/1/foo']);
       expect(await storedIds(app, customer, KEY)).toEqual([id('device', 'd-1'), KEY]);
@@ -138,7 +151,12 @@ describe('request-level errors', () => {
     const cases: Array<{ name: string; path: string; body: object; errors: string[] }> = [
       { name: 'limit as a string', path: '_search', body: { ...buildSearch(), limit: '10' }, errors: ['/body/limit'] },
       { name: 'limit as a fraction', path: '_search', body: { ...buildSearch(), limit: 1.5 }, errors: ['/body/limit'] },
-      { name: 'exclude as a string', path: '_search', body: buildSearch({ schema: 'member', key: KEY, exclude: 'yes' as never }), errors: ['/body/match/from/exclude'] },
+      {
+        name: 'exclude as a string',
+        path: '_search',
+        body: buildSearch({ schema: 'member', key: KEY, exclude: 'yes' as never }),
+        errors: ['/body/match/from/exclude'],
+      },
       { name: 'match as an array', path: '_search', body: { match: [] }, errors: ['/body/match'] },
       { name: 'having.type as a number', path: '_search', body: buildSearch(undefined, { having: { type: 5 as never } }), errors: ['/body/match/having/type'] },
       { name: 'key as a string', path: 'node/_create', body: buildNode({ key: 'm-1' as never }), errors: ['/body/key'] },
@@ -170,7 +188,12 @@ describe('request-level errors', () => {
     const cases: Array<{ name: string; path: string; body: object; errors: string[] }> = [
       { name: 'no match', path: '_search', body: { limit: 5 }, errors: ['/body/match'] },
       { name: 'no match.from', path: '_search', body: { match: { step: 'ONE' } }, errors: ['/body/match/from'] },
-      { name: 'a key without id', path: '_search', body: buildSearch({ schema: 'member', key: { type: 'member_id' } as never }), errors: ['/body/match/from/key/id'] },
+      {
+        name: 'a key without id',
+        path: '_search',
+        body: buildSearch({ schema: 'member', key: { type: 'member_id' } as never }),
+        errors: ['/body/match/from/key/id'],
+      },
       { name: 'an empty create body', path: 'node/_create', body: {}, errors: ['/body/key', '/body/schema'] },
       { name: 'an insert without ids', path: 'node/_insert', body: { schema: 'member', key: KEY }, errors: ['/body/ids'] },
       { name: 'an insert with no IDs in ids', path: 'node/_insert', body: buildInsert({ ids: [] }), errors: ['/body/ids'] },
@@ -186,7 +209,12 @@ describe('request-level errors', () => {
       { name: 'an empty ID in ids', path: 'node/_create', body: buildNode({ ids: [id('device', 'd-1'), id('device', '')] }), errors: ['/body/ids/1/id'] },
       { name: 'an ID value of 1025 characters', path: 'node/_update', body: buildUpdate({ set: id('device', 'x'.repeat(1025)) }), errors: ['/body/set/id'] },
       { name: 'a type with a space', path: 'node/_upsert', body: buildUpdate({ set: id('dev ice', 'x') }), errors: ['/body/set/type'] },
-      { name: '1001 IDs', path: 'node/_insert', body: buildInsert({ ids: Array.from({ length: 1001 }, (_, i) => id('cookie', `c${i}`)) }), errors: ['/body/ids'] },
+      {
+        name: '1001 IDs',
+        path: 'node/_insert',
+        body: buildInsert({ ids: Array.from({ length: 1001 }, (_, i) => id('cookie', `c${i}`)) }),
+        errors: ['/body/ids'],
+      },
     ];
 
     test.each(cases)('when a body has $name, then 400 validation_failed listing it and nothing changes', async ({ path, body, errors }) => {
@@ -367,7 +395,10 @@ describe('request-level errors', () => {
     });
 
     test('when the request carries a sane X-Request-Id, then it is echoed in the header and the problem body', async () => {
-      const res = await app.call('POST', `/v1/${uniqueCustomer()}/_search`, { body: { match: { from: {} } }, headers: { 'X-Request-Id': 'client-req.42:abc_DEF' } });
+      const res = await app.call('POST', `/v1/${uniqueCustomer()}/_search`, {
+        body: { match: { from: {} } },
+        headers: { 'X-Request-Id': 'client-req.42:abc_DEF' },
+      });
       expectProblem(res, 400, 'invalid_search');
       expect(res.headers['x-request-id']).toBe('client-req.42:abc_DEF');
       expect(res.body.request_id).toBe('client-req.42:abc_DEF');

@@ -17,8 +17,7 @@ describe('search', () => {
   });
   afterAll(() => app.close());
 
-  const search = (customer: string, body: unknown, token?: string) =>
-    app.call('POST', `/v1/${customer}/_search`, { body, ...(token ? { token } : {}) });
+  const search = (customer: string, body: unknown, token?: string) => app.call('POST', `/v1/${customer}/_search`, { body, ...(token ? { token } : {}) });
 
   /**
    * The chain A – B – C: A holds device d1, B holds device d1 and cookie c1, C holds cookie c1.
@@ -322,7 +321,14 @@ describe('search', () => {
     test('when the search visits exactly TRAVERSAL_MAX_NODES nodes, then 200', async () => {
       const res = await find(buildSearch({ schema: 'member', key: id('member_id', 'n2') }, { step: 'ONE' }));
       expect(res.status).toBe(200);
-      expect(res.body.results).toEqual([id('device', 'd1'), id('device', 'd2'), id('device', 'd3'), id('member_id', 'n1'), id('member_id', 'n2'), id('member_id', 'n3')]);
+      expect(res.body.results).toEqual([
+        id('device', 'd1'),
+        id('device', 'd2'),
+        id('device', 'd3'),
+        id('member_id', 'n1'),
+        id('member_id', 'n2'),
+        id('member_id', 'n3'),
+      ]);
     });
 
     test('when step ONE keeps the search small, then 200 where ALL would be refused', async () => {

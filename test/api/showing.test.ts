@@ -36,7 +36,8 @@ const condition = (overrides: Partial<ConditionBody> = {}): ConditionBody =>
     max_total_count_per_day: 1000,
     ...overrides,
   });
-const showable = (overrides: Partial<ConditionBody> = {}, rest: Partial<DeliveryBody> = {}): DeliveryBody => buildDelivery({ condition: condition(overrides), ...rest });
+const showable = (overrides: Partial<ConditionBody> = {}, rest: Partial<DeliveryBody> = {}): DeliveryBody =>
+  buildDelivery({ condition: condition(overrides), ...rest });
 
 interface Answer {
   delivery_id: number;
@@ -44,7 +45,8 @@ interface Answer {
   person_total: number;
   person_today: number;
 }
-type Reason = 'inactive' | 'event_not_matched' | 'outside_period' | 'not_in_segment' | 'delivery_cap_reached' | 'person_cap_reached' | 'person_daily_cap_reached';
+type Reason =
+  'inactive' | 'event_not_matched' | 'outside_period' | 'not_in_segment' | 'delivery_cap_reached' | 'person_cap_reached' | 'person_daily_cap_reached';
 interface Eligibility {
   deliveries: Delivery[];
   excluded?: Array<{ delivery_id: number; reason: Reason }>;
@@ -85,7 +87,8 @@ describe('showing deliveries: eligibility and impressions', () => {
   // ---- calls
 
   const eligible = (mapi: string, body: unknown) => app.call('POST', '/v1/delivery/_eligible', asMapi(mapi, body));
-  const impression = (mapi: string, deliveryId: number | string, body: unknown) => app.call('POST', `/v1/delivery/${deliveryId}/_impression`, asMapi(mapi, body));
+  const impression = (mapi: string, deliveryId: number | string, body: unknown) =>
+    app.call('POST', `/v1/delivery/${deliveryId}/_impression`, asMapi(mapi, body));
 
   /** An impression that must be counted: 201, not a replay; returns its answer. */
   async function shown(mapi: string, deliveryId: number, body: object): Promise<Answer> {
@@ -189,11 +192,14 @@ describe('showing deliveries: eligibility and impressions', () => {
       expect([...(res.body as Eligibility).deliveries].sort((x, y) => x.delivery_id - y.delivery_id)).toEqual(list.items);
     });
 
-    test("when another customer has deliveries, then they are never listed, as eligible or excluded", async () => {
+    test('when another customer has deliveries, then they are never listed, as eligible or excluded', async () => {
       const a = await oneDelivery();
       const b = await oneDelivery(showable({ is_active: false }));
       expect(await decided(a.mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [a.delivery.delivery_id], excluded: [] });
-      expect(await decided(b.mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: b.delivery.delivery_id, reason: 'inactive' }] });
+      expect(await decided(b.mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: b.delivery.delivery_id, reason: 'inactive' }],
+      });
     });
 
     test.each(['ios', 'android', 'other', undefined])('when platform is %s, then the answer is the same and nothing is counted', async (platform) => {
@@ -208,15 +214,34 @@ describe('showing deliveries: eligibility and impressions', () => {
       const { mapi, delivery } = await oneDelivery(showable({ max_total_count: 1, max_total_count_per_day: 1, max_delivery_count: 1 }));
       for (let i = 0; i < 5; i++) expect((await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).shown).toEqual([delivery.delivery_id]);
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual(zero);
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
     });
 
     test('when at is absent, then it is now: a period around now is eligible, one that ended is outside_period', async () => {
       const { mapi } = await customerWith();
       const hour = 3_600_000;
-      const around = await postDelivery(app, mapi, showable({ trigger: { event_name: ['app_open'], period: [{ start: new Date(Date.now() - hour).toISOString(), end: new Date(Date.now() + hour).toISOString() }] } }));
-      const ended = await postDelivery(app, mapi, showable({ trigger: { event_name: ['app_open'], period: [{ start: '2020-01-01T00:00:00Z', end: new Date(Date.now() - hour).toISOString() }] } }));
-      const later = await postDelivery(app, mapi, showable({ trigger: { event_name: ['app_open'], period: [{ start: new Date(Date.now() + hour).toISOString(), end: '2099-01-01T00:00:00Z' }] } }));
+      const around = await postDelivery(
+        app,
+        mapi,
+        showable({
+          trigger: { event_name: ['app_open'], period: [{ start: new Date(Date.now() - hour).toISOString(), end: new Date(Date.now() + hour).toISOString() }] },
+        }),
+      );
+      const ended = await postDelivery(
+        app,
+        mapi,
+        showable({ trigger: { event_name: ['app_open'], period: [{ start: '2020-01-01T00:00:00Z', end: new Date(Date.now() - hour).toISOString() }] } }),
+      );
+      const later = await postDelivery(
+        app,
+        mapi,
+        showable({ trigger: { event_name: ['app_open'], period: [{ start: new Date(Date.now() + hour).toISOString(), end: '2099-01-01T00:00:00Z' }] } }),
+      );
       expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open' })).toEqual({
         shown: [around.delivery_id],
         excluded: [
@@ -241,18 +266,30 @@ describe('showing deliveries: eligibility and impressions', () => {
   describe('eligibility: each reason of §4.1', () => {
     test('when is_active is false, then inactive', async () => {
       const { mapi, delivery } = await oneDelivery(showable({ is_active: false }));
-      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'inactive' }] });
+      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'inactive' }],
+      });
     });
 
-    test.each(['purchase', 'App_Open', 'app_open ', 'app'])('when event_name is %j and the trigger has app_open and app_close, then event_not_matched', async (event) => {
-      const { mapi, delivery } = await oneDelivery(showable({ trigger: { event_name: ['app_close', 'app_open'], period: [SPAN] } }));
-      expect(await decided(mapi, { user: m('m-1'), event_name: event, at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'event_not_matched' }] });
-      expect((await decided(mapi, { user: m('m-1'), event_name: 'app_close', at: AT })).shown).toEqual([delivery.delivery_id]);
-    });
+    test.each(['purchase', 'App_Open', 'app_open ', 'app'])(
+      'when event_name is %j and the trigger has app_open and app_close, then event_not_matched',
+      async (event) => {
+        const { mapi, delivery } = await oneDelivery(showable({ trigger: { event_name: ['app_close', 'app_open'], period: [SPAN] } }));
+        expect(await decided(mapi, { user: m('m-1'), event_name: event, at: AT })).toEqual({
+          shown: [],
+          excluded: [{ delivery_id: delivery.delivery_id, reason: 'event_not_matched' }],
+        });
+        expect((await decided(mapi, { user: m('m-1'), event_name: 'app_close', at: AT })).shown).toEqual([delivery.delivery_id]);
+      },
+    );
 
     test('when the trigger has no event names, then every event is event_not_matched', async () => {
       const { mapi, delivery } = await oneDelivery(showable({ trigger: { event_name: [], period: [SPAN] } }));
-      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'event_not_matched' }] });
+      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'event_not_matched' }],
+      });
     });
 
     test('when at is in no period, then outside_period; in the second of two periods it is eligible', async () => {
@@ -282,14 +319,20 @@ describe('showing deliveries: eligibility and impressions', () => {
     test('when another person has reached max_delivery_count, then delivery_cap_reached for everyone', async () => {
       const { mapi, delivery } = await oneDelivery(showable({ max_delivery_count: 1 }));
       await shown(mapi, delivery.delivery_id, { user: m('m-other'), at: AT });
-      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'delivery_cap_reached' }] });
+      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'delivery_cap_reached' }],
+      });
     });
 
     test('when the person has reached max_total_count on earlier days, then person_cap_reached, and another person is still eligible', async () => {
       const { mapi, delivery } = await oneDelivery(showable({ max_total_count: 2, max_total_count_per_day: 5 }));
       await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: '2026-06-01T12:00:00Z' });
       await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: '2026-06-02T12:00:00Z' });
-      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }] });
+      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }],
+      });
       expect((await decided(mapi, { user: m('m-2'), event_name: 'app_open', at: AT })).shown).toEqual([delivery.delivery_id]);
     });
 
@@ -316,8 +359,14 @@ describe('showing deliveries: eligibility and impressions', () => {
       const before = { start: '2025-01-01T00:00:00Z', end: '2025-02-01T00:00:00Z' };
       const allCaps = { max_delivery_count: 1, max_total_count: 1, max_total_count_per_day: 1 };
       const cases: Array<{ body: DeliveryBody; reason: Reason | undefined }> = [
-        { body: showable({ ...allCaps, is_active: false, trigger: { event_name: ['purchase'], period: [before] }, target: { segmentation_id: 99 } }), reason: 'inactive' },
-        { body: showable({ ...allCaps, trigger: { event_name: ['purchase'], period: [before] }, target: { segmentation_id: 99 } }), reason: 'event_not_matched' },
+        {
+          body: showable({ ...allCaps, is_active: false, trigger: { event_name: ['purchase'], period: [before] }, target: { segmentation_id: 99 } }),
+          reason: 'inactive',
+        },
+        {
+          body: showable({ ...allCaps, trigger: { event_name: ['purchase'], period: [before] }, target: { segmentation_id: 99 } }),
+          reason: 'event_not_matched',
+        },
         { body: showable({ ...allCaps, trigger: { event_name: ['app_open'], period: [before] }, target: { segmentation_id: 99 } }), reason: 'outside_period' },
         { body: showable({ ...allCaps, target: { segmentation_id: 99 } }), reason: 'not_in_segment' },
         { body: showable(allCaps), reason: 'delivery_cap_reached' },
@@ -389,7 +438,12 @@ describe('showing deliveries: eligibility and impressions', () => {
         { name: '[0]', segments: [0], shown: () => [zeroSeg], excluded: () => [notIn(seven)] },
         { name: '[7, 0, 7]', segments: [7, 0, 7], shown: () => [seven, zeroSeg], excluded: () => [] },
         { name: '[3, 8, 70]', segments: [3, 8, 70], shown: () => [], excluded: () => [notIn(seven), notIn(zeroSeg)] },
-        { name: '1000 segments holding 7 last', segments: [...Array.from({ length: 999 }, (_, i) => i + 100), 7], shown: () => [seven], excluded: () => [notIn(zeroSeg)] },
+        {
+          name: '1000 segments holding 7 last',
+          segments: [...Array.from({ length: 999 }, (_, i) => i + 100), 7],
+          shown: () => [seven],
+          excluded: () => [notIn(zeroSeg)],
+        },
       ])('when segments are $name, then the right deliveries are shown', async ({ segments, shown: expectedShown, excluded }) => {
         expect(await decided(segMapi, { user: m('m-1'), event_name: 'app_open', at: AT, ...(segments === undefined ? {} : { segments }) })).toEqual({
           shown: expectedShown(),
@@ -403,7 +457,12 @@ describe('showing deliveries: eligibility and impressions', () => {
   describe('impressions: what is counted', () => {
     test('when a display is recorded, then 201 with the counts right after it, and GET and the list show delivery_count 1', async () => {
       const { mapi, delivery } = await oneDelivery();
-      const res = await impression(mapi, delivery.delivery_id, { user: device('d-9'), platform: 'android', at: '2026-12-01T09:00:05+09:00', idempotency_key: '5d1c-0001' });
+      const res = await impression(mapi, delivery.delivery_id, {
+        user: device('d-9'),
+        platform: 'android',
+        at: '2026-12-01T09:00:05+09:00',
+        idempotency_key: '5d1c-0001',
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
       expect(res.headers['idempotent-replayed']).toBeUndefined();
@@ -447,8 +506,15 @@ describe('showing deliveries: eligibility and impressions', () => {
     });
 
     test('when the delivery is inactive and at is outside its period, then the display is counted anyway: the display was decided', async () => {
-      const { mapi, delivery } = await oneDelivery(showable({ is_active: false, trigger: { event_name: ['purchase'], period: [{ start: '2020-01-01T00:00:00Z', end: '2020-02-01T00:00:00Z' }] } }));
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      const { mapi, delivery } = await oneDelivery(
+        showable({ is_active: false, trigger: { event_name: ['purchase'], period: [{ start: '2020-01-01T00:00:00Z', end: '2020-02-01T00:00:00Z' }] } }),
+      );
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
     });
 
     test("when a person is shown two deliveries, then each delivery's counts are its own", async () => {
@@ -457,7 +523,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       const b = await postDelivery(app, mapi, showable());
       await shown(mapi, a.delivery_id, { user: m('m-1'), at: AT });
       await shown(mapi, a.delivery_id, { user: m('m-1'), at: AT });
-      expect(await shown(mapi, b.delivery_id, { user: m('m-1'), at: AT })).toEqual({ delivery_id: b.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      expect(await shown(mapi, b.delivery_id, { user: m('m-1'), at: AT })).toEqual({
+        delivery_id: b.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
       expect(counts(await read(mapi, a.delivery_id)).delivery_count).toBe(2);
       expect(counts(await read(mapi, b.delivery_id)).delivery_count).toBe(1);
     });
@@ -481,7 +552,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       expect((await shown(mapi, delivery.delivery_id, { user: device('d-free'), at: AT })).person_total).toBe(2);
       expect((await shown(mapi, delivery.delivery_id, { user: m('m-9'), at: AT })).person_total).toBe(1);
       await createNode(app, customer, { schema: 'member', key: m('m-9'), ids: [device('d-free')] });
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-9'), at: AT })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 4, person_total: 4, person_today: 4 });
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-9'), at: AT })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 4,
+        person_total: 4,
+        person_today: 4,
+      });
     });
   });
 
@@ -500,9 +576,13 @@ describe('showing deliveries: eligibility and impressions', () => {
         [2, 2, 2],
         [3, 3, 1],
       ]);
-      for (const user of [device('d-b'), device('d-a'), m('m-1')]) expectCap(await impression(mapi, delivery.delivery_id, { user, at: '2026-07-01T00:00:00Z' }), 'max_total_count');
+      for (const user of [device('d-b'), device('d-a'), m('m-1')])
+        expectCap(await impression(mapi, delivery.delivery_id, { user, at: '2026-07-01T00:00:00Z' }), 'max_total_count');
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual({ delivery_count: 3, iphone_delivery_count: 2, android_delivery_count: 1 });
-      expect(await decided(mapi, { user: device('d-b'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }] });
+      expect(await decided(mapi, { user: device('d-b'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }],
+      });
       // Another person is not held back.
       expect((await shown(mapi, delivery.delivery_id, { user: device('d-z'), at: AT })).person_total).toBe(1);
     });
@@ -514,7 +594,10 @@ describe('showing deliveries: eligibility and impressions', () => {
       await shown(mapi, delivery.delivery_id, { user: device('d-1'), at: AT });
       expect((await shown(mapi, delivery.delivery_id, { user: device('d-2'), at: AT })).person_today).toBe(2);
       expectCap(await impression(mapi, delivery.delivery_id, { user: m('m-1'), at: AT }), 'max_total_count_per_day');
-      expect(await decided(mapi, { user: m('m-2'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_daily_cap_reached' }] });
+      expect(await decided(mapi, { user: m('m-2'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_daily_cap_reached' }],
+      });
     });
 
     test('when two nodes share only an ID of a type that never links, then they are two people', async () => {
@@ -556,7 +639,10 @@ describe('showing deliveries: eligibility and impressions', () => {
       const res = await impression(mapi, delivery.delivery_id, { user: m('m-3'), platform: 'ios', at: AT });
       expectCap(res, 'max_delivery_count');
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual({ delivery_count: 2, iphone_delivery_count: 1, android_delivery_count: 0 });
-      expect(await decided(mapi, { user: m('m-3'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'delivery_cap_reached' }] });
+      expect(await decided(mapi, { user: m('m-3'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'delivery_cap_reached' }],
+      });
     });
 
     test('when the person has reached max_total_count on other days, then 409 naming max_total_count, and nothing is counted for them', async () => {
@@ -568,7 +654,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       // The refused one left no trace: on its day the person still has none (the cap raised, the day's first is 1).
       const raised = await app.call('PUT', `/v1/delivery/${delivery.delivery_id}`, asMapi(mapi, showable({ max_total_count: 3, max_total_count_per_day: 5 })));
       expect(raised.status).toBe(200);
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 3, person_total: 3, person_today: 1 });
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 3,
+        person_total: 3,
+        person_today: 1,
+      });
     });
 
     test('when the person has reached max_total_count_per_day, then 409 naming it; the next day is counted, and the refused one is not', async () => {
@@ -576,7 +667,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT });
       await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT });
       expectCap(await impression(mapi, delivery.delivery_id, { user: m('m-1'), at: '2026-06-15T23:59:59Z' }), 'max_total_count_per_day');
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: NEXT_DAY })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 3, person_total: 3, person_today: 1 });
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: NEXT_DAY })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 3,
+        person_total: 3,
+        person_today: 1,
+      });
     });
 
     test('when all three caps are reached, then the cap named is max_delivery_count; with the person caps only, max_total_count', async () => {
@@ -619,14 +715,19 @@ describe('showing deliveries: eligibility and impressions', () => {
       expect((await shown(mapi, delivery.delivery_id, { user: device('d-other'), at: NEXT_DAY })).person_total).toBe(1);
     });
 
-    test("when the same key is used for another delivery, or by another customer, then it is counted there: keys are per delivery", async () => {
+    test('when the same key is used for another delivery, or by another customer, then it is counted there: keys are per delivery', async () => {
       const a = await customerWith();
       const a1 = await postDelivery(app, a.mapi, showable());
       const a2 = await postDelivery(app, a.mapi, showable());
       const b = await oneDelivery();
       expect(b.delivery.delivery_id).toBe(a1.delivery_id);
       await shown(a.mapi, a1.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'shared-key' });
-      expect(await shown(a.mapi, a2.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'shared-key' })).toEqual({ delivery_id: a2.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      expect(await shown(a.mapi, a2.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'shared-key' })).toEqual({
+        delivery_id: a2.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
       expect(await shown(b.mapi, b.delivery.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'shared-key' })).toEqual({
         delivery_id: b.delivery.delivery_id,
         delivery_count: 1,
@@ -678,7 +779,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       const expected = { delivery_count: 2, iphone_delivery_count: 1, android_delivery_count: 1 };
       expect(counts(res.body as Delivery)).toEqual(expected);
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual(expected);
-      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 3, person_total: 3, person_today: 3 });
+      expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 3,
+        person_total: 3,
+        person_today: 3,
+      });
     });
 
     test('when a replacement lowers a cap below what was counted, then the next impression is 409 and eligibility says so', async () => {
@@ -687,7 +793,10 @@ describe('showing deliveries: eligibility and impressions', () => {
       await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT });
       expect((await app.call('PUT', `/v1/delivery/${delivery.delivery_id}`, asMapi(mapi, showable({ max_total_count: 1 })))).status).toBe(200);
       expectCap(await impression(mapi, delivery.delivery_id, { user: m('m-1'), at: AT }), 'max_total_count');
-      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({ shown: [], excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }] });
+      expect(await decided(mapi, { user: m('m-1'), event_name: 'app_open', at: AT })).toEqual({
+        shown: [],
+        excluded: [{ delivery_id: delivery.delivery_id, reason: 'person_cap_reached' }],
+      });
     });
 
     test('when a counted delivery is deleted, then GET and impressions are 404, eligibility no longer names it, and a new delivery starts from nothing', async () => {
@@ -712,7 +821,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       // Whatever id the next delivery gets, none of the deleted one's impressions or keys count for it.
       const next = await postDelivery(app, mapi, showable({ max_total_count: 2 }));
       expect(counts(next)).toEqual(zero);
-      expect(await shown(mapi, next.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'k-gone' })).toEqual({ delivery_id: next.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      expect(await shown(mapi, next.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'k-gone' })).toEqual({
+        delivery_id: next.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
     });
   });
 
@@ -731,7 +845,10 @@ describe('showing deliveries: eligibility and impressions', () => {
       expect([erased.status, erased.body]).toEqual([200, { nodes_deleted: 1, ids_removed: 0 }]);
       expect((await shown(mapi, delivery.delivery_id, { user: device('d-1'), at: AT })).person_total).toBe(1);
       expect((await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT })).person_total).toBe(1);
-      expect(await decided(mapi, { user: device('d-1'), event_name: 'app_open', at: AT, segments: [7] })).toEqual({ shown: [delivery.delivery_id], excluded: [] });
+      expect(await decided(mapi, { user: device('d-1'), event_name: 'app_open', at: AT, segments: [7] })).toEqual({
+        shown: [delivery.delivery_id],
+        excluded: [],
+      });
     });
 
     test('when one ID is erased (administrator, scope id), then only the impressions recorded against it go', async () => {
@@ -794,7 +911,10 @@ describe('showing deliveries: eligibility and impressions', () => {
       for (const c of [tokyo, utc, byDefault]) {
         expect((await shown(c.mapi, c.delivery.delivery_id, { user: m('m-1'), at: '2026-12-01T14:59:59Z' })).person_today).toBe(1);
       }
-      expect(await shown(tokyo.mapi, tokyo.delivery.delivery_id, { user: m('m-1'), at: '2026-12-01T15:00:00Z' })).toMatchObject({ person_total: 2, person_today: 1 });
+      expect(await shown(tokyo.mapi, tokyo.delivery.delivery_id, { user: m('m-1'), at: '2026-12-01T15:00:00Z' })).toMatchObject({
+        person_total: 2,
+        person_today: 1,
+      });
       for (const c of [utc, byDefault]) {
         expectCap(await impression(c.mapi, c.delivery.delivery_id, { user: m('m-1'), at: '2026-12-01T15:00:00Z' }), 'max_total_count_per_day');
         expectCap(await impression(c.mapi, c.delivery.delivery_id, { user: m('m-1'), at: '2026-12-02T08:59:59+09:00' }), 'max_total_count_per_day');
@@ -893,7 +1013,12 @@ describe('showing deliveries: eligibility and impressions', () => {
       expectInvalidAt(await impression(mapi, delivery.delivery_id, body), path);
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual(zero);
       // The same key and person, now valid: counted as the first, not answered from the refused one.
-      expect(await shown(mapi, delivery.delivery_id, impressionBase)).toEqual({ delivery_id: delivery.delivery_id, delivery_count: 1, person_total: 1, person_today: 1 });
+      expect(await shown(mapi, delivery.delivery_id, impressionBase)).toEqual({
+        delivery_id: delivery.delivery_id,
+        delivery_count: 1,
+        person_total: 1,
+        person_today: 1,
+      });
     });
 
     test('when the leap second is refused, then the error says why', async () => {
@@ -911,7 +1036,8 @@ describe('showing deliveries: eligibility and impressions', () => {
       { name: 'no body', send: (mapi: string) => app.call('POST', '/v1/delivery/_eligible', asMapi(mapi)), status: 400, code: 'validation_failed' },
       {
         name: 'a body that is not JSON',
-        send: (mapi: string) => app.call('POST', '/v1/delivery/_eligible', { headers: { 'X-SERVICE-MAPI-TOKEN': mapi, 'Content-Type': 'application/json' }, body: '{"user": ' }),
+        send: (mapi: string) =>
+          app.call('POST', '/v1/delivery/_eligible', { headers: { 'X-SERVICE-MAPI-TOKEN': mapi, 'Content-Type': 'application/json' }, body: '{"user": ' }),
         status: 400,
         code: 'invalid_json',
       },
@@ -928,17 +1054,23 @@ describe('showing deliveries: eligibility and impressions', () => {
     ])('when _impression gets $name, then 400 $code and nothing is counted', async ({ body, raw, code }) => {
       const { mapi, delivery } = await oneDelivery();
       const res = raw
-        ? await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, { headers: { 'X-SERVICE-MAPI-TOKEN': mapi, 'Content-Type': 'application/json' }, body })
+        ? await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, {
+            headers: { 'X-SERVICE-MAPI-TOKEN': mapi, 'Content-Type': 'application/json' },
+            body,
+          })
         : await impression(mapi, delivery.delivery_id, body);
       expectProblem(res, 400, code);
       expect(counts(await read(mapi, delivery.delivery_id))).toEqual(zero);
     });
 
-    test.each(['abc', '0', '-1', '1.5'])('when the delivery id in the path is %s, then _impression is 400 pointing at /path/delivery_id', async (deliveryId) => {
-      const { mapi, delivery } = await oneDelivery();
-      expectInvalidAt(await impression(mapi, deliveryId, { user: m('m-1'), at: AT }), '/path/delivery_id');
-      expect(counts(await read(mapi, delivery.delivery_id))).toEqual(zero);
-    });
+    test.each(['abc', '0', '-1', '1.5'])(
+      'when the delivery id in the path is %s, then _impression is 400 pointing at /path/delivery_id',
+      async (deliveryId) => {
+        const { mapi, delivery } = await oneDelivery();
+        expectInvalidAt(await impression(mapi, deliveryId, { user: m('m-1'), at: AT }), '/path/delivery_id');
+        expect(counts(await read(mapi, delivery.delivery_id))).toEqual(zero);
+      },
+    );
 
     test('when the bounds are met (event_name of 100 characters, 1000 segments, the largest segment id), then _eligible is 200', async () => {
       const { mapi, delivery } = await oneDelivery(showable({ trigger: { event_name: ['e'.repeat(100)], period: [SPAN] }, target: { segmentation_id: 0 } }));
@@ -967,8 +1099,18 @@ describe('showing deliveries: eligibility and impressions', () => {
 
     const refusals: Array<{ name: string; headers: () => Record<string, string>; status: number; code: string }> = [
       { name: 'no token is sent', headers: () => ({}), status: 401, code: 'authentication_required' },
-      { name: 'only an Authorization header with the admin token is sent', headers: () => ({ Authorization: `Bearer ${ADMIN_TOKEN}` }), status: 401, code: 'authentication_required' },
-      { name: "only an Authorization header with the customer's mapi token is sent", headers: () => ({ Authorization: `Bearer ${mapi}` }), status: 401, code: 'authentication_required' },
+      {
+        name: 'only an Authorization header with the admin token is sent',
+        headers: () => ({ Authorization: `Bearer ${ADMIN_TOKEN}` }),
+        status: 401,
+        code: 'authentication_required',
+      },
+      {
+        name: "only an Authorization header with the customer's mapi token is sent",
+        headers: () => ({ Authorization: `Bearer ${mapi}` }),
+        status: 401,
+        code: 'authentication_required',
+      },
       { name: 'the token is unknown', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': unknownMapiToken() }), status: 401, code: 'invalid_token' },
       { name: 'the token is malformed', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': 'not a token!' }), status: 401, code: 'invalid_token' },
       { name: 'the token has been revoked', headers: () => ({ 'X-SERVICE-MAPI-TOKEN': revoked }), status: 401, code: 'invalid_token' },
@@ -990,7 +1132,11 @@ describe('showing deliveries: eligibility and impressions', () => {
     });
 
     test('when the refused requests are done, then the first counted impression (with the same key) is the first', async () => {
-      for (const r of refusals) await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, { headers: r.headers(), body: { user: m('m-1'), at: AT, idempotency_key: 'k-auth' } });
+      for (const r of refusals)
+        await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, {
+          headers: r.headers(),
+          body: { user: m('m-1'), at: AT, idempotency_key: 'k-auth' },
+        });
       expect(await shown(mapi, delivery.delivery_id, { user: m('m-1'), at: AT, idempotency_key: 'k-auth' })).toEqual({
         delivery_id: delivery.delivery_id,
         delivery_count: 1,
@@ -1021,7 +1167,8 @@ describe('showing deliveries: eligibility and impressions', () => {
       return authorization === undefined ? options : { ...options, headers: { ...options.headers, Authorization: `Bearer ${authorization}` } };
     };
     const eligibleAs = (body: object, authorization?: string) => app.call('POST', '/v1/delivery/_eligible', withTokens(body, authorization));
-    const impressionAs = (body: object, authorization?: string) => app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, withTokens(body, authorization));
+    const impressionAs = (body: object, authorization?: string) =>
+      app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, withTokens(body, authorization));
     const withoutRequestId = (res: Response) => ({ ...(res.body as object), request_id: undefined });
 
     test('when the mapi token alone is sent, then _eligible (explain) and _impression are 401 authentication_required, the same for a linked and an unknown value, and nothing is counted or stored', async () => {
@@ -1046,7 +1193,11 @@ describe('showing deliveries: eligibility and impressions', () => {
 
       // With the bearer token the same key is new (nothing was stored under it), and Ann's count goes on from 1.
       const res = await impressionAs({ user: linked, at: AT, idempotency_key: 'k-linked' }, bearer);
-      expect([res.status, res.headers['idempotent-replayed'], res.body]).toEqual([201, undefined, { delivery_id: delivery.delivery_id, delivery_count: 2, person_total: 2, person_today: 2 }]);
+      expect([res.status, res.headers['idempotent-replayed'], res.body]).toEqual([
+        201,
+        undefined,
+        { delivery_id: delivery.delivery_id, delivery_count: 2, person_total: 2, person_today: 2 },
+      ]);
       const other = await impressionAs({ user: unknown, at: AT, idempotency_key: 'k-unknown' }, bearer);
       expect([other.status, other.headers['idempotent-replayed'], (other.body as Answer).person_total]).toEqual([201, undefined, 1]);
     });
@@ -1062,17 +1213,25 @@ describe('showing deliveries: eligibility and impressions', () => {
     });
 
     test.each([
-      { name: "another customer's bearer token", token: async () => (await issueToken(app, uniqueCustomer('show-other'), 'bearer')).token, status: 403, code: 'forbidden' },
+      {
+        name: "another customer's bearer token",
+        token: async () => (await issueToken(app, uniqueCustomer('show-other'), 'bearer')).token,
+        status: 403,
+        code: 'forbidden',
+      },
       { name: "the customer's mapi token", token: async () => mapi, status: 403, code: 'forbidden' },
       { name: 'an unknown bearer token', token: async () => `idl_bearer_${randomBytes(32).toString('base64url')}`, status: 401, code: 'invalid_token' },
       { name: 'a malformed token', token: async () => 'not a token!', status: 401, code: 'invalid_token' },
-    ])('when $name is sent in Authorization, then both endpoints are $status $code for a secure user, and nothing is counted', async ({ token, status, code }) => {
-      const authorization = await token();
-      const before = counts(await read(mapi, delivery.delivery_id));
-      expectProblem(await eligibleAs({ user: linked, event_name: 'app_open', at: AT }, authorization), status, code);
-      expectProblem(await impressionAs({ user: linked, at: AT, idempotency_key: 'k-refused' }, authorization), status, code);
-      expect(counts(await read(mapi, delivery.delivery_id))).toEqual(before);
-    });
+    ])(
+      'when $name is sent in Authorization, then both endpoints are $status $code for a secure user, and nothing is counted',
+      async ({ token, status, code }) => {
+        const authorization = await token();
+        const before = counts(await read(mapi, delivery.delivery_id));
+        expectProblem(await eligibleAs({ user: linked, event_name: 'app_open', at: AT }, authorization), status, code);
+        expectProblem(await impressionAs({ user: linked, at: AT, idempotency_key: 'k-refused' }, authorization), status, code);
+        expect(counts(await read(mapi, delivery.delivery_id))).toEqual(before);
+      },
+    );
 
     test('when a user of an open type is sent, then no bearer token is needed, and one sent is checked all the same', async () => {
       expect((await eligibleAs({ user: m('ann'), event_name: 'app_open', at: AT })).status).toBe(200);
@@ -1126,7 +1285,11 @@ describe('showing deliveries to a person past TRAVERSAL_MAX_NODES (2)', () => {
 
     for (const user of [device('d-shared'), m('m-1')]) {
       expectProblem(await app.call('POST', '/v1/delivery/_eligible', asMapi(mapi, { user, event_name: 'app_open', at: AT })), 422, 'component_too_large');
-      expectProblem(await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, asMapi(mapi, { user, at: AT, idempotency_key: 'k-big' })), 422, 'component_too_large');
+      expectProblem(
+        await app.call('POST', `/v1/delivery/${delivery.delivery_id}/_impression`, asMapi(mapi, { user, at: AT, idempotency_key: 'k-big' })),
+        422,
+        'component_too_large',
+      );
     }
     const read = await app.call('GET', `/v1/delivery/${delivery.delivery_id}`, asMapi(mapi));
     expect(counts(read.body as Delivery)).toEqual(zero);

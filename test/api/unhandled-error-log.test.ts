@@ -34,7 +34,9 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
       const file = path.join(tempDir('unhandled-log-'), 'store.db');
       app = await startApp({ store: new SqliteStore({ path: file }) });
       const db = new Database(file);
-      db.exec(`CREATE TRIGGER refuse_secret BEFORE INSERT ON ids WHEN NEW.customer_id LIKE 'refused%' AND NEW.type = 'email' BEGIN SELECT RAISE(ABORT, 'refused value ' || NEW.value); END`);
+      db.exec(
+        `CREATE TRIGGER refuse_secret BEFORE INSERT ON ids WHEN NEW.customer_id LIKE 'refused%' AND NEW.type = 'email' BEGIN SELECT RAISE(ABORT, 'refused value ' || NEW.value); END`,
+      );
       db.close();
     }
   });
@@ -55,10 +57,16 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
     for (const customer of [holder, refused]) {
       await putSchema(app, customer, 'member', memberSchema);
       tokens[customer] = (await issueLabelledToken(app, customer, 'bearer')).token;
-      const created = await app.call('POST', nodePath(customer, '_create'), { token: tokens[customer], body: { schema: 'member', key: { type: 'member_id', id: `${customer}-m` } } });
+      const created = await app.call('POST', nodePath(customer, '_create'), {
+        token: tokens[customer],
+        body: { schema: 'member', key: { type: 'member_id', id: `${customer}-m` } },
+      });
       expect(created.status).toBe(201);
     }
-    const held = await app.call('POST', nodePath(holder, '_insert'), { token: tokens[holder], body: { schema: 'member', key: { type: 'member_id', id: `${holder}-m` }, ids: [{ type: 'email', id: SECRET }] } });
+    const held = await app.call('POST', nodePath(holder, '_insert'), {
+      token: tokens[holder],
+      body: { schema: 'member', key: { type: 'member_id', id: `${holder}-m` }, ids: [{ type: 'email', id: SECRET }] },
+    });
     expect(held.status).toBe(201);
 
     const res = await app.call('POST', nodePath(refused, '_insert'), {
@@ -72,7 +80,9 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
     expect(errors).toHaveLength(1);
     expect(errors[0]!.error).toEqual(
       expect.objectContaining(
-        usesNeo4j() ? { name: 'Neo4jError', code: 'Neo.ClientError.Schema.ConstraintValidationFailed' } : { name: 'SqliteError', code: 'SQLITE_CONSTRAINT_TRIGGER' },
+        usesNeo4j()
+          ? { name: 'Neo4jError', code: 'Neo.ClientError.Schema.ConstraintValidationFailed' }
+          : { name: 'SqliteError', code: 'SQLITE_CONSTRAINT_TRIGGER' },
       ),
     );
     expect(app.logs.join('\n')).not.toContain(SECRET);
@@ -81,8 +91,10 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
 });
 
 describe('what the log keeps of an error', () => {
-  test('when the error comes from another realm (as a native addon\'s may under jest), then it still keeps its name, code and frames, not its message', () => {
-    const foreign: unknown = vm.runInNewContext(`const e = new Error('refused value ${SECRET}\\n    at quoted ${SECRET}'); e.name = 'SqliteError'; e.code = 'SQLITE_CONSTRAINT_TRIGGER'; e`);
+  test("when the error comes from another realm (as a native addon's may under jest), then it still keeps its name, code and frames, not its message", () => {
+    const foreign: unknown = vm.runInNewContext(
+      `const e = new Error('refused value ${SECRET}\\n    at quoted ${SECRET}'); e.name = 'SqliteError'; e.code = 'SQLITE_CONSTRAINT_TRIGGER'; e`,
+    );
     expect(foreign instanceof Error).toBe(false);
     const kept = loggableError(foreign);
     expect(kept).toEqual(expect.objectContaining({ name: 'SqliteError', code: 'SQLITE_CONSTRAINT_TRIGGER', stack: expect.stringMatching(/^\s+at /) }));

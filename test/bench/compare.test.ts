@@ -4,8 +4,15 @@ import { compareReports, comparisonTable, formatTable } from '../../bench/compar
 const scenario = (name: string, ratio: number, p99: number) => ({ name, rps: Math.round(ratio * 5000), p99_ms: p99, ratio_to_express_floor: ratio });
 
 describe('bench --compare', () => {
-  const before = { measured_at: '2026-11-24T14:17:00Z', scenarios: [scenario('search ONE', 0.5, 7), scenario('insert', 0.73, 7), scenario('delivery list', 0.9, 5)], load: { ids_per_s: 50_000 } };
-  const after = { scenarios: [scenario('search ONE', 0.85, 6), scenario('insert', 0.365, 12), scenario('mixed: search ONE', 0.4, 14)], load: { ids_per_s: 100_000 } };
+  const before = {
+    measured_at: '2026-11-24T14:17:00Z',
+    scenarios: [scenario('search ONE', 0.5, 7), scenario('insert', 0.73, 7), scenario('delivery list', 0.9, 5)],
+    load: { ids_per_s: 50_000 },
+  };
+  const after = {
+    scenarios: [scenario('search ONE', 0.85, 6), scenario('insert', 0.365, 12), scenario('mixed: search ONE', 0.4, 14)],
+    load: { ids_per_s: 100_000 },
+  };
 
   test('when a scenario is in both runs, then its ratio change is after over before; one only now is new, one only before is listed last', () => {
     expect(compareReports(before, after)).toEqual([

@@ -109,7 +109,11 @@ describe('the explorer page, when it cannot draw', () => {
       ...extra,
     });
     const answers: Array<{ status: number; headers: Record<string, string>; body: object }> = [
-      { status: 400, headers: {}, body: problem(400, 'validation_failed', 'Validation failed', { errors: [{ path: '/body/max_nodes', message: 'must be <= 2000' }] }) },
+      {
+        status: 400,
+        headers: {},
+        body: problem(400, 'validation_failed', 'Validation failed', { errors: [{ path: '/body/max_nodes', message: 'must be <= 2000' }] }),
+      },
       { status: 429, headers: { 'Retry-After': '7' }, body: problem(429, 'rate_limited', 'Too many requests') },
       { status: 503, headers: { 'Retry-After': '5' }, body: problem(503, 'server_busy', 'Server busy') },
     ];

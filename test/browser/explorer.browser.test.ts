@@ -83,7 +83,14 @@ describe('the explorer page', () => {
         // Drawn differently: the hot ID's vertex, and the line of the ID that does not link.
         hubShape: cy.nodes('.hub').map((n) => n.style('shape') as string),
         unlinkedStyle: cy.edges('.unlinked').map((e) => e.style('line-style') as string),
-        otherStyles: [...new Set(cy.edges('.shared').not('.unlinked').map((e) => e.style('line-style') as string))],
+        otherStyles: [
+          ...new Set(
+            cy
+              .edges('.shared')
+              .not('.unlinked')
+              .map((e) => e.style('line-style') as string),
+          ),
+        ],
       };
     });
     expect(marks.hub).toEqual(['device: tablet (4)']);
@@ -93,7 +100,12 @@ describe('the explorer page', () => {
     expect(marks.hubShape).toEqual(['diamond']);
     expect(marks.unlinkedStyle).toEqual(['dashed']);
     expect(marks.otherStyles).toEqual(['solid']);
-    expect(await page.page.locator('#legend li').allTextContents()).toEqual(['crm', 'web', 'hot ID (held by 3+ drawn nodes)', 'ID of a type that does not link']);
+    expect(await page.page.locator('#legend li').allTextContents()).toEqual([
+      'crm',
+      'web',
+      'hot ID (held by 3+ drawn nodes)',
+      'ID of a type that does not link',
+    ]);
     expect(await page.page.locator('#notice').isHidden()).toBe(true);
 
     // The request: relative to the page, the token in the header only, the body as the contract says.
@@ -138,11 +150,9 @@ describe('the explorer page', () => {
     await panel.locator('.history li').first().waitFor();
     expect(await panel.locator('h2').textContent()).toBe('Node: crm_id: c-4');
     expect(await panel.locator('dd.schema').textContent()).toBe('crm');
-    expect(await panel.locator('.ids button').evaluateAll((buttons) => buttons.map((b) => (b as unknown as { dataset: Record<string, string> }).dataset.idValue))).toEqual([
-      'c-4',
-      'tablet',
-      '555-4',
-    ]);
+    expect(
+      await panel.locator('.ids button').evaluateAll((buttons) => buttons.map((b) => (b as unknown as { dataset: Record<string, string> }).dataset.idValue)),
+    ).toEqual(['c-4', 'tablet', '555-4']);
     const badges = await panel.locator('.ids button', { hasText: 'tablet' }).locator('.badge').allTextContents();
     expect(badges).toEqual(['hot: 4 holders']);
     const entries = await panel.locator('.history li').allTextContents();
@@ -157,7 +167,9 @@ describe('the explorer page', () => {
     await page.clickElement(await page.refOf('c-2'));
     const message = page.page.locator('#panel .history .problem');
     await message.waitFor();
-    expect(await message.textContent()).toMatch(/^Authentication required: .+ This needs a token: paste a bearer token of this customer, or the administrator token\.$/);
+    expect(await message.textContent()).toMatch(
+      /^Authentication required: .+ This needs a token: paste a bearer token of this customer, or the administrator token\.$/,
+    );
     expect(await page.page.locator('#panel h2').textContent()).toBe('Node: crm_id: c-2');
   });
 
@@ -192,7 +204,12 @@ describe('the explorer page', () => {
     await page.clickElement(hub);
     const panel = page.page.locator('#panel');
     await panel.locator('h2', { hasText: 'ID: device: tablet' }).waitFor();
-    expect(await panel.locator('.holders button').allTextContents()).toEqual(['crm · crm_id: c-1', 'crm · crm_id: c-3', 'crm · crm_id: c-4', 'web · web_id: w-1']);
+    expect(await panel.locator('.holders button').allTextContents()).toEqual([
+      'crm · crm_id: c-1',
+      'crm · crm_id: c-3',
+      'crm · crm_id: c-4',
+      'web · web_id: w-1',
+    ]);
   });
 
   test('when no node holds the ID, then the page says so and draws nothing', async () => {
@@ -214,8 +231,9 @@ describe('the explorer page', () => {
   });
 
   test('when the component has 500 nodes, then it is drawn and a node click still opens its panel (time to first draw printed)', async () => {
-    const answer = (await app.call('POST', `/v1/${big.customer}/_graph`, { token: big.token, body: { match: { from: { where: { type: 'phone', id: 'p-1' } } } } }))
-      .body as GraphAnswer;
+    const answer = (
+      await app.call('POST', `/v1/${big.customer}/_graph`, { token: big.token, body: { match: { from: { where: { type: 'phone', id: 'p-1' } } } } })
+    ).body as GraphAnswer;
     expect(answer.nodes).toHaveLength(500);
     expect(answer.truncated).toBe(true);
 
@@ -268,7 +286,8 @@ describe('the explorer page', () => {
   test('when the page breaks the CSP, then this suite sees it (so that its silence elsewhere means something)', async () => {
     const page = await open();
     await page.page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { createElement(tag: string): { textContent: string }; head: { append(node: unknown): void } } }).document;
+      const doc = (globalThis as unknown as { document: { createElement(tag: string): { textContent: string }; head: { append(node: unknown): void } } })
+        .document;
       const script = doc.createElement('script');
       script.textContent = 'void 0';
       doc.head.append(script);
@@ -276,7 +295,9 @@ describe('the explorer page', () => {
     // Both reports come back asynchronously (the DOM event through a binding, and the console): wait for both.
     for (let tries = 0; tries < 100 && page.violations.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(page.violations).toHaveLength(2);
-    expect(page.violations).toEqual(expect.arrayContaining(['script-src-elem inline', expect.stringMatching(/^Executing inline script violates .*Content Security Policy/)]));
+    expect(page.violations).toEqual(
+      expect.arrayContaining(['script-src-elem inline', expect.stringMatching(/^Executing inline script violates .*Content Security Policy/)]),
+    );
     page.violations.length = 0;
   });
 });

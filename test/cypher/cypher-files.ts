@@ -47,7 +47,8 @@ export function lintProblems(text: string, file = 'statement'): string[] {
     procedures,
   });
   const problems = diagnostics.map(
-    (d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity === 1 ? 'error' : 'warning'}: ${typeof d.message === 'string' ? d.message : d.message.value}`,
+    (d) =>
+      `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity === 1 ? 'error' : 'warning'}: ${typeof d.message === 'string' ? d.message : d.message.value}`,
   );
   const statements = parseStatementsStrs(text).filter((s) => s.trim() !== '');
   if (statements.length !== 1) problems.push(`holds ${statements.length} statements; one per file`);

@@ -17,7 +17,7 @@ describe('the Cypher files', () => {
 });
 
 describe('the lint check', () => {
-  const valid = ['// params: customer', '// Counts a customer\'s nodes.', 'MATCH (node:IdNode {customer: $customer})', 'RETURN count(node) AS nodes'];
+  const valid = ['// params: customer', "// Counts a customer's nodes.", 'MATCH (node:IdNode {customer: $customer})', 'RETURN count(node) AS nodes'];
   const statement = (...lines: string[]) => lines.join('\n');
 
   test('when a statement is valid, then there is no problem', () => {
@@ -30,12 +30,16 @@ describe('the lint check', () => {
   });
 
   test('when a statement uses an undefined variable, then it fails', () => {
-    const problems = lintProblems(statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer})', 'RETURN count(nodes) AS nodes'));
+    const problems = lintProblems(
+      statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer})', 'RETURN count(nodes) AS nodes'),
+    );
     expect(problems).toEqual([expect.stringMatching(/error: Variable `nodes` not defined/)]);
   });
 
   test('when a statement uses a parameter its params line does not declare, then it fails', () => {
-    const problems = lintProblems(statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer, schema: $schema})', 'RETURN count(node) AS nodes'));
+    const problems = lintProblems(
+      statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer, schema: $schema})', 'RETURN count(node) AS nodes'),
+    );
     expect(problems).toEqual([expect.stringMatching(/error: Parameter \$schema is not defined/)]);
   });
 

@@ -37,7 +37,17 @@ describe('the statements the Neo4j store loads', () => {
     const statements = loadStatements();
     expect(Object.keys(statements.byName).sort()).toEqual([...STATEMENT_NAMES].sort());
     expect(statements.schema.map((s) => s.name)).toEqual([...SCHEMA_STATEMENT_NAMES]);
-    expect(statements.byName['search.traverse-all'].params).toEqual(['source', 'holdersSchema', 'maxNodes', 'maxIds', 'excluded', 'havingType', 'hiddenTypes', 'unlinkedTypes', 'answerBytes']);
+    expect(statements.byName['search.traverse-all'].params).toEqual([
+      'source',
+      'holdersSchema',
+      'maxNodes',
+      'maxIds',
+      'excluded',
+      'havingType',
+      'hiddenTypes',
+      'unlinkedTypes',
+      'answerBytes',
+    ]);
     expect(statements.byName['node.create'].file).toBe('cypher/node.create.cypher');
   });
 
@@ -123,7 +133,9 @@ describe('the traversal bound', () => {
 
 describe('Cypher in code', () => {
   const sources = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
 
   test('when src/ is read, then no string in it starts a Cypher statement (all Cypher lives in cypher/)', () => {
     const cypherLike = /['"`]\s*(MATCH|OPTIONAL MATCH|MERGE|CREATE|UNWIND|CALL|RETURN|WITH|DETACH DELETE|EXPLAIN|PROFILE)\s[^'"`]*[(\n]/;

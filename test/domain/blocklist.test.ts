@@ -158,14 +158,17 @@ describe('checking rules before they are stored', () => {
   });
 
   test('when rules go past the contract bounds, then they are refused rather than compiled', () => {
-    expect(problemsOf([pattern('device_id', 'a'.repeat(201))])).toEqual([
-      { path: '/body/rules/0/pattern', message: 'must be at most 200 characters' },
-    ]);
+    expect(problemsOf([pattern('device_id', 'a'.repeat(201))])).toEqual([{ path: '/body/rules/0/pattern', message: 'must be at most 200 characters' }]);
     expect(problemsOf([values('email', [])])[0]?.path).toBe('/body/rules/0/values');
-    expect(problemsOf([values('email', Array.from({ length: 1001 }, (_, i) => `v${i}`))])[0]?.path).toBe('/body/rules/0/values');
-    expect(problemsOf(Array.from({ length: 101 }, () => values('email', ['a'])))).toEqual([
-      { path: '/body/rules', message: 'must hold at most 100 rules' },
-    ]);
+    expect(
+      problemsOf([
+        values(
+          'email',
+          Array.from({ length: 1001 }, (_, i) => `v${i}`),
+        ),
+      ])[0]?.path,
+    ).toBe('/body/rules/0/values');
+    expect(problemsOf(Array.from({ length: 101 }, () => values('email', ['a'])))).toEqual([{ path: '/body/rules', message: 'must hold at most 100 rules' }]);
   });
 
   test('when given anything at all, then checkRules only ever throws a validation_failed DomainError', () => {
@@ -234,7 +237,11 @@ describe('the compiled blocklist cache', () => {
 
 describe('values and rules are normalized alike before they are compared', () => {
   /** The API's rules as the domain reads them. */
-  const rules: BlockRule[] = VARIANT_RULES.map((r) => ({ type: r.type, ...(r.values ? { values: r.values } : { pattern: r.pattern ?? '' }), ignoreCase: r.ignore_case }));
+  const rules: BlockRule[] = VARIANT_RULES.map((r) => ({
+    type: r.type,
+    ...(r.values ? { values: r.values } : { pattern: r.pattern ?? '' }),
+    ignoreCase: r.ignore_case,
+  }));
 
   test.each(VARIANTS)('when a value differs from a blocked one by %s, then it is blocked all the same', (_what, type, value) => {
     expect(compileBlocklist(rules).ruleBlocking(id(type, value))).toBe(rules.findIndex((r) => r.type === type));
@@ -360,24 +367,28 @@ describe('mixed-script confusables, under the confusables flag', () => {
     expect(problemsOf([{ ...pattern('device_id', '0+'), confusables: true }])).toEqual([
       { path: '/body/rules/0/confusables', message: 'applies only to a rule with values, not to a pattern' },
     ]);
-    expect(problemsOf([{ ...values('device_id', ['0']), confusables: 'yes' }])).toEqual([{ path: '/body/rules/0/confusables', message: 'must be true or false' }]);
-    expect(problemsOf([{ ...pattern('device_id', '0+'), confusables: false }, { ...values('d', ['0']), confusables: true }])).toEqual([]);
+    expect(problemsOf([{ ...values('device_id', ['0']), confusables: 'yes' }])).toEqual([
+      { path: '/body/rules/0/confusables', message: 'must be true or false' },
+    ]);
+    expect(
+      problemsOf([
+        { ...pattern('device_id', '0+'), confusables: false },
+        { ...values('d', ['0']), confusables: true },
+      ]),
+    ).toEqual([]);
   });
 });
 
 describe('patterns that backtrack on overlapping alternatives', () => {
-  test.each([
-    ['(a|a)*b'],
-    ['(a|aa)*c'],
-    ['(a|a)*$'],
-    ['(ab|a)(bc|b)(cd|c)(de|d)(ef|e)*f'],
-    ['\\w+\\s?\\w+'],
-  ])('when a pattern such as %s is put, then it is refused although safe-regex2 passes it', (source) => {
-    const problems = problemsOf([pattern('device_id', source)]);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]?.path).toBe('/body/rules/0/pattern');
-    expect(problems[0]?.message).toMatch(/backtrack|could not be shown safe/);
-  });
+  test.each([['(a|a)*b'], ['(a|aa)*c'], ['(a|a)*$'], ['(ab|a)(bc|b)(cd|c)(de|d)(ef|e)*f'], ['\\w+\\s?\\w+']])(
+    'when a pattern such as %s is put, then it is refused although safe-regex2 passes it',
+    (source) => {
+      const problems = problemsOf([pattern('device_id', source)]);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.path).toBe('/body/rules/0/pattern');
+      expect(problems[0]?.message).toMatch(/backtrack|could not be shown safe/);
+    },
+  );
 
   test('when patterns are unambiguous, then they pass, named groups included', () => {
     expect(

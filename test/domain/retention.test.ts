@@ -12,7 +12,13 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { MemoryTransport } from '../helpers/app';
 import { buildDraft } from '../helpers/deliveries';
 
-const SCHEMA: SchemaRecord = { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }, { type: 'device', secure: false }] };
+const SCHEMA: SchemaRecord = {
+  schemaId: 'member',
+  idTypes: [
+    { type: 'member_id', secure: false },
+    { type: 'device', secure: false },
+  ],
+};
 const id = (type: string, value: string): IdPair => ({ type, id: value });
 const node = (memberId: string): NodeAddress => ({ customerId: 'acme', schemaId: 'member', key: id('member_id', memberId), expectedTypes: SCHEMA.idTypes });
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -56,7 +62,7 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
   function storedValues(file: string): string[] {
     const db = new Database(file, { readonly: true });
     try {
-      return (db.prepare("SELECT value FROM ids WHERE customer_id = 'acme' ORDER BY value").pluck().all() as string[]);
+      return db.prepare("SELECT value FROM ids WHERE customer_id = 'acme' ORDER BY value").pluck().all() as string[];
     } finally {
       db.close();
     }
@@ -69,7 +75,15 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
       await fileStore.putSchema('acme', SCHEMA);
       await fileStore.createNode(node('m-1'), [id('device', 'kept'), id('device', 'removed'), id('device', 'erased')]);
       await fileStore.removeId(node('m-1'), id('device', 'removed'));
-      await fileStore.erase({ customerId: 'acme', id: id('device', 'erased'), scope: 'id', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r', actor: 'admin' } });
+      await fileStore.erase({
+        customerId: 'acme',
+        id: id('device', 'erased'),
+        scope: 'id',
+        unlinkedTypes: [],
+        maxNodes: 10,
+        maxIds: 10,
+        audit: { requestId: 'r', actor: 'admin' },
+      });
       // The removal's entry still names `removed`: its row stays, though no node holds it.
       expect(storedValues(file)).toEqual(['kept', 'm-1', 'removed']);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -112,7 +126,11 @@ describe('the sweep of what deleted deliveries left', () => {
     // 2,500 counts and the delivery's mark.
     expect(await Promise.all(batches.mock.results.map((r) => r.value))).toEqual([1_000, 1_000, 501]);
     expect(batches.mock.calls).toEqual([[1_000], [1_000], [1_000]]);
-    expect(sweptLines().slice(logged).map((line) => JSON.parse(line).deleted)).toEqual([2_501]);
+    expect(
+      sweptLines()
+        .slice(logged)
+        .map((line) => JSON.parse(line).deleted),
+    ).toEqual([2_501]);
     await expect(store.sweepDeletedDeliveries(1_000)).resolves.toBe(0);
   });
 

@@ -120,13 +120,13 @@ describe('calendarDay: the day of an instant in a time zone', () => {
 
   test('when one zone is asked between others, then each answer is its own zone (the formatter cache never mixes them)', () => {
     const instant = at('2026-12-01T15:00:00Z');
-    expect([calendarDay(instant, 'UTC'), calendarDay(instant, 'Asia/Tokyo'), calendarDay(instant, 'UTC'), calendarDay(instant, 'America/Los_Angeles'), calendarDay(instant, 'Asia/Tokyo')]).toEqual([
-      '2026-12-01',
-      '2026-12-02',
-      '2026-12-01',
-      '2026-12-01',
-      '2026-12-02',
-    ]);
+    expect([
+      calendarDay(instant, 'UTC'),
+      calendarDay(instant, 'Asia/Tokyo'),
+      calendarDay(instant, 'UTC'),
+      calendarDay(instant, 'America/Los_Angeles'),
+      calendarDay(instant, 'Asia/Tokyo'),
+    ]).toEqual(['2026-12-01', '2026-12-02', '2026-12-01', '2026-12-01', '2026-12-02']);
   });
 
   test('when every hour of 2026 is read in Europe/Berlin, then each day is 24 hours but the two switch days (23 and 25), and the days follow each other', () => {
@@ -185,7 +185,11 @@ describe('exclusionReason: the first rule of §4.1 that holds', () => {
   test('when every rule holds, then each rule lifted in turn reveals the next, in §4.1 order', () => {
     const outside = [{ start: '2020-01-01T00:00:00Z', end: '2020-02-01T00:00:00Z' }];
     const steps: Array<{ condition: ConditionOverrides; counts: PersonCounts; expected: string | undefined }> = [
-      { condition: { isActive: false, eventName: ['purchase'], period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'inactive' },
+      {
+        condition: { isActive: false, eventName: ['purchase'], period: outside, segmentationId: 99, deliveryCount: 10 },
+        counts: person(5, 2),
+        expected: 'inactive',
+      },
       { condition: { eventName: ['purchase'], period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'event_not_matched' },
       { condition: { period: outside, segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'outside_period' },
       { condition: { segmentationId: 99, deliveryCount: 10 }, counts: person(5, 2), expected: 'not_in_segment' },

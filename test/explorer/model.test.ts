@@ -36,11 +36,15 @@ describe('what an answer is drawn as', () => {
       ['n1', 'member_id: m-2'],
     ]);
     expect(drawing.hubs).toEqual([]);
-    expect(drawing.edges).toEqual([expect.objectContaining({ kind: 'shared', source: 'n0', target: 'n1', id: id('device', 'd-1'), label: 'device: d-1', links: true })]);
+    expect(drawing.edges).toEqual([
+      expect.objectContaining({ kind: 'shared', source: 'n0', target: 'n1', id: id('device', 'd-1'), label: 'device: d-1', links: true }),
+    ]);
   });
 
   test('when two nodes share two IDs, then two lines join them, each its own element', () => {
-    const drawing = drawingOf(collect(answer([member('m-1', id('device', 'd-1'), id('cookie', 'k-1')), member('m-2', id('device', 'd-1'), id('cookie', 'k-1'))])));
+    const drawing = drawingOf(
+      collect(answer([member('m-1', id('device', 'd-1'), id('cookie', 'k-1')), member('m-2', id('device', 'd-1'), id('cookie', 'k-1'))])),
+    );
     expect(drawing.edges.map((e) => e.label).sort()).toEqual(['cookie: k-1', 'device: d-1']);
     expect(new Set(drawing.edges.map((e) => e.ref)).size).toBe(2);
   });
@@ -84,7 +88,9 @@ describe('what an answer is drawn as', () => {
     const edges = drawingOf(collection).edges;
     expect(edges.filter((e) => !e.links).map((e) => e.label)).toEqual(['wifi: home']);
     expect(edges.filter((e) => e.links).map((e) => e.label)).toEqual(['device: d-1']);
-    const hubbed = collect(answer([member('a', id('wifi', 'w')), member('b', id('wifi', 'w')), member('c', id('wifi', 'w'))], [type('wifi', { links: false })]));
+    const hubbed = collect(
+      answer([member('a', id('wifi', 'w')), member('b', id('wifi', 'w')), member('c', id('wifi', 'w'))], [type('wifi', { links: false })]),
+    );
     expect(drawingOf(hubbed).hubs.map((h) => h.links)).toEqual([false]);
     expect(drawingOf(hubbed).edges.every((e) => !e.links)).toBe(true);
   });

@@ -99,7 +99,13 @@ async function seededStore(): Promise<{ store: SqliteStore; acmeDeliveries: numb
   const store = new SqliteStore({ path: ':memory:' });
   await store.putSchema('acme', { schemaId: 'member', idTypes: acmeMemberTypes });
   await store.putSchema('globex', { schemaId: 'member', idTypes: memberTypes });
-  await store.putSchema('acme', { schemaId: 'contact', idTypes: [{ type: 'email', secure: true }, { type: 'device', secure: false, maxHolders: 3 }] });
+  await store.putSchema('acme', {
+    schemaId: 'contact',
+    idTypes: [
+      { type: 'email', secure: true },
+      { type: 'device', secure: false, maxHolders: 3 },
+    ],
+  });
   await store.putSchema('acme', { schemaId: 'empty', idTypes: [{ type: 'member_id', secure: false }] });
   await store.putSchema('acme', { schemaId: 'vault', idTypes: [{ type: 'ssn', secure: true }] });
   // acme blocks some values (one rule is a pattern safe-regex2 does not see as hostile); globex requires a token.
@@ -122,7 +128,10 @@ async function seededStore(): Promise<{ store: SqliteStore; acmeDeliveries: numb
   }
   await store.revokeToken('acme', 'tok_acme_revoked');
   for (const node of SEEDED_NODES) await store.createNode(node.address, node.ids);
-  const acmeDeliveries = [(await store.createDelivery('acme', draftOf('first'))).deliveryId, (await store.createDelivery('acme', draftOf('second'))).deliveryId];
+  const acmeDeliveries = [
+    (await store.createDelivery('acme', draftOf('first'))).deliveryId,
+    (await store.createDelivery('acme', draftOf('second'))).deliveryId,
+  ];
   await store.createDelivery('globex', draftOf('globex only'));
   return { store, acmeDeliveries };
 }
@@ -176,7 +185,15 @@ function addressesNamedBy(
     id?: { type?: unknown; id?: unknown };
     user?: { type?: unknown; id?: unknown };
   } | null;
-  if (b && typeof b === 'object' && typeof b.schema === 'string' && b.key && typeof b.key === 'object' && typeof b.key.type === 'string' && typeof b.key.id === 'string') {
+  if (
+    b &&
+    typeof b === 'object' &&
+    typeof b.schema === 'string' &&
+    b.key &&
+    typeof b.key === 'object' &&
+    typeof b.key.type === 'string' &&
+    typeof b.key.id === 'string'
+  ) {
     for (const customerId of customers) {
       nodes.push({ customerId, schemaId: b.schema, key: id(b.key.type, b.key.id) });
       if (b.set && typeof b.set === 'object' && typeof b.set.id === 'string') nodes.push({ customerId, schemaId: b.schema, key: id(b.key.type, b.set.id) });
@@ -188,7 +205,8 @@ function addressesNamedBy(
   }
   // The person an impression or an eligibility question names (of the customer of the mapi token: a seeded one).
   const users: IdPair[] = [];
-  if (b && typeof b === 'object' && b.user && typeof b.user === 'object' && typeof b.user.type === 'string' && typeof b.user.id === 'string') users.push(id(b.user.type, b.user.id));
+  if (b && typeof b === 'object' && b.user && typeof b.user === 'object' && typeof b.user.type === 'string' && typeof b.user.id === 'string')
+    users.push(id(b.user.type, b.user.id));
   return { customers, nodes, ids, users };
 }
 
@@ -244,7 +262,8 @@ async function observe(store: Store, named: ReturnType<typeof addressesNamedBy>)
     state[`linked ${customerId} ${JSON.stringify(held)}`] = await linkedFrom(store, customerId, held);
   }
   for (const customerId of SEEDED_CUSTOMERS) {
-    for (const user of [...PERSON_PROBES, ...named.users]) state[`impressions ${customerId} ${JSON.stringify(user)}`] = await impressionsOf(store, customerId, user);
+    for (const user of [...PERSON_PROBES, ...named.users])
+      state[`impressions ${customerId} ${JSON.stringify(user)}`] = await impressionsOf(store, customerId, user);
   }
   return state;
 }
@@ -290,7 +309,9 @@ function clone(value: Json): Json {
 
 /** Every place in `root` a value sits: its container and key (the root itself is the first). */
 function slots(root: Json): Array<{ parent: Json[] | { [name: string]: Json } | undefined; key: string | number; value: Json }> {
-  const found: Array<{ parent: Json[] | { [name: string]: Json } | undefined; key: string | number; value: Json }> = [{ parent: undefined, key: '', value: root }];
+  const found: Array<{ parent: Json[] | { [name: string]: Json } | undefined; key: string | number; value: Json }> = [
+    { parent: undefined, key: '', value: root },
+  ];
   const walk = (value: Json) => {
     if (value instanceof RawJson || value === null || typeof value !== 'object') return;
     const entries: Array<[string | number, Json]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
@@ -351,11 +372,47 @@ function mutate(body: Json, mutations: Mutation[]): Json {
 
 const NUMBERS: Json[] = [0, -0, 1, -1, 0.5, 1.5, 100, 101, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e21, -1e21, 1e308, -1e308, 5e-324];
 const RAW_NUMBERS = ['1e400', '-1e400', '9007199254740993', '123456789012345678901234567890', '1.0', '1E2', '-0.0', '0.0000001'].map((t) => new RawJson(t));
-const WORDS: Json[] = ['', ' ', '0', '1', 'true', 'null', 'delivery', 'ONE', 'ALL', 'bearer', 'mapi', 'admin', 'member', 'contact', 'member_id', 'email', 'device', 'cookie', 'm-1', 'd-1', 'one@example.com'];
+const WORDS: Json[] = [
+  '',
+  ' ',
+  '0',
+  '1',
+  'true',
+  'null',
+  'delivery',
+  'ONE',
+  'ALL',
+  'bearer',
+  'mapi',
+  'admin',
+  'member',
+  'contact',
+  'member_id',
+  'email',
+  'device',
+  'cookie',
+  'm-1',
+  'd-1',
+  'one@example.com',
+];
 /** Words of showing deliveries: platforms, the seeded trigger event, an idempotency key. */
 const SHOWING_WORDS: Json[] = ['ios', 'android', 'other', 'IOS', 'app_open', 'k-1', 'k'.repeat(128), 'k'.repeat(129)];
 /** Values acme's blocklist blocks, and names of the protections. */
-const PROTECTION_WORDS: Json[] = ['d-blocked', 'D-BLOCKED', 'blocked-1', 'aaaa', 'ip', '10.0.0.1', 'ssn', 'vault', 'rules', 'values', 'pattern', 'UTC', 'Asia/Tokyo'];
+const PROTECTION_WORDS: Json[] = [
+  'd-blocked',
+  'D-BLOCKED',
+  'blocked-1',
+  'aaaa',
+  'ip',
+  '10.0.0.1',
+  'ssn',
+  'vault',
+  'rules',
+  'values',
+  'pattern',
+  'UTC',
+  'Asia/Tokyo',
+];
 /** Time-zone names and things that look like them: unknown ones, odd spellings, offsets, aliases. */
 const TIME_ZONES: Json[] = [
   'UTC',
@@ -442,13 +499,29 @@ const DATES: Json[] = [
   '2025-01-01',
   '1735689600',
 ];
-const URLS: Json[] = ['javascript:alert(1)', 'http://', 'not a url', 'https://例え.jp/パス', 'mailto:a@b.c', `https://e.com/${'a'.repeat(2100)}`, '//no-scheme.example'];
-const ID_PAIRS: Json[] = [pair('member_id', 'm-1'), pair('member_id', 'm-2'), pair('member_id', 'm-9'), pair('device', 'd-1'), pair('cookie', 'c-1'), pair('email', 'one@example.com'), pair('unknown_type', 'x')];
+const URLS: Json[] = [
+  'javascript:alert(1)',
+  'http://',
+  'not a url',
+  'https://例え.jp/パス',
+  'mailto:a@b.c',
+  `https://e.com/${'a'.repeat(2100)}`,
+  '//no-scheme.example',
+];
+const ID_PAIRS: Json[] = [
+  pair('member_id', 'm-1'),
+  pair('member_id', 'm-2'),
+  pair('member_id', 'm-9'),
+  pair('device', 'd-1'),
+  pair('cookie', 'c-1'),
+  pair('email', 'one@example.com'),
+  pair('unknown_type', 'x'),
+];
 
 const hugeString = fc.constantFrom(65, 1025, 2084, 10_000, 100_000, 1_100_000).map((n) => new RawJson(JSON.stringify('x'.repeat(n))));
-const deeplyNested = fc.constantFrom(64, 1000, 5000).chain((depth) =>
-  fc.constantFrom(new RawJson(`${'['.repeat(depth)}${']'.repeat(depth)}`), new RawJson(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)),
-);
+const deeplyNested = fc
+  .constantFrom(64, 1000, 5000)
+  .chain((depth) => fc.constantFrom(new RawJson(`${'['.repeat(depth)}${']'.repeat(depth)}`), new RawJson(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)));
 const jsonLeaf: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom<Json>(null, true, false, ...NUMBERS),
   fc.constantFrom<Json>(...RAW_NUMBERS),
@@ -470,10 +543,33 @@ const weirdValue: fc.Arbitrary<Json> = fc.oneof(
   { weight: 1, arbitrary: fc.array(fc.constantFrom(...ID_PAIRS), { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.constantFrom(1001, 1100).map((n) => Array.from({ length: n }, (_, i) => pair('device', `bulk-${i}`))) },
   // Past the blocklist's bounds: 1,001 values, 101 rules.
-  { weight: 1, arbitrary: fc.constantFrom<Json>(Array.from({ length: 1001 }, (_, i) => `v-${i}`), Array.from({ length: 101 }, (_, i) => ({ type: 'device', values: [`v-${i}`] }))) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Json>(
+      Array.from({ length: 1001 }, (_, i) => `v-${i}`),
+      Array.from({ length: 101 }, (_, i) => ({ type: 'device', values: [`v-${i}`] })),
+    ),
+  },
 );
 const fieldName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', 'foo', 'schema', 'key', 'ids', 'set', 'where', 'limit', 'id', 'type', 'secure'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+    'foo',
+    'schema',
+    'key',
+    'ids',
+    'set',
+    'where',
+    'limit',
+    'id',
+    'type',
+    'secure',
+  ),
   fc.constantFrom('kind', 'label', 'delivery_id', 'message_id', 'condition_id', 'delivery_count', 'match', 'from', 'step', 'having', 'exclude'),
   fc.constantFrom('links', 'max_holders', 'rules', 'values', 'pattern', 'ignore_case', 'require_token', 'timezone'),
   fc.constantFrom('user', 'event_name', 'platform', 'at', 'segments', 'explain', 'idempotency_key'),
@@ -536,17 +632,77 @@ interface Endpoint {
 const key = (value: string): Json => ({ type: 'member_id', id: value });
 const asJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Json;
 const BODY_ENDPOINTS: Endpoint[] = [
-  { name: 'create', method: 'POST', path: '/v1/{customer}/node/_create', body: { schema: 'member', key: key('m-new'), ids: [pair('device', 'd-1'), pair('email', 'new@example.com')] }, caller: 'identity' },
-  { name: 'insert', method: 'POST', path: '/v1/{customer}/node/_insert', body: { schema: 'member', key: key('m-3'), ids: [pair('device', 'd-1')] }, caller: 'identity' },
-  { name: 'update', method: 'POST', path: '/v1/{customer}/node/_update', body: { schema: 'member', key: key('m-1'), where: pair('device', 'd-1'), set: pair('device', 'd-2') }, caller: 'identity' },
-  { name: 'upsert', method: 'POST', path: '/v1/{customer}/node/_upsert', body: { schema: 'member', key: key('m-2'), where: pair('cookie', 'c-9'), set: pair('cookie', 'c-3') }, caller: 'identity' },
-  { name: 'rekeying', method: 'POST', path: '/v1/{customer}/node/_rekeying', body: { schema: 'member', key: key('m-1'), set: { id: 'm-10' } }, caller: 'identity' },
-  { name: 'delete ID', method: 'POST', path: '/v1/{customer}/node/_delete', body: { schema: 'member', key: key('m-2'), where: pair('cookie', 'c-1') }, caller: 'identity' },
+  {
+    name: 'create',
+    method: 'POST',
+    path: '/v1/{customer}/node/_create',
+    body: { schema: 'member', key: key('m-new'), ids: [pair('device', 'd-1'), pair('email', 'new@example.com')] },
+    caller: 'identity',
+  },
+  {
+    name: 'insert',
+    method: 'POST',
+    path: '/v1/{customer}/node/_insert',
+    body: { schema: 'member', key: key('m-3'), ids: [pair('device', 'd-1')] },
+    caller: 'identity',
+  },
+  {
+    name: 'update',
+    method: 'POST',
+    path: '/v1/{customer}/node/_update',
+    body: { schema: 'member', key: key('m-1'), where: pair('device', 'd-1'), set: pair('device', 'd-2') },
+    caller: 'identity',
+  },
+  {
+    name: 'upsert',
+    method: 'POST',
+    path: '/v1/{customer}/node/_upsert',
+    body: { schema: 'member', key: key('m-2'), where: pair('cookie', 'c-9'), set: pair('cookie', 'c-3') },
+    caller: 'identity',
+  },
+  {
+    name: 'rekeying',
+    method: 'POST',
+    path: '/v1/{customer}/node/_rekeying',
+    body: { schema: 'member', key: key('m-1'), set: { id: 'm-10' } },
+    caller: 'identity',
+  },
+  {
+    name: 'delete ID',
+    method: 'POST',
+    path: '/v1/{customer}/node/_delete',
+    body: { schema: 'member', key: key('m-2'), where: pair('cookie', 'c-1') },
+    caller: 'identity',
+  },
   { name: 'delete node', method: 'POST', path: '/v1/{customer}/node/_delete', body: { schema: 'member', key: key('m-3') }, caller: 'identity' },
-  { name: 'search by key', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE', having: { type: 'device' } }, limit: 10 }, caller: 'identity' },
-  { name: 'search by where', method: 'POST', path: '/v1/{customer}/_search', body: { match: { from: { where: pair('email', 'one@example.com') } } }, caller: 'identity' },
-  { name: 'graph by key', method: 'POST', path: '/v1/{customer}/_graph', body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE' }, max_nodes: 2 }, caller: 'identity' },
-  { name: 'graph by where', method: 'POST', path: '/v1/{customer}/_graph', body: { match: { from: { where: pair('email', 'one@example.com') } }, max_nodes: 500 }, caller: 'identity' },
+  {
+    name: 'search by key',
+    method: 'POST',
+    path: '/v1/{customer}/_search',
+    body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE', having: { type: 'device' } }, limit: 10 },
+    caller: 'identity',
+  },
+  {
+    name: 'search by where',
+    method: 'POST',
+    path: '/v1/{customer}/_search',
+    body: { match: { from: { where: pair('email', 'one@example.com') } } },
+    caller: 'identity',
+  },
+  {
+    name: 'graph by key',
+    method: 'POST',
+    path: '/v1/{customer}/_graph',
+    body: { match: { from: { schema: 'member', key: key('m-1'), exclude: true }, step: 'ONE' }, max_nodes: 2 },
+    caller: 'identity',
+  },
+  {
+    name: 'graph by where',
+    method: 'POST',
+    path: '/v1/{customer}/_graph',
+    body: { match: { from: { where: pair('email', 'one@example.com') } }, max_nodes: 500 },
+    caller: 'identity',
+  },
   // m-3's cookie: m-3 loses it. d-1's person (m-1, m-2 and the contact, linked by the email): 3 nodes, as many as
   // TRAVERSAL_MAX_NODES allows, so a create that joins it first makes this erase 422.
   { name: 'erase ID', method: 'POST', path: '/v1/{customer}/_erase', body: { id: pair('cookie', 'c-2') }, caller: 'customer' },
@@ -564,7 +720,12 @@ const BODY_ENDPOINTS: Endpoint[] = [
     name: 'blocklist PUT',
     method: 'PUT',
     path: '/v1/{customer}/blocklist',
-    body: { rules: [{ type: 'email', values: ['test@test.com', 'none@none'], ignore_case: true }, { type: 'device', pattern: '^0+$' }] },
+    body: {
+      rules: [
+        { type: 'email', values: ['test@test.com', 'none@none'], ignore_case: true },
+        { type: 'device', pattern: '^0+$' },
+      ],
+    },
     caller: 'admin',
   },
   { name: 'token POST', method: 'POST', path: '/v1/{customer}/token', body: { kind: 'bearer', label: 'fuzz' }, caller: 'admin' },
@@ -615,7 +776,21 @@ interface FuzzRequest {
   canonical: boolean;
 }
 
-const RAW_BODIES = ['', '{', 'null', '[]', '"text"', '{"a":1}{"b":2}', '{"schema":"member",}', '\u0000', 'not json', '{"a":1e400}', "{'single':'quotes'}", 'NaN', '<xml/>'];
+const RAW_BODIES = [
+  '',
+  '{',
+  'null',
+  '[]',
+  '"text"',
+  '{"a":1}{"b":2}',
+  '{"schema":"member",}',
+  '\u0000',
+  'not json',
+  '{"a":1e400}',
+  "{'single':'quotes'}",
+  'NaN',
+  '<xml/>',
+];
 const CONTENT_TYPES = [
   'application/json',
   'application/json; charset=utf-8',
@@ -660,9 +835,54 @@ const bodyRequest: fc.Arbitrary<FuzzRequest> = fc
   }));
 
 const SEGMENTS = [
-  'v1', 'acme', 'globex', 'delivery', 'node', '_create', '_insert', '_search', '_delete', '_erase', '_history', 'schema', 'token', 'member', 'healthz', 'docs', 'metrics',
-  '1', '0', '-1', '1.5', '999999999999999999999', '9007199254740993', '..', '.', '', '%2e%2e', '%2F', '%2f', '%00', '%', '%zz', '%C0%AF', '%E2%82%AC',
-  '%F0%9F%98%80', '%ED%A0%80', ';', '~', '*', ':customer_id', '%3F', '%23', 'DELIVERY', 'V1', 'delivery%00', 'a'.repeat(65), 'a'.repeat(300), '1'.repeat(400),
+  'v1',
+  'acme',
+  'globex',
+  'delivery',
+  'node',
+  '_create',
+  '_insert',
+  '_search',
+  '_delete',
+  '_erase',
+  '_history',
+  'schema',
+  'token',
+  'member',
+  'healthz',
+  'docs',
+  'metrics',
+  '1',
+  '0',
+  '-1',
+  '1.5',
+  '999999999999999999999',
+  '9007199254740993',
+  '..',
+  '.',
+  '',
+  '%2e%2e',
+  '%2F',
+  '%2f',
+  '%00',
+  '%',
+  '%zz',
+  '%C0%AF',
+  '%E2%82%AC',
+  '%F0%9F%98%80',
+  '%ED%A0%80',
+  ';',
+  '~',
+  '*',
+  ':customer_id',
+  '%3F',
+  '%23',
+  'DELIVERY',
+  'V1',
+  'delivery%00',
+  'a'.repeat(65),
+  'a'.repeat(300),
+  '1'.repeat(400),
 ];
 const segment = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...SEGMENTS) },
@@ -689,13 +909,58 @@ const pathRequest: fc.Arbitrary<FuzzRequest> = fc
     method: fc.constantFrom(...METHODS),
     path: generatedPath,
     credential,
-    body: fc.option(fc.constantFrom(...BODY_ENDPOINTS).map((e) => ({ json: e.body as Json })), { freq: 2 }),
+    body: fc.option(
+      fc.constantFrom(...BODY_ENDPOINTS).map((e) => ({ json: e.body as Json })),
+      { freq: 2 },
+    ),
   })
   // Node's HTTP client cannot frame a HEAD body (the server sees stray bytes after the request), so HEAD goes without one.
   .map(({ method, path, credential: cred, body }) => ({ method, path, credential: cred, ...(body && method !== 'HEAD' ? { body } : {}), canonical: false }));
 
-const QUERY_NAMES = ['count', 'page', 'limit', 'foo', 'count[]', 'page[0]', 'count[a]', '__proto__', 'constructor', '', 'x'.repeat(500), 'schema', 'key_type', 'key_id', 'key_id[]'];
-const QUERY_VALUES = ['', '0', '1', '2', '20', '100', '101', '-1', '1.5', '1e2', 'abc', '%201', '1%20', '0x10', 'Infinity', 'NaN', 'null', 'true', '[]', '9007199254740993', '%00', '%', '%zz', '%F0%9F%98%80', '1'.repeat(400)];
+const QUERY_NAMES = [
+  'count',
+  'page',
+  'limit',
+  'foo',
+  'count[]',
+  'page[0]',
+  'count[a]',
+  '__proto__',
+  'constructor',
+  '',
+  'x'.repeat(500),
+  'schema',
+  'key_type',
+  'key_id',
+  'key_id[]',
+];
+const QUERY_VALUES = [
+  '',
+  '0',
+  '1',
+  '2',
+  '20',
+  '100',
+  '101',
+  '-1',
+  '1.5',
+  '1e2',
+  'abc',
+  '%201',
+  '1%20',
+  '0x10',
+  'Infinity',
+  'NaN',
+  'null',
+  'true',
+  '[]',
+  '9007199254740993',
+  '%00',
+  '%',
+  '%zz',
+  '%F0%9F%98%80',
+  '1'.repeat(400),
+];
 const queryPair = fc.oneof(
   fc.tuple(
     fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_NAMES) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeURIComponent) }),
@@ -711,11 +976,23 @@ const queryPair = fc.oneof(
   fc.tuple(fc.constant('page'), fc.integer({ min: 1, max: 4 }).map(String), fc.constant(true)),
 );
 const queryString = fc.oneof(
-  { weight: 8, arbitrary: fc.array(queryPair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.map(([n, v, withValue]) => (withValue ? `${n}=${v}` : n)).join('&')}`) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .array(queryPair, { minLength: 1, maxLength: 4 })
+      .map((pairs) => `?${pairs.map(([n, v, withValue]) => (withValue ? `${n}=${v}` : n)).join('&')}`),
+  },
   { weight: 1, arbitrary: fc.constantFrom('?', '?&&&', '?=1', '?count', '?count=1&count=2', '?page=1&page=2', `?count=${'9'.repeat(5000)}`) },
 );
 /** The history list's query without the parameters that name the key, for queries that leave some of them out. */
-const HISTORY_KEY_QUERIES = ['', '?schema=member', '?key_type=member_id&key_id=m-1', '?schema=member&key_type=member_id', '?schema=member&key_type=device&key_id=d-1', '?schema=contact&key_type=email&key_id=one%40example.com'];
+const HISTORY_KEY_QUERIES = [
+  '',
+  '?schema=member',
+  '?key_type=member_id&key_id=m-1',
+  '?schema=member&key_type=member_id',
+  '?schema=member&key_type=device&key_id=d-1',
+  '?schema=contact&key_type=email&key_id=one%40example.com',
+];
 const historyList = BODILESS_ENDPOINTS.find((e) => e.name === 'node history')!;
 const queryRequest: fc.Arbitrary<FuzzRequest> = fc
   .oneof(
@@ -737,7 +1014,37 @@ const queryRequest: fc.Arbitrary<FuzzRequest> = fc
 
 // ---- the identity protections: rules, settings and type options put, then writes that meet them
 
-const REGEX_PIECES = ['a', 'b', '0', '.', '*', '+', '?', '*?', '|', '(', ')', '(?:', '[', ']', '[^', '{2}', '{1,}', '{0,1000}', '^', '$', '\\', '\\d', '\\w', '\\s', '\\b', '\\1', '-', 'é', '😀'];
+const REGEX_PIECES = [
+  'a',
+  'b',
+  '0',
+  '.',
+  '*',
+  '+',
+  '?',
+  '*?',
+  '|',
+  '(',
+  ')',
+  '(?:',
+  '[',
+  ']',
+  '[^',
+  '{2}',
+  '{1,}',
+  '{0,1000}',
+  '^',
+  '$',
+  '\\',
+  '\\d',
+  '\\w',
+  '\\s',
+  '\\b',
+  '\\1',
+  '-',
+  'é',
+  '😀',
+];
 const generatedPattern: fc.Arbitrary<Json> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_PATTERNS) },
   { weight: 3, arbitrary: fc.array(fc.constantFrom(...REGEX_PIECES), { maxLength: 30 }).map((pieces) => pieces.join('')) },
@@ -803,7 +1110,11 @@ const protectionBody: fc.Arbitrary<{ method: Method; path: string; body: Json; c
     credential: cred,
   })),
   fc
-    .record({ require_token: fc.option(fc.boolean(), { nil: undefined }), timezone: fc.option(fc.oneof(fc.constantFrom(...TIME_ZONES), fc.string({ maxLength: 20 })), { nil: undefined }), credential: adminOr('admin') })
+    .record({
+      require_token: fc.option(fc.boolean(), { nil: undefined }),
+      timezone: fc.option(fc.oneof(fc.constantFrom(...TIME_ZONES), fc.string({ maxLength: 20 })), { nil: undefined }),
+      credential: adminOr('admin'),
+    })
     .map(({ credential: cred, ...settings }) => ({
       method: 'PUT' as const,
       path: '/v1/acme/settings',
@@ -812,12 +1123,14 @@ const protectionBody: fc.Arbitrary<{ method: Method; path: string; body: Json; c
     })),
   // acme's member schema with the options of one type changed (email with secure off is a secure_flag_conflict with
   // contact), and vault's, where ssn with secure off is secure_type_in_use.
-  fc.record({ type: fc.constantFrom('device', 'ip', 'email', 'cookie'), options: typeOptions, credential: adminOr('admin') }).map(({ type, options, credential: cred }) => ({
-    method: 'PUT' as const,
-    path: '/v1/acme/schema/member',
-    body: { id_types: acmeMemberBody.map((t) => (t.type === type ? { type, ...options } : t)) },
-    credential: cred,
-  })),
+  fc
+    .record({ type: fc.constantFrom('device', 'ip', 'email', 'cookie'), options: typeOptions, credential: adminOr('admin') })
+    .map(({ type, options, credential: cred }) => ({
+      method: 'PUT' as const,
+      path: '/v1/acme/schema/member',
+      body: { id_types: acmeMemberBody.map((t) => (t.type === type ? { type, ...options } : t)) },
+      credential: cred,
+    })),
   fc.record({ options: typeOptions, credential: adminOr('admin') }).map(({ options, credential: cred }) => ({
     method: 'PUT' as const,
     path: '/v1/acme/schema/vault',
@@ -826,7 +1139,11 @@ const protectionBody: fc.Arbitrary<{ method: Method; path: string; body: Json; c
   })),
   // The writes the rules and options are for.
   fc
-    .record({ op: fc.constantFrom('create' as const, 'insert' as const, 'upsert' as const, 'rekeying' as const), written: probe, credential: adminOr('identity') })
+    .record({
+      op: fc.constantFrom('create' as const, 'insert' as const, 'upsert' as const, 'rekeying' as const),
+      written: probe,
+      credential: adminOr('identity'),
+    })
     .map(({ op, written, credential: cred }) => ({
       method: 'POST' as const,
       path: `/v1/acme/node/_${op}`,
@@ -879,12 +1196,16 @@ const showingCredential: fc.Arbitrary<Credential> = fc.oneof(
 );
 /** Optional fields are left out at random (never sent as undefined). */
 /** Mostly one of `valid`, sometimes one of `invalid`. */
-const mostly = (valid: Json[], invalid: Json[]): fc.Arbitrary<Json> => fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) });
+const mostly = (valid: Json[], invalid: Json[]): fc.Arbitrary<Json> =>
+  fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) });
 /** The 15th in Tokyo three times out of eight, so that per-day caps are met. */
 const VALID_ATS = [SHOWING_ATS[0]!, SHOWING_ATS[0]!, SHOWING_ATS[1]!, ...SHOWING_ATS.slice(0, 6)];
 const INVALID_ATS = SHOWING_ATS.slice(6);
 /** An idempotency key one time in three, so that most impressions count. */
-const idempotencyKey = fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: mostly(['k-1', 'k-2', 'k-3'], ['', 'k'.repeat(129)]) });
+const idempotencyKey = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: mostly(['k-1', 'k-2', 'k-3'], ['', 'k'.repeat(129)]) },
+);
 const impressionBody: fc.Arbitrary<Json> = fc
   .record({
     fields: fc.record(
@@ -914,7 +1235,13 @@ const impressionPath = fc.oneof(
   { weight: 3, arbitrary: fc.constant('/v1/delivery/{delivery2}/_impression') },
   { weight: 1, arbitrary: fc.constant('/v1/delivery/987654/_impression') },
 );
-const writeAs = (method: Method, path: string, body?: Json, cred: Credential = admin): FuzzRequest => ({ method, path, credential: cred, ...(body !== undefined ? { body: { json: body } } : {}), canonical: true });
+const writeAs = (method: Method, path: string, body?: Json, cred: Credential = admin): FuzzRequest => ({
+  method,
+  path,
+  credential: cred,
+  ...(body !== undefined ? { body: { json: body } } : {}),
+  canonical: true,
+});
 /** What changes people, caps and days between impressions: links made and undone, erasures, lowered caps, a deleted delivery, another time zone. */
 const SHOWING_WRITES: FuzzRequest[] = [
   writeAs('POST', '/v1/acme/node/_insert', { schema: 'member', key: key('m-3'), ids: [pair('device', 'd-1')] }),
@@ -923,8 +1250,18 @@ const SHOWING_WRITES: FuzzRequest[] = [
   writeAs('POST', '/v1/acme/node/_delete', { schema: 'member', key: key('m-2'), where: pair('device', 'd-1') }),
   writeAs('POST', '/v1/acme/_erase', { id: pair('device', 'd-9') }),
   writeAs('POST', '/v1/acme/_erase', { id: pair('member_id', 'm-3'), scope: 'person' }),
-  writeAs('PUT', '/v1/delivery/{delivery}', asJson(buildDelivery({ condition: buildCondition({ max_delivery_count: 4, max_total_count: 2, max_total_count_per_day: 1 }) })), acmeMapi),
-  writeAs('PUT', '/v1/delivery/{delivery}', asJson(buildDelivery({ condition: buildCondition({ max_total_count: 10, max_total_count_per_day: 5 }) })), acmeMapi),
+  writeAs(
+    'PUT',
+    '/v1/delivery/{delivery}',
+    asJson(buildDelivery({ condition: buildCondition({ max_delivery_count: 4, max_total_count: 2, max_total_count_per_day: 1 }) })),
+    acmeMapi,
+  ),
+  writeAs(
+    'PUT',
+    '/v1/delivery/{delivery}',
+    asJson(buildDelivery({ condition: buildCondition({ max_total_count: 10, max_total_count_per_day: 5 }) })),
+    acmeMapi,
+  ),
   writeAs('DELETE', '/v1/delivery/{delivery2}', undefined, acmeMapi),
   writeAs('PUT', '/v1/acme/settings', { timezone: 'UTC' }),
   writeAs('PUT', '/v1/acme/settings', { timezone: 'Pacific/Chatham' }),
@@ -932,18 +1269,29 @@ const SHOWING_WRITES: FuzzRequest[] = [
 const showingRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
   {
     weight: 12,
-    arbitrary: fc.record({ path: impressionPath, body: impressionBody, credential: showingCredential }).map(({ path, body, credential: cred }) => ({ method: 'POST' as const, path, credential: cred, body: { json: body }, canonical: true })),
+    arbitrary: fc
+      .record({ path: impressionPath, body: impressionBody, credential: showingCredential })
+      .map(({ path, body, credential: cred }) => ({ method: 'POST' as const, path, credential: cred, body: { json: body }, canonical: true })),
   },
   {
     weight: 4,
-    arbitrary: fc.record({ body: eligibleBody, credential: showingCredential }).map(({ body, credential: cred }) => ({ method: 'POST' as const, path: ELIGIBLE_PATH, credential: cred, body: { json: body }, canonical: true })),
+    arbitrary: fc
+      .record({ body: eligibleBody, credential: showingCredential })
+      .map(({ body, credential: cred }) => ({ method: 'POST' as const, path: ELIGIBLE_PATH, credential: cred, body: { json: body }, canonical: true })),
   },
   { weight: 3, arbitrary: fc.constantFrom(...SHOWING_WRITES) },
   // Mutated near-valid bodies.
   {
     weight: 2,
     arbitrary: fc
-      .record({ eligible: fc.boolean(), impression: impressionBody, question: eligibleBody, path: impressionPath, mutations: fc.array(mutation, { minLength: 1, maxLength: 2 }), credential: showingCredential })
+      .record({
+        eligible: fc.boolean(),
+        impression: impressionBody,
+        question: eligibleBody,
+        path: impressionPath,
+        mutations: fc.array(mutation, { minLength: 1, maxLength: 2 }),
+        credential: showingCredential,
+      })
       .map(({ eligible, impression, question, path, mutations, credential: cred }) => ({
         method: 'POST' as const,
         path: eligible ? ELIGIBLE_PATH : path,
@@ -960,7 +1308,8 @@ const contract = loadContract();
 const validateProblem = contractAjv(contract).compile(detach((contract.document.components as { schemas: Record<string, object> }).schemas.Problem) as object);
 
 function describeRequest(r: FuzzRequest, path: string): string {
-  const body = r.body === undefined ? '' : 'raw' in r.body ? `${r.body.contentType} ${JSON.stringify(r.body.raw.slice(0, 200))}` : serialize(r.body.json).slice(0, 300);
+  const body =
+    r.body === undefined ? '' : 'raw' in r.body ? `${r.body.contentType} ${JSON.stringify(r.body.raw.slice(0, 200))}` : serialize(r.body.json).slice(0, 300);
   return `${r.method} ${path.slice(0, 300)} as ${r.credential.name} ${body}`;
 }
 
@@ -1048,7 +1397,9 @@ async function showingBefore(store: Store, customerId: string, user: IdPair | un
 
 /** The person's impressions of a delivery as the model has them: in all, and on `day`. */
 function modelCounts(model: ShowingModel, customerId: string, deliveryId: number, component: IdPair[], day: string): { total: number; today: number } {
-  const person = model.counted.filter((i) => i.customerId === customerId && i.deliveryId === deliveryId && component.some((c) => c.type === i.id.type && c.id === i.id.id));
+  const person = model.counted.filter(
+    (i) => i.customerId === customerId && i.deliveryId === deliveryId && component.some((c) => c.type === i.id.type && c.id === i.id.id),
+  );
   return { total: person.length, today: person.filter((i) => i.day === day).length };
 }
 
@@ -1063,7 +1414,11 @@ const same = (a: unknown, b: unknown): boolean => {
 
 type Counts = { delivery_count: number; iphone_delivery_count: number; android_delivery_count: number };
 const countsOf = (d: Delivery | undefined): Counts | undefined =>
-  d && { delivery_count: d.condition.delivery_count, iphone_delivery_count: d.condition.iphone_delivery_count, android_delivery_count: d.condition.android_delivery_count };
+  d && {
+    delivery_count: d.condition.delivery_count,
+    iphone_delivery_count: d.condition.iphone_delivery_count,
+    android_delivery_count: d.condition.android_delivery_count,
+  };
 
 /**
  * An answered eligibility question changed nothing, listed the customer's deliveries in showing order as stored and,
@@ -1088,16 +1443,41 @@ async function showingProblems(
     if (!same(after, before.deliveries)) problems.push('an eligibility question changed a delivery');
     const answer = res.body as { deliveries: Delivery[]; excluded?: Array<{ delivery_id: number; reason: string }> };
     const order = answer.deliveries.map((d) => [d.priority, d.delivery_id] as const);
-    if (!same(order, [...order].sort((x, y) => y[0] - x[0] || x[1] - y[1]))) problems.push(`eligible deliveries out of order: ${JSON.stringify(order)}`);
+    if (
+      !same(
+        order,
+        [...order].sort((x, y) => y[0] - x[0] || x[1] - y[1]),
+      )
+    )
+      problems.push(`eligible deliveries out of order: ${JSON.stringify(order)}`);
     for (const d of answer.deliveries) {
-      if (!same(d, before.deliveries.find((stored) => stored.delivery_id === d.delivery_id))) problems.push(`eligible delivery ${d.delivery_id} is not as stored`);
+      if (
+        !same(
+          d,
+          before.deliveries.find((stored) => stored.delivery_id === d.delivery_id),
+        )
+      )
+        problems.push(`eligible delivery ${d.delivery_id} is not as stored`);
     }
-    if ((b.explain === true) !== (answer.excluded !== undefined)) problems.push(`explain ${JSON.stringify(b.explain)} but excluded is ${answer.excluded ? 'present' : 'absent'}`);
+    if ((b.explain === true) !== (answer.excluded !== undefined))
+      problems.push(`explain ${JSON.stringify(b.explain)} but excluded is ${answer.excluded ? 'present' : 'absent'}`);
     if (answer.excluded) {
       const excludedIds = answer.excluded.map((e) => e.delivery_id);
-      if (!same(excludedIds, [...excludedIds].sort((x, y) => x - y))) problems.push('excluded is not in delivery_id order');
+      if (
+        !same(
+          excludedIds,
+          [...excludedIds].sort((x, y) => x - y),
+        )
+      )
+        problems.push('excluded is not in delivery_id order');
       const all = [...answer.deliveries.map((d) => d.delivery_id), ...excludedIds].sort((x, y) => x - y);
-      if (!same(all, before.deliveries.map((d) => d.delivery_id))) problems.push(`shown and excluded ${JSON.stringify(all)} are not the deliveries`);
+      if (
+        !same(
+          all,
+          before.deliveries.map((d) => d.delivery_id),
+        )
+      )
+        problems.push(`shown and excluded ${JSON.stringify(all)} are not the deliveries`);
     }
   }
   const impression = IMPRESSION_PATH.exec(path);
@@ -1107,7 +1487,10 @@ async function showingProblems(
   const answerKey = JSON.stringify([customerId, deliveryId, key]);
   const was = before.deliveries.find((d) => d.delivery_id === deliveryId);
   // The person's counts and the cap reached before this one, as the model has them (when it can tell).
-  const modelled = was && before.component && before.day !== undefined && !model.erased.has(customerId) ? modelCounts(model, customerId, deliveryId, before.component, before.day) : undefined;
+  const modelled =
+    was && before.component && before.day !== undefined && !model.erased.has(customerId)
+      ? modelCounts(model, customerId, deliveryId, before.component, before.day)
+      : undefined;
   const c = was?.condition;
   const capBefore =
     c && modelled
@@ -1126,13 +1509,15 @@ async function showingProblems(
   if (res.status === 409 && (res.body as { code?: string }).code === 'cap_reached') {
     const cap = (res.body as { cap?: string }).cap;
     if (key !== undefined && model.answers.has(answerKey)) problems.push(`key ${key} was counted before, yet the repeat is 409 instead of its first answer`);
-    if (sameDay && (modelled || capBefore === 'max_delivery_count') && cap !== capBefore) problems.push(`409 naming ${cap}, but the cap reached is ${capBefore}`);
+    if (sameDay && (modelled || capBefore === 'max_delivery_count') && cap !== capBefore)
+      problems.push(`409 naming ${cap}, but the cap reached is ${capBefore}`);
   }
   if (res.status !== 201) return problems;
   const answer = res.body as { delivery_id: number; delivery_count: number; person_total: number; person_today: number };
   if (res.headers['idempotent-replayed'] === 'true') {
     if (key === undefined || !model.answers.has(answerKey)) problems.push('replayed an answer this run never gave');
-    else if (!same(res.body, model.answers.get(answerKey))) problems.push(`replayed ${JSON.stringify(res.body)}, not the first answer ${JSON.stringify(model.answers.get(answerKey))}`);
+    else if (!same(res.body, model.answers.get(answerKey)))
+      problems.push(`replayed ${JSON.stringify(res.body)}, not the first answer ${JSON.stringify(model.answers.get(answerKey))}`);
     if (!same(after, before.deliveries)) problems.push('a replayed impression counted');
     return problems;
   }
@@ -1144,12 +1529,15 @@ async function showingProblems(
   };
   const is = after?.find((d) => d.delivery_id === deliveryId);
   if (!expected || !same(countsOf(is), expected)) problems.push(`counted ${JSON.stringify(countsOf(is))}, expected ${JSON.stringify(expected)}`);
-  if (answer.delivery_count !== is?.condition.delivery_count) problems.push(`answered delivery_count ${answer.delivery_count}, stored ${is?.condition.delivery_count}`);
+  if (answer.delivery_count !== is?.condition.delivery_count)
+    problems.push(`answered delivery_count ${answer.delivery_count}, stored ${is?.condition.delivery_count}`);
   const others = (list: Delivery[] | undefined) => list?.filter((d) => d.delivery_id !== deliveryId);
   if (!same(others(after), others(before.deliveries))) problems.push('an impression changed another delivery');
   if (sameDay && capBefore !== undefined) problems.push(`counted although ${capBefore} was reached`);
   if (sameDay && modelled && !same([answer.person_total, answer.person_today], [modelled.total + 1, modelled.today + 1])) {
-    problems.push(`answered person_total ${answer.person_total} and person_today ${answer.person_today}; the person had ${modelled.total} and ${modelled.today} on ${before.day}`);
+    problems.push(
+      `answered person_total ${answer.person_total} and person_today ${answer.person_today}; the person had ${modelled.total} and ${modelled.today} on ${before.day}`,
+    );
   }
   if (user && before.day !== undefined) model.counted.push({ customerId, deliveryId, id: user, day: before.day });
   if (key !== undefined) model.answers.set(answerKey, res.body);
@@ -1183,7 +1571,8 @@ async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number
     if (!type.startsWith('application/problem+json')) problems.push(`a ${res.status} with content type '${type}'`);
     else if (r.method !== 'HEAD') {
       if (!validateProblem(res.body)) problems.push(`a ${res.status} whose body is not a Problem: ${JSON.stringify(validateProblem.errors)}`);
-      else if ((res.body as { status: number }).status !== res.status) problems.push(`a ${res.status} whose body says status ${(res.body as { status: number }).status}`);
+      else if ((res.body as { status: number }).status !== res.status)
+        problems.push(`a ${res.status} whose body says status ${(res.body as { status: number }).status}`);
     }
     const after = await observe(app.store, named);
     try {
@@ -1253,11 +1642,14 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
       await fuzz.close();
     }
     const sent = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+    const byStatus = [...statuses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
     process.stdout.write(`fuzz ${name}: ${numRuns} runs, ${sent} requests in ${Date.now() - started} ms (seed ${seed}); answers ${byStatus}\n`);
   }
 
-  test('when a case keeps sending after it ends, then the next case\'s store does not change', async () => {
+  test("when a case keeps sending after it ends, then the next case's store does not change", async () => {
     const first = await fuzzCase();
     const next = await fuzzCase();
     try {
@@ -1274,29 +1666,55 @@ describe(`fuzzing every endpoint (fast-check seed ${SEED})`, () => {
 
   const perShard = Math.ceil(RUNS.bodies / BODY_SHARDS);
   for (let shard = 0; shard < BODY_SHARDS; shard++) {
-    test(`when mutated bodies of every endpoint are sent with assorted tokens, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED + shard}, ${perShard} runs)`, async () => {
-      await check(`bodies ${shard + 1}/${BODY_SHARDS}`, fc.array(bodyRequest, { minLength: 1, maxLength: 5 }), perShard, shard === 0 ? ERASURES : [], SEED + shard);
-    }, TEST_TIMEOUT_MS);
+    test(
+      `when mutated bodies of every endpoint are sent with assorted tokens, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED + shard}, ${perShard} runs)`,
+      async () => {
+        await check(
+          `bodies ${shard + 1}/${BODY_SHARDS}`,
+          fc.array(bodyRequest, { minLength: 1, maxLength: 5 }),
+          perShard,
+          shard === 0 ? ERASURES : [],
+          SEED + shard,
+        );
+      },
+      TEST_TIMEOUT_MS,
+    );
   }
 
-  test(`when generated paths are requested with any method, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.paths} runs)`, async () => {
-    await check('paths', fc.array(pathRequest, { minLength: 1, maxLength: 2 }), RUNS.paths, [[pinned('GET', `/v1/delivery/${TOO_MANY_DIGITS}`)]]);
-  }, TEST_TIMEOUT_MS);
+  test(
+    `when generated paths are requested with any method, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.paths} runs)`,
+    async () => {
+      await check('paths', fc.array(pathRequest, { minLength: 1, maxLength: 2 }), RUNS.paths, [[pinned('GET', `/v1/delivery/${TOO_MANY_DIGITS}`)]]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   // Jest's timeout bounds every request: a pattern that backtracked on a long near-match would take far longer.
-  test(`when generated and hostile blocklist patterns, time zones and type options are put and then met by writes, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.protections} runs)`, async () => {
-    await check('protections', fc.array(protectionRequest, { minLength: 1, maxLength: 4 }), RUNS.protections);
-  }, TEST_TIMEOUT_MS);
+  test(
+    `when generated and hostile blocklist patterns, time zones and type options are put and then met by writes, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.protections} runs)`,
+    async () => {
+      await check('protections', fc.array(protectionRequest, { minLength: 1, maxLength: 4 }), RUNS.protections);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   // Runs of 4 to 12 requests, so that caps are reached, keys repeated and people linked between impressions.
-  test(`when near-valid impressions and eligibility questions meet writes that link and unlink people, lower caps and change the time zone, then no answer is a 5xx, a refused request counts nothing, a question counts nothing and lists the deliveries in order, a counted impression adds exactly one to its delivery and answers its person's counts, a 409 names the cap reached, and a repeated key answers the first answer (seed ${SEED}, ${RUNS.showing} runs)`, async () => {
-    await check('showing', fc.array(showingRequest, { minLength: 4, maxLength: 12, size: 'medium' }), RUNS.showing);
-  }, TEST_TIMEOUT_MS);
+  test(
+    `when near-valid impressions and eligibility questions meet writes that link and unlink people, lower caps and change the time zone, then no answer is a 5xx, a refused request counts nothing, a question counts nothing and lists the deliveries in order, a counted impression adds exactly one to its delivery and answers its person's counts, a 409 names the cap reached, and a repeated key answers the first answer (seed ${SEED}, ${RUNS.showing} runs)`,
+    async () => {
+      await check('showing', fc.array(showingRequest, { minLength: 4, maxLength: 12, size: 'medium' }), RUNS.showing);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test(`when generated query strings are sent to the list and the other endpoints, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.queries} runs)`, async () => {
-    await check('queries', fc.array(queryRequest, { minLength: 1, maxLength: 2 }), RUNS.queries, [
-      [pinned('GET', `/v1/delivery?count=${TOO_MANY_DIGITS}`)],
-      [pinned('GET', `/v1/delivery?page=${TOO_MANY_DIGITS}`)],
-    ]);
-  }, TEST_TIMEOUT_MS);
+  test(
+    `when generated query strings are sent to the list and the other endpoints, then no answer is a 5xx, every 4xx is a Problem and a refused request changes nothing (seed ${SEED}, ${RUNS.queries} runs)`,
+    async () => {
+      await check('queries', fc.array(queryRequest, { minLength: 1, maxLength: 2 }), RUNS.queries, [
+        [pinned('GET', `/v1/delivery?count=${TOO_MANY_DIGITS}`)],
+        [pinned('GET', `/v1/delivery?page=${TOO_MANY_DIGITS}`)],
+      ]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -83,5 +83,4 @@ export function expectProblem(res: Response, status: number, code: string): void
 }
 
 /** The paths listed in a problem's `errors`. */
-export const errorPaths = (res: Response): string[] =>
-  ((res.body as { errors?: Array<{ path: string }> }).errors ?? []).map((e) => e.path);
+export const errorPaths = (res: Response): string[] => ((res.body as { errors?: Array<{ path: string }> }).errors ?? []).map((e) => e.path);

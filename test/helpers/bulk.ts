@@ -15,7 +15,9 @@ export interface PostBulkOptions {
 }
 
 export async function postBulk(baseUrl: string, customer: string, body: string | Buffer, options: PostBulkOptions = {}): Promise<request.Response> {
-  let req = request(baseUrl).post(`/v1/${customer}/node/_bulk`).set('Content-Type', options.contentType ?? 'application/x-ndjson');
+  let req = request(baseUrl)
+    .post(`/v1/${customer}/node/_bulk`)
+    .set('Content-Type', options.contentType ?? 'application/x-ndjson');
   if (options.token) req = req.set('Authorization', `Bearer ${options.token}`);
   if (options.contentEncoding) req = req.set('Content-Encoding', options.contentEncoding);
   const res = await req
@@ -44,7 +46,13 @@ export async function bulkChecked(
   const res = await postBulk(baseUrl, customer, body, options);
   if (String(res.headers['content-type']).startsWith('application/problem+json')) res.body = JSON.parse(res.text);
   expect(contractProblems('POST', `/v1/${customer}/node/_bulk`, res)).toEqual([]);
-  const results = res.status === 200 ? res.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as BulkResult) : [];
+  const results =
+    res.status === 200
+      ? res.text
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as BulkResult)
+      : [];
   return { res, results };
 }
 

@@ -37,7 +37,11 @@ export const neo4jDriver = (connection: Neo4jConnection): Driver =>
 export async function untilOneIsBlocked(driver: Driver, database: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const { records } = await driver.executeQuery("SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked", {}, { database });
+    const { records } = await driver.executeQuery(
+      "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked",
+      {},
+      { database },
+    );
     if (Number(records[0]?.get('blocked')) > 0) return;
     if (Date.now() > deadline) throw new Error('no transaction became blocked');
     await new Promise((resolve) => setTimeout(resolve, 50));

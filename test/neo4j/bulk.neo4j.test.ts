@@ -24,7 +24,11 @@ describe('Neo4j store, bulk node writes', () => {
 
   /** How many transactions committed the customer's nodes: their distinct lastWrite marks. */
   async function committingTransactions(customer: string): Promise<number> {
-    const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $customer}) RETURN count(DISTINCT n.lastWrite) AS marks', { customer }, { database: connection.database });
+    const { records } = await driver.executeQuery(
+      'MATCH (n:IdNode {customer: $customer}) RETURN count(DISTINCT n.lastWrite) AS marks',
+      { customer },
+      { database: connection.database },
+    );
     return neo4j.integer.toNumber(records[0]?.get('marks'));
   }
 
@@ -60,7 +64,11 @@ describe('Neo4j store, bulk node writes', () => {
     await store.createNode(member(c, 'kept'), [id('cookie', 'shared')]);
     const outcomes = await store.applyNodeWrites(['m0', 'm1', 'm2'].map((k): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) })));
     expect(outcomes).toEqual([undefined, undefined, undefined]);
-    const { records } = await driver.executeQuery('MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id', { customer: c }, { database: connection.database });
+    const { records } = await driver.executeQuery(
+      'MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id',
+      { customer: c },
+      { database: connection.database },
+    );
     expect(records.map((r) => r.get('id'))).toEqual(['cookie=shared', 'member_id=kept']);
   });
 
@@ -78,7 +86,11 @@ describe('Neo4j store, bulk node writes', () => {
       { kind: 'removeId', node: member(c, 'kept'), id: id('cookie', 'shared') },
     ]);
     expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
-    const { records } = await driver.executeQuery('MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id', { customer: c }, { database: connection.database });
+    const { records } = await driver.executeQuery(
+      'MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id',
+      { customer: c },
+      { database: connection.database },
+    );
     expect(records.map((r) => r.get('id'))).toEqual(['cookie=shared', 'device=d0', 'member_id=kept', 'member_id=m0', 'member_id=m1', 'member_id=m2']);
     expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'shared'), id('device', 'd0'), id('member_id', 'm1')]);
   });

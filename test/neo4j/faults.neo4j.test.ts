@@ -10,7 +10,18 @@ import os from 'node:os';
 import path from 'node:path';
 import neo4jDriver, { type Driver } from 'neo4j-driver';
 import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
-import { ADMIN_TOKEN, type Answer, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady, untilReadyz } from '../helpers/neo4j-services';
+import {
+  ADMIN_TOKEN,
+  type Answer,
+  call,
+  serverFaults,
+  type Service,
+  serviceEnv,
+  startService,
+  stopService,
+  untilReady,
+  untilReadyz,
+} from '../helpers/neo4j-services';
 import { logEntries, logged } from '../helpers/server-process';
 import { loadStatements, schemaObjects } from '../../src/store/neo4j/statements';
 
@@ -74,14 +85,22 @@ function steadyTraffic(service: Service, customer: string, tag: string) {
     switch (op) {
       case 'create': {
         const id = `${tag}-${n}`;
-        return { id, url: `/v1/${customer}/node/_create`, body: { schema: 'member', key: { type: 'member_id', id }, ids: [{ type: 'device', id: `shared-${tag}` }] } };
+        return {
+          id,
+          url: `/v1/${customer}/node/_create`,
+          body: { schema: 'member', key: { type: 'member_id', id }, ids: [{ type: 'device', id: `shared-${tag}` }] },
+        };
       }
       case 'insert': {
         const id = `${tag}-cookie-${n}`;
         return { id, url: `/v1/${customer}/node/_insert`, body: { schema: 'member', key: hub, ids: [{ type: 'cookie', id }] } };
       }
       case 'search':
-        return { id: '', url: `/v1/${customer}/_search`, body: { match: { from: { schema: 'member', key: hub }, step: 'ONE', having: { type: 'cookie' } }, limit: 10 } };
+        return {
+          id: '',
+          url: `/v1/${customer}/_search`,
+          body: { match: { from: { schema: 'member', key: hub }, step: 'ONE', having: { type: 'cookie' } }, limit: 10 },
+        };
     }
   };
   const worker = async (op: Outcome['op']) => {
@@ -90,7 +109,15 @@ function steadyTraffic(service: Service, customer: string, tag: string) {
       const started = Date.now();
       try {
         const answer = await call(service.base, 'POST', url, { body, timeoutMs: CLIENT_TIMEOUT_MS });
-        outcomes.push({ op, id, status: answer.status, code: (answer.json as { code?: string } | undefined)?.code, contentType: answer.contentType, at: started - began, ms: Date.now() - started });
+        outcomes.push({
+          op,
+          id,
+          status: answer.status,
+          code: (answer.json as { code?: string } | undefined)?.code,
+          contentType: answer.contentType,
+          at: started - began,
+          ms: Date.now() - started,
+        });
       } catch (e) {
         outcomes.push({ op, id, failure: e instanceof Error ? `${e.name}: ${e.message}` : String(e), at: started - began, ms: Date.now() - started });
       }
@@ -127,7 +154,10 @@ async function expectAcknowledgedWritesKept(service: Service, customer: string, 
     expect(answer.status).toBe(200);
     return new Set((answer.json as { results: Array<{ id: string }> }).results.map((r) => r.id));
   };
-  const members = await search({ match: { from: { where: { type: 'device', id: `shared-${tag}` } }, step: 'ONE', having: { type: 'member_id' } }, limit: 100000 });
+  const members = await search({
+    match: { from: { where: { type: 'device', id: `shared-${tag}` } }, step: 'ONE', having: { type: 'member_id' } },
+    limit: 100000,
+  });
   const cookies = await search({ match: { from: { schema: 'member', key: hub }, step: 'ONE', having: { type: 'cookie' } }, limit: 100000 });
   const acknowledged = (op: Outcome['op']) => outcomes.filter((o) => o.op === op && o.status === 201).map((o) => o.id);
   expect(acknowledged('create').filter((id) => !members.has(id))).toEqual([]);
@@ -140,7 +170,10 @@ const summary = (outcomes: Outcome[]) => {
     const key = o.failure ? 'failure' : `${o.op} ${o.status}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
-  const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 5).map((o) => `${o.op} ${o.status ?? o.failure} sent at ${o.at} took ${o.ms}`);
+  const slowest = [...outcomes]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((o) => `${o.op} ${o.status ?? o.failure} sent at ${o.at} took ${o.ms}`);
   return { counts, slowestMs: Math.max(0, ...outcomes.map((o) => o.ms)), slowest };
 };
 
@@ -263,7 +296,9 @@ describe('the service while its Neo4j goes away', () => {
     expectOnlySuccessOr503(outcomes);
     // Writes went through both before the stop and after the restart.
     expect(outcomes.filter((o) => o.op === 'create' && o.status === 201).length).toBeGreaterThan(2);
-    expect((await call(first.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'after-term' } } })).status).toBe(201);
+    expect(
+      (await call(first.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'after-term' } } })).status,
+    ).toBe(201);
     await expectAcknowledgedWritesKept(first, 'faults', 'term', outcomes);
   }, 240_000);
 
@@ -291,7 +326,9 @@ describe('the service while its Neo4j goes away', () => {
 
     expectOnlySuccessOr503(outcomes);
     expect(outcomes.filter((o) => o.op === 'create' && o.status === 201).length).toBeGreaterThan(2);
-    expect((await call(second.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'after-kill' } } })).status).toBe(201);
+    expect(
+      (await call(second.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'after-kill' } } })).status,
+    ).toBe(201);
     await expectAcknowledgedWritesKept(second, 'faults', 'kill', outcomes);
     expect(second.server.child.exitCode).toBeNull();
   }, 240_000);
@@ -318,7 +355,11 @@ describe('the service while its Neo4j goes away', () => {
       const asked = Date.now();
       const [search, create] = await Promise.all([
         call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } }, timeoutMs: 20_000 }),
-        call(limited.base, 'POST', '/v1/faults/node/_create', { token: ADMIN_TOKEN, body: { schema: 'member', key: { type: 'member_id', id: 'while-frozen' } }, timeoutMs: 20_000 }),
+        call(limited.base, 'POST', '/v1/faults/node/_create', {
+          token: ADMIN_TOKEN,
+          body: { schema: 'member', key: { type: 'member_id', id: 'while-frozen' } },
+          timeoutMs: 20_000,
+        }),
       ]);
       timings.callTimeoutWhileFrozen = Date.now() - asked;
       expectUnavailable(search);
@@ -346,9 +387,14 @@ describe('the service while its Neo4j goes away', () => {
     const back = Date.now();
     const restored = await logged(watching.server, 'applied cypher/schema/ to Neo4j again', RECOVERY_BOUND_MS);
     timings.schemaAppliedAgainAfterEmptyStart = Date.now() - back;
-    const constraints = schemaObjects(loadStatements().schema).filter((o) => o.constraint).map((o) => o.name);
+    const constraints = schemaObjects(loadStatements().schema)
+      .filter((o) => o.constraint)
+      .map((o) => o.name);
     expect(restored.missing).toEqual(expect.arrayContaining(constraints));
-    expect(logEntries(watching.server).find((l) => String(l.message).startsWith('Neo4j lacks constraints or indexes'))).toMatchObject({ level: 'warn', serving: false });
+    expect(logEntries(watching.server).find((l) => String(l.message).startsWith('Neo4j lacks constraints or indexes'))).toMatchObject({
+      level: 'warn',
+      serving: false,
+    });
 
     const admin = driverFor(connection());
     try {
@@ -360,10 +406,14 @@ describe('the service while its Neo4j goes away', () => {
     await untilReady(watching, RECOVERY_BOUND_MS);
     expect((await call(watching.base, 'PUT', '/v1/faults/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
     const race = await Promise.all(
-      Array.from({ length: 20 }, () => call(watching.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'raced' } } })),
+      Array.from({ length: 20 }, () =>
+        call(watching.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'raced' } } }),
+      ),
     );
     expect(race.filter((a) => a.status === 201)).toHaveLength(1);
-    expect(race.filter((a) => a.status !== 201).map((a) => [a.status, (a.json as { code?: string } | undefined)?.code])).toEqual(Array(19).fill([409, 'node_exists']));
+    expect(race.filter((a) => a.status !== 201).map((a) => [a.status, (a.json as { code?: string } | undefined)?.code])).toEqual(
+      Array(19).fill([409, 'node_exists']),
+    );
   }, 240_000);
 
   test('when the service is started with a user Neo4j does not know yet, then it stays up with readyz 503, logs at error level which settings to check (never the password), and becomes ready by itself once the user exists', async () => {
@@ -384,7 +434,9 @@ describe('the service while its Neo4j goes away', () => {
       await admin.close();
     }
     timings.readyAfterUserCreated = await untilReady(service, RECOVERY_BOUND_MS);
-    expect((await call(service.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'by-latecomer' } } })).status).toBe(201);
+    expect(
+      (await call(service.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'by-latecomer' } } })).status,
+    ).toBe(201);
     expect(service.server.lines.join('\n') + service.server.stderr()).not.toContain(user.password);
   }, 60_000);
 

@@ -29,7 +29,11 @@ async function claimServer(uri) {
   try {
     await driver.verifyConnectivity({ database });
     await claimTestDatabase(driver, database, `database ${database} at ${uri}`);
-    const { records } = await driver.executeQuery('CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition', {}, { database });
+    const { records } = await driver.executeQuery(
+      'CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition',
+      {},
+      { database },
+    );
     return records.map((r) => `${r.get('name')} ${r.get('version')} ${r.get('edition')}`).join(', ');
   } catch (e) {
     if (e instanceof ForeignDatabaseError) return cannotRun(e.message);
@@ -83,7 +87,10 @@ async function startLocalServer() {
 function buildDist() {
   const { execFileSync } = require('node:child_process');
   const path = require('node:path');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: path.resolve(__dirname, '..', '..'), stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: path.resolve(__dirname, '..', '..'),
+    stdio: 'inherit',
+  });
 }
 
 /** The service's own connection settings: they may name production, so the suites drop them unread. */
@@ -92,7 +99,8 @@ const SERVICE_SETTINGS = ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4
 module.exports = async function globalSetup() {
   const ignored = SERVICE_SETTINGS.filter((name) => process.env[name] !== undefined);
   for (const name of ignored) delete process.env[name];
-  if (ignored.length > 0) process.stdout.write(`\nNeo4j suites: ignoring ${ignored.join(', ')} (the service's settings); they use NEO4J_TEST_URI or a server of their own.\n`);
+  if (ignored.length > 0)
+    process.stdout.write(`\nNeo4j suites: ignoring ${ignored.join(', ')} (the service's settings); they use NEO4J_TEST_URI or a server of their own.\n`);
   process.env.NEO4J_TEST_DATABASE = process.env.NEO4J_TEST_DATABASE || 'neo4j';
   // NEO4J_TEST_SERVER=local skips the container (CI: the issue is to prove the local server on every landing).
   const forceLocal = process.env.NEO4J_TEST_SERVER === 'local';

@@ -169,7 +169,12 @@ describe('a Neo4j database whose history entries have no MENTIONS (an earlier ve
       // No node holds it: the erase deletes nothing and takes the value out of history.
       await expect(store.erase(eraseRequest(c, id('device', 'd-7'), 'id'))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
       const history = await store.nodeHistory(c, 'member', id('member_id', `m-${DEVICES + 7}`), 0, 10);
-      expect(history.items.map((e) => e.added)).toEqual([[{ type: 'member_id', id: `m-${DEVICES + 7}` }, { type: 'device', id: null, erased: true }]]);
+      expect(history.items.map((e) => e.added)).toEqual([
+        [
+          { type: 'member_id', id: `m-${DEVICES + 7}` },
+          { type: 'device', id: null, erased: true },
+        ],
+      ]);
     } finally {
       await store.close();
     }

@@ -95,8 +95,14 @@ describe(`step ALL from an ID that links nothing, held by ${HOLDERS} nodes of on
   });
 
   test('when the component passes the bounds, then component_too_large, as for any other search', async () => {
-    await expect(store.search({ ...from(), maxNodes: HOLDERS - 1, maxIds: 50_000, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({ code: 'component_too_large' });
-    await expect(store.search({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({ code: 'component_too_large' });
-    await expect(store.graph({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], answerNodes: 10 })).rejects.toMatchObject({ code: 'component_too_large' });
+    await expect(store.search({ ...from(), maxNodes: HOLDERS - 1, maxIds: 50_000, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
+      code: 'component_too_large',
+    });
+    await expect(store.search({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
+      code: 'component_too_large',
+    });
+    await expect(store.graph({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], answerNodes: 10 })).rejects.toMatchObject({
+      code: 'component_too_large',
+    });
   });
 });

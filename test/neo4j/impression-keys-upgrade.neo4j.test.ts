@@ -57,15 +57,25 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
     const store = await Neo4jStore.connect(connection);
     try {
       expect(store.impressionKeysAdopted).toBe(3);
-      expect(await run('MATCH (key:ImpressionKey) RETURN key.customer AS customer, key.key AS key, key.type AS type, key.value AS value ORDER BY key')).toEqual([
-        { customer: 'acme', key: 'k-ann', type: '', value: '' },
-        { customer: 'acme', key: 'k-bob', type: '', value: '' },
-        { customer: 'bolt', key: 'k-cy', type: '', value: '' },
-      ]);
+      expect(await run('MATCH (key:ImpressionKey) RETURN key.customer AS customer, key.key AS key, key.type AS type, key.value AS value ORDER BY key')).toEqual(
+        [
+          { customer: 'acme', key: 'k-ann', type: '', value: '' },
+          { customer: 'acme', key: 'k-bob', type: '', value: '' },
+          { customer: 'bolt', key: 'k-cy', type: '', value: '' },
+        ],
+      );
       await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answered(2), replayed: true });
 
       const audit = { requestId: 'req-erase', actor: 'admin' };
-      await store.erase({ customerId: 'acme', id: { type: 'email', id: 'ann@example.com' }, scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit });
+      await store.erase({
+        customerId: 'acme',
+        id: { type: 'email', id: 'ann@example.com' },
+        scope: 'person',
+        unlinkedTypes: [],
+        maxNodes: 10,
+        maxIds: 10,
+        audit,
+      });
 
       expect((await store.recordImpression(request('acme', 'k-ann'), noCheck)).replayed).toBe(false);
       expect((await store.recordImpression(request('acme', 'k-bob'), noCheck)).replayed).toBe(false);

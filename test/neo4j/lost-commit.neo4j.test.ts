@@ -160,7 +160,11 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       const original = await store.createDelivery(c, buildDraft({ message: [buildMessage({ title: 'kept' })] }));
       const keptId = original.message[0]?.messageId as number;
       const replaced = await withLostCommitReply(() =>
-        store.replaceDelivery(c, original.deliveryId, buildDraft({ message: [buildMessage({ title: 'kept', message_id: keptId }), buildMessage({ title: 'new' })] })),
+        store.replaceDelivery(
+          c,
+          original.deliveryId,
+          buildDraft({ message: [buildMessage({ title: 'kept', message_id: keptId }), buildMessage({ title: 'new' })] }),
+        ),
       );
       // Message ids come from one sequence, and nothing else in this file takes any meanwhile.
       expect((replaced as Delivery).message.map((m) => m.messageId)).toEqual([keptId, keptId + 1]);

@@ -45,7 +45,15 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ declared: [...LIMITED_TYPES] }];
     case 'schema.get':
     case 'schema.list':
-      return [{ schemaId: 'member', idTypes: [{ type: 'email', secure: true, position: 1 }, { type: 'member_id', secure: false, position: 0 }] }];
+      return [
+        {
+          schemaId: 'member',
+          idTypes: [
+            { type: 'email', secure: true, position: 1 },
+            { type: 'member_id', secure: false, position: 0 },
+          ],
+        },
+      ];
     case 'node.create':
       return [{ node: 'n1', linked: 1 }];
     case 'node.create-many':
@@ -55,7 +63,10 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return (params.keys as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}` }));
     case 'node.held-many':
       // Each node holds device=d<line> (as node.ids-many says), and nothing else asked of it.
-      return (params.rows as Array<{ line: number; ids: IdPair[] }>).map(({ line, ids }) => ({ line, held: ids.filter((i) => i.type === 'device' && i.id === `d${line}`) }));
+      return (params.rows as Array<{ line: number; ids: IdPair[] }>).map(({ line, ids }) => ({
+        line,
+        held: ids.filter((i) => i.type === 'device' && i.id === `d${line}`),
+      }));
     case 'node.link-many':
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
     case 'node.ids-many':
@@ -71,7 +82,15 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return params.keyId === 'm1' ? [{ node: 'n1', held }] : [];
     }
     case 'node.ids':
-      return [{ node: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+      return [
+        {
+          node: 'n1',
+          ids: [
+            { type: 'member_id', id: 'm1' },
+            { type: 'device', id: 'd1' },
+          ],
+        },
+      ];
     case 'token.revoke':
       return [{ revoked: 1 }];
     case 'search.start-by-key':
@@ -83,17 +102,25 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // For each search, the policy of a customer with no settings or blocklist, whose schema `member` declares
       // member_id and device.
       return (params.searches as Array<{ index: unknown }>).map(({ index }) => ({
-          index,
-          policy: {
-            secureTypes: [],
-            unlinkedTypes: [],
-            settings: [],
-            blocklist: [],
-            schema: [{ schemaId: 'member', idTypes: [{ type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 }, { type: 'device', secure: false, links: true, maxHolders: null, position: 1 }] }],
-          },
-          visited: 2,
-          ids: [{ type: 'member_id', id: 'm1' }],
-        }));
+        index,
+        policy: {
+          secureTypes: [],
+          unlinkedTypes: [],
+          settings: [],
+          blocklist: [],
+          schema: [
+            {
+              schemaId: 'member',
+              idTypes: [
+                { type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 },
+                { type: 'device', secure: false, links: true, maxHolders: null, position: 1 },
+              ],
+            },
+          ],
+        },
+        visited: 2,
+        ids: [{ type: 'member_id', id: 'm1' }],
+      }));
     case 'search.traverse-all':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
@@ -103,7 +130,15 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'graph.reach-one-from-id':
       return [{ visited: 1, idsRead: 2, nodes: [{ ref: 'n1', schema: 'member', keyType: 'member_id', keyId: 'm1', idCount: 2 }] }];
     case 'graph.ids':
-      return [{ ref: 'n1', ids: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+      return [
+        {
+          ref: 'n1',
+          ids: [
+            { type: 'member_id', id: 'm1' },
+            { type: 'device', id: 'd1' },
+          ],
+        },
+      ];
     case 'sequence.next':
       return [{ last: 100 }];
     case 'delivery.next-deleted':
@@ -144,7 +179,18 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'erase.component':
       return [{ visited: 1, idsRead: 2, nodes: ['n1'] }];
     case 'erase.lock':
-      return [{ element: 'n1', schema: 'member', keyType: 'member_id', keyId: 'm1', held: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }] }];
+      return [
+        {
+          element: 'n1',
+          schema: 'member',
+          keyType: 'member_id',
+          keyId: 'm1',
+          held: [
+            { type: 'member_id', id: 'm1' },
+            { type: 'device', id: 'd1' },
+          ],
+        },
+      ];
     default:
       return [];
   }
@@ -157,7 +203,10 @@ const STORED_ENTRY = JSON.stringify({
   op: 'create',
   schema: 'member',
   key: { type: 'member_id', id: 'm1' },
-  added: [{ type: 'member_id', id: 'm1' }, { type: 'device', id: 'd1' }],
+  added: [
+    { type: 'member_id', id: 'm1' },
+    { type: 'device', id: 'd1' },
+  ],
   removed: [],
 });
 
@@ -298,9 +347,16 @@ describe('Neo4j store, with a fake driver', () => {
     await store.findActiveToken('h');
     await store.createNode(member('m1'), [id('device', 'd1')]);
     await store.insertIds(member('m1'), [id('cookie', 'k1')]);
-    await store.insertIds({ ...member('m1'), expectedTypes: [{ type: 'member_id', secure: false }, { type: 'cookie', secure: false, maxHolders: 5 }] }, [
-      id('cookie', 'k2'),
-    ]);
+    await store.insertIds(
+      {
+        ...member('m1'),
+        expectedTypes: [
+          { type: 'member_id', secure: false },
+          { type: 'cookie', secure: false, maxHolders: 5 },
+        ],
+      },
+      [id('cookie', 'k2')],
+    );
     await store.replaceId(member('m1'), id('device', 'd1'), id('device', 'd2'), true);
     await store.rekey(member('m1'), 'm2');
     await store.removeId(member('m1'), id('cookie', 'k1'));
@@ -310,7 +366,15 @@ describe('Neo4j store, with a fake driver', () => {
     await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
     await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ONE' }));
-    const unchecked = { customerId: 'acme', key: { schemaId: 'member', key: id('member_id', 'm1') }, exclude: false, authenticated: false, limit: 10, maxNodes: 10, maxIds: 10 };
+    const unchecked = {
+      customerId: 'acme',
+      key: { schemaId: 'member', key: id('member_id', 'm1') },
+      exclude: false,
+      authenticated: false,
+      limit: 10,
+      maxNodes: 10,
+      maxIds: 10,
+    };
     await store.checkedSearch({ ...unchecked, step: 'ONE' }, () => undefined);
     await store.checkedSearch({ ...unchecked, step: 'ALL' }, () => undefined);
     const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
@@ -390,10 +454,12 @@ describe('Neo4j store, with a fake driver', () => {
     const fake = fakeStore((name) =>
       name === 'store.schema-in-place' ? [{ present: expected.map((o) => o.name).filter((n) => n !== 'id_value_unique' && n !== 'history_time') }] : undefined,
     );
-    expect(await fake.store.missingSchema()).toEqual([
-      { name: 'id_value_unique', constraint: true },
-      { name: 'history_time', constraint: false },
-    ].sort((a, b) => expected.findIndex((o) => o.name === a.name) - expected.findIndex((o) => o.name === b.name)));
+    expect(await fake.store.missingSchema()).toEqual(
+      [
+        { name: 'id_value_unique', constraint: true },
+        { name: 'history_time', constraint: false },
+      ].sort((a, b) => expected.findIndex((o) => o.name === a.name) - expected.findIndex((o) => o.name === b.name)),
+    );
     expect(fake.named('store.schema-in-place')).toEqual([{ name: 'store.schema-in-place', params: { names: expected.map((o) => o.name) } }]);
     const complete = fakeStore((name) => (name === 'store.schema-in-place' ? [{ present: expected.map((o) => o.name) }] : undefined));
     expect(await complete.store.missingSchema()).toEqual([]);
@@ -456,7 +522,9 @@ describe('Neo4j store, with a fake driver', () => {
     test('when starting from a key with step ALL, then one traversal from the keyed node, bounded by maxNodes and maxIds (Neo4j integers)', async () => {
       const fake = fakeStore((name) => {
         if (name === 'search.traverse-all') {
-          return [{ visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] }];
+          return [
+            { visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] },
+          ];
         }
         return undefined;
       });
@@ -515,7 +583,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
     });
 
-    test('when step is ALL from where in a schema on an ID that links nothing, then one traversal from the Id vertex to that schema\'s holders', async () => {
+    test("when step is ALL from where in a schema on an ID that links nothing, then one traversal from the Id vertex to that schema's holders", async () => {
       // The ID's holders share no component through it: from the Id vertex, only those of the schema start.
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await fake.store.search(query({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
@@ -595,7 +663,7 @@ describe('Neo4j store, with a fake driver', () => {
     });
     const fromKey = { key: { schemaId: 'member', key: id('member_id', 'a') } };
 
-    test('when a checked search starts from a keyed node, then one statement reads the policy, finds the node and traverses, and the check gets the policy and the key\'s schema', async () => {
+    test("when a checked search starts from a keyed node, then one statement reads the policy, finds the node and traverses, and the check gets the policy and the key's schema", async () => {
       const fake = fakeStore();
       const seen: Array<{ policy: CustomerPolicy; schema: SchemaRecord | undefined }> = [];
       const result = await fake.store.checkedSearch(unchecked({ ...fromKey, where: { schemaId: 'member', id: id('device', 'd1') } }), (policy, schema) => {
@@ -640,7 +708,7 @@ describe('Neo4j store, with a fake driver', () => {
       ).rejects.toBe(refusal);
     });
 
-    test('when a checked search starts from an ID, then the policy (with the where\'s schema) is read first, checked, then the search', async () => {
+    test("when a checked search starts from an ID, then the policy (with the where's schema) is read first, checked, then the search", async () => {
       const fake = fakeStore();
       const order: string[] = [];
       await fake.store.checkedSearch(unchecked({ where: { schemaId: 'member', id: id('device', 'd1') } }), () => {
@@ -662,11 +730,22 @@ describe('Neo4j store, with a fake driver', () => {
         ids: [{ type: 'member_id', id: keyId }],
       }));
     const fake = fakeStore((name, params) =>
-      name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE ? new Promise((resolve) => frozen.push(() => resolve(rows(params)))) : rows(params),
+      name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE
+        ? new Promise((resolve) => frozen.push(() => resolve(rows(params))))
+        : rows(params),
     );
     const search = (keyId: string) =>
       fake.store.checkedSearch(
-        { customerId: 'acme', key: { schemaId: 'member', key: id('member_id', keyId) }, step: 'ONE', exclude: false, authenticated: true, limit: 10, maxNodes: 50, maxIds: 70 },
+        {
+          customerId: 'acme',
+          key: { schemaId: 'member', key: id('member_id', keyId) },
+          step: 'ONE',
+          exclude: false,
+          authenticated: true,
+          limit: 10,
+          maxNodes: 50,
+          maxIds: 70,
+        },
         () => undefined,
       );
     const first = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
@@ -697,7 +776,7 @@ describe('Neo4j store, with a fake driver', () => {
       { visited: nodes.length, idsRead: nodes.length, nodes: nodes.map((n) => ({ schema: 'member', keyType: 'member_id', idCount: 1, ...n })) },
     ];
 
-    test('when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, to that schema\'s holders', async () => {
+    test("when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, to that schema's holders", async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
       await fake.store.graph(graphQuery({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
       expect(fake.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
@@ -706,11 +785,15 @@ describe('Neo4j store, with a fake driver', () => {
       expect(unlinked.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: 'shop', unlinkedTypes: ['ip'] });
     });
 
-    test('when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes\' IDs are read', async () => {
+    test("when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes' IDs are read", async () => {
       const fake = fakeStore((name) => {
         if (name === 'search.start-by-where') return [{ source: 'i1', starts: ['n2'] }];
         if (name === 'graph.reach-one-from-id') return reached({ ref: 'n1', keyId: 'a' }, { ref: 'n2', keyId: 'z' }, { ref: 'n3', keyId: 'b' });
-        if (name === 'graph.ids') return [{ ref: 'n2', ids: [id('member_id', 'z')] }, { ref: 'n1', ids: [id('member_id', 'a')] }];
+        if (name === 'graph.ids')
+          return [
+            { ref: 'n2', ids: [id('member_id', 'z')] },
+            { ref: 'n1', ids: [id('member_id', 'a')] },
+          ];
         return undefined;
       });
       const answer = await fake.store.graph(graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2 }));
@@ -725,9 +808,14 @@ describe('Neo4j store, with a fake driver', () => {
     });
 
     test('when the traversal counts more than the bounds, then component_too_large and no IDs are read', async () => {
-      for (const counts of [{ visited: 11, idsRead: 1 }, { visited: 1, idsRead: 11 }]) {
+      for (const counts of [
+        { visited: 11, idsRead: 1 },
+        { visited: 1, idsRead: 11 },
+      ]) {
         const fake = fakeStore((name) => (name === 'graph.reach-all' ? [{ ...counts, nodes: [] }] : undefined));
-        await expect(fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({ code: 'component_too_large' });
+        await expect(fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({
+          code: 'component_too_large',
+        });
         expect(fake.names()).not.toContain('graph.ids');
       }
     });
@@ -834,7 +922,9 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when a bulk batch has consecutive inserts, then each step is one statement for all of them', async () => {
       const fake = fakeStore();
-      const outcomes = await fake.store.applyNodeWrites(['m2', 'm3', 'm4'].map((k): NodeWrite => ({ kind: 'insert', node: member(k), ids: [id('cookie', k)] })));
+      const outcomes = await fake.store.applyNodeWrites(
+        ['m2', 'm3', 'm4'].map((k): NodeWrite => ({ kind: 'insert', node: member(k), ids: [id('cookie', k)] })),
+      );
       expect(outcomes).toEqual([undefined, undefined, undefined]);
       expect(fake.names().filter((name) => name.startsWith('node.'))).toEqual(['node.lock-many', 'node.held-many', 'node.link-many']);
       expect(fake.named('node.link-many')[0]?.params.rows).toEqual([
@@ -932,7 +1022,13 @@ describe('Neo4j store, with a fake driver', () => {
       const set = id('device', 's');
       // m2 holds both.
       const fake = fakeGraphByKey((asked) => asked);
-      const upserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k): NodeWrite => ({ kind: 'replace', node: { ...member(k), maxIds: 5 }, where, set, upsert: true }));
+      const upserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k): NodeWrite => ({
+        kind: 'replace',
+        node: { ...member(k), maxIds: 5 },
+        where,
+        set,
+        upsert: true,
+      }));
       // m2's line: an update of where to set, which it holds already.
       upserts[2] = { kind: 'replace', node: member('m2'), where, set, upsert: false };
       const outcomes = await fake.store.applyNodeWrites(upserts);
@@ -947,7 +1043,11 @@ describe('Neo4j store, with a fake driver', () => {
     test('when consecutive inserts meet a missing node, an ID held and an ID limit, then each of those lines has its single refusal and the others are applied', async () => {
       // m2 holds cookie=k2.
       const fake = fakeGraphByKey((asked) => asked.filter((i) => i.id === 'k2'));
-      const inserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k, i): NodeWrite => ({ kind: 'insert', node: { ...member(k), maxIds: 5 }, ids: [id('cookie', `k${i}`)] }));
+      const inserts = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'].map((k, i): NodeWrite => ({
+        kind: 'insert',
+        node: { ...member(k), maxIds: 5 },
+        ids: [id('cookie', `k${i}`)],
+      }));
       const outcomes = await fake.store.applyNodeWrites(inserts);
       expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
       // The last two were linked together, in one statement.
@@ -959,7 +1059,13 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when a bulk batch has consecutive creates, then they are one statement, and a create with a max_holders ID or a repeated key runs alone', async () => {
       const fake = fakeStore();
-      const limited = { ...member('m3'), expectedTypes: [{ type: 'member_id', secure: false }, { type: 'cookie', secure: false, maxHolders: 5 }] };
+      const limited = {
+        ...member('m3'),
+        expectedTypes: [
+          { type: 'member_id', secure: false },
+          { type: 'cookie', secure: false, maxHolders: 5 },
+        ],
+      };
       await fake.store.applyNodeWrites([
         { kind: 'create', node: member('m1'), ids: [] },
         { kind: 'create', node: member('m2'), ids: [id('device', 'd2')] },
@@ -970,7 +1076,16 @@ describe('Neo4j store, with a fake driver', () => {
         { kind: 'create', node: member('m6'), ids: [] },
       ]);
       const writes = fake.names().filter((name) => name.startsWith('node.') || name === 'id.lock-holders');
-      expect(writes).toEqual(['node.keys-taken', 'node.create-many', 'id.lock-holders', 'node.create', 'node.keys-taken', 'node.create-many', 'node.keys-taken', 'node.create-many']);
+      expect(writes).toEqual([
+        'node.keys-taken',
+        'node.create-many',
+        'id.lock-holders',
+        'node.create',
+        'node.keys-taken',
+        'node.create-many',
+        'node.keys-taken',
+        'node.create-many',
+      ]);
       expect(fake.named('node.create-many').map((call) => (call.params.nodes as Array<{ keyId: string }>).map((n) => n.keyId))).toEqual([
         ['m1', 'm2'],
         ['m4', 'm5'],
@@ -1017,9 +1132,7 @@ describe('Neo4j store, with a fake driver', () => {
     ])('when replaceId finds where held=%s and set held=%s (upsert %s), then it runs %j', async (whereHeld, setHeld, upsert, expected) => {
       const where = id('device', 'd1');
       const set = id('device', 'd2');
-      const fake = fakeStore((name) =>
-        name === 'node.held-among' ? held(...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])) : undefined,
-      );
+      const fake = fakeStore((name) => (name === 'node.held-among' ? held(...(whereHeld ? [where] : []), ...(setHeld ? [set] : [])) : undefined));
       await fake.store.replaceId(member('m1'), where, set, upsert);
       expect(fake.names().slice(2)).toEqual(expected);
     });
@@ -1105,7 +1218,13 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when a schema is put, then its types are locked in name order, and a new schema skips the dropped-type check', async () => {
       const fake = fakeStore((name) => (name === 'schema.lock' ? [{ created: true }] : undefined));
-      const outcome = await fake.store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'zeta', secure: false }, { type: 'alpha', secure: true }] });
+      const outcome = await fake.store.putSchema('acme', {
+        schemaId: 'member',
+        idTypes: [
+          { type: 'zeta', secure: false },
+          { type: 'alpha', secure: true },
+        ],
+      });
       expect(outcome).toEqual({ created: true });
       const zeta = { type: 'zeta', secure: false, links: true, maxHolders: null };
       const alpha = { type: 'alpha', secure: true, links: true, maxHolders: null };
@@ -1126,7 +1245,10 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore();
       expect(await fake.store.getSchema('acme', 'member')).toEqual({
         schemaId: 'member',
-        idTypes: [{ type: 'member_id', secure: false }, { type: 'email', secure: true }],
+        idTypes: [
+          { type: 'member_id', secure: false },
+          { type: 'email', secure: true },
+        ],
       });
     });
 
@@ -1207,7 +1329,13 @@ describe('Neo4j store, with a fake driver', () => {
       expect(before).toEqual([]);
       expect(isKnown(after, 7, 2)).toBe(true);
       const counts = fake.named('person.counts')[0]?.params;
-      expect([counts?.type, counts?.value, counts?.unlinkedTypes, String(counts?.maxNodes), neo4j.isInt(counts?.maxNodes)]).toEqual(['device', 'd1', ['ip'], '10', true]);
+      expect([counts?.type, counts?.value, counts?.unlinkedTypes, String(counts?.maxNodes), neo4j.isInt(counts?.maxNodes)]).toEqual([
+        'device',
+        'd1',
+        ['ip'],
+        '10',
+        true,
+      ]);
       expect(counts).toMatchObject({ day: '2026-06-01', deliveryId: null });
     });
 
@@ -1223,7 +1351,11 @@ describe('Neo4j store, with a fake driver', () => {
       const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
       expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
-      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.counts')).toEqual(['impression.lock', 'person.counts', 'impression.record']);
+      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.counts')).toEqual([
+        'impression.lock',
+        'person.counts',
+        'impression.record',
+      ]);
       const record = fake.named('impression.record')[0]?.params;
       expect(record).toMatchObject({ type: 'device', value: 'd1', day: '2026-06-01', platform: 'ios', key: 'k1' });
       expect(JSON.parse(record?.answer as string)).toEqual({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 });
@@ -1264,18 +1396,21 @@ describe('Neo4j store, with a fake driver', () => {
     test.each([
       { what: 'a read', frozen: 'node.ids' as const, call: (store: Neo4jStore) => store.getNodeIds(member('m1')) },
       { what: 'a write', frozen: 'node.create' as const, call: (store: Neo4jStore) => store.createNode(member('m1'), []) },
-    ])('when $what gets no answer within NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable at the limit, and its session is closed only once the call ends', async ({ frozen, call }) => {
-      const neo4jFrozen = frozenStatement(frozen);
-      const fake = fakeStore(neo4jFrozen.handler, { callTimeoutMs: 200 });
-      const asked = Date.now();
-      await expect(call(fake.store)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j did not answer within 0.2 s.' });
-      expect(Date.now() - asked).toBeGreaterThanOrEqual(190);
-      // Closing a session waits for its transaction: the session is left to close when Neo4j answers.
-      expect(fake.sessions.closed).toBe(0);
-      neo4jFrozen.release();
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(fake.sessions.closed).toBe(1);
-    });
+    ])(
+      'when $what gets no answer within NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable at the limit, and its session is closed only once the call ends',
+      async ({ frozen, call }) => {
+        const neo4jFrozen = frozenStatement(frozen);
+        const fake = fakeStore(neo4jFrozen.handler, { callTimeoutMs: 200 });
+        const asked = Date.now();
+        await expect(call(fake.store)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j did not answer within 0.2 s.' });
+        expect(Date.now() - asked).toBeGreaterThanOrEqual(190);
+        // Closing a session waits for its transaction: the session is left to close when Neo4j answers.
+        expect(fake.sessions.closed).toBe(0);
+        neo4jFrozen.release();
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(fake.sessions.closed).toBe(1);
+      },
+    );
 
     test('when a call is made, then each of its transactions tells Neo4j the time left of the call as its timeout, so Neo4j ends it by then too', async () => {
       const fake = fakeStore(undefined, { callTimeoutMs: 4_000 });
@@ -1389,7 +1524,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(broken.named('node.ids')).toHaveLength(3);
     });
 
-    test('when a commit reply is lost and the node carries this call\'s write id, then the retry answers without writing again', async () => {
+    test("when a commit reply is lost and the node carries this call's write id, then the retry answers without writing again", async () => {
       const writeIds: unknown[] = [];
       const fake = fakeStore(
         (name, params) => {
@@ -1400,21 +1535,13 @@ describe('Neo4j store, with a fake driver', () => {
       );
       await expect(fake.store.createNode(member('m1'), [])).resolves.toBeUndefined();
       await expect(fake.store.insertIds(member('m1'), [id('cookie', 'k1')])).resolves.toBeUndefined();
-      expect(fake.names()).toEqual([
-        'node.create',
-        'node.last-write',
-        'node.lock',
-        'node.held-among',
-        'node.link-ids',
-        'history.append',
-        'node.last-write',
-      ]);
+      expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.lock', 'node.held-among', 'node.link-ids', 'history.append', 'node.last-write']);
       // One write id per call, a new one for each call.
       expect(new Set(writeIds).size).toBe(2);
       expect(fake.named('node.last-write')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1' });
     });
 
-    test('when a commit reply is lost and nothing carries this call\'s write id, then the write runs again with the same write id', async () => {
+    test("when a commit reply is lost and nothing carries this call's write id, then the write runs again with the same write id", async () => {
       const fake = fakeStore((name) => (name === 'node.last-write' ? [{ lastWrite: 'another-call' }] : undefined), { loseCommitReplies: true });
       await fake.store.createNode(member('m1'), []);
       expect(fake.names()).toEqual(['node.create', 'node.last-write', 'node.create']);
@@ -1472,7 +1599,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(gone.named('history.written-by')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1', write: lastWrite });
     });
 
-    test('when a node delete\'s commit reply is lost and no history entry carries its write id, then it runs again: a node another call deleted meanwhile is node_not_found', async () => {
+    test("when a node delete's commit reply is lost and no history entry carries its write id, then it runs again: a node another call deleted meanwhile is node_not_found", async () => {
       let locks = 0;
       const fake = fakeStore(
         (name) => {

@@ -42,7 +42,12 @@ describe('round trips to Neo4j per call', () => {
     bearer = (await ok('POST', `/v1/${C}/token`, { ...admin, body: { kind: 'bearer', label: 'backend' } })).body.token;
     mapi = { 'x-service-mapi-token': (await ok('POST', `/v1/${C}/token`, { ...admin, body: { kind: 'mapi', label: 'app' } })).body.token };
     await ok('POST', `/v1/${C}/node/_create`, { body: node('m-1', [{ type: 'device', id: 'phone-1' }]) });
-    await ok('POST', `/v1/${C}/node/_create`, { body: node('m-2', [{ type: 'device', id: 'phone-1' }, { type: 'device', id: 'ups-0' }]) });
+    await ok('POST', `/v1/${C}/node/_create`, {
+      body: node('m-2', [
+        { type: 'device', id: 'phone-1' },
+        { type: 'device', id: 'ups-0' },
+      ]),
+    });
     deliveryId = (await ok('POST', '/v1/delivery', { headers: mapi, body: delivery })).body.delivery_id;
   });
   afterAll(() => app?.close());
@@ -70,11 +75,7 @@ describe('round trips to Neo4j per call', () => {
   // Each call: its statements in order (auto: an auto-commit query, one round trip; the others run in one
   // transaction whose BEGIN goes out with its first statement), its transactions and its round trips.
   const cases: Array<[string, Call, Counted]> = [
-    [
-      'search ONE by key, no token',
-      { send: search('ONE', byKey) },
-      { statements: ['auto:search.one-by-key'], transactions: 0, roundTrips: 1 },
-    ],
+    ['search ONE by key, no token', { send: search('ONE', byKey) }, { statements: ['auto:search.one-by-key'], transactions: 0, roundTrips: 1 }],
     [
       'search ONE by ID, no token',
       { send: search('ONE', byWhere) },
@@ -102,7 +103,11 @@ describe('round trips to Neo4j per call', () => {
     [
       'insert',
       { send: () => ok('POST', `/v1/${C}/node/_insert`, { body: node('m-1', [{ type: 'device', id: `i-${++seq}` }]) }) },
-      { statements: ['auto:customer.policy', 'schema.guard', 'node.lock', 'node.held-among', 'node.link-ids', 'history.append'], transactions: 1, roundTrips: 4 },
+      {
+        statements: ['auto:customer.policy', 'schema.guard', 'node.lock', 'node.held-among', 'node.link-ids', 'history.append'],
+        transactions: 1,
+        roundTrips: 4,
+      },
     ],
     [
       'upsert (replace an ID)',
@@ -166,7 +171,15 @@ describe('round trips to Neo4j per call', () => {
         },
       },
       {
-        statements: ['auto:customer.policy', 'auto:schema.list', 'auto:customer.policy', 'schema.guard', 'node.keys-taken', 'node.create-many', 'history.append'],
+        statements: [
+          'auto:customer.policy',
+          'auto:schema.list',
+          'auto:customer.policy',
+          'schema.guard',
+          'node.keys-taken',
+          'node.create-many',
+          'history.append',
+        ],
         transactions: 1,
         roundTrips: 7,
       },

@@ -40,7 +40,14 @@ describe('two service processes on one Neo4j', () => {
 
     const attempts = Array.from({ length: 50 }, (_, i) => ({
       service: i % 2 === 0 ? one : two,
-      body: { schema: 'member', key: { type: 'member_id', id: 'contested' }, ids: [{ type: 'device', id: `phone-${i}` }, { type: 'device', id: `tablet-${i}` }] },
+      body: {
+        schema: 'member',
+        key: { type: 'member_id', id: 'contested' },
+        ids: [
+          { type: 'device', id: `phone-${i}` },
+          { type: 'device', id: `tablet-${i}` },
+        ],
+      },
     }));
     const answers = await Promise.all(attempts.map((a) => call(a.service.base, 'POST', '/v1/race/node/_create', { body: a.body })));
 
@@ -95,10 +102,19 @@ describe('two service processes on one Neo4j', () => {
 
     const dropped = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
     expect((await call(one.base, 'PUT', '/v1/drop/schema/member', { token: ADMIN_TOKEN, body: dropped })).status).toBe(200);
-    expect(await call(two.base, 'POST', '/v1/drop/node/_delete', { body: removeLegacy })).toMatchObject({ status: 400, json: { code: 'id_type_not_in_schema' } });
+    expect(await call(two.base, 'POST', '/v1/drop/node/_delete', { body: removeLegacy })).toMatchObject({
+      status: 400,
+      json: { code: 'id_type_not_in_schema' },
+    });
     const insertLegacy = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'legacy', id: 'old-2' }] };
-    expect(await call(two.base, 'POST', '/v1/drop/node/_insert', { body: insertLegacy })).toMatchObject({ status: 400, json: { code: 'id_type_not_in_schema' } });
-    expect(await call(two.base, 'GET', '/v1/drop/schema/member', { token: ADMIN_TOKEN })).toMatchObject({ status: 200, json: { id_types: dropped.id_types.map((t) => ({ ...t, secure: false })) } });
+    expect(await call(two.base, 'POST', '/v1/drop/node/_insert', { body: insertLegacy })).toMatchObject({
+      status: 400,
+      json: { code: 'id_type_not_in_schema' },
+    });
+    expect(await call(two.base, 'GET', '/v1/drop/schema/member', { token: ADMIN_TOKEN })).toMatchObject({
+      status: 200,
+      json: { id_types: dropped.id_types.map((t) => ({ ...t, secure: false })) },
+    });
   });
 
   test('when one process turns a type secure, then the other hides it from anonymous searches and wants a token to start from it, on its next request', async () => {

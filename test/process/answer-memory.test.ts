@@ -21,19 +21,29 @@ const rssMb = (pid: number): number => Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.rea
 /** A node of 9,990 devices of 1,000 characters (an answer of about 10 MB), loaded through _bulk. */
 async function loadBigNode(base: string): Promise<void> {
   const headers = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
-  expect((await fetch(`${base}/v1/open/schema/member`, { method: 'PUT', headers, body: JSON.stringify({ id_types: [{ type: 'member_id' }, { type: 'device' }] }) })).status).toBe(201);
+  expect(
+    (await fetch(`${base}/v1/open/schema/member`, { method: 'PUT', headers, body: JSON.stringify({ id_types: [{ type: 'member_id' }, { type: 'device' }] }) }))
+      .status,
+  ).toBe(201);
   const lines = [JSON.stringify({ op: 'create', body: { schema: 'member', key: { type: 'member_id', id: 'big' } } })];
   for (let part = 0; part < 10; part += 1) {
     const ids = Array.from({ length: 999 }, (_, i) => ({ type: 'device', id: `${part}-${i}-`.padEnd(1000, 'x') }));
     lines.push(JSON.stringify({ op: 'insert', body: { schema: 'member', key: { type: 'member_id', id: 'big' }, ids } }));
   }
-  const res = await fetch(`${base}/v1/open/node/_bulk`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/x-ndjson' }, body: lines.join('\n') });
+  const res = await fetch(`${base}/v1/open/node/_bulk`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/x-ndjson' },
+    body: lines.join('\n'),
+  });
   expect((await res.text()).split('\n').filter((l) => l && !l.includes('"status":201'))).toEqual([]);
 }
 
 test(`when ${CONNECTIONS} anonymous connections ask for a 10 MB answer and never read it, then the service grows by less than ${GROWTH_BOUND_MB} MB and answers others meanwhile`, async () => {
   const dir = freshDir('idlink-answer-memory-');
-  const { server, port, base } = await startServer({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' }, dir);
+  const { server, port, base } = await startServer(
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' },
+    dir,
+  );
   await loadBigNode(base);
   const answer = await fetch(`${base}/v1/open/_search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: SEARCH });
   expect((await answer.text()).length).toBeGreaterThan(10_000_000);
@@ -53,7 +63,9 @@ test(`when ${CONNECTIONS} anonymous connections ask for a 10 MB answer and never
   const held = rssMb(pid);
   expect((await send(base, 'GET', '/v1/open/schema', ADMIN)).status).toBe(200);
   for (const socket of sockets) socket.destroy();
-  process.stdout.write(`answer memory attack: RSS ${Math.round(before)} MB before, ${Math.round(held)} MB while ${CONNECTIONS} answers wait for their readers\n`);
+  process.stdout.write(
+    `answer memory attack: RSS ${Math.round(before)} MB before, ${Math.round(held)} MB while ${CONNECTIONS} answers wait for their readers\n`,
+  );
 
   expect(server.child.exitCode).toBeNull();
   expect(held - before).toBeLessThan(GROWTH_BOUND_MB);

@@ -41,7 +41,9 @@ function holdBody(port: number): { finish: () => void; status: Promise<string> }
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   socket.on('error', () => undefined);
   const status = new Promise<string>((resolve) => socket.on('close', () => resolve(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 'no answer')));
-  socket.write(`POST /v1/attacker/node/_create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /v1/attacker/node/_create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n`,
+  );
   socket.write(BODY.slice(0, -1));
   return { finish: () => void socket.end(BODY.slice(-1)), status };
 }
@@ -50,7 +52,10 @@ test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte
   expect(BODY.length).toBeGreaterThan(900_000);
   expect(BODY.length).toBeLessThan(1024 * 1024);
   const dir = freshDir('idlink-body-memory-');
-  const { server, port, base } = await startServer({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' }, dir);
+  const { server, port, base } = await startServer(
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' },
+    dir,
+  );
   const pid = server.child.pid as number;
   const before = rssMb(pid).peak;
 
@@ -64,14 +69,18 @@ test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte
   const holding = rssMb(pid).now;
   // Ordinary requests are answered while the bodies wait: a read, and a small body (never held back).
   expect((await send(base, 'GET', '/v1/someone/schema', ADMIN)).status).toBe(200);
-  expect((await send(base, 'POST', '/v1/someone/_search', ADMIN, { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm' } } } })).status).toBe(404);
+  expect((await send(base, 'POST', '/v1/someone/_search', ADMIN, { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm' } } } })).status).toBe(
+    404,
+  );
 
   for (const connection of held) connection.finish();
   const statuses = await Promise.all(held.map((connection) => connection.status));
   const counts: Record<string, number> = {};
   for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
   const { peak } = rssMb(pid);
-  process.stdout.write(`body memory attack: RSS ${Math.round(before)} MB before, ${Math.round(holding)} MB while held, ${Math.round(peak)} MB peak; answers ${JSON.stringify(counts)}\n`);
+  process.stdout.write(
+    `body memory attack: RSS ${Math.round(before)} MB before, ${Math.round(holding)} MB while held, ${Math.round(peak)} MB peak; answers ${JSON.stringify(counts)}\n`,
+  );
 
   expect(server.child.exitCode).toBeNull();
   // Every connection got an answer: its create (404, the schema does not exist), or 503 after waiting 5 s for room.
@@ -110,7 +119,10 @@ test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip 
   expect(GZIPPED.length).toBeLessThan(32 * 1024);
   const dir = freshDir('idlink-gzip-body-memory-');
   // BODY_TIMEOUT_MS long enough that the bodies are held while the test looks, not cut by it.
-  const { server, port, base } = await startServer({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', BODY_TIMEOUT_MS: '60000' }, dir);
+  const { server, port, base } = await startServer(
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', BODY_TIMEOUT_MS: '60000' },
+    dir,
+  );
   const pid = server.child.pid as number;
   const before = rssMb(pid).peak;
 
@@ -129,7 +141,9 @@ test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip 
   const counts: Record<string, number> = {};
   for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
   const { peak } = rssMb(pid);
-  process.stdout.write(`gzip body memory attack: RSS ${Math.round(before)} MB before, ${Math.round(holding)} MB while held, ${Math.round(peak)} MB peak; answers ${JSON.stringify(counts)}\n`);
+  process.stdout.write(
+    `gzip body memory attack: RSS ${Math.round(before)} MB before, ${Math.round(holding)} MB while held, ${Math.round(peak)} MB peak; answers ${JSON.stringify(counts)}\n`,
+  );
 
   expect(server.child.exitCode).toBeNull();
   // Its create (404, the schema does not exist), or 503 after waiting 5 s for room in BODY_MEMORY_LIMIT.

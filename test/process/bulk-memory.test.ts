@@ -22,17 +22,24 @@ const RSS_BOUND_MB = 330;
 /** A valid create line of about 0.93 MB: 1,000 IDs of 900 characters, for a schema that does not exist (so nothing is written; the customer has another). */
 const HEAVY_LINE = `${JSON.stringify({
   op: 'create',
-  body: { schema: 'absent', key: { type: 'member_id', id: 'k' }, ids: Array.from({ length: 1000 }, (_, i) => ({ type: 'device', id: `${i}`.padEnd(900, 'x') })) },
+  body: {
+    schema: 'absent',
+    key: { type: 'member_id', id: 'k' },
+    ids: Array.from({ length: 1000 }, (_, i) => ({ type: 'device', id: `${i}`.padEnd(900, 'x') })),
+  },
 })}\n`;
 
 /** Streams `lines` heavy lines as one _bulk request (waiting for drain, as a real sender would); resolves with the status and the number of result lines. */
 function heavyBulk(port: number, customer: string, localAddress: string, lines: number): Promise<{ status: number; results: number }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ port, host: '127.0.0.1', localAddress, method: 'POST', path: `/v1/${customer}/node/_bulk`, headers: { 'Content-Type': 'application/x-ndjson' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, results: text.split('\n').filter((l) => l.startsWith('{"line"')).length }));
-    });
+    const req = http.request(
+      { port, host: '127.0.0.1', localAddress, method: 'POST', path: `/v1/${customer}/node/_bulk`, headers: { 'Content-Type': 'application/x-ndjson' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, results: text.split('\n').filter((l) => l.startsWith('{"line"')).length }));
+      },
+    );
     req.on('error', reject);
     const write = async () => {
       for (let i = 0; i < lines; i += 1) {
@@ -63,7 +70,9 @@ test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-
   const before = peakRssMb(pid);
 
   for (let i = 0; i < REQUESTS; i += 1) {
-    expect((await send(base, 'PUT', `/v1/attacker-${i}/schema/member`, 'bulk-memory-admin-token-0123456789', { id_types: [{ type: 'member_id' }] })).status).toBe(201);
+    expect(
+      (await send(base, 'PUT', `/v1/attacker-${i}/schema/member`, 'bulk-memory-admin-token-0123456789', { id_types: [{ type: 'member_id' }] })).status,
+    ).toBe(201);
   }
   const attack = Array.from({ length: REQUESTS }, (_, i) => heavyBulk(port, `attacker-${i}`, `127.0.0.${10 + i}`, LINES_PER_REQUEST));
   // While the attack runs, other clients are answered.

@@ -36,10 +36,19 @@ const countOf = (statuses: number[]): Record<string, number> => statuses.reduce<
 test(`when ${ATTACKERS} anonymous trickling _bulk requests go to made-up customers, and ${ATTACKERS} more to one real customer, then the first are refused before a slot, the others hold at most a quarter of the slots until the line rate ends them, and a real customer's authenticated bulk is admitted`, async () => {
   const dir = freshDir('idlink-bulk-slots-');
   const { server, base } = await startServer(
-    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', BULK_LINE_RATE_WINDOW_MS: '1000', BULK_LINE_MIN_BYTES: '1024' },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SQLITE_PATH: path.join(dir, 'idlink.sqlite'),
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'info',
+      BULK_LINE_RATE_WINDOW_MS: '1000',
+      BULK_LINE_MIN_BYTES: '1024',
+    },
     dir,
   );
-  for (const customer of ['victim', 'open']) expect((await send(base, 'PUT', `/v1/${customer}/schema/member`, ADMIN, { id_types: [{ type: 'member_id' }] })).status).toBe(201);
+  for (const customer of ['victim', 'open'])
+    expect((await send(base, 'PUT', `/v1/${customer}/schema/member`, ADMIN, { id_types: [{ type: 'member_id' }] })).status).toBe(201);
   const token = (await send(base, 'POST', '/v1/victim/token', ADMIN, { kind: 'bearer' })).json as { token: string };
 
   const madeUp = drip(base, (i) => `made-up-${i}`, ATTACKERS);
@@ -47,7 +56,9 @@ test(`when ${ATTACKERS} anonymous trickling _bulk requests go to made-up custome
   try {
     const madeUpStatuses = await Promise.all(madeUp.bulks.map((b) => b.status));
     const onRealStatuses = await Promise.all(onReal.bulks.map((b) => b.status));
-    process.stdout.write(`bulk slot attack: made-up customers ${JSON.stringify(countOf(madeUpStatuses))}, one real customer ${JSON.stringify(countOf(onRealStatuses))}\n`);
+    process.stdout.write(
+      `bulk slot attack: made-up customers ${JSON.stringify(countOf(madeUpStatuses))}, one real customer ${JSON.stringify(countOf(onRealStatuses))}\n`,
+    );
     expect(madeUpStatuses).toEqual(Array.from({ length: ATTACKERS }, () => 404));
     expect(countOf(onRealStatuses)).toEqual({ 200: 4, 503: ATTACKERS - 4 });
 

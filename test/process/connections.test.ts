@@ -71,7 +71,6 @@ function slowClient(port: number, opening: string, trickle?: { text: string; eve
   return { connected, closed, isClosed: () => isClosed, received: receivedMatch, write, finish: (rest) => socket.end(rest) };
 }
 
-
 /** Waits for every promise, failing (instead of hanging) if some are still pending after `ms`. */
 async function allWithin<T>(promises: Array<Promise<T>>, ms: number, what: string): Promise<T[]> {
   let settled = 0;
@@ -239,7 +238,8 @@ describe('slow clients and the connection cap', () => {
     expect((await send(base, 'PUT', '/v1/acme/schema/member', ADMIN, { id_types: [{ type: 'member_id' }] })).status).toBe(201);
     const line = (n: number) => `${JSON.stringify({ op: 'create', body: { schema: 'member', key: { type: 'member_id', id: `m-${n}` } } })}\n`;
     const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-    const opening = 'POST /v1/acme/node/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+    const opening =
+      'POST /v1/acme/node/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
     const client = slowClient(port, opening);
     // One line every 150 ms, ten lines: about five times the body timeout.
     for (let n = 1; n < 10; n += 1) {

@@ -62,7 +62,9 @@ describe('durability of the embedded store', () => {
 
     const first = await startServer(env, dir);
     expect((await send(first.base, 'PUT', '/v1/acme/schema/member', ADMIN, schema)).status).toBe(201);
-    expect((await send(first.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } })).status).toBe(201);
+    expect((await send(first.base, 'POST', '/v1/acme/node/_create', undefined, { schema: 'member', key: { type: 'member_id', id: 'm-durable' } })).status).toBe(
+      201,
+    );
     expect(await stop(first.server, 'SIGTERM')).toEqual({ code: 0, signal: null });
     expect(logEntries(first.server).map((l) => l.message)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
 

@@ -21,7 +21,10 @@ const key = (id: string) => ({ type: 'member_id', id });
 
 async function load(base: string): Promise<void> {
   const headers = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
-  expect((await fetch(`${base}/v1/open/schema/member`, { method: 'PUT', headers, body: JSON.stringify({ id_types: [{ type: 'member_id' }, { type: 'device' }] }) })).status).toBe(201);
+  expect(
+    (await fetch(`${base}/v1/open/schema/member`, { method: 'PUT', headers, body: JSON.stringify({ id_types: [{ type: 'member_id' }, { type: 'device' }] }) }))
+      .status,
+  ).toBe(201);
   const lines: string[] = [];
   for (let n = 0; n < 5; n += 1) {
     lines.push(JSON.stringify({ op: 'create', body: { schema: 'member', key: key(`n${n}`) } }));
@@ -31,7 +34,11 @@ async function load(base: string): Promise<void> {
     }
   }
   lines.push(JSON.stringify({ op: 'create', body: { schema: 'member', key: key('small'), ids: [{ type: 'device', id: 'small-device' }] } }));
-  const res = await fetch(`${base}/v1/open/node/_bulk`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/x-ndjson' }, body: lines.join('\n') });
+  const res = await fetch(`${base}/v1/open/node/_bulk`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/x-ndjson' },
+    body: lines.join('\n'),
+  });
   expect((await res.text()).split('\n').filter((l) => l && !/"status":20[01]/.test(l))).toEqual([]);
 }
 
@@ -42,7 +49,8 @@ test(`when ${ATTACKERS} anonymous clients loop large graphs and searches of a fe
     dir,
   );
   await load(base);
-  const post = (route: string, body: object) => fetch(`${base}/v1/open/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (route: string, body: object) =>
+    fetch(`${base}/v1/open/${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const graph = { match: { from: { schema: 'member', key: key('n0') }, step: 'ONE' }, max_nodes: 2000 };
   const search = { match: { from: { schema: 'member', key: key('n1') }, step: 'ONE' } };
   const small = { match: { from: { schema: 'member', key: key('small') }, step: 'ONE' } };
@@ -75,7 +83,9 @@ test(`when ${ATTACKERS} anonymous clients loop large graphs and searches of a fe
   } finally {
     clearInterval(sampler);
   }
-  process.stdout.write(`large IDs attack: RSS ${Math.round(before)} MB before, ${Math.round(peak)} MB at most; victim answered ${victim.length} times; attackers ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+  process.stdout.write(
+    `large IDs attack: RSS ${Math.round(before)} MB before, ${Math.round(peak)} MB at most; victim answered ${victim.length} times; attackers ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+  );
 
   expect(server.child.exitCode).toBeNull();
   expect(victim.length).toBeGreaterThan(0);

@@ -30,7 +30,10 @@ let dir: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-review-probes-'));
-  ({ server, base } = await startServer({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' }, dir));
+  ({ server, base } = await startServer(
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' },
+    dir,
+  ));
 });
 
 afterAll(async () => {
@@ -120,7 +123,9 @@ describe('the second review, scaled down, against the real server', () => {
     const c = customer('hot');
     await putSchema(c, [{ type: 'member_id' }, { type: 'device' }, { type: 'ip', links: false }]);
     const members = Array.from({ length: 200 }, (_, i) => `m${String(i).padStart(3, '0')}`);
-    const lines = members.map((m) => JSON.stringify({ op: 'create', body: { schema: 'member', key: id('member_id', m), ids: [id('device', 'shared'), id('ip', 'hot')] } }));
+    const lines = members.map((m) =>
+      JSON.stringify({ op: 'create', body: { schema: 'member', key: id('member_id', m), ids: [id('device', 'shared'), id('ip', 'hot')] } }),
+    );
     const bulk = await call('POST', `/v1/${c}/node/_bulk`, { token: ADMIN, raw: lines.join('\n'), headers: { 'Content-Type': 'application/x-ndjson' } });
     expect(bulk.status).toBe(200);
     expect(bulk.text.split('\n').filter((l) => l && !l.includes('"status":201'))).toEqual([]);
@@ -170,9 +175,21 @@ describe('the second review, scaled down, against the real server', () => {
     expect(await deliveryCount(mapi, deliveryId)).toBe(1);
 
     // With the bearer token the same keys are new (nothing was stored under them), and Ann's count goes on from 1.
-    const again = await call('POST', `/v1/delivery/${deliveryId}/_impression`, { mapi, token: bearer, body: { user: linked, at: AT, idempotency_key: 'k-linked' } });
-    expect([again.status, again.headers.get('idempotent-replayed'), again.json]).toEqual([201, null, { delivery_id: deliveryId, delivery_count: 2, person_total: 2, person_today: 2 }]);
-    const other = await call('POST', `/v1/delivery/${deliveryId}/_impression`, { mapi, token: bearer, body: { user: unknown, at: AT, idempotency_key: 'k-unknown' } });
+    const again = await call('POST', `/v1/delivery/${deliveryId}/_impression`, {
+      mapi,
+      token: bearer,
+      body: { user: linked, at: AT, idempotency_key: 'k-linked' },
+    });
+    expect([again.status, again.headers.get('idempotent-replayed'), again.json]).toEqual([
+      201,
+      null,
+      { delivery_id: deliveryId, delivery_count: 2, person_total: 2, person_today: 2 },
+    ]);
+    const other = await call('POST', `/v1/delivery/${deliveryId}/_impression`, {
+      mapi,
+      token: bearer,
+      body: { user: unknown, at: AT, idempotency_key: 'k-unknown' },
+    });
     expect([other.status, other.headers.get('idempotent-replayed'), (other.json as { person_total: number }).person_total]).toEqual([201, null, 1]);
   });
 
@@ -193,7 +210,10 @@ describe('the second review, scaled down, against the real server', () => {
 
     // No node holds any of the values, and every holder key is still free.
     for (const [, type, value] of VARIANTS) {
-      const found = await expectStatus<{ total: number }>(call('POST', `/v1/${c}/_search`, { token: ADMIN, body: { match: { from: { where: id(type, value) }, step: 'ALL' } } }), 200);
+      const found = await expectStatus<{ total: number }>(
+        call('POST', `/v1/${c}/_search`, { token: ADMIN, body: { match: { from: { where: id(type, value) }, step: 'ALL' } } }),
+        200,
+      );
       expect(found.total).toBe(0);
     }
     for (const index of VARIANTS.keys()) await create(c, id('member_id', `holder-${index}`), [id('device', `fine-${index}`)]);
@@ -213,7 +233,8 @@ describe('the second review, scaled down, against the real server', () => {
     const body = { match: { from: { where: id('device', 'shared') }, step: 'ONE' } };
     const tagOf = (n: GraphNode): string => n.ids.find((i) => i.id.startsWith('tag-'))?.id ?? '?';
     /** The nodes' tags in the order the administrator token is answered, which shows the keys. */
-    const tags = async (): Promise<string[]> => (await expectStatus<GraphAnswer>(call('POST', `/v1/${c}/_graph`, { token: ADMIN, body }), 200)).nodes.map(tagOf);
+    const tags = async (): Promise<string[]> =>
+      (await expectStatus<GraphAnswer>(call('POST', `/v1/${c}/_graph`, { token: ADMIN, body }), 200)).nodes.map(tagOf);
     const anonymous = async (): Promise<{ tags: string[]; keys: Array<string | null> }> => {
       const answer = await expectStatus<GraphAnswer>(call('POST', `/v1/${c}/_graph`, { body }), 200);
       return { tags: answer.nodes.map(tagOf), keys: answer.nodes.map((n) => n.key.id) };
@@ -225,7 +246,10 @@ describe('the second review, scaled down, against the real server', () => {
     expect([...before.tags].sort()).toEqual(['tag-a', 'tag-b', 'tag-c']);
 
     // b moves past c in value order: where it is answered anonymously must not move with it.
-    await expectStatus(call('POST', `/v1/${c}/node/_rekeying`, { token: ADMIN, body: { schema: 'member', key: id('email', 'b@example.com'), set: { id: 'd@example.com' } } }), 200);
+    await expectStatus(
+      call('POST', `/v1/${c}/node/_rekeying`, { token: ADMIN, body: { schema: 'member', key: id('email', 'b@example.com'), set: { id: 'd@example.com' } } }),
+      200,
+    );
     expect(await tags()).toEqual(['tag-a', 'tag-c', 'tag-b']);
     expect((await anonymous()).tags).toEqual(before.tags);
   });
@@ -237,17 +261,29 @@ describe('the second review, scaled down, against the real server', () => {
     const bearer = await issue(c, 'bearer');
     const deliveryId = await showable(mapi);
     await create(c, id('member_id', 'ann'), [id('device', 'ann-phone')]);
-    const shown = () => call('POST', `/v1/delivery/${deliveryId}/_impression`, { mapi, body: { user: id('device', 'ann-phone'), at: AT, idempotency_key: 'shown-1' } });
+    const shown = () =>
+      call('POST', `/v1/delivery/${deliveryId}/_impression`, { mapi, body: { user: id('device', 'ann-phone'), at: AT, idempotency_key: 'shown-1' } });
 
     const first = await shown();
-    expect([first.status, first.headers.get('idempotent-replayed'), first.json]).toEqual([201, null, { delivery_id: deliveryId, delivery_count: 1, person_total: 1, person_today: 1 }]);
+    expect([first.status, first.headers.get('idempotent-replayed'), first.json]).toEqual([
+      201,
+      null,
+      { delivery_id: deliveryId, delivery_count: 1, person_total: 1, person_today: 1 },
+    ]);
     const replayed = await shown();
     expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.json]).toEqual([201, 'true', first.json]);
 
-    expect(await expectStatus(call('POST', `/v1/${c}/_erase`, { token: bearer, body: { id: id('device', 'ann-phone'), scope: 'person' } }), 200)).toEqual({ nodes_deleted: 1, ids_removed: 0 });
+    expect(await expectStatus(call('POST', `/v1/${c}/_erase`, { token: bearer, body: { id: id('device', 'ann-phone'), scope: 'person' } }), 200)).toEqual({
+      nodes_deleted: 1,
+      ids_removed: 0,
+    });
 
     const anew = await shown();
-    expect([anew.status, anew.headers.get('idempotent-replayed'), anew.json]).toEqual([201, null, { delivery_id: deliveryId, delivery_count: 2, person_total: 1, person_today: 1 }]);
+    expect([anew.status, anew.headers.get('idempotent-replayed'), anew.json]).toEqual([
+      201,
+      null,
+      { delivery_id: deliveryId, delivery_count: 2, person_total: 1, person_today: 1 },
+    ]);
     expect(await deliveryCount(mapi, deliveryId)).toBe(2);
   });
 

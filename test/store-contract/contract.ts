@@ -171,7 +171,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await expect(store().putSchema(c, MEMBER)).resolves.toEqual({ created: true });
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
 
-        const replacement: SchemaRecord = { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }, { type: 'phone', secure: true }] };
+        const replacement: SchemaRecord = {
+          schemaId: 'member',
+          idTypes: [
+            { type: 'member_id', secure: false },
+            { type: 'phone', secure: true },
+          ],
+        };
         await expect(store().putSchema(c, replacement)).resolves.toEqual({ created: false });
         expect(await store().getSchema(c, 'member')).toEqual(replacement);
       });
@@ -190,7 +196,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const reads = Array.from({ length: 4 }, async () => {
           while (replacing) {
             const [schema, { schema: withPolicy, policy }] = await Promise.all([store().getSchema(c, 'member'), store().schemaWithPolicy(c, 'member')]);
-            for (const read of [schema, withPolicy]) seen.push(kept.filter((t) => !read?.idTypes.some((d) => d.type === t.type && d.secure === t.secure)).map((t) => t.type));
+            for (const read of [schema, withPolicy])
+              seen.push(kept.filter((t) => !read?.idTypes.some((d) => d.type === t.type && d.secure === t.secure)).map((t) => t.type));
             // A secure type missing here would show its IDs to a search without a token.
             seen.push(kept.filter((t) => t.secure && !policy.secureTypes.has(t.type)).map((t) => t.type));
             // SQLite answers reads at once: give its writes, which wait for the next turn, their turn.
@@ -254,7 +261,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when a new schema declares a type with the other secure flag, then secure_flag_conflict and it is not created', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER); // email secure
-        const conflicting: SchemaRecord = { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }, { type: 'email', secure: false }] };
+        const conflicting: SchemaRecord = {
+          schemaId: 'crm',
+          idTypes: [
+            { type: 'crm_id', secure: false },
+            { type: 'email', secure: false },
+          ],
+        };
         await expect(store().putSchema(c, conflicting)).rejects.toMatchObject({ code: 'secure_flag_conflict' });
         expect(await store().getSchema(c, 'crm')).toBeUndefined();
         expect((await store().listSchemas(c)).map((s) => s.schemaId)).toEqual(['member']);
@@ -267,7 +280,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const crm: SchemaRecord = { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }] };
         await store().putSchema(c, crm);
         await expect(
-          store().putSchema(c, { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }, { type: 'member_id', secure: true }] }),
+          store().putSchema(c, {
+            schemaId: 'crm',
+            idTypes: [
+              { type: 'crm_id', secure: false },
+              { type: 'member_id', secure: true },
+            ],
+          }),
         ).rejects.toMatchObject({ code: 'secure_flag_conflict' });
         expect(await store().getSchema(c, 'crm')).toEqual(crm);
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
@@ -411,7 +430,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(secureTypes).toEqual([]);
         } else {
           expect(versions).toContainEqual(left);
-          expect(secureTypes).toEqual(left.idTypes.filter((t) => t.secure).map((t) => t.type).sort());
+          expect(secureTypes).toEqual(
+            left.idTypes
+              .filter((t) => t.secure)
+              .map((t) => t.type)
+              .sort(),
+          );
         }
       });
 
@@ -573,7 +597,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when the same key is used in another schema or by another customer, then both nodes exist', async () => {
           const c = await customerWithSchemas();
-          await store().putSchema(c, { schemaId: 'shop2', idTypes: [{ type: 'member_id', secure: false }, { type: 'device', secure: false }] });
+          await store().putSchema(c, {
+            schemaId: 'shop2',
+            idTypes: [
+              { type: 'member_id', secure: false },
+              { type: 'device', secure: false },
+            ],
+          });
           const other = await customerWithSchemas();
           await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
           const inShop2: NodeAddress = { customerId: c, schemaId: 'shop2', key: id('member_id', 'm1') };
@@ -586,9 +616,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when creates of one key race, then exactly one succeeds and the rest are node_exists', async () => {
           const c = await customerWithSchemas();
-          const outcomes = await Promise.allSettled(
-            Array.from({ length: 8 }, (_, i) => store().createNode(member(c, 'm1'), [id('device', `d${i}`)])),
-          );
+          const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store().createNode(member(c, 'm1'), [id('device', `d${i}`)])));
           const fulfilled = outcomes.filter((o) => o.status === 'fulfilled');
           const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
           expect(fulfilled).toHaveLength(1);
@@ -605,12 +633,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const c = await customerWithSchemas();
           await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
           await store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd2')]);
-          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([
-            id('cookie', 'k1'),
-            id('device', 'd1'),
-            id('device', 'd2'),
-            id('member_id', 'm1'),
-          ]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when an inserted id is held by another node, then both nodes hold it and are linked', async () => {
@@ -633,9 +656,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when any inserted id is already held, then id_exists and nothing at all is added', async () => {
           const c = await customerWithSchemas();
           await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(
-            store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2')]),
-          ).rejects.toMatchObject({ code: 'id_exists' });
+          await expect(store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
+            code: 'id_exists',
+          });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           for (const newId of [id('cookie', 'k1'), id('device', 'd2')]) {
             expect(await holders(c, newId)).toBe(0);
@@ -654,9 +677,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await store().createNode(member(c, 'm1'), []);
           await Promise.all(Array.from({ length: 10 }, (_, i) => store().insertIds(member(c, 'm1'), [id('cookie', `k${i}`)])));
           const held = await store().getNodeIds(member(c, 'm1'));
-          expect(held?.filter((x) => x.type === 'cookie').map((x) => x.id).sort()).toEqual(
-            ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9'],
-          );
+          expect(
+            held
+              ?.filter((x) => x.type === 'cookie')
+              .map((x) => x.id)
+              .sort(),
+          ).toEqual(['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9']);
         });
       });
 
@@ -893,7 +919,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           type Outcome = { key: string; kind: 'delete' | 'insert' | 'remove'; result: PromiseSettledResult<void> };
           const calls = keys.flatMap((k) => [
             ...Array.from({ length: 4 }, () => ({ key: k, kind: 'delete' as const, run: () => store().deleteNode(member(c, k)) })),
-            ...Array.from({ length: 3 }, (_, j) => ({ key: k, kind: 'insert' as const, run: () => store().insertIds(member(c, k), [id('cookie', `late-${k}-${j}`)]) })),
+            ...Array.from({ length: 3 }, (_, j) => ({
+              key: k,
+              kind: 'insert' as const,
+              run: () => store().insertIds(member(c, k), [id('cookie', `late-${k}-${j}`)]),
+            })),
             { key: k, kind: 'remove' as const, run: () => store().removeId(member(c, k), id('device', `d-${k}`)) },
           ]);
           // Interleaved, so that each node's calls reach the store together.
@@ -946,7 +976,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ];
           expect(writers).toHaveLength(50);
           // Issued interleaved, every kind among the others.
-          const order = interleaved(writers.map((_, i) => i), 7);
+          const order = interleaved(
+            writers.map((_, i) => i),
+            7,
+          );
           expect(new Set(order).size).toBe(50);
           const settled = await Promise.allSettled(order.map((i) => (writers[i] as () => Promise<void>)()));
 
@@ -995,10 +1028,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
           // A node already past a lowered limit keeps what it holds and may still change it without growing.
           await store().replaceId(limited(c, 'm2', 1), id('device', 'd2'), id('device', 'd3'), false);
-          expect(await store().applyNodeWrites([
-            { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1'), id('cookie', 'k2')] },
-            { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1')] },
-          ])).toEqual([expect.objectContaining({ code: 'node_id_limit_reached' }), undefined]);
+          expect(
+            await store().applyNodeWrites([
+              { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1'), id('cookie', 'k2')] },
+              { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1')] },
+            ]),
+          ).toEqual([expect.objectContaining({ code: 'node_id_limit_reached' }), undefined]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k1'), id('device', 'd3'), id('member_id', 'm2')]);
         });
 
@@ -1030,7 +1065,17 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             { kind: 'removeId', node: member(c, 'm1'), id: id('cookie', 'k1') },
             { kind: 'deleteNode', node: member(c, 'ghost') },
           ]);
-          expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_exists', undefined, 'id_exists', 'node_not_found', undefined, 'id_exists', undefined, 'node_not_found']);
+          expect(outcomes.map((o) => o?.code)).toEqual([
+            undefined,
+            'node_exists',
+            undefined,
+            'id_exists',
+            'node_not_found',
+            undefined,
+            'id_exists',
+            undefined,
+            'node_not_found',
+          ]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(member(c, 'm0'))).toEqual([id('device', 'd1'), id('member_id', 'm0')]);
           expect(await linkedMembers(member(c, 'm0'))).toEqual(['m0', 'm1']);
@@ -1240,7 +1285,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
           expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
           for (const k of keys) {
-            expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'shared'), ...[0, 1, 2, 3].map((b) => id('device', `${k}-b${b}`)), id('member_id', k)]);
+            expect(await store().getNodeIds(member(c, k))).toEqual([
+              id('cookie', 'shared'),
+              ...[0, 1, 2, 3].map((b) => id('device', `${k}-b${b}`)),
+              id('member_id', k),
+            ]);
           }
         });
 
@@ -1260,7 +1309,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const batches = lines.map((line, b) => (b % 2 === 0 ? keys : [...keys].reverse()).map(line));
           const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
           expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
-          for (const k of keys) expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'together'), id('device', `${k}-new`), id('member_id', k)]);
+          for (const k of keys)
+            expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', 'together'), id('device', `${k}-new`), id('member_id', k)]);
           expect(await linkedMembers(member(c, 'm0'))).toHaveLength(40);
           for (const gone of [id('cookie', 'shared'), id('device', 'm0-old'), id('device', 'm39-old')]) {
             expect(await holders(c, gone)).toBe(0);
@@ -1351,7 +1401,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(r.total).toBe(3);
       });
 
-      test('when where is restricted to a schema, then only that schema\'s holders are start nodes', async () => {
+      test("when where is restricted to a schema, then only that schema's holders are start nodes", async () => {
         const c = await customerWithSchemas();
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
         await store().createNode(shop(c, 's1'), [id('device', 'd1')]);
@@ -1420,20 +1470,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const c = await customerWithSchemas();
         await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
         await store().createNode(shop(c, 's1'), [id('device', 'd1'), id('email', 's@example.com')]);
-        await store().putSchema(c, { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }, { type: 'email', secure: true }] });
+        await store().putSchema(c, {
+          schemaId: 'crm',
+          idTypes: [
+            { type: 'crm_id', secure: false },
+            { type: 'email', secure: true },
+          ],
+        });
         await store().createNode({ customerId: c, schemaId: 'crm', key: id('crm_id', 'r1') }, [id('email', 's@example.com')]);
         const r = await search(buildQuery(fromKey(member(c, 'm1'))));
-        expect(r.results).toEqual([
-          id('crm_id', 'r1'),
-          id('device', 'd1'),
-          id('email', 's@example.com'),
-          id('member_id', 'm1'),
-          id('shop_id', 's1'),
-        ]);
+        expect(r.results).toEqual([id('crm_id', 'r1'), id('device', 'd1'), id('email', 's@example.com'), id('member_id', 'm1'), id('shop_id', 's1')]);
         expect(r.total).toBe(5);
       });
 
-      test('when exclude is true, then the start node\'s own IDs go unless another target holds them', async () => {
+      test("when exclude is true, then the start node's own IDs go unless another target holds them", async () => {
         const c = await customerWithSchemas();
         await store().createNode(member(c, 'a'), [id('device', 'd1'), id('cookie', 'ka')]);
         await store().createNode(member(c, 'b'), [id('device', 'd1'), id('cookie', 'kb')]);
@@ -1545,9 +1595,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when more start nodes than maxNodes hold where, then component_too_large', async () => {
         const c = await customerWithSchemas();
         for (let i = 0; i < 3; i += 1) await store().createNode(member(c, `m${i}`), [id('device', 'shared')]);
-        await expect(
-          search(buildQuery({ customerId: c, where: { id: id('device', 'shared') }, step: 'ONE', maxNodes: 2 })),
-        ).rejects.toMatchObject({ code: 'component_too_large' });
+        await expect(search(buildQuery({ customerId: c, where: { id: id('device', 'shared') }, step: 'ONE', maxNodes: 2 }))).rejects.toMatchObject({
+          code: 'component_too_large',
+        });
         const fits = await search(buildQuery({ customerId: c, where: { id: id('device', 'shared') }, step: 'ONE', maxNodes: 3 }));
         expect(fits.total).toBe(4);
       });
@@ -1558,7 +1608,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await chain(c);
         const tooMany = { code: 'component_too_large', message: expect.stringContaining('more than 5 IDs') };
         await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 5 }))).rejects.toMatchObject(tooMany);
-        await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 5, hiddenTypes: ['email'], havingType: 'device' }))).rejects.toMatchObject(tooMany);
+        await expect(search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 5, hiddenTypes: ['email'], havingType: 'device' }))).rejects.toMatchObject(
+          tooMany,
+        );
         expect((await search(buildQuery({ ...fromKey(member(c, 'a')), maxIds: 6 }))).total).toBe(6);
         // ONE from b visits all three nodes; the IDs of the nodes it reaches count, and those of excluded start nodes.
         await expect(search(buildQuery({ ...fromKey(member(c, 'b')), step: 'ONE', maxIds: 5 }))).rejects.toMatchObject(tooMany);
@@ -1676,7 +1728,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().search(buildQuery(fromKey(member(b, 'm2'))))).toMatchObject({ results: [], total: 0 });
       });
 
-      test('when a customer addresses another customer\'s node, then it is not found and not touched', async () => {
+      test("when a customer addresses another customer's node, then it is not found and not touched", async () => {
         const { a, b } = await twoCustomers();
         await store().createNode(member(a, 'm1'), [id('device', 'd1')]);
         const aBefore = [id('device', 'd1'), id('member_id', 'm1')];
@@ -1691,7 +1743,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual(aBefore);
       });
 
-      test('when a customer writes IDs another customer also holds, then the other customer\'s nodes are unchanged', async () => {
+      test("when a customer writes IDs another customer also holds, then the other customer's nodes are unchanged", async () => {
         const { a, b } = await twoCustomers();
         await store().createNode(member(a, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
         await store().createNode(member(b, 'm1'), [id('device', 'd1')]);
@@ -1707,7 +1759,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(aByWhere.results).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
       });
 
-      test('when a customer has nodes, then another customer\'s schemas are not in use by them', async () => {
+      test("when a customer has nodes, then another customer's schemas are not in use by them", async () => {
         const { a, b } = await twoCustomers();
         await store().createNode(member(a, 'm1'), [id('device', 'd1')]);
         const withoutDevice: SchemaRecord = { schemaId: 'member', idTypes: MEMBER.idTypes.filter((t) => t.type !== 'device') };
@@ -1832,13 +1884,23 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when a replacement changes the options of a type only it declares, then it is replaced; of a type another schema declares too, then type_option_conflict and both stay', async () => {
           const c = newCustomer();
           const visit = VISIT_WITH_OPTIONS;
-          const shop: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, { type: 'device', secure: false, maxHolders: 5 }] };
+          const shop: SchemaRecord = {
+            schemaId: 'shop',
+            idTypes: [
+              { type: 'shop_id', secure: false },
+              { type: 'device', secure: false, maxHolders: 5 },
+            ],
+          };
           await store().putSchema(c, visit);
           await store().putSchema(c, shop);
           // ip is visit's alone: its own earlier declaration is no conflict.
           const ipLinking: SchemaRecord = {
             schemaId: 'visit',
-            idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: false, maxHolders: 9 }, { type: 'device', secure: false, maxHolders: 5 }],
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, maxHolders: 9 },
+              { type: 'device', secure: false, maxHolders: 5 },
+            ],
           };
           await expect(store().putSchema(c, ipLinking)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'visit')).toStrictEqual(ipLinking);
@@ -1846,7 +1908,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // device is shop's too: neither schema can change it alone.
           const deviceRaised: SchemaRecord = { ...ipLinking, idTypes: ipLinking.idTypes.map((t) => (t.type === 'device' ? { ...t, maxHolders: 6 } : t)) };
           await expect(store().putSchema(c, deviceRaised)).rejects.toMatchObject({ code: 'type_option_conflict' });
-          const shopUnlinked: SchemaRecord = { schemaId: 'shop', idTypes: [{ type: 'shop_id', secure: false }, { type: 'device', secure: false, links: false, maxHolders: 5 }] };
+          const shopUnlinked: SchemaRecord = {
+            schemaId: 'shop',
+            idTypes: [
+              { type: 'shop_id', secure: false },
+              { type: 'device', secure: false, links: false, maxHolders: 5 },
+            ],
+          };
           await expect(store().putSchema(c, shopUnlinked)).rejects.toMatchObject({ code: 'type_option_conflict' });
           expect(await store().getSchema(c, 'visit')).toStrictEqual(ipLinking);
           expect(await store().getSchema(c, 'shop')).toStrictEqual(shop);
@@ -1864,7 +1932,14 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
               { type: 'ip', secure: false, links: false },
             ],
           };
-          const b: SchemaRecord = { schemaId: 'b', idTypes: [{ type: 'b_id', secure: false }, { type: 'phone', secure: true }, { type: 'ip', secure: false, links: false }] };
+          const b: SchemaRecord = {
+            schemaId: 'b',
+            idTypes: [
+              { type: 'b_id', secure: false },
+              { type: 'phone', secure: true },
+              { type: 'ip', secure: false, links: false },
+            ],
+          };
           await store().putSchema(c, a);
           await store().putSchema(c, b);
           await store().createNode({ customerId: c, schemaId: 'a', key: id('a_id', 'n1') }, [id('email', 'n1@example.com'), id('tag', 't1')]);
@@ -1928,8 +2003,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when nodes are keyed by a secure type, then it stays secure while they exist', async () => {
           const c = newCustomer();
-          const contact: SchemaRecord = { schemaId: 'contact', idTypes: [{ type: 'email', secure: true }, { type: 'cookie', secure: false }] };
-          const open: SchemaRecord = { schemaId: 'contact', idTypes: [{ type: 'email', secure: false }, { type: 'cookie', secure: false }] };
+          const contact: SchemaRecord = {
+            schemaId: 'contact',
+            idTypes: [
+              { type: 'email', secure: true },
+              { type: 'cookie', secure: false },
+            ],
+          };
+          const open: SchemaRecord = {
+            schemaId: 'contact',
+            idTypes: [
+              { type: 'email', secure: false },
+              { type: 'cookie', secure: false },
+            ],
+          };
           await store().putSchema(c, contact);
           const node: NodeAddress = { customerId: c, schemaId: 'contact', key: id('email', 'k@example.com') };
           await store().createNode(node, []);
@@ -1982,11 +2069,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const c = newCustomer();
           const visit: SchemaRecord = {
             schemaId: 'visit',
-            idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: false, links: false, maxHolders: 4 }],
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: false, links: false, maxHolders: 4 },
+            ],
           };
           await store().putSchema(c, visit);
           await store().createNode({ customerId: c, schemaId: 'visit', key: id('visit_id', 'v1') }, [id('ip', '192.0.2.1')]);
-          const ipSecure: SchemaRecord = { schemaId: 'visit', idTypes: [{ type: 'visit_id', secure: false }, { type: 'ip', secure: true, links: false, maxHolders: 4 }] };
+          const ipSecure: SchemaRecord = {
+            schemaId: 'visit',
+            idTypes: [
+              { type: 'visit_id', secure: false },
+              { type: 'ip', secure: true, links: false, maxHolders: 4 },
+            ],
+          };
           await expect(store().putSchema(c, ipSecure)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'visit')).toStrictEqual(ipSecure);
           expect(await policyTypes(c)).toEqual({ secure: ['ip'], unlinked: ['ip'] });
@@ -2103,7 +2199,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await search(fromKeyUnlinked(person(c, 'b1'), { where: { schemaId: 'person', id: DEV } }))).toMatchObject({ results: B, total: 5 });
         });
 
-        test('when where is an ID of a links: false type, then all its holders start and ALL reaches each holder\'s own component only', async () => {
+        test("when where is an ID of a links: false type, then all its holders start and ALL reaches each holder's own component only", async () => {
           const c = await households();
           // dev: held by a1, b1 and x1; z1 holds neither and stays out.
           expect(await search(fromWhereUnlinked(c, { id: DEV }))).toMatchObject({ results: union(A, B, X), total: 13 });
@@ -2122,7 +2218,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(hidden).toMatchObject({ results: [id('account_id', 'x1'), id('account_id', 'x2'), IP], total: 8 });
         });
 
-        test('when where on an ID of a links: false type names a schema, then only that schema\'s holders start, and holders in other schemas and their components stay out', async () => {
+        test("when where on an ID of a links: false type names a schema, then only that schema's holders start, and holders in other schemas and their components stay out", async () => {
           const c = await households();
           const inPerson = await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }));
           expect(inPerson).toMatchObject({ results: union(A, B), total: 10 });
@@ -2170,7 +2266,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect((await fromIp({ maxNodes: 42, maxIds: 44 })).total).toBe(44);
         });
 
-        test('when exclude is true, then the start nodes\' IDs go unless another target holds them, and a links: false ID brings no one in', async () => {
+        test("when exclude is true, then the start nodes' IDs go unless another target holds them, and a links: false ID brings no one in", async () => {
           const c = await households();
           // a1 alone holds dev in A: it goes; a3, a target, holds ip1: it stays.
           const fromA1 = union([id('cookie', 'ca'), id('cookie', 'ca3'), IP], people('a2', 'a3'));
@@ -2184,10 +2280,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await search(fromWhereUnlinked(c, { id: DEV }, { exclude: true }))).toMatchObject({ results: fromDev, total: 9 });
           const fromDevInPerson = union(fromA1, [id('cookie', 'cb'), IP, id('person_id', 'b2')]);
           expect(await search(fromWhereUnlinked(c, { schemaId: 'person', id: DEV }, { exclude: true }))).toMatchObject({ results: fromDevInPerson, total: 7 });
-          const oneFromDev = union([id('cookie', 'ca'), id('cookie', 'ca3'), id('person_id', 'a2')], [id('cookie', 'cb'), IP, id('person_id', 'b2')], [
-            id('account_id', 'x2'),
-            id('cookie', 'cx'),
-          ]);
+          const oneFromDev = union(
+            [id('cookie', 'ca'), id('cookie', 'ca3'), id('person_id', 'a2')],
+            [id('cookie', 'cb'), IP, id('person_id', 'b2')],
+            [id('account_id', 'x2'), id('cookie', 'cx')],
+          );
           expect(await search(fromWhereUnlinked(c, { id: DEV }, { exclude: true, step: 'ONE' }))).toMatchObject({ results: oneFromDev, total: 8 });
         });
 
@@ -2236,7 +2333,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           }
         });
 
-        test('when a type\'s links option is switched, then customerPolicy.unlinkedTypes follows at once, and searches given it link through the type or not', async () => {
+        test("when a type's links option is switched, then customerPolicy.unlinkedTypes follows at once, and searches given it link through the type or not", async () => {
           const c = await households();
           const fromA3 = async () => search(buildQuery({ ...fromKey(person(c, 'a3')), unlinkedTypes: [...(await store().customerPolicy(c)).unlinkedTypes] }));
           expect(await policyTypes(c)).toEqual({ secure: [], unlinked: ['device', 'ip'] });
@@ -2263,7 +2360,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ],
         };
         /** Another schema with the same ip declaration: its nodes count among the holders too. */
-        const KIOSK: SchemaRecord = { schemaId: 'kiosk', idTypes: [{ type: 'kiosk_id', secure: false }, { type: 'ip', secure: false, maxHolders: 3 }] };
+        const KIOSK: SchemaRecord = {
+          schemaId: 'kiosk',
+          idTypes: [
+            { type: 'kiosk_id', secure: false },
+            { type: 'ip', secure: false, maxHolders: 3 },
+          ],
+        };
         const HOT = id('ip', '198.51.100.7');
         /** The refusal, whose message names the type and the limit but never the value (it may be secure, and messages reach logs). */
         const limitReached = { code: 'holder_limit_reached', message: expect.not.stringContaining(HOT.id) };
@@ -2352,7 +2455,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
           await expect(store().replaceId(visit(c, 'v1', [absent, HOT]), absent, HOT, true)).resolves.toBeUndefined();
           await expect(store().replaceId(visit(c, 'v1', [HOT]), HOT, HOT, false)).resolves.toBeUndefined();
-          expect(await store().applyNodeWrites([{ kind: 'replace', node: visit(c, 'v2', [absent, HOT]), where: absent, set: HOT, upsert: true }])).toEqual([undefined]);
+          expect(await store().applyNodeWrites([{ kind: 'replace', node: visit(c, 'v2', [absent, HOT]), where: absent, set: HOT, upsert: true }])).toEqual([
+            undefined,
+          ]);
           await expect(store().insertIds(visit(c, 'v1', [HOT]), [HOT])).rejects.toMatchObject({ code: 'id_exists' });
           expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([HOT, id('visit_id', 'v1')]);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
@@ -2432,7 +2537,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v3', 'visit_id=v4']);
         });
 
-        test('when maxHolders is lowered below today\'s holders, then the put is accepted, the holders keep the ID, and new holders are refused until enough have gone', async () => {
+        test("when maxHolders is lowered below today's holders, then the put is accepted, the holders keep the ID, and new holders are refused until enough have gone", async () => {
           const c = newCustomer();
           await store().putSchema(c, VISIT);
           for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
@@ -2474,7 +2579,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             ],
           };
           await store().putSchema(c, now);
-          const at = (key: string, ...expectedTypes: IdTypeDeclaration[]): NodeAddress => ({ customerId: c, schemaId: 'visit', key: id('visit_id', key), expectedTypes });
+          const at = (key: string, ...expectedTypes: IdTypeDeclaration[]): NodeAddress => ({
+            customerId: c,
+            schemaId: 'visit',
+            key: id('visit_id', key),
+            expectedTypes,
+          });
           const keyNow = declarationOf(now, 'visit_id');
           const ipWas = declarationOf(VISIT, 'ip');
           // A write that knows of no limit must not pass one either.
@@ -2573,7 +2683,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           };
           const writers: Array<() => Promise<void>> = Array.from({ length: 100 }, (_, i) => {
             const k = keyOf(i);
-            if (i >= 90) return () => store().applyNodeWrites([{ kind: 'create', node: at(c, k, [HOT]), ids: [HOT] }]).then(refuseIfRefused);
+            if (i >= 90)
+              return () =>
+                store()
+                  .applyNodeWrites([{ kind: 'create', node: at(c, k, [HOT]), ids: [HOT] }])
+                  .then(refuseIfRefused);
             if (i >= 80) return () => store().createNode(at(c, k, [HOT]), [HOT]);
             switch (i % 4) {
               case 0:
@@ -2583,7 +2697,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
               case 2:
                 return () => store().replaceId(at(c, k, [own(i), HOT]), own(i), HOT, false);
               default:
-                return () => store().applyNodeWrites([{ kind: 'insert', node: at(c, k, [HOT]), ids: [HOT] }]).then(refuseIfRefused);
+                return () =>
+                  store()
+                    .applyNodeWrites([{ kind: 'insert', node: at(c, k, [HOT]), ids: [HOT] }])
+                    .then(refuseIfRefused);
             }
           });
           const settled = await Promise.allSettled(writers.map((write) => write()));
@@ -2629,7 +2746,13 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when a schema is read with the policy, then schemaWithPolicy gives what getSchema and customerPolicy give, and no schema when it is absent', async () => {
           const c = newCustomer();
-          await store().putSchema(c, { schemaId: 'crm', idTypes: [{ type: 'crm_id', secure: false }, { type: 'email', secure: true }] });
+          await store().putSchema(c, {
+            schemaId: 'crm',
+            idTypes: [
+              { type: 'crm_id', secure: false },
+              { type: 'email', secure: true },
+            ],
+          });
           await store().putSchema(c, VISIT_WITH_OPTIONS);
           await store().putSettings(c, PARIS);
           await store().putBlocklist(c, RULES);
@@ -2718,18 +2841,37 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
               { type: 'device', secure: false, links: false, maxHolders: 10 },
             ],
           };
-          const app: SchemaRecord = { schemaId: 'app', idTypes: [{ type: 'app_id', secure: false }, { type: 'ip', secure: false, links: false }, { type: 'phone', secure: true }] };
+          const app: SchemaRecord = {
+            schemaId: 'app',
+            idTypes: [
+              { type: 'app_id', secure: false },
+              { type: 'ip', secure: false, links: false },
+              { type: 'phone', secure: true },
+            ],
+          };
           expect(await policyTypes(c)).toEqual({ secure: [], unlinked: [] });
           await store().putSchema(c, web);
           expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: ['device', 'ip'] });
           await store().putSchema(c, app);
           expect(await policyTypes(c)).toEqual({ secure: ['email', 'phone'], unlinked: ['device', 'ip'] });
           // web without ip and device: app still declares ip.
-          await store().putSchema(c, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'email', secure: true }] });
+          await store().putSchema(c, {
+            schemaId: 'web',
+            idTypes: [
+              { type: 'web_id', secure: false },
+              { type: 'email', secure: true },
+            ],
+          });
           expect(await policyTypes(c)).toEqual({ secure: ['email', 'phone'], unlinked: ['ip'] });
           await store().deleteSchema(c, 'app');
           expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: [] });
-          await store().putSchema(c, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false, links: false }, { type: 'email', secure: true }] });
+          await store().putSchema(c, {
+            schemaId: 'web',
+            idTypes: [
+              { type: 'web_id', secure: false, links: false },
+              { type: 'email', secure: true },
+            ],
+          });
           expect(await policyTypes(c)).toEqual({ secure: ['email'], unlinked: ['web_id'] });
           // A refused put changes nothing.
           await expect(store().putSchema(c, { schemaId: 'other', idTypes: [{ type: 'web_id', secure: true, links: false }] })).rejects.toMatchObject({
@@ -2747,10 +2889,24 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const defaults = { settings: { requireToken: false, timezone: 'UTC' }, blockRules: [], secureTypes: new Set(), unlinkedTypes: new Set() };
           await store().putSettings(a, PARIS);
           await store().putBlocklist(a, RULES);
-          await store().putSchema(a, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'ip', secure: true, links: false, maxHolders: 2 }] });
+          await store().putSchema(a, {
+            schemaId: 'web',
+            idTypes: [
+              { type: 'web_id', secure: false },
+              { type: 'ip', secure: true, links: false, maxHolders: 2 },
+            ],
+          });
           expect(await store().customerPolicy(b)).toEqual(defaults);
           // The same type with other options is no conflict in another customer.
-          await expect(store().putSchema(b, { schemaId: 'web', idTypes: [{ type: 'web_id', secure: false }, { type: 'ip', secure: false }] })).resolves.toEqual({
+          await expect(
+            store().putSchema(b, {
+              schemaId: 'web',
+              idTypes: [
+                { type: 'web_id', secure: false },
+                { type: 'ip', secure: false },
+              ],
+            }),
+          ).resolves.toEqual({
             created: true,
           });
           await store().putSettings(b, { requireToken: false, timezone: 'Asia/Tokyo' });

@@ -74,7 +74,7 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
         for (const d of created) expect(countsOf(d)).toEqual(ZERO);
       });
 
-      test("when a new customer creates deliveries, then its delivery, condition and message ids start at 1 and follow on without gaps", async () => {
+      test('when a new customer creates deliveries, then its delivery, condition and message ids start at 1 and follow on without gaps', async () => {
         const c = newCustomer();
         const first = await store().createDelivery(c, buildDraft({ message: [buildMessage(), buildMessage({ title: 'second' })] }));
         const second = await store().createDelivery(c, buildDraft({ message: [buildMessage()] }));
@@ -288,11 +288,19 @@ export function describeDeliveryContract(name: string, openStore: () => Promise<
         for (let i = 0; i < 6; i++) doomed.push(await store().createDelivery(c, buildDraft({ name: `doomed ${i}` })));
 
         const calls = doomed.flatMap((d) => [
-          ...Array.from({ length: 4 }, () => () => store().deleteDelivery(c, d.deliveryId).then((deleted) => ({ id: d.deliveryId, deleted }))),
-          ...Array.from({ length: 8 }, (_, j) => () =>
-            store()
-              .replaceDelivery(c, d.deliveryId, buildDraft({ name: `replaced ${j}` }))
-              .then((replaced) => ({ id: d.deliveryId, replaced })),
+          ...Array.from(
+            { length: 4 },
+            () => () =>
+              store()
+                .deleteDelivery(c, d.deliveryId)
+                .then((deleted) => ({ id: d.deliveryId, deleted })),
+          ),
+          ...Array.from(
+            { length: 8 },
+            (_, j) => () =>
+              store()
+                .replaceDelivery(c, d.deliveryId, buildDraft({ name: `replaced ${j}` }))
+                .then((replaced) => ({ id: d.deliveryId, replaced })),
           ),
         ]);
         // Interleaved, so that each delivery's deletes and replacements reach the store together.

@@ -130,7 +130,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m1', 'member/member_id:m3', 'shop/shop_id:s1', 'member/member_id:m4']);
     });
 
-    test('when step ONE starts from an ID restricted to a schema, then only that schema\'s holders are level 0', async () => {
+    test("when step ONE starts from an ID restricted to a schema, then only that schema's holders are level 0", async () => {
       const c = await chain();
       const answer = await store().graph(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { step: 'ONE' }));
       expect(keys(answer)).toEqual(['shop/shop_id:s1', 'member/member_id:m2', 'member/member_id:m3']);
@@ -196,18 +196,26 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
         ],
         truncated: false,
       });
-      expect(keys(await store().graph(query(c, from, { unlinkedTypes, answerNodes: 41 })))).toEqual([...holders.map((m) => `member/member_id:${m}`), 'shop/shop_id:s1']);
+      expect(keys(await store().graph(query(c, from, { unlinkedTypes, answerNodes: 41 })))).toEqual([
+        ...holders.map((m) => `member/member_id:${m}`),
+        'shop/shop_id:s1',
+      ]);
       // 42 nodes holding 44 distinct IDs (answered, 3 a node for the nearest, maxIds holds 14 of them).
       await expect(store().graph(query(c, from, { unlinkedTypes, maxNodes: 41 }))).rejects.toMatchObject({ code: 'component_too_large' });
       await expect(store().graph(query(c, from, { unlinkedTypes, maxIds: 43 }))).rejects.toMatchObject({ code: 'component_too_large' });
       const atTheBounds = await store().graph(query(c, from, { unlinkedTypes, maxNodes: 42, maxIds: 44 }));
-      expect({ answered: keys(atTheBounds), truncated: atTheBounds.truncated }).toEqual({ answered: holders.slice(0, 14).map((m) => `member/member_id:${m}`), truncated: true });
+      expect({ answered: keys(atTheBounds), truncated: atTheBounds.truncated }).toEqual({
+        answered: holders.slice(0, 14).map((m) => `member/member_id:${m}`),
+        truncated: true,
+      });
     });
 
     test('when the component passes maxNodes or its nodes hold more than maxIds distinct IDs, then component_too_large', async () => {
       const c = await chain();
       for (const step of ['ONE', 'ALL'] as const) {
-        await expect(store().graph(query(c, { where: { id: id('device', 'd2') } }, { step, maxNodes: 2 }))).rejects.toMatchObject({ code: 'component_too_large' });
+        await expect(store().graph(query(c, { where: { id: id('device', 'd2') } }, { step, maxNodes: 2 }))).rejects.toMatchObject({
+          code: 'component_too_large',
+        });
       }
       await expect(store().graph(query(c, fromKey(member(c, 'm1')), { maxNodes: 4 }))).rejects.toMatchObject({ code: 'component_too_large' });
       // 9 distinct IDs in the component
@@ -235,13 +243,12 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       for (const answer of answers) {
         expect(answer.nodes[0]?.key).toEqual(id('member_id', 'root'));
         // a node is answered whole: its key, the hub, its own cookie
-        for (const n of answer.nodes.slice(1)) expect([...n.ids].sort(byTypeThenId).map(text)).toEqual([`cookie:k${n.key.id.slice(1)}`, 'device:hub', text(n.key)]);
+        for (const n of answer.nodes.slice(1))
+          expect([...n.ids].sort(byTypeThenId).map(text)).toEqual([`cookie:k${n.key.id.slice(1)}`, 'device:hub', text(n.key)]);
       }
       const last = await store().graph(query(c, fromKey(member(c, 'root'))));
       expect(last.nodes).toHaveLength(31);
-      expect(keys(last).slice(1)).toEqual(
-        Array.from({ length: 30 }, (_, i) => `member/member_id:n${i}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
-      );
+      expect(keys(last).slice(1)).toEqual(Array.from({ length: 30 }, (_, i) => `member/member_id:n${i}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     });
 
     test('when keys are hidden, then nodes of one level keep their order whatever their key values, which order the visible keys', async () => {
@@ -322,7 +329,9 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       test('when a graph answer is larger than its free room, then the store asks room for about its size, without hidden IDs, before reading the IDs, and a refusal answers nothing', async () => {
         const c = await heavy();
         const refused = room(1000, true);
-        await expect(store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: refused }))).rejects.toMatchObject({ code: 'server_busy' });
+        await expect(store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: refused }))).rejects.toMatchObject({
+          code: 'server_busy',
+        });
         const granted = room(1000);
         const component = await store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: granted }));
         expect(component.nodes).toHaveLength(2);

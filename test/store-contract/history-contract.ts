@@ -53,14 +53,7 @@ const NO_AUDIT = { requestId: '', actor: 'anonymous' };
 const ERASE_AUDIT: WriteAudit = { requestId: 'req-erase', actor: 'admin' };
 
 /** The entry expected: `at` any ISO instant (checked on its own), no audit given unless `audit`. */
-function entry(
-  op: HistoryOp,
-  schema: string,
-  key: HistoryId,
-  added: HistoryId[],
-  removed: HistoryId[],
-  audit: WriteAudit = NO_AUDIT,
-): HistoryEntry {
+function entry(op: HistoryOp, schema: string, key: HistoryId, added: HistoryId[], removed: HistoryId[], audit: WriteAudit = NO_AUDIT): HistoryEntry {
   return { at: expect.any(String), requestId: audit.requestId, actor: audit.actor, op, schema, key, added, removed };
 }
 
@@ -116,7 +109,13 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         const after = Date.now();
         const items = await historyOf(member(c, 'm1'));
         expect(items).toEqual([
-          entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('cookie', 'k2'), shown('device', 'd1'), shown('cookie', 'k1')], []),
+          entry(
+            'create',
+            'member',
+            shown('member_id', 'm1'),
+            [shown('member_id', 'm1'), shown('cookie', 'k2'), shown('device', 'd1'), shown('cookie', 'k1')],
+            [],
+          ),
         ]);
         const at = items[0]?.at ?? '';
         expect(new Date(at).toISOString()).toBe(at);
@@ -169,7 +168,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await expect(store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')])).rejects.toMatchObject({ code: 'id_exists' });
         await expect(store().insertIds(member(c, 'ghost'), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_not_found' });
         await expect(store().createNode(member(c, 'm1'), [id('cookie', 'k2')])).rejects.toMatchObject({ code: 'node_exists' });
-        expect(await historyOf(member(c, 'm1'))).toEqual([entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], [])]);
+        expect(await historyOf(member(c, 'm1'))).toEqual([
+          entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
+        ]);
         expect(await store().nodeHistory(c, 'member', id('member_id', 'ghost'), 0, 20)).toEqual({ items: [], total: 0 });
       });
 
@@ -182,7 +183,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await expect(store().insertIds(full, [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
         await expect(store().replaceId(full, id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({ code: 'node_id_limit_reached' });
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
-        expect(await historyOf(member(c, 'm1'))).toEqual([entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], [])]);
+        expect(await historyOf(member(c, 'm1'))).toEqual([
+          entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
+        ]);
       });
 
       test('when where is held, then replaceId writes update (or upsert with upsert), adding set and removing where', async () => {
@@ -234,7 +237,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await store().insertIds(member(c, 'm9'), [id('cookie', 'k1')]);
         const rekeying = entry('rekeying', 'member', shown('member_id', 'm1'), [shown('member_id', 'm9')], [shown('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm9'))).toEqual([entry('insert', 'member', shown('member_id', 'm9'), [shown('cookie', 'k1')], []), rekeying]);
-        expect(await historyOf(member(c, 'm1'))).toEqual([rekeying, entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], [])]);
+        expect(await historyOf(member(c, 'm1'))).toEqual([
+          rekeying,
+          entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
+        ]);
         // The same entry under both keys, not two entries.
         const [underOld] = await historyOf(member(c, 'm1'));
         const [, underNew] = await historyOf(member(c, 'm9'));
@@ -270,22 +276,20 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await store().deleteNode(member(c, 'm1'));
         expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
         expect(await historyOf(member(c, 'm1'))).toEqual([
-          entry('delete', 'member', shown('member_id', 'm1'), [], [
-            shown('cookie', 'B'),
-            shown('cookie', 'a'),
-            shown('cookie', 'b'),
-            shown('device', '10'),
-            shown('device', '9'),
+          entry(
+            'delete',
+            'member',
             shown('member_id', 'm1'),
-          ]),
-          entry('create', 'member', shown('member_id', 'm1'), [
+            [],
+            [shown('cookie', 'B'), shown('cookie', 'a'), shown('cookie', 'b'), shown('device', '10'), shown('device', '9'), shown('member_id', 'm1')],
+          ),
+          entry(
+            'create',
+            'member',
             shown('member_id', 'm1'),
-            shown('device', '9'),
-            shown('cookie', 'b'),
-            shown('device', '10'),
-            shown('cookie', 'B'),
-            shown('cookie', 'a'),
-          ], []),
+            [shown('member_id', 'm1'), shown('device', '9'), shown('cookie', 'b'), shown('device', '10'), shown('cookie', 'B'), shown('cookie', 'a')],
+            [],
+          ),
         ]);
         // A node created again under that key continues the same history.
         await store().createNode(member(c, 'm1'), []);
@@ -322,7 +326,20 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           { kind: 'deleteNode', node: line('r11') },
           { kind: 'deleteNode', node: line('r12') },
         ]);
-        expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_exists', undefined, 'id_exists', undefined, undefined, undefined, undefined, undefined, 'node_not_found', undefined, 'node_not_found']);
+        expect(outcomes.map((o) => o?.code)).toEqual([
+          undefined,
+          'node_exists',
+          undefined,
+          'id_exists',
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'node_not_found',
+          undefined,
+          'node_not_found',
+        ]);
         const key = shown('member_id', 'm1');
         const by = (requestId: string): WriteAudit => ({ requestId, actor: 'token:bulk' });
         expect(await historyOf(member(c, 'm1'))).toEqual([
@@ -350,7 +367,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
         const by = (requestId: string): WriteAudit => ({ requestId, actor: 'token:bulk' });
         const newest = async (k: string) => (await historyOf(member(c, k)))[0];
-        expect(await newest('m1')).toEqual(entry('upsert', 'member', shown('member_id', 'm1'), [shown('device', 'd-new')], [shown('device', 'd-m1')], by('r1')));
+        expect(await newest('m1')).toEqual(
+          entry('upsert', 'member', shown('member_id', 'm1'), [shown('device', 'd-new')], [shown('device', 'd-m1')], by('r1')),
+        );
         expect(await newest('m2')).toEqual(entry('upsert', 'member', shown('member_id', 'm2'), [shown('cookie', 'k2')], [], by('r2')));
         expect(await newest('m3')).toEqual(entry('delete', 'member', shown('member_id', 'm3'), [], [shown('device', 'd-m3')], by('r3')));
         expect((await historyOf(member(c, 'm4'))).map((e) => e.op)).toEqual(['create']);
@@ -440,7 +459,12 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         });
 
         for (const key of ['a1', 'a2', 'a2-old']) expect(await store().getNodeIds(member(c, key))).toBeUndefined();
-        expect(await store().getNodeIds(member(c, 'b1'))).toEqual([id('cookie', 'kb1'), id('device', 'tablet'), id('email', 'bob@example.com'), id('member_id', 'b1')]);
+        expect(await store().getNodeIds(member(c, 'b1'))).toEqual([
+          id('cookie', 'kb1'),
+          id('device', 'tablet'),
+          id('email', 'bob@example.com'),
+          id('member_id', 'b1'),
+        ]);
         const erased = [
           id('email', 'ann@example.com'),
           id('email', 'ann2@example.com'),
@@ -518,20 +542,23 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(await snapshot()).toEqual(before);
       });
 
-      test.each(['id', 'person'] as const)('when the erased value is held by no node (scope %s), then zeros, nothing else changes, and the value still leaves history', async (scope) => {
-        const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'b1'), [id('cookie', 'kx'), id('cookie', 'ky')]);
-        await store().removeId(member(c, 'b1'), id('cookie', 'kx'));
+      test.each(['id', 'person'] as const)(
+        'when the erased value is held by no node (scope %s), then zeros, nothing else changes, and the value still leaves history',
+        async (scope) => {
+          const c = await customerWith(MEMBER);
+          await store().createNode(member(c, 'b1'), [id('cookie', 'kx'), id('cookie', 'ky')]);
+          await store().removeId(member(c, 'b1'), id('cookie', 'kx'));
 
-        await expect(store().erase(eraseRequest(c, id('cookie', 'kx'), scope))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
+          await expect(store().erase(eraseRequest(c, id('cookie', 'kx'), scope))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
 
-        expect(await store().getNodeIds(member(c, 'b1'))).toEqual([id('cookie', 'ky'), id('member_id', 'b1')]);
-        const b1 = shown('member_id', 'b1');
-        expect(await historyOf(member(c, 'b1'))).toEqual([
-          entry('delete', 'member', b1, [], [gone('cookie')]),
-          entry('create', 'member', b1, [b1, gone('cookie'), shown('cookie', 'ky')], []),
-        ]);
-      });
+          expect(await store().getNodeIds(member(c, 'b1'))).toEqual([id('cookie', 'ky'), id('member_id', 'b1')]);
+          const b1 = shown('member_id', 'b1');
+          expect(await historyOf(member(c, 'b1'))).toEqual([
+            entry('delete', 'member', b1, [], [gone('cookie')]),
+            entry('create', 'member', b1, [b1, gone('cookie'), shown('cookie', 'ky')], []),
+          ]);
+        },
+      );
 
       test('when writes add fresh IDs to a component while the person is erased, then each write is wholly erased or wholly kept, and no erased value remains', async () => {
         // A first erase elsewhere, so that the timing of the one raced is that of a store already warm (Neo4j plans).
@@ -631,9 +658,17 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           await store().createNode(member(c, 'holds-w'), [id('cookie', 'w')]);
         }
         const outcomes = await Promise.all(
-          customers.flatMap((c) => [store().erase(eraseRequest(c, id('email', 'va@example.com'), 'id')), store().erase(eraseRequest(c, id('cookie', 'w'), 'id'))]),
+          customers.flatMap((c) => [
+            store().erase(eraseRequest(c, id('email', 'va@example.com'), 'id')),
+            store().erase(eraseRequest(c, id('cookie', 'w'), 'id')),
+          ]),
         );
-        expect(outcomes).toEqual(customers.flatMap(() => [{ nodesDeleted: 0, idsRemoved: 1 }, { nodesDeleted: 0, idsRemoved: 1 }]));
+        expect(outcomes).toEqual(
+          customers.flatMap(() => [
+            { nodesDeleted: 0, idsRemoved: 1 },
+            { nodesDeleted: 0, idsRemoved: 1 },
+          ]),
+        );
         const key = shown('member_id', 'gone');
         for (const c of customers) {
           expect([c, await historyOf(member(c, 'gone'))]).toEqual([
@@ -657,7 +692,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         // Two deletes of each node, with an erase of the whole person before every fourth of them.
         const erase = () => store().erase(eraseRequest(c, id('email', 'sam@example.com'), 'person'));
         const calls = people.flatMap((k, i) => {
-          const deletes = [{ erase: false, run: () => store().deleteNode(member(c, k)) }, { erase: false, run: () => store().deleteNode(member(c, k)) }];
+          const deletes = [
+            { erase: false, run: () => store().deleteNode(member(c, k)) },
+            { erase: false, run: () => store().deleteNode(member(c, k)) },
+          ];
           return i % 2 === 0 ? [{ erase: true, run: erase }, ...deletes] : deletes;
         });
         const settled = await Promise.allSettled(calls.map((call) => call.run()));

@@ -50,7 +50,11 @@ describe('Neo4j store specifics', () => {
     type Plan = { operatorType: string; arguments: Record<string, unknown>; rows?: number; children: Plan[] };
     const found: Array<{ operator: string; details: string; rows: number }> = [];
     const walk = (plan: Plan) => {
-      found.push({ operator: plan.operatorType, details: typeof plan.arguments.Details === 'string' ? plan.arguments.Details : '', rows: Number(plan.rows ?? 0) });
+      found.push({
+        operator: plan.operatorType,
+        details: typeof plan.arguments.Details === 'string' ? plan.arguments.Details : '',
+        rows: Number(plan.rows ?? 0),
+      });
       plan.children.forEach(walk);
     };
     walk((mode === 'PROFILE' ? summary.profile : summary.plan) as unknown as Plan);
@@ -61,7 +65,19 @@ describe('Neo4j store specifics', () => {
   // The by-key statements read the unlinked and hidden types from the customer's policy, in the statement.
   const byKey = {
     searches: [
-      { index: neo4j.int(0), customer: 'c', schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null, exclude: false, authenticated: false, havingType: null, answerBytes: null },
+      {
+        index: neo4j.int(0),
+        customer: 'c',
+        schema: 's',
+        keyType: 't',
+        keyId: 'k',
+        whereType: null,
+        whereValue: null,
+        exclude: false,
+        authenticated: false,
+        havingType: null,
+        answerBytes: null,
+      },
     ],
     maxNodes: gather.maxNodes,
     maxIds: gather.maxIds,
@@ -105,7 +121,11 @@ describe('Neo4j store specifics', () => {
     );
     const source = records[0]?.get('node') as string;
     const reached = async (unlinkedTypes: string[]) => {
-      const profiled = await planOf('search.traverse-all', { ...gather, maxNodes: neo4j.int(10_000), maxIds: neo4j.int(50_000), source, holdersSchema: null, unlinkedTypes }, 'PROFILE');
+      const profiled = await planOf(
+        'search.traverse-all',
+        { ...gather, maxNodes: neo4j.int(10_000), maxIds: neo4j.int(50_000), source, holdersSchema: null, unlinkedTypes },
+        'PROFILE',
+      );
       return profiled.find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))?.rows;
     };
     // The node and its key and cookie; the shared ip is refused, so none of the 299 other holders is reached.
@@ -136,8 +156,16 @@ describe('Neo4j store specifics', () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
-    const { records } = await driver.executeQuery('MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node', { c }, { database: connection.database });
-    const profiled = await planOf('graph.reach-all', { source: records[0]?.get('node'), holdersSchema: null, maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] }, 'PROFILE');
+    const { records } = await driver.executeQuery(
+      'MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node',
+      { c },
+      { database: connection.database },
+    );
+    const profiled = await planOf(
+      'graph.reach-all',
+      { source: records[0]?.get('node'), holdersSchema: null, maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] },
+      'PROFILE',
+    );
     const rows = profiled.filter((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS')).map((op) => op.rows);
     // 101 vertices proved the component too large (without the LIMIT it would have reached 4,001), and the
     // traversal for the distances did not run.
@@ -145,7 +173,17 @@ describe('Neo4j store specifics', () => {
     expect(rows[0]).toBeLessThanOrEqual(200);
     expect(rows[1]).toBe(0);
     await expect(
-      store.graph({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 50, maxIds: 50, answerNodes: 10 }),
+      store.graph({
+        customerId: c,
+        key: { schemaId: 'member', key: id('member_id', 'm0') },
+        step: 'ALL',
+        exclude: false,
+        hiddenTypes: [],
+        unlinkedTypes: [],
+        maxNodes: 50,
+        maxIds: 50,
+        answerNodes: 10,
+      }),
     ).rejects.toMatchObject({ code: 'component_too_large' });
   });
 
@@ -153,17 +191,18 @@ describe('Neo4j store specifics', () => {
   // Given as `elementId(n) IN $list`, Neo4j 5.26 planned such a list as a scan of every IdNode, whose cost grows
   // with the database, not with the search.
   const manyElementIds = Array.from({ length: 2_000 }, (_, i) => `4:00000000-0000-0000-0000-000000000000:${i}`);
-  test.each([
-    ['search.traverse-one', { starts: manyElementIds, ...gather, excluded: manyElementIds }],
-  ])('when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes', async (name, params) => {
-    const plan = await operators(name, params);
-    expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);
-    expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
-  });
+  test.each([['search.traverse-one', { starts: manyElementIds, ...gather, excluded: manyElementIds }]])(
+    'when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes',
+    async (name, params) => {
+      const plan = await operators(name, params);
+      expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);
+      expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
+    },
+  );
 
   // Unhinted, Neo4j 5.26 planned a bulk batch's key lookup as a scan of the (customer, schema) index for every line:
   // a load slowed as the graph grew.
-  test('when node.keys-taken is planned, then each line is one seek of the key\'s unique index, without a scan', async () => {
+  test("when node.keys-taken is planned, then each line is one seek of the key's unique index, without a scan", async () => {
     const keys = [0, 1].map((line) => ({ line: neo4j.int(line), schema: 'member', keyType: 'member_id', keyId: `m${line}` }));
     const plan = await operators('node.keys-taken', { customer: 'c', keys });
     expect(plan.some((op) => op.startsWith('NodeUniqueIndexSeek'))).toBe(true);
@@ -187,7 +226,7 @@ describe('Neo4j store specifics', () => {
     expect(await idVertices()).toEqual(['device=d1', 'member_id=m9']);
   });
 
-  test('when a person is erased, then no vertex and no relationship of the graph holds their values in any property; the others\' values are still found', async () => {
+  test("when a person is erased, then no vertex and no relationship of the graph holds their values in any property; the others' values are still found", async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     const tag = newCustomer();
@@ -198,7 +237,15 @@ describe('Neo4j store specifics', () => {
     await store.replaceId(at(`ann2-${tag}`), id('cookie', `cookie-${tag}`), id('cookie', `cookie2-${tag}`), false);
     await store.rekey(at(`ann2-${tag}`), `ann3-${tag}`);
     await store.createNode(at(`bob-${tag}`), [id('device', `bobs-device-${tag}`)]);
-    const outcome = await store.erase({ customerId: c, id: id('device', `phone-${tag}`), scope: 'person', unlinkedTypes: [], maxNodes: 100, maxIds: 100, audit });
+    const outcome = await store.erase({
+      customerId: c,
+      id: id('device', `phone-${tag}`),
+      scope: 'person',
+      unlinkedTypes: [],
+      maxNodes: 100,
+      maxIds: 100,
+      audit,
+    });
     expect(outcome).toEqual({ nodesDeleted: 2, idsRemoved: 0 });
     /** Whether any property of any vertex or relationship (lists included) contains `value`. */
     const inGraph = async (value: string) => {

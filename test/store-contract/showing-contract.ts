@@ -189,8 +189,20 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await show(c, b.deliveryId, id('cookie', 'k1'), 1, { day: NEXT_DAY });
 
         for (const user of [id('member_id', 'm1'), id('device', 'd1'), id('cookie', 'k1')]) {
-          expect([user.type, await seenBy(c, user, DAY)]).toEqual([user.type, [[a.deliveryId, counts(4, 3)], [b.deliveryId, counts(1, 0)]]]);
-          expect([user.type, await seenBy(c, user, NEXT_DAY)]).toEqual([user.type, [[a.deliveryId, counts(4, 1)], [b.deliveryId, counts(1, 1)]]]);
+          expect([user.type, await seenBy(c, user, DAY)]).toEqual([
+            user.type,
+            [
+              [a.deliveryId, counts(4, 3)],
+              [b.deliveryId, counts(1, 0)],
+            ],
+          ]);
+          expect([user.type, await seenBy(c, user, NEXT_DAY)]).toEqual([
+            user.type,
+            [
+              [a.deliveryId, counts(4, 1)],
+              [b.deliveryId, counts(1, 1)],
+            ],
+          ]);
         }
         const state = await store().eligibility(personOf(c, id('cookie', 'k1')), DAY);
         expect(state.deliveries.map((d) => [d.deliveryId, d.condition.deliveryCount]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0))).toEqual([
@@ -217,7 +229,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
     // ------------------------------------------------------------------ recordImpression
     describe('recordImpression', () => {
-      test('when the delivery is unknown (or another customer\'s), then delivery_not_found, the check is not called, and nothing is counted', async () => {
+      test("when the delivery is unknown (or another customer's), then delivery_not_found, the check is not called, and nothing is counted", async () => {
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
@@ -260,7 +272,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await store().getDelivery(c, untouched.deliveryId)).toEqual(untouched);
       });
 
-      test('when a display is counted, then it answers the counts right after it: the delivery\'s, and the person\'s in all and on its day', async () => {
+      test("when a display is counted, then it answers the counts right after it: the delivery's, and the person's in all and on its day", async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
         const d = await deliveryWith(c);
@@ -285,7 +297,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await countsFor(c, p2, d.deliveryId, DAY)).toEqual(counts(1, 1));
       });
 
-      test('when a display is checked, then the check sees the delivery as stored, with its live counts, and the person\'s counts before this one', async () => {
+      test("when a display is checked, then the check sees the delivery as stored, with its live counts, and the person's counts before this one", async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
         const d = await deliveryWith(c, { max_total_count: 50 });
@@ -397,13 +409,18 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const personBefore = await seenBy(c, m1);
 
         await expect(record(impression(c, d.deliveryId, m1, { platform: 'ios' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
-        await expect(record(impression(c, d.deliveryId, d1, { platform: 'android', key: 'k-refused' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap } });
+        await expect(record(impression(c, d.deliveryId, d1, { platform: 'android', key: 'k-refused' }))).rejects.toMatchObject({
+          code: 'cap_reached',
+          members: { cap },
+        });
 
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(3, 1, 1));
         expect(await seenBy(c, m1)).toEqual(personBefore);
         if (cap === 'max_total_count_per_day') {
           // Another day is another count.
-          await expect(record(impression(c, d.deliveryId, m1, { day: NEXT_DAY }))).resolves.toMatchObject({ answer: { deliveryCount: 4, personTotal: 4, personToday: 1 } });
+          await expect(record(impression(c, d.deliveryId, m1, { day: NEXT_DAY }))).resolves.toMatchObject({
+            answer: { deliveryCount: 4, personTotal: 4, personToday: 1 },
+          });
         } else if (cap === 'max_total_count') {
           // Another person is not capped.
           await expect(record(impression(c, d.deliveryId, id('member_id', 'm2')))).resolves.toMatchObject({ answer: { deliveryCount: 4, personTotal: 1 } });
@@ -485,7 +502,10 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const user = id('member_id', 'm1');
         await show(c, d.deliveryId, user);
 
-        await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).rejects.toMatchObject({
+          code: 'cap_reached',
+          members: { cap: 'max_total_count' },
+        });
         await expect(record(impression(c, d.deliveryId, user, { key: 'k-retry' }))).rejects.toMatchObject({ code: 'cap_reached' });
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
 
@@ -635,7 +655,10 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().insertIds(member(c, 'm1'), [loose]);
         expect(await countsFor(c, m1, d.deliveryId)).toEqual(counts(4, 3));
         expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(4, 3));
-        await expect(record(impression(c, d.deliveryId, id('cookie', 'k1')))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+        await expect(record(impression(c, d.deliveryId, id('cookie', 'k1')))).rejects.toMatchObject({
+          code: 'cap_reached',
+          members: { cap: 'max_total_count' },
+        });
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(4));
       });
 
@@ -759,17 +782,20 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(replayed).toEqual({ 'key-a1': false, 'key-ka': false, 'key-kb': false, 'key-tablet': true, 'key-b1': true, 'key-loose': true });
       });
 
-      test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then the idempotency keys of its impressions go too', async (scope) => {
-        const c = await customerWith(MEMBER);
-        const d = await deliveryWith(c);
-        await show(c, d.deliveryId, id('device', 'loose'), 1, { key: 'key-loose' });
-        await show(c, d.deliveryId, id('device', 'other-loose'), 1, { key: 'key-other' });
+      test.each(['id', 'person'] as const)(
+        'when an ID no node holds is erased (scope %s), then the idempotency keys of its impressions go too',
+        async (scope) => {
+          const c = await customerWith(MEMBER);
+          const d = await deliveryWith(c);
+          await show(c, d.deliveryId, id('device', 'loose'), 1, { key: 'key-loose' });
+          await show(c, d.deliveryId, id('device', 'other-loose'), 1, { key: 'key-other' });
 
-        await store().erase(eraseRequest(c, id('device', 'loose'), scope));
+          await store().erase(eraseRequest(c, id('device', 'loose'), scope));
 
-        expect(await replays(c, d.deliveryId, id('device', 'loose'), 'key-loose')).toBe(false);
-        expect(await replays(c, d.deliveryId, id('device', 'other-loose'), 'key-other')).toBe(true);
-      });
+          expect(await replays(c, d.deliveryId, id('device', 'loose'), 'key-loose')).toBe(false);
+          expect(await replays(c, d.deliveryId, id('device', 'other-loose'), 'key-other')).toBe(true);
+        },
+      );
 
       test('when a delivery is deleted, then its impressions go with it: no person counts it, a new delivery starts from nothing, and it cannot be shown', async () => {
         const c = await customerWith(MEMBER);
@@ -923,8 +949,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           const platforms: Platform[] = ['ios', 'android', 'other'];
 
           const { fulfilled, refused } = await race(
-            Array.from({ length: 200 }, (_, i) => () =>
-              record(impression(c, d.deliveryId, users[i % users.length] as IdPair, { platform: platforms[i % 3] as Platform })),
+            Array.from(
+              { length: 200 },
+              (_, i) => () => record(impression(c, d.deliveryId, users[i % users.length] as IdPair, { platform: platforms[i % 3] as Platform })),
             ),
           );
 
@@ -1080,6 +1107,15 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
   });
 
   function eraseRequest(customerId: string, erased: IdPair, scope: 'id' | 'person', overrides: Partial<EraseRequest> = {}): EraseRequest {
-    return { customerId, id: erased, scope, unlinkedTypes: [], maxNodes: 10_000, maxIds: 50_000, audit: { requestId: 'req-erase', actor: 'admin' }, ...overrides };
+    return {
+      customerId,
+      id: erased,
+      scope,
+      unlinkedTypes: [],
+      maxNodes: 10_000,
+      maxIds: 50_000,
+      audit: { requestId: 'req-erase', actor: 'admin' },
+      ...overrides,
+    };
   }
 }

@@ -14,7 +14,13 @@ const file = path.join(dir, 'idlink.sqlite');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const audit = { requestId: 'r-1', actor: 'admin' };
-const node = (memberId: string): NodeAddress => ({ customerId: 'acme', schemaId: 'member', key: id('member_id', memberId), expectedTypes: MEMBER.idTypes, audit });
+const node = (memberId: string): NodeAddress => ({
+  customerId: 'acme',
+  schemaId: 'member',
+  key: id('member_id', memberId),
+  expectedTypes: MEMBER.idTypes,
+  audit,
+});
 
 beforeAll(() => {
   // The file as migrations 1 to 4 left it: two nodes sharing a device.
@@ -27,14 +33,24 @@ beforeAll(() => {
   }
   db.prepare("INSERT INTO schemas (customer_id, schema_id) VALUES ('acme', 'member')").run();
   MEMBER.idTypes.forEach((t, position) =>
-    db.prepare("INSERT INTO schema_id_types (customer_id, schema_id, type, secure, position) VALUES ('acme', 'member', ?, ?, ?)").run(t.type, t.secure ? 1 : 0, position),
+    db
+      .prepare("INSERT INTO schema_id_types (customer_id, schema_id, type, secure, position) VALUES ('acme', 'member', ?, ?, ?)")
+      .run(t.type, t.secure ? 1 : 0, position),
   );
-  const nodePk = (key: string) => Number(db.prepare("INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES ('acme', 'member', 'member_id', ?)").run(key).lastInsertRowid);
-  const idPk = (type: string, value: string) => Number(db.prepare("INSERT INTO ids (customer_id, type, value) VALUES ('acme', ?, ?)").run(type, value).lastInsertRowid);
+  const nodePk = (key: string) =>
+    Number(db.prepare("INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES ('acme', 'member', 'member_id', ?)").run(key).lastInsertRowid);
+  const idPk = (type: string, value: string) =>
+    Number(db.prepare("INSERT INTO ids (customer_id, type, value) VALUES ('acme', ?, ?)").run(type, value).lastInsertRowid);
   const [m1, m2] = [nodePk('m-1'), nodePk('m-2')];
   const [k1, k2, device] = [idPk('member_id', 'm-1'), idPk('member_id', 'm-2'), idPk('device', 'shared-tablet')];
   const link = db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)');
-  for (const [n, i] of [[m1, k1], [m1, device], [m2, k2], [m2, device]]) link.run(n, i);
+  for (const [n, i] of [
+    [m1, k1],
+    [m1, device],
+    [m2, k2],
+    [m2, device],
+  ])
+    link.run(n, i);
   db.close();
 });
 
@@ -46,7 +62,9 @@ test('when a file made before history is opened, then its nodes stay, have no hi
     await store.removeId(node('m-1'), id('device', 'shared-tablet'));
     const [removal] = (await store.nodeHistory('acme', 'member', id('member_id', 'm-1'), 0, 10)).items;
     expect(removal).toMatchObject({ op: 'delete', actor: 'admin', key: id('member_id', 'm-1'), added: [], removed: [id('device', 'shared-tablet')] });
-    expect(await store.erase({ customerId: 'acme', id: id('device', 'shared-tablet'), scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit })).toEqual({
+    expect(
+      await store.erase({ customerId: 'acme', id: id('device', 'shared-tablet'), scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit }),
+    ).toEqual({
       nodesDeleted: 1,
       idsRemoved: 0,
     });

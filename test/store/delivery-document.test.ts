@@ -28,7 +28,14 @@ const READ: Delivery = {
     isActive: true,
   },
   message: [
-    { templateId: 1, title: 'Hi', body: 'Welcome', imageUrl: 'https://example.com/a.png', buttons: [{ id: 'ok', name: 'OK', url: 'myapp://ok', eventName: 'tap_ok' }], messageId: 700 },
+    {
+      templateId: 1,
+      title: 'Hi',
+      body: 'Welcome',
+      imageUrl: 'https://example.com/a.png',
+      buttons: [{ id: 'ok', name: 'OK', url: 'myapp://ok', eventName: 'tap_ok' }],
+      messageId: 700,
+    },
   ],
 };
 

@@ -96,7 +96,8 @@ function parseLine(text: string): { op: BulkOp; body: unknown } {
   } else {
     const { op, body, ...rest } = parsed as Record<string, unknown>;
     // Own keys only: `in` would also accept what every object inherits (constructor, toString, __proto__...).
-    if (typeof op !== 'string' || !Object.hasOwn(BULK_OPERATIONS, op)) problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
+    if (typeof op !== 'string' || !Object.hasOwn(BULK_OPERATIONS, op))
+      problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
     if (body === undefined) problems.push({ path: '/line/body', message: 'is required' });
     for (const extra of Object.keys(rest)) problems.push({ path: `/line/${extra}`, message: 'is not an allowed field' });
     if (problems.length === 0) return { op: op as BulkOp, body };
@@ -212,7 +213,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         sendProblem(res, 'unsupported_media_type', 'Send the lines uncompressed, or with Content-Encoding: gzip.');
         return;
       }
-      const actor = actorOf(res, (params).customer_id);
+      const actor = actorOf(res, params.customer_id);
       // Refused whole before it takes a slot: 401 when the customer requires a token the caller lacks, 404 when the
       // customer has no schema (no line could be applied).
       await nodes.admit(actor);
@@ -284,7 +285,9 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     const lines = ndjsonLines(linesOf(req), maxLineBytes, progress)[Symbol.asyncIterator]();
     /** Ends the answer with one problem line; the body is unfinished, so the connection cannot carry another request. */
     const stop = (code: 'request_timeout' | 'malformed_request', detail: string) => {
-      res.write(`${problemBody(code, `${detail}; the request stopped after line ${answeredThrough}, and no later line was applied.`, String(res.locals.requestId ?? ''))}\n`);
+      res.write(
+        `${problemBody(code, `${detail}; the request stopped after line ${answeredThrough}, and no later line was applied.`, String(res.locals.requestId ?? ''))}\n`,
+      );
       res.end(() => req.socket.destroy());
     };
     try {
@@ -299,7 +302,11 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         if (next === 'late' || next === 'slow') {
           // Cutting the connection below ends the read under way with an error nobody waits for.
           reading.catch(() => undefined);
-          logger.info('bulk request timed out waiting for a line', { request_id: res.locals.requestId, answered_through_line: answeredThrough, reason: next === 'late' ? 'no_line' : 'too_slow' });
+          logger.info('bulk request timed out waiting for a line', {
+            request_id: res.locals.requestId,
+            answered_through_line: answeredThrough,
+            reason: next === 'late' ? 'no_line' : 'too_slow',
+          });
           stop(
             'request_timeout',
             next === 'late'
@@ -315,7 +322,10 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         if (batchSize + size > batchBytes) await applyBatch();
         batchSize += size;
         if ('tooLarge' in line) {
-          batch.push({ line: line.number, result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` } });
+          batch.push({
+            line: line.number,
+            result: { line: line.number, status: 413, code: 'payload_too_large', detail: `A line may hold at most ${maxLineBytes} bytes.` },
+          });
         } else {
           try {
             batch.push({ line: line.number, item: checkLine(actor.customerId, line) });
@@ -350,7 +360,9 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         ...(typeof (e as { code?: unknown }).code === 'string' ? { error_code: (e as { code: string }).code } : {}),
       });
       if (!res.writableEnded && !res.destroyed) {
-        res.write(`${problemBody('internal_error', `The request stopped after line ${answeredThrough}. Later lines got no result; up to ${BATCH_LINES} of them (the batch that was running) may have been applied, the rest were not.`, String(res.locals.requestId ?? ''))}\n`);
+        res.write(
+          `${problemBody('internal_error', `The request stopped after line ${answeredThrough}. Later lines got no result; up to ${BATCH_LINES} of them (the batch that was running) may have been applied, the rest were not.`, String(res.locals.requestId ?? ''))}\n`,
+        );
       }
     }
     res.end();

@@ -40,9 +40,7 @@ const isAcquisitionTimeout = (e: unknown, code: string): boolean =>
  * test/neo4j/faults.neo4j.test.ts as a 500 (the second with "Caused by: write EPIPE").
  */
 const isConnectionLostDuringLogin = (e: unknown, code: string): boolean =>
-  code === 'ProtocolError' &&
-  e instanceof Error &&
-  (e.message === 'Connection was closed by server' || e.message.startsWith('Failed to connect to server. '));
+  code === 'ProtocolError' && e instanceof Error && (e.message === 'Connection was closed by server' || e.message.startsWith('Failed to connect to server. '));
 
 const SERVER_STOPPED_TRANSACTION = new Set([
   'Neo.ClientError.Transaction.LockClientStopped',

@@ -173,8 +173,10 @@ export class Neo4jDeliveries {
    * transaction; `write` names it (delivery.next-deleted.cypher).
    */
   async sweepDeleted(q: Query, limit: number, write: string): Promise<number> {
-    const deletedBy = async (name: 'impression.sweep-of-deleted' | 'impression.sweep-keys-of-deleted' | 'delivery.forget-deleted', params: Record<string, unknown>) =>
-      (await q<{ deleted: number }>(name, params))[0]?.deleted ?? 0;
+    const deletedBy = async (
+      name: 'impression.sweep-of-deleted' | 'impression.sweep-keys-of-deleted' | 'delivery.forget-deleted',
+      params: Record<string, unknown>,
+    ) => (await q<{ deleted: number }>(name, params))[0]?.deleted ?? 0;
     let deleted = 0;
     // Deleted deliveries another sweep finished while this one waited for their lock; a bound, for safety's sake.
     let finishedByAnother = 0;

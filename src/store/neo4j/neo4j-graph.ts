@@ -55,7 +55,10 @@ export async function graphOf(q: Query, query: GraphQuery): Promise<GraphCompone
   const { chosen, truncated } = cutGraph(candidates, query);
   if (chosen.length === 0) return { nodes: [], truncated };
   // Room for the answer before its IDs are read (graph.ids).
-  const size = graphAnswerSize(chosen.map((c) => ({ ...c, idChars: c.idChars ?? 0 })), query.hiddenTypes);
+  const size = graphAnswerSize(
+    chosen.map((c) => ({ ...c, idChars: c.idChars ?? 0 })),
+    query.hiddenTypes,
+  );
   if (query.answerRoom && size > query.answerRoom.freeBytes) query.answerRoom.take(size);
   const idsOf = new Map((await q<{ ref: string; ids: IdPair[] }>('graph.ids', { nodes: chosen.map((c) => c.ref) })).map((r) => [r.ref, r.ids]));
   const nodes = chosen.flatMap((c) => {

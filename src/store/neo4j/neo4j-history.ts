@@ -84,7 +84,13 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   if (start) {
     const find = async (): Promise<string[]> => {
       if (r.scope === 'id') {
-        const [again] = await q<{ starts: string[] }>('search.start-by-where', { customer: c, type: r.id.type, value: r.id.id, schema: null, cap: int(r.maxNodes + 1) });
+        const [again] = await q<{ starts: string[] }>('search.start-by-where', {
+          customer: c,
+          type: r.id.type,
+          value: r.id.id,
+          schema: null,
+          cap: int(r.maxNodes + 1),
+        });
         return again?.starts ?? [];
       }
       const sources = r.unlinkedTypes.includes(r.id.type) ? start.starts : [start.source];
@@ -125,7 +131,16 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   if (r.scope === 'id') {
     deleted = nodes.filter((n) => n.keyType === r.id.type && n.keyId === r.id.id);
     unlinked = nodes.filter((n) => !deleted.includes(n));
-    for (const n of deleted) entries.push(eraseEntry(keyOf(n), true, n.held.map((id) => id.type), r.audit, at));
+    for (const n of deleted)
+      entries.push(
+        eraseEntry(
+          keyOf(n),
+          true,
+          n.held.map((id) => id.type),
+          r.audit,
+          at,
+        ),
+      );
     for (const n of unlinked) entries.push(eraseEntry(keyOf(n), false, [r.id.type], r.audit, at));
     erased = [r.id];
     outcome = { nodesDeleted: deleted.length, idsRemoved: unlinked.length };
@@ -145,7 +160,15 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     erased = ids.filter((id) => !stillHeld.has(valueKey(id)));
     const erasedKeys = new Set(erased.map(valueKey));
     for (const n of nodes) {
-      entries.push(eraseEntry(keyOf(n), erasedKeys.has(valueKey({ type: n.keyType, id: n.keyId })), n.held.map((id) => id.type), r.audit, at));
+      entries.push(
+        eraseEntry(
+          keyOf(n),
+          erasedKeys.has(valueKey({ type: n.keyType, id: n.keyId })),
+          n.held.map((id) => id.type),
+          r.audit,
+          at,
+        ),
+      );
     }
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }

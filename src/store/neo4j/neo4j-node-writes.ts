@@ -140,7 +140,7 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
       async (q, writeId) => {
         const guards = new SchemaGuards();
         const entries: HistoryEntry[] = [];
-        for (let at = 0; at < lines.length; ) {
+        for (let at = 0; at < lines.length;) {
           const run = runFrom(lines, at);
           if (run.length > 1) {
             let refused;

@@ -10,8 +10,7 @@ import { appendHistory, stored as storedEntry } from './neo4j-history';
 import { int, type Query, together } from './query';
 import { SchemaGuards } from './schema-guards';
 
-const nodeNotFound = (node: NodeAddress) =>
-  new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
+const nodeNotFound = (node: NodeAddress) => new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
 
 const idExists = (held: IdPair) => new DomainError('id_exists', `The node already holds ${held.type}=${held.id}; nothing was added.`);
 
@@ -46,7 +45,12 @@ export const keyParams = (node: NodeAddress) => ({ customer: node.customerId, ..
  * is done, so it reads what is committed now that the lock is held; both are sent at once. Answers the node's
  * element id and `read`'s row; node_not_found when the node is absent, or `read` found another node or none.
  */
-async function lockAndRead<R extends { node: string }>(q: Query, node: NodeAddress, writeId: string, read: () => Promise<R[]>): Promise<{ target: string; row: R }> {
+async function lockAndRead<R extends { node: string }>(
+  q: Query,
+  node: NodeAddress,
+  writeId: string,
+  read: () => Promise<R[]>,
+): Promise<{ target: string; row: R }> {
   const locked = q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
   const reading = read();
   await together(locked, reading);

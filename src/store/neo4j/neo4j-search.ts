@@ -49,7 +49,9 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
   if (start.nodes.length > query.maxNodes) throw tooLarge(query);
   const traversal = traversalOf(start, query);
   const reach = { ...gather, excluded: query.exclude ? start.nodes : [] };
-  return answered(query, async (answerBytes) => checkedReach(query, (await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]));
+  return answered(query, async (answerBytes) =>
+    checkedReach(query, (await q<Reached>(SEARCH_TRAVERSALS[traversal.shape], { ...traversal.from, ...reach, answerBytes }))[0]),
+  );
 }
 
 /** How many statements of searches from keyed nodes run at once; searches that arrive meanwhile wait, and go together. */
@@ -104,7 +106,11 @@ export class KeySearches {
   }
 
   /** One search's row, from a statement of its own or shared with the searches waiting with it. */
-  private run(statement: StatementName, bounds: { maxNodes: number; maxIds: number }, params: Record<string, unknown>): Promise<(Reached & { policy: PolicyRow }) | undefined> {
+  private run(
+    statement: StatementName,
+    bounds: { maxNodes: number; maxIds: number },
+    params: Record<string, unknown>,
+  ): Promise<(Reached & { policy: PolicyRow }) | undefined> {
     return new Promise((resolve, reject) => {
       // Searches share a statement only with the same bounds, which are its LIMIT (a parameter, not a column).
       const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
@@ -157,7 +163,10 @@ function checkedReach(query: Pick<SearchQuery, 'maxNodes' | 'maxIds'>, row: Reac
  * none). Past the answer's free room its IDs stay in Neo4j until room is taken for them; then the same statement
  * runs again for them.
  */
-async function answered(query: Pick<SearchQuery, 'answerRoom' | 'limit'>, traverse: (answerBytes: unknown) => Promise<Reached | undefined>): Promise<SearchResult> {
+async function answered(
+  query: Pick<SearchQuery, 'answerRoom' | 'limit'>,
+  traverse: (answerBytes: unknown) => Promise<Reached | undefined>,
+): Promise<SearchResult> {
   let row = await traverse(query.answerRoom ? int(query.answerRoom.freeBytes) : null);
   if (row && query.answerRoom && row.idCount > row.ids.length) {
     // Withheld: room for what the answer will hold (its limit included), then the same statement for the IDs.

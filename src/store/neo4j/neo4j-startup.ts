@@ -136,7 +136,9 @@ export class ConnectingStore implements Store {
           const details = { error: reason, attempts: attempt, retry_in_ms: wait };
           // Neo4j away or still starting is expected (warn); a refusal or anything else (a statement it refuses) is not.
           const expected = !refusal && isUnavailable(e instanceof Error ? e.cause : undefined);
-          const message = refusal ? 'Neo4j refused the connection settings; retrying in the background' : 'cannot connect to Neo4j yet; retrying in the background';
+          const message = refusal
+            ? 'Neo4j refused the connection settings; retrying in the background'
+            : 'cannot connect to Neo4j yet; retrying in the background';
           this.logger[expected ? 'warn' : 'error'](message, details);
           logged = { reason, at: now };
         }
@@ -167,7 +169,7 @@ export class ConnectingStore implements Store {
    */
   private async probe(store: Neo4jStore): Promise<void> {
     const { signal } = this.stopping;
-    for (let failed = 0; !signal.aborted; ) {
+    for (let failed = 0; !signal.aborted;) {
       try {
         await store.ping();
         if (this.down) this.logger.info('Neo4j answers again; serving requests', { failed_pings: failed });

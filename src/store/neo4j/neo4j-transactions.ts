@@ -156,7 +156,7 @@ export class Transactions {
   private async retrying<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
     let firstFailureAt: number | undefined;
     let delay = this.retry.firstDelayMs;
-    for (let notFound = 1; ; ) {
+    for (let notFound = 1; ;) {
       try {
         return await attempt();
       } catch (e) {

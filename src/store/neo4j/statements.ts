@@ -165,7 +165,22 @@ export function schemaObjects(schema: Statement[]): SchemaObject[] {
 
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
-  labels: ['IdNode', 'Id', 'Schema', 'SchemaGuard', 'IdType', 'Settings', 'Blocklist', 'Token', 'Delivery', 'Sequence', 'HistoryEntry', 'ImpressionCount', 'ImpressionKey', 'DeletedDelivery'],
+  labels: [
+    'IdNode',
+    'Id',
+    'Schema',
+    'SchemaGuard',
+    'IdType',
+    'Settings',
+    'Blocklist',
+    'Token',
+    'Delivery',
+    'Sequence',
+    'HistoryEntry',
+    'ImpressionCount',
+    'ImpressionKey',
+    'DeletedDelivery',
+  ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS'],
 } as const;
 

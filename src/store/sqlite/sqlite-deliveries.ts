@@ -60,15 +60,19 @@ export class SqliteDeliveries {
 
   constructor(db: Database.Database) {
     this.s = {
-      page: db.prepare(
-        'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
-          'WHERE d.customer_id = ? ORDER BY d.delivery_id LIMIT ? OFFSET ?',
-      ).raw(),
+      page: db
+        .prepare(
+          'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
+            'WHERE d.customer_id = ? ORDER BY d.delivery_id LIMIT ? OFFSET ?',
+        )
+        .raw(),
       count: db.prepare('SELECT COUNT(*) FROM deliveries WHERE customer_id = ?').pluck(),
-      one: db.prepare(
-        'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
-          'WHERE d.customer_id = ? AND d.delivery_id = ?',
-      ).raw(),
+      one: db
+        .prepare(
+          'SELECT d.document, c.delivery_count, c.iphone_count, c.android_count FROM deliveries d JOIN delivery_counts c USING (customer_id, delivery_id) ' +
+            'WHERE d.customer_id = ? AND d.delivery_id = ?',
+        )
+        .raw(),
       documents: db.prepare('SELECT delivery_id, document FROM deliveries WHERE customer_id = ? ORDER BY delivery_id').raw(),
       countsOf: db.prepare('SELECT delivery_count, iphone_count, android_count FROM delivery_counts WHERE customer_id = ? AND delivery_id = ?').raw(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
@@ -90,11 +94,13 @@ export class SqliteDeliveries {
           '(SELECT key FROM impression_keys WHERE customer_id = @customer AND delivery_id = @delivery LIMIT CAST(@limit AS INTEGER))',
       ),
       forgetDeleted: db.prepare('DELETE FROM deleted_deliveries WHERE customer_id = ? AND delivery_id = ?'),
-      countDisplay: db.prepare(
-        `UPDATE delivery_counts SET delivery_count = delivery_count + 1,
+      countDisplay: db
+        .prepare(
+          `UPDATE delivery_counts SET delivery_count = delivery_count + 1,
            iphone_count = iphone_count + (@platform = 'ios'), android_count = android_count + (@platform = 'android')
          WHERE customer_id = @customer AND delivery_id = @delivery RETURNING delivery_count`,
-      ).pluck(),
+        )
+        .pluck(),
       countImpression: db.prepare(
         `INSERT INTO impression_counts (customer_id, id_type, id_value, delivery_id, day, count) VALUES (?, ?, ?, ?, ?, 1)
          ON CONFLICT (customer_id, id_type, id_value, delivery_id, day) DO UPDATE SET count = count + 1`,

@@ -14,4 +14,5 @@ export const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQL
 const isUnavailable = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB)/.test(sqliteCode(e) ?? '');
 
 /** store_unavailable for a database that cannot be used right now (busy, locked, full, gone); any other error as it is. */
-export const storeError = (e: unknown): unknown => (isUnavailable(e) ? new DomainError('store_unavailable', 'The embedded store cannot be used right now.') : e);
+export const storeError = (e: unknown): unknown =>
+  isUnavailable(e) ? new DomainError('store_unavailable', 'The embedded store cannot be used right now.') : e;

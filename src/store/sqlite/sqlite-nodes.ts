@@ -26,7 +26,9 @@ export class SqliteNodes {
       holders: db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT CAST(? AS INTEGER))').pluck(),
       findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
       nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
-      keyIdPk: db.prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?').pluck(),
+      keyIdPk: db
+        .prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?')
+        .pluck(),
       typeOfId: db.prepare('SELECT type FROM ids WHERE id_pk = ?').pluck(),
       idOfPk: db.prepare('SELECT type, value AS id FROM ids WHERE id_pk = ?'),
       insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
@@ -43,9 +45,7 @@ export class SqliteNodes {
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
       // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (README, Performance).
       heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
-      nodeIds: db.prepare(
-        'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
-      ),
+      nodeIds: db.prepare('SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value'),
     };
   }
 
@@ -85,7 +85,8 @@ export class SqliteNodes {
     try {
       nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
     } catch (e) {
-      if (isUniqueViolation(e)) throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
+      if (isUniqueViolation(e))
+        throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
       // The domain checked the schema, but a concurrent delete may have removed it since.
       if (sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
         throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
@@ -253,7 +254,6 @@ export class SqliteNodes {
     const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
     return pk === undefined ? undefined : (this.s.nodeIds.all(pk) as IdPair[]);
   }
-
 
   /** Store.erase, in one write transaction (the store checkpoints the WAL after it). */
   erase(r: EraseRequest): EraseOutcome {

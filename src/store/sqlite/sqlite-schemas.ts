@@ -54,9 +54,9 @@ export class SqliteSchemas {
       ),
       declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
       // An ids row stays while history names the ID (migration 5): the type is in use when a node holds one of them.
-      typeHeld: db.prepare(
-        'SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1',
-      ).pluck(),
+      typeHeld: db
+        .prepare('SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1')
+        .pluck(),
       deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
       insertSchemaType: db.prepare(
         'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -70,10 +70,12 @@ export class SqliteSchemas {
       blocklist: db.prepare('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
       putBlocklist: db.prepare('INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules'),
       schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
-      schemaHoldsType: db.prepare(
-        'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
-          'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
-      ).pluck(),
+      schemaHoldsType: db
+        .prepare(
+          'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
+            'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
+        )
+        .pluck(),
     };
   }
 

@@ -52,13 +52,15 @@ export class SqliteSearch {
       findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
       findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
       holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
-      startByWhere: db.prepare(
-        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?',
-      ).pluck(),
-      startByWhereInSchema: db.prepare(
-        'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
-          'WHERE i.customer_id = ? AND i.type = ? AND i.value = ? AND n.schema_id = ?',
-      ).pluck(),
+      startByWhere: db
+        .prepare('SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?')
+        .pluck(),
+      startByWhereInSchema: db
+        .prepare(
+          'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
+            'WHERE i.customer_id = ? AND i.type = ? AND i.value = ? AND n.schema_id = ?',
+        )
+        .pluck(),
       // LIMIT: one row past the traversal's bound proves the search too large without reading the rest. CAST, because
       // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind (measured:
       // 9–13 µs a call instead of 3–5 µs).
@@ -66,50 +68,62 @@ export class SqliteSearch {
       // The same with each ID's type, for a customer with `links: false` types: the traversal reads those IDs (they
       // count and are returned) but steps only through the others. A lookup of ids by primary key per row, paid only
       // by such customers.
-      typedIdsOfNodes: db.prepare(
-        'SELECT DISTINCT ni.id_pk, i.type FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
-          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)',
-      ).raw(),
+      typedIdsOfNodes: db
+        .prepare(
+          'SELECT DISTINCT ni.id_pk, i.type FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
+            'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)',
+        )
+        .raw(),
       nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
       // Step ONE from one node, through every ID it holds: the node itself and every node sharing an ID with it.
       // DISTINCT with a LIMIT stops at the bound, however many nodes hold a hot ID.
       // With each node, how many IDs it holds (a range of node_ids' primary key): their sum bounds the IDs read next.
-      oneStep: db.prepare(
-        'SELECT near, (SELECT COUNT(*) FROM node_ids c WHERE c.node_pk = near) FROM (' +
-          'SELECT DISTINCT b.node_pk AS near FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk WHERE a.node_pk = ? LIMIT CAST(? AS INTEGER))',
-      ).raw(),
+      oneStep: db
+        .prepare(
+          'SELECT near, (SELECT COUNT(*) FROM node_ids c WHERE c.node_pk = near) FROM (' +
+            'SELECT DISTINCT b.node_pk AS near FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk WHERE a.node_pk = ? LIMIT CAST(? AS INTEGER))',
+        )
+        .raw(),
       // Both result statements sort with the BINARY collation, which compares UTF-8 bytes: code-point order.
       // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
       // a handful of rows). Many targets: filters, window count and LIMIT in SQL, before rows reach JS.
-      heldIdsSorted: db.prepare(
-        'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
-          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
-      ).raw(),
+      heldIdsSorted: db
+        .prepare(
+          'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
+            'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
+        )
+        .raw(),
       // How many distinct IDs nodes hold, from the primary key of node_ids alone: no value read.
       countHeld: db.prepare('SELECT COUNT(DISTINCT id_pk) FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
       // What the IDs nodes hold weigh, without reading their values into JS: how many and their characters, all of
       // them (what heldIdsSorted reads), and those a search answers (as `results` filters them; answerSize).
-      heldSize: db.prepare(
-        'SELECT COUNT(*), COALESCE(SUM(chars), 0), COALESCE(SUM(visible), 0), COALESCE(SUM(visible * chars), 0) FROM (' +
-          'SELECT length(i.type) + length(i.value) AS chars, ' +
-          '((@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden))) AS visible ' +
-          'FROM ids i WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))))',
-      ).raw(),
+      heldSize: db
+        .prepare(
+          'SELECT COUNT(*), COALESCE(SUM(chars), 0), COALESCE(SUM(visible), 0), COALESCE(SUM(visible * chars), 0) FROM (' +
+            'SELECT length(i.type) + length(i.value) AS chars, ' +
+            '((@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden))) AS visible ' +
+            'FROM ids i WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))))',
+        )
+        .raw(),
       // The characters the IDs of the answered nodes of a graph add to it: all of them (what is read), and the visible.
-      graphIdChars: db.prepare(
-        'SELECT COALESCE(SUM(@overhead + length(i.type) + length(i.value)), 0), ' +
-          'COALESCE(SUM(CASE WHEN i.type IN (SELECT value FROM json_each(@hidden)) THEN 0 ELSE @overhead + length(i.type) + length(i.value) END), 0) ' +
-          'FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(@nodes))',
-      ).raw(),
+      graphIdChars: db
+        .prepare(
+          'SELECT COALESCE(SUM(@overhead + length(i.type) + length(i.value)), 0), ' +
+            'COALESCE(SUM(CASE WHEN i.type IN (SELECT value FROM json_each(@hidden)) THEN 0 ELSE @overhead + length(i.type) + length(i.value) END), 0) ' +
+            'FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(@nodes))',
+        )
+        .raw(),
       // The graph (extensions §5): each reached node with how many IDs it holds (a range of node_ids' primary
       // key), then the IDs of those it answers.
-      graphNodes: db.prepare(
-        'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, (SELECT COUNT(*) FROM node_ids ni WHERE ni.node_pk = n.node_pk) ' +
-          'FROM nodes n WHERE n.node_pk IN (SELECT value FROM json_each(?))',
-      ).raw(),
-      graphIds: db.prepare(
-        'SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))',
-      ).raw(),
+      graphNodes: db
+        .prepare(
+          'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, (SELECT COUNT(*) FROM node_ids ni WHERE ni.node_pk = n.node_pk) ' +
+            'FROM nodes n WHERE n.node_pk IN (SELECT value FROM json_each(?))',
+        )
+        .raw(),
+      graphIds: db
+        .prepare('SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))')
+        .raw(),
       results: db.prepare(
         'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
           'WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))) ' +
@@ -162,7 +176,13 @@ export class SqliteSearch {
     if (rows.length === 0 || rows.length > bound) return undefined;
     if (inline && rows.length > inline.nodes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
     const near = rows.map(([node]) => node);
-    const held = this.heldIds(JSON.stringify(near), rows.reduce((n, [, ids]) => n + ids, 0), query, inline, true);
+    const held = this.heldIds(
+      JSON.stringify(near),
+      rows.reduce((n, [, ids]) => n + ids, 0),
+      query,
+      inline,
+      true,
+    );
     return { ...visibleOf(held, query), visitedNodes: near.length };
   }
 
@@ -202,12 +222,11 @@ export class SqliteSearch {
     const heaviest = answerSize(idsRead, idsRead * MAX_ID_CHARS, Infinity);
     const room = query.answerRoom;
     if ((room && heaviest > room.freeBytes) || (inline && heaviest > inline.bytes)) {
-      const [, , visible, visibleChars] = this.s.heldSize.get({ targets: json, having: query.havingType ?? null, hidden: JSON.stringify(query.hiddenTypes) }) as [
-        number,
-        number,
-        number,
-        number,
-      ];
+      const [, , visible, visibleChars] = this.s.heldSize.get({
+        targets: json,
+        having: query.havingType ?? null,
+        hidden: JSON.stringify(query.hiddenTypes),
+      }) as [number, number, number, number];
       const size = answerSize(visible, visibleChars, query.limit);
       if (room) this.takeRoom(room, size);
       if (inline && size > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
@@ -263,11 +282,19 @@ export class SqliteSearch {
    * Takes room for the graph's answer (graphAnswerSize), and moves it to the read pool past `inline`, before the
    * IDs of the answered nodes are read. Their lengths are summed only when their count alone could pass a bound.
    */
-  private sizeGraph(answered: string, chosen: ReadonlyArray<{ schemaId: string; key: IdPair; idCount: number }>, query: GraphQuery, inline?: InlineBounds): void {
+  private sizeGraph(
+    answered: string,
+    chosen: ReadonlyArray<{ schemaId: string; key: IdPair; idCount: number }>,
+    query: GraphQuery,
+    inline?: InlineBounds,
+  ): void {
     // An ID is read once per answered node holding it.
     const ids = chosen.reduce((n, c) => n + c.idCount, 0);
     if (inline && ids > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
-    const keys = graphAnswerSize(chosen.map((c) => ({ ...c, idChars: 0 })), query.hiddenTypes);
+    const keys = graphAnswerSize(
+      chosen.map((c) => ({ ...c, idChars: 0 })),
+      query.hiddenTypes,
+    );
     const heaviest = keys + ids * (ID_OVERHEAD + MAX_ID_CHARS);
     const room = query.answerRoom;
     if ((room === undefined || heaviest <= room.freeBytes) && (inline === undefined || heaviest <= inline.bytes)) return;
@@ -286,9 +313,7 @@ export class SqliteSearch {
     }
     if (!query.where) return [];
     const { id, schemaId } = query.where;
-    return (
-      schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId)
-    ) as number[];
+    return (schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId)) as number[];
   }
 
   /**

@@ -28,15 +28,19 @@ export class SqliteShowing {
     this.s = {
       // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
       // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
-      impressionsOfIdPks: db.prepare(
-        'SELECT c.delivery_id, SUM(c.count), SUM(CASE WHEN c.day = @day THEN c.count ELSE 0 END) ' +
-          'FROM ids i JOIN impression_counts c ON c.customer_id = i.customer_id AND c.id_type = i.type AND c.id_value = i.value ' +
-          'WHERE i.id_pk IN (SELECT value FROM json_each(@pks)) AND (@delivery IS NULL OR c.delivery_id = @delivery) GROUP BY c.delivery_id',
-      ).raw(),
-      impressionsOfId: db.prepare(
-        'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
-          'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
-      ).raw(),
+      impressionsOfIdPks: db
+        .prepare(
+          'SELECT c.delivery_id, SUM(c.count), SUM(CASE WHEN c.day = @day THEN c.count ELSE 0 END) ' +
+            'FROM ids i JOIN impression_counts c ON c.customer_id = i.customer_id AND c.id_type = i.type AND c.id_value = i.value ' +
+            'WHERE i.id_pk IN (SELECT value FROM json_each(@pks)) AND (@delivery IS NULL OR c.delivery_id = @delivery) GROUP BY c.delivery_id',
+        )
+        .raw(),
+      impressionsOfId: db
+        .prepare(
+          'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
+            'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
+        )
+        .raw(),
     };
   }
 

@@ -33,9 +33,7 @@ export class SqliteTokens {
         'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE customer_id = ? AND revoked_at IS NULL ORDER BY created_at, token_id',
       ),
       revoke: db.prepare('UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL'),
-      findActive: db.prepare(
-        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL',
-      ),
+      findActive: db.prepare('SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL'),
     };
   }
 
