@@ -19,6 +19,10 @@
 // The second traversal reads what is committed when it runs, as every statement does: a node deleted since the
 // first is not reached again, and one reached but deleted before its properties are read has none (a null
 // schema), so the store leaves it out, as graph.ids.cypher's reader does.
+// The answer is the union of both traversals. Neo4j does not protect a traversal from concurrent writes: reading
+// an ID's holders while a writer deletes one of them can end the read of that ID's links early, and the nodes
+// behind it go unreached by that traversal. The other traversal reads that ID again a moment later; a node only
+// the first reached is placed one level beyond the deepest the second placed.
 MATCH (source)
 WHERE elementId(source) = $source
 CALL (source) {
@@ -30,19 +34,25 @@ CALL (source) {
   RETURN collect(reached) AS vertices
 }
 WITH source, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH source, size(nodes) AS visited, size(vertices) - size(nodes) + COUNT {
+WITH source, nodes, size(nodes) AS visited, size(vertices) - size(nodes) + COUNT {
   UNWIND CASE WHEN size($unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
   WHERE id.type IN $unlinkedTypes AND id <> source
   RETURN DISTINCT id
 } AS idsRead
-RETURN visited, idsRead, COLLECT {
+WITH source, visited, idsRead, nodes, COLLECT {
   MATCH path = (source)-[:LINKED*0..20000001]-(reached)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
     AND all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
     AND all(link IN relationships(path) WHERE $holdersSchema IS NULL OR endNode(link) <> source OR startNode(link).schema = $holdersSchema)
   WITH reached AS node, min(length(path)) AS hops
   WHERE node:IdNode
-  RETURN {ref: elementId(node), level: hops / 2, schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() },
+  RETURN {node: node, level: hops / 2}
+} AS placed
+RETURN visited, idsRead, COLLECT {
+  UNWIND placed + [node IN nodes WHERE visited <= $maxNodes AND idsRead <= $maxIds | {node: node, level: null}] AS found
+  WITH found.node AS node, min(found.level) AS level
+  RETURN {ref: elementId(node), level: coalesce(level, reduce(deepest = 0, p IN placed | CASE WHEN p.level > deepest THEN p.level ELSE deepest END) + 1),
+    schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() },
     idChars: reduce(chars = 0, id IN COLLECT { MATCH (node)-[:LINKED]->(id:Id) WHERE NOT id.type IN $hiddenTypes RETURN id } | chars + 20 + size(id.type) + size(id.value))}
 } AS nodes

@@ -1,8 +1,11 @@
-// The explorer's read racing writers on Neo4j. A graph is read in several statements of one read transaction (the
-// start nodes, the traversal, the answered nodes' IDs), and each sees what is committed when it runs, while writers
-// create and delete holders of the ID every graph starts from or passes through. A node deleted between two of them
-// must leave the answer, never fail it: the route answers 500 for any error of the store that is not a domain
-// error, so every call here must resolve. Store calls, not HTTP, so that 10,000 of them take seconds, not minutes.
+// The explorer's read racing writers on Neo4j. A graph is read in several statements (the start nodes, the
+// traversal, the answered nodes' IDs), and each sees what is committed when it runs, while writers create and delete
+// holders of the ID every graph starts from or passes through. A node deleted between two of them must leave the
+// answer, never fail it: the route answers 500 for any error of the store that is not a domain error, so every call
+// here must resolve. And the nodes that stay must always be there: Neo4j does not protect a traversal from
+// concurrent writes (reading the hub's links while a holder of it is deleted can end that read early), so the graph
+// statements answer the union of two traversals (cypher/graph.reach-all.cypher). Store calls, not HTTP, so that
+// 10,000 of them take seconds, not minutes.
 import type { GraphQuery } from '../../src/domain/graph';
 import type { IdPair } from '../../src/domain/model';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
@@ -61,13 +64,14 @@ describe('graphs read while holders of their ID are created and deleted', () => 
     const failures: string[] = [];
     const reader = async () => {
       while (sent < GRAPH_CALLS) {
-        const query = queries[sent % queries.length]!;
+        const which = sent % queries.length;
+        const query = queries[which]!;
         sent += 1;
         try {
           const graph = await store.graph(query);
           // The nodes that stay are always there.
           if (graph.nodes.length >= STAYING) answered += 1;
-          else failures.push(`${graph.nodes.length} nodes`);
+          else failures.push(`query ${which}: ${graph.nodes.map((n) => n.key.id).join(', ')}`);
         } catch (e) {
           if (failures.length < 5) failures.push(String(e));
         }
