@@ -116,6 +116,37 @@ interface Measured {
   p99_ms: number;
   non2xx: number;
   errors: number;
+  /**
+   * CPU milliseconds a request cost each process while it was measured: the service, the Neo4j JVM (when the bench
+   * started it) and the load generator (this process). On 2 cores their sum bounds the rate: 2,000 / sum req/s.
+   */
+  cpu_ms_per_request?: Record<string, number>;
+}
+
+/** The processes whose CPU each measurement divides among its requests (set once they run). */
+const cpuWatched = new Map<string, number>();
+
+/** CPU milliseconds a process has used so far (user and system, from /proc; Linux clock ticks are 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which may hold spaces, start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function cpuLine(m: Measured): string {
+  const cpu = m.cpu_ms_per_request;
+  return cpu
+    ? `, CPU ms a request: ${Object.entries(cpu)
+        .map(([name, ms]) => `${name} ${ms}`)
+        .join(', ')}`
+    : '';
+}
+
+function cpuNow(): Record<string, number> {
+  const now: Record<string, number> = { load_generator: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 };
+  for (const [name, pid] of cpuWatched) now[name] = cpuMs(pid);
+  return now;
 }
 
 type RequestSpec = {
@@ -131,7 +162,7 @@ type RequestSpec = {
 type NextRequest = () => { path?: string; body: string };
 
 /** Bodies are built before the clock starts: the client shares the machine, so building them while measuring would slow the server. */
-async function drive(base: string, spec: RequestSpec, seconds: number, next?: NextRequest): Promise<Measured> {
+async function drive(base: string, spec: RequestSpec, seconds: number, next?: NextRequest): Promise<Measured & { requests: number }> {
   const result = await autocannon({
     url: base,
     connections: spec.connections ?? MODE.connections,
@@ -155,6 +186,7 @@ async function drive(base: string, spec: RequestSpec, seconds: number, next?: Ne
     ],
   });
   return {
+    requests: result.requests.total,
     rps: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
@@ -173,7 +205,12 @@ async function measure(base: string, spec: RequestSpec, warmup: number): Promise
   const make = spec.request ?? (spec.body ? () => ({ body: (spec.body as () => string)() }) : undefined);
   const next = make ? cycle(Array.from({ length: MODE.bodies }, make)) : undefined;
   await drive(base, spec, warmup, next);
-  return drive(base, spec, MODE.seconds, next);
+  const before = cpuNow();
+  const { requests, ...measured } = await drive(base, spec, MODE.seconds, next);
+  const after = cpuNow();
+  if (cpuWatched.size === 0 || requests === 0) return measured;
+  const perRequest = Object.fromEntries(Object.keys(after).map((name) => [name, Number((((after[name] ?? 0) - (before[name] ?? 0)) / requests).toFixed(3))]));
+  return { ...measured, cpu_ms_per_request: perRequest };
 }
 
 function cycle<T>(items: T[]): () => T {
@@ -257,6 +294,8 @@ function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, 
     // A/Bs of the read pool: SQLITE_READ_WORKERS=0 (no pool) or SQLITE_INLINE_NODES=0 (every search on it) npm run bench.
     ...(process.env.SQLITE_READ_WORKERS !== undefined ? { SQLITE_READ_WORKERS: process.env.SQLITE_READ_WORKERS } : {}),
     ...(process.env.SQLITE_INLINE_NODES !== undefined ? { SQLITE_INLINE_NODES: process.env.SQLITE_INLINE_NODES } : {}),
+    // A profile of the service: BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR' npm run bench.
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     ...neo4jEnv,
   };
 }
@@ -288,6 +327,8 @@ async function main(): Promise<void> {
 
   const service = await startProcess([path.join(ROOT, 'dist', 'main.js')], serviceEnv);
   await waitReady(service.base);
+  cpuWatched.set('service', service.child.pid as number);
+  if (neo4jServer?.pid) cpuWatched.set('neo4j', neo4jServer.pid);
   const admin = { authorization: `Bearer ${ADMIN}` };
   for (const [schemaId, idTypes] of Object.entries(SCHEMAS)) {
     await http(service.base, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, { id_types: idTypes }, admin);
@@ -306,7 +347,7 @@ async function main(): Promise<void> {
   const storeFloor = async () => ({ ...(await measure(service.base, floorSpec, warmupSeconds(store))), warmup_s: warmupSeconds(store) });
   if (store === 'neo4j') {
     floors.neo4j = await storeFloor();
-    console.log(`floor neo4j: ${floors.neo4j.rps} req/s (after ${floors.neo4j.warmup_s} s untimed)`);
+    console.log(`floor neo4j: ${floors.neo4j.rps} req/s (after ${floors.neo4j.warmup_s} s untimed)${cpuLine(floors.neo4j)}`);
   }
 
   const small = cycle(graph.smallKeys);
@@ -374,7 +415,7 @@ async function main(): Promise<void> {
   /** One scenario measured, printed, and put beside the floors of this run. */
   const scenario = async (name: string, spec: RequestSpec): Promise<ScenarioResult> => {
     const m = await measure(service.base, spec, warmupSeconds(store));
-    console.log(`${name}: ${m.rps} req/s`);
+    console.log(`${name}: ${m.rps} req/s${cpuLine(m)}`);
     return { name, ...m, ...ratios(m) };
   };
   for (const { name, spec } of scenarios) results.push(await scenario(name, spec));
@@ -389,6 +430,7 @@ async function main(): Promise<void> {
   }
   const memory = memoryMb(service.child.pid as number);
   const neo4jMemory = neo4jServer?.pid ? memoryMb(neo4jServer.pid) : undefined;
+  cpuWatched.clear();
   await stop(service);
   await neo4jServer?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -486,7 +528,7 @@ async function mixed(
   const both = (seconds: number) => Promise.all([drive(base, spec(MIXED.small), seconds, small), drive(base, spec(MIXED.big), seconds, big)]);
   await both(warmup);
   const [one, all] = await both(MODE.seconds);
-  const named = (name: string, m: Measured): ScenarioResult => {
+  const named = (name: string, { requests: _requests, ...m }: Measured & { requests: number }): ScenarioResult => {
     console.log(`${name}: ${m.rps} req/s, p99 ${m.p99_ms} ms`);
     return { name, ...m, ...ratios(m) };
   };
