@@ -294,8 +294,6 @@ function serviceEnvFor(store: string, dataDir: string, neo4jEnv: Record<string, 
     // A/Bs of the read pool: SQLITE_READ_WORKERS=0 (no pool) or SQLITE_INLINE_NODES=0 (every search on it) npm run bench.
     ...(process.env.SQLITE_READ_WORKERS !== undefined ? { SQLITE_READ_WORKERS: process.env.SQLITE_READ_WORKERS } : {}),
     ...(process.env.SQLITE_INLINE_NODES !== undefined ? { SQLITE_INLINE_NODES: process.env.SQLITE_INLINE_NODES } : {}),
-    // A profile of the service: BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR' npm run bench.
-    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     ...neo4jEnv,
   };
 }
@@ -325,7 +323,9 @@ async function main(): Promise<void> {
     console.log(`floor ${name}: ${floors[name]?.rps} req/s`);
   }
 
-  const service = await startProcess([path.join(ROOT, 'dist', 'main.js')], serviceEnv);
+  // A profile of the service: BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' npm run bench.
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const service = await startProcess([...nodeArgs, path.join(ROOT, 'dist', 'main.js')], serviceEnv);
   await waitReady(service.base);
   cpuWatched.set('service', service.child.pid as number);
   if (neo4jServer?.pid) cpuWatched.set('neo4j', neo4jServer.pid);
