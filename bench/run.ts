@@ -14,6 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { type ComparedReport, comparisonTable, formatTable } from './compare';
+import { cpuOf, cpuPer } from './cpu';
 import { generateGraph, type GeneratedGraph, type NodeRef, prng, SCHEMAS } from './graph';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -126,14 +127,6 @@ interface Measured {
 /** The processes whose CPU each measurement divides among its requests (set once they run). */
 const cpuWatched = new Map<string, number>();
 
-/** CPU milliseconds a process has used so far (user and system, from /proc; Linux clock ticks are 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name, which may hold spaces, start after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 function cpuLine(m: Measured): string {
   const cpu = m.cpu_ms_per_request;
   return cpu
@@ -144,9 +137,7 @@ function cpuLine(m: Measured): string {
 }
 
 function cpuNow(): Record<string, number> {
-  const now: Record<string, number> = { load_generator: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 };
-  for (const [name, pid] of cpuWatched) now[name] = cpuMs(pid);
-  return now;
+  return cpuOf(new Map([['load_generator', process.pid], ...cpuWatched]));
 }
 
 type RequestSpec = {
@@ -209,8 +200,7 @@ async function measure(base: string, spec: RequestSpec, warmup: number): Promise
   const { requests, ...measured } = await drive(base, spec, MODE.seconds, next);
   const after = cpuNow();
   if (cpuWatched.size === 0 || requests === 0) return measured;
-  const perRequest = Object.fromEntries(Object.keys(after).map((name) => [name, Number((((after[name] ?? 0) - (before[name] ?? 0)) / requests).toFixed(3))]));
-  return { ...measured, cpu_ms_per_request: perRequest };
+  return { ...measured, cpu_ms_per_request: cpuPer(before, after, requests) };
 }
 
 function cycle<T>(items: T[]): () => T {
@@ -346,9 +336,7 @@ async function main(): Promise<void> {
     seconds: Number(loadSeconds.toFixed(2)),
     ids_per_s: Math.round(graph.heldIds / loadSeconds),
     // What 1,000 IDs of the load cost each process, as cpu_ms_per_request does for a scenario.
-    cpu_ms_per_1000_ids: Object.fromEntries(
-      Object.keys(cpuAfterLoad).map((name) => [name, Number(((((cpuAfterLoad[name] ?? 0) - (cpuBeforeLoad[name] ?? 0)) * 1000) / graph.heldIds).toFixed(1))]),
-    ),
+    cpu_ms_per_1000_ids: cpuPer(cpuBeforeLoad, cpuAfterLoad, graph.heldIds / 1000),
   };
   console.log(`load: ${load.ids} IDs in ${load.seconds} s = ${load.ids_per_s} IDs/s, CPU ms a 1,000 IDs: ${JSON.stringify(load.cpu_ms_per_1000_ids)}`);
 
