@@ -270,7 +270,7 @@ form.addEventListener('submit', (event) => {
   void show();
 });
 
-byId<HTMLButtonElement>('fit').addEventListener('click', () => view.cy.fit(undefined, 30));
+byId<HTMLButtonElement>('fit').addEventListener('click', () => view.fitAll());
 
 // A new "hot at" redraws what is there; nothing is asked again.
 inputs.hotAt.addEventListener('change', () => {

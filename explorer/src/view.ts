@@ -22,6 +22,20 @@ export const CLASSES = {
 } as const;
 
 const HOT = '#cc3311';
+
+/** Labels' size in the drawing's units: on screen, that times the zoom. */
+const LABEL_FONT = 11;
+/** Below this size on screen (px) a label is not drawn. */
+const MIN_LABEL_PX = 10;
+/**
+ * The zooms a first draw ends at: labels between 10 and 15.4 px on screen. A small component fitted to the whole
+ * area would get huge labels; a large one fitted whole would get labels too small to draw, so the view shows its
+ * start nodes at the smallest of these zooms instead (Fit shows it whole).
+ */
+export const DRAW_ZOOM = { min: MIN_LABEL_PX / LABEL_FONT, max: 1.4 };
+/** Drawings up to this many nodes are spread until no two labels overlap (bigger ones are read zoomed in). */
+const SPREAD_UP_TO = 80;
+const FIT_PADDING = 30;
 const UNLINKED = '#9a9a9a';
 
 const STYLE: cytoscape.StylesheetJson = [
@@ -29,14 +43,14 @@ const STYLE: cytoscape.StylesheetJson = [
     selector: 'node',
     style: {
       label: 'data(label)',
-      'font-size': 10,
+      'font-size': LABEL_FONT,
       color: '#1d232a',
       'text-valign': 'bottom',
       'text-margin-y': 3,
       'text-outline-color': '#ffffff',
       'text-outline-width': 2,
-      // Labels of a zoomed-out drawing are unreadable anyway; not drawing them keeps 500 nodes fluid.
-      'min-zoomed-font-size': 7,
+      // A label smaller than this on screen is not drawn: unreadable anyway, and not drawing it keeps 500 nodes fluid.
+      'min-zoomed-font-size': MIN_LABEL_PX,
     },
   },
   { selector: `node.${CLASSES.person}`, style: { 'background-color': 'data(colour)', width: 20, height: 20 } },
@@ -54,12 +68,12 @@ const STYLE: cytoscape.StylesheetJson = [
       // Two nodes sharing two IDs get two lines, side by side.
       'curve-style': 'bezier',
       label: 'data(label)',
-      'font-size': 8,
+      // Level, not along the line: read without tilting the head, and its box is the one measured for overlaps.
+      'font-size': LABEL_FONT,
       color: '#3d4650',
-      'text-rotation': 'autorotate',
       'text-outline-color': '#ffffff',
       'text-outline-width': 2,
-      'min-zoomed-font-size': 8,
+      'min-zoomed-font-size': MIN_LABEL_PX,
     },
   },
   { selector: `edge.${CLASSES.hubEdge}`, style: { 'line-color': '#e69a85', width: 1.2 } },
@@ -78,7 +92,14 @@ interface FcoseOptions {
   nodeRepulsion: number;
   idealEdgeLength: number;
   tile: boolean;
+  nodeDimensionsIncludeLabels: boolean;
 }
+
+type Box = { x1: number; y1: number; x2: number; y2: number };
+const overlaps = (a: Box, b: Box): boolean => Math.min(a.x2, b.x2) > Math.max(a.x1, b.x1) && Math.min(a.y2, b.y2) > Math.max(a.y1, b.y1);
+const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+type LabelBox = { e: cytoscape.SingularElementArgument; box: Box };
+const LABEL_ONLY = { includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false } as const;
 
 const avg = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
 
@@ -173,19 +194,82 @@ export class GraphView {
       quality: 'default',
       randomize: first,
       animate: false,
-      fit: true,
-      padding: 30,
+      fit: false,
+      padding: FIT_PADDING,
       nodeRepulsion: 6500,
-      idealEdgeLength: 70,
+      idealEdgeLength: 45,
       // Nodes without a line (joined through an ID the caller may not see) are set in rows, not scattered.
       tile: true,
+      // A node takes the room of its label too, so that labels of neighbours do not land on each other.
+      nodeDimensionsIncludeLabels: true,
     };
     return new Promise((resolve) => {
       const layout = cy.layout(options);
       // Registered before run(): without animation the layout may stop before run() returns.
-      layout.one('layoutstop', () => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+      layout.one('layoutstop', () => {
+        void (async () => {
+          if (cy.nodes().length <= SPREAD_UP_TO) {
+            this.frame();
+            await this.spreadLabels();
+          }
+          this.frame();
+          await nextFrame();
+          await nextFrame();
+          resolve();
+        })();
+      });
       layout.run();
     });
+  }
+
+  /**
+   * The layout places nodes, not labels: while two labels overlap, the drawing is spread out from its centre
+   * (labels keep their size, so they draw apart), a little at a time. The library places a line's label when it
+   * draws, so each round measures after a frame.
+   */
+  private async spreadLabels(): Promise<void> {
+    const cy = this.cy;
+    const labelled = cy.elements().filter((e) => String(e.data('label') ?? '') !== '');
+    const nodes = cy.nodes();
+    for (let round = 0; round < 25; round++) {
+      await nextFrame();
+      if (this.overlapping(labelled).length === 0) return;
+      const centre = { x: avg(nodes.map((n) => n.position().x)), y: avg(nodes.map((n) => n.position().y)) };
+      cy.batch(() => {
+        for (const n of nodes) n.position({ x: centre.x + (n.position().x - centre.x) * 1.08, y: centre.y + (n.position().y - centre.y) * 1.08 });
+      });
+    }
+  }
+
+  private overlapping(labelled: cytoscape.CollectionReturnValue): Array<[LabelBox, LabelBox]> {
+    const boxes: LabelBox[] = labelled.map((e) => ({ e, box: e.boundingBox(LABEL_ONLY) }));
+    const pairs: Array<[LabelBox, LabelBox]> = [];
+    for (let a = 0; a < boxes.length; a++) {
+      for (let b = a + 1; b < boxes.length; b++) {
+        const [one, two] = [boxes[a] as LabelBox, boxes[b] as LabelBox];
+        if (overlaps(one.box, two.box)) pairs.push([one, two]);
+      }
+    }
+    return pairs;
+  }
+
+  /** The whole drawing in view, at a zoom where its labels read well (see DRAW_ZOOM). */
+  private frame(): void {
+    const cy = this.cy;
+    cy.fit(undefined, FIT_PADDING);
+    if (cy.zoom() > DRAW_ZOOM.max) {
+      cy.zoom(DRAW_ZOOM.max);
+      cy.center();
+    } else if (cy.zoom() < DRAW_ZOOM.min) {
+      cy.zoom(DRAW_ZOOM.min);
+      const starts = cy.nodes(`.${CLASSES.start}`);
+      cy.center(starts.nonempty() ? starts : undefined);
+    }
+  }
+
+  /** The whole drawing in view, whatever the zoom (the Fit button). */
+  fitAll(): void {
+    this.cy.fit(undefined, FIT_PADDING);
   }
 
   /** What is drawn, counted in the library's model. */

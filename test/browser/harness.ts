@@ -134,6 +134,29 @@ export class ExplorerPage {
     }, keyId);
   }
 
+  /**
+   * Every label the library draws now, measured on the rendered page: its text, its box (px, relative to #graph, from
+   * the library's own rendered bounding box of the label alone) and its font size on screen (the style's size times
+   * the zoom). A label whose size on screen is below the style's min-zoomed-font-size is not drawn, so not listed.
+   */
+  labels(): Promise<Array<{ text: string; box: { x1: number; y1: number; x2: number; y2: number }; fontPx: number }>> {
+    return this.page.evaluate(() => {
+      const cy = (globalThis as unknown as PageGlobals).explorer;
+      const zoom = cy.zoom();
+      return cy
+        .elements()
+        .filter((e) => String(e.data('label') ?? '') !== '')
+        .map((e) => ({
+          text: String(e.data('label')),
+          box: e.renderedBoundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false }),
+          fontPx: parseFloat(String(e.style('font-size'))) * zoom,
+          minPx: parseFloat(String(e.style('min-zoomed-font-size'))),
+        }))
+        .filter((label) => label.fontPx >= label.minPx)
+        .map(({ text, box, fontPx }) => ({ text, box: { x1: box.x1, y1: box.y1, x2: box.x2, y2: box.y2 }, fontPx }));
+    });
+  }
+
   /** Clicks with the real mouse where the library drew the element `ref`. */
   async clickElement(ref: string): Promise<void> {
     const box = await this.page.locator('#graph').boundingBox();
