@@ -18,7 +18,7 @@ import {
 import { Panel, type PanelContext } from './panel';
 import { redact, type ShownProblem } from './problems';
 import { boundedInteger, DEFAULT_MAX_NODES, type GraphQuery, historyPath, MAX_NODES_LIMIT, type Step } from './requests';
-import { GraphView } from './view';
+import { CLASSES, GraphView } from './view';
 
 declare global {
   interface Window {
@@ -62,6 +62,7 @@ const alertBox = byId<HTMLDivElement>('alert');
 const notice = byId<HTMLParagraphElement>('notice');
 const stats = byId<HTMLOutputElement>('graph-stats');
 const legend = byId<HTMLUListElement>('legend');
+const help = byId<HTMLParagraphElement>('help');
 
 /**
  * What Show fixed: the customer and the token every later request of this drawing uses (expand, history), kept
@@ -135,7 +136,10 @@ function updateStatus(): void {
   stats.dataset.hubs = String(counts.hubs);
   stats.dataset.edges = String(counts.edges);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  stats.textContent = `${plural(counts.nodes, 'node', 'nodes')}, ${plural(counts.edges, 'line', 'lines')}, ${plural(counts.hubs, 'hot ID', 'hot IDs')}`;
+  stats.textContent =
+    counts.nodes === 0
+      ? 'Nothing drawn.'
+      : `${plural(counts.nodes, 'node', 'nodes')}, ${plural(counts.edges, 'line', 'lines')}, ${plural(counts.hubs, 'hot ID', 'hot IDs')}`;
 
   const items: HTMLLIElement[] = [];
   const item = (swatchClass: string, colour: string | null, text: string) => {
@@ -149,6 +153,8 @@ function updateStatus(): void {
   };
   const schemas = [...new Set(view.cy.nodes('.person').map((n) => String(n.data('schema'))))].sort();
   for (const schema of schemas) item('schema', palette.colourOf(schema), schema);
+  if (view.cy.nodes(`.${CLASSES.start}`).nonempty()) item('start', null, 'thick border: holds the ID you asked for');
+  if (view.cy.edges(`.${CLASSES.shared}`).not(`.${CLASSES.unlinked}`).nonempty()) item('line', null, 'ID the two nodes share');
   if (counts.hubs > 0) item('hub', null, `hot ID (held by ${hotAt()}+ drawn nodes)`);
   if (counts.unlinked > 0) item('unlinked', null, 'ID of a type that does not link');
   legend.replaceChildren(...items);
@@ -195,6 +201,14 @@ function setBusy(busy: boolean): void {
   document.body.setAttribute('aria-busy', String(busy));
 }
 
+function clearDrawing(): void {
+  panel.hide();
+  showNotice(null);
+  collection = emptyCollection();
+  view.clear();
+  updateStatus();
+}
+
 async function show(): Promise<void> {
   for (const mark of [MARKS.show, MARKS.answered, MARKS.drawn]) performance.clearMarks(mark);
   for (const measure of [MARKS.firstDraw, MARKS.request, MARKS.drawing]) performance.clearMeasures(measure);
@@ -214,11 +228,14 @@ async function show(): Promise<void> {
     const outcome = await fetchGraph(query, session.token);
     performance.mark(MARKS.answered);
     if (!outcome.ok) {
+      // Nothing of the last drawing stays under the alert: it would read as the answer to this query.
+      clearDrawing();
       showProblem(outcome.problem);
       return;
     }
     showProblem(null);
     panel.hide();
+    help.hidden = true;
     collection = merge(emptyCollection(), outcome.value, where).collection;
     if (outcome.value.nodes.length === 0) {
       view.clear();
