@@ -19,6 +19,8 @@ export const CLASSES = {
   shared: 'shared',
   /** An ID of a `links: false` type: drawn, but it joins nothing. */
   unlinked: 'unlinked',
+  /** Every element while the zoom makes labels smaller than MIN_LABEL_PX on screen: labels hidden. */
+  quiet: 'quiet',
 } as const;
 
 const HOT = '#cc3311';
@@ -78,6 +80,9 @@ const STYLE: cytoscape.StylesheetJson = [
   },
   { selector: `edge.${CLASSES.hubEdge}`, style: { 'line-color': '#e69a85', width: 1.2 } },
   { selector: `edge.${CLASSES.unlinked}`, style: { 'line-style': 'dashed', 'line-color': UNLINKED } },
+  // The library's own min-zoomed-font-size works in steps of a power of two of the zoom, so it draws labels down
+  // to half that size; this hides them at the size itself.
+  { selector: `.${CLASSES.quiet}`, style: { 'text-opacity': 0 } },
   { selector: ':selected', style: { 'overlay-color': '#2f5d8a', 'overlay-opacity': 0.25, 'overlay-padding': 6 } },
 ];
 
@@ -112,6 +117,7 @@ export interface ViewHandlers {
 
 export class GraphView {
   readonly cy: cytoscape.Core;
+  private quiet = false;
 
   constructor(
     container: HTMLElement,
@@ -129,6 +135,7 @@ export class GraphView {
       maxZoom: 4,
       wheelSensitivity: 0.3,
     });
+    this.cy.on('viewport', () => this.quietLabels());
     // The panel opening or the window changing takes room from the drawing: the library must be told.
     new ResizeObserver(() => this.cy.resize()).observe(container);
     this.cy.on('tap', `node.${CLASSES.person}`, (event) => handlers.onNode((event.target as cytoscape.NodeSingular).id()));
@@ -187,6 +194,7 @@ export class GraphView {
         else added.push({ group: 'edges', data: { id: edge.ref, source: edge.source, target: edge.target, label: edge.label, idPair: edge.id }, classes });
       }
       cy.add(added);
+      if (this.quiet) cy.elements().addClass(CLASSES.quiet);
     });
 
     const options: FcoseOptions = {
@@ -265,6 +273,14 @@ export class GraphView {
       const starts = cy.nodes(`.${CLASSES.start}`);
       cy.center(starts.nonempty() ? starts : undefined);
     }
+  }
+
+  /** Labels hidden while they would be smaller than MIN_LABEL_PX on screen; restyled only when that changes. */
+  private quietLabels(): void {
+    const quiet = LABEL_FONT * this.cy.zoom() < MIN_LABEL_PX;
+    if (quiet === this.quiet) return;
+    this.quiet = quiet;
+    this.cy.batch(() => (quiet ? this.cy.elements().addClass(CLASSES.quiet) : this.cy.elements().removeClass(CLASSES.quiet)));
   }
 
   /** The whole drawing in view, whatever the zoom (the Fit button). */

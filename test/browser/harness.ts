@@ -137,23 +137,24 @@ export class ExplorerPage {
   /**
    * Every label the library draws now, measured on the rendered page: its text, its box (px, relative to #graph, from
    * the library's own rendered bounding box of the label alone) and its font size on screen (the style's size times
-   * the zoom). A label whose size on screen is below the style's min-zoomed-font-size is not drawn, so not listed.
+   * the zoom). Left out: labels the library skips as too small (its renderer's own test) and transparent ones.
    */
   labels(): Promise<Array<{ text: string; box: { x1: number; y1: number; x2: number; y2: number }; fontPx: number }>> {
     return this.page.evaluate(() => {
       const cy = (globalThis as unknown as PageGlobals).explorer;
+      const renderer = (cy as unknown as { renderer(): { eleTextBiggerThanMin(e: unknown): boolean } }).renderer();
       const zoom = cy.zoom();
       return cy
         .elements()
-        .filter((e) => String(e.data('label') ?? '') !== '')
-        .map((e) => ({
-          text: String(e.data('label')),
-          box: e.renderedBoundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false }),
-          fontPx: parseFloat(String(e.style('font-size'))) * zoom,
-          minPx: parseFloat(String(e.style('min-zoomed-font-size'))),
-        }))
-        .filter((label) => label.fontPx >= label.minPx)
-        .map(({ text, box, fontPx }) => ({ text, box: { x1: box.x1, y1: box.y1, x2: box.x2, y2: box.y2 }, fontPx }));
+        .filter((e) => String(e.data('label') ?? '') !== '' && renderer.eleTextBiggerThanMin(e) && Number(e.style('text-opacity')) > 0)
+        .map((e) => {
+          const box = e.renderedBoundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false });
+          return {
+            text: String(e.data('label')),
+            box: { x1: box.x1, y1: box.y1, x2: box.x2, y2: box.y2 },
+            fontPx: parseFloat(String(e.style('font-size'))) * zoom,
+          };
+        });
     });
   }
 

@@ -66,7 +66,7 @@ describe('the explorer page, its labels', () => {
     await page.screenshot('labels-walkthrough');
   });
 
-  test('when the twelve-node person is drawn, then no two labels overlap; it opens on its start nodes at a readable size, and Fit shows it whole, nothing cut', async () => {
+  test('when the twelve-node person is drawn, then no two labels overlap; it opens on its start nodes at a readable size, and Fit shows it whole with no label cut or too small to read', async () => {
     const seeded = await seedPerson(app, uniqueCustomer('person'));
     for (let run = 0; run < 3; run++) {
       await page.show({ token: seeded.token, customer: seeded.customer, type: 'phone', id: '555-1' });
@@ -77,6 +77,8 @@ describe('the explorer page, its labels', () => {
       expect(found.texts).toEqual(expect.arrayContaining(['crm_id: c-1', 'crm_id: c-2']));
       await page.page.click('#fit');
       expect((await problems()).cut).toEqual([]);
+      // Fitted whole, labels too small to read are not drawn at all.
+      expect((await page.labels()).filter((l) => l.fontPx < READABLE.min)).toEqual([]);
     }
     await page.screenshot('labels-person');
   });
