@@ -208,8 +208,9 @@ export class GraphView {
       idealEdgeLength: 45,
       // Nodes without a line (joined through an ID the caller may not see) are set in rows, not scattered.
       tile: true,
-      // A node takes the room of its label too, so that labels of neighbours do not land on each other.
-      nodeDimensionsIncludeLabels: true,
+      // A node takes the room of its label too, so that labels of neighbours do not land on each other; a large
+      // drawing is read zoomed in, where that room is not needed, and measuring every label slows its layout.
+      nodeDimensionsIncludeLabels: cy.nodes().length <= SPREAD_UP_TO,
     };
     return new Promise((resolve) => {
       const layout = cy.layout(options);
@@ -283,9 +284,14 @@ export class GraphView {
     this.cy.batch(() => (quiet ? this.cy.elements().addClass(CLASSES.quiet) : this.cy.elements().removeClass(CLASSES.quiet)));
   }
 
-  /** The whole drawing in view, whatever the zoom (the Fit button). */
+  /** The whole drawing in view, however small that makes it (the Fit button). */
   fitAll(): void {
     this.cy.fit(undefined, FIT_PADDING);
+    // Never blown up past the first draw's zoom: a small drawing fitted to the whole area would get huge labels.
+    if (this.cy.zoom() > DRAW_ZOOM.max) {
+      this.cy.zoom(DRAW_ZOOM.max);
+      this.cy.center();
+    }
   }
 
   /** What is drawn, counted in the library's model. */

@@ -96,6 +96,9 @@ describe('the explorer page, its labels', () => {
       expect(px).toBeGreaterThanOrEqual(READABLE.min);
       expect(px).toBeLessThanOrEqual(READABLE.max);
     }
+    // Fit shows it whole, and never blows a small drawing up past that size either.
+    await page.page.click('#fit');
+    for (const label of await page.labels()) expect(label.fontPx).toBeLessThanOrEqual(READABLE.max);
     await page.screenshot(`labels-${size}`);
   });
 });
