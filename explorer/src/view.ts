@@ -19,9 +19,17 @@ export const CLASSES = {
   shared: 'shared',
   /** An ID of a `links: false` type: drawn, but it joins nothing. */
   unlinked: 'unlinked',
+  /** A node picked to ask why it is one person with another. */
+  picked: 'picked',
+  /** The nodes, lines and hubs of the chain `_why` answered. */
+  chain: 'chain',
   /** Every element while the zoom makes labels smaller than MIN_LABEL_PX on screen: labels hidden. */
   quiet: 'quiet',
 } as const;
+
+/** The colours of a picked node and of the chain, which the legend (explorer.css) repeats. */
+export const PICKED = '#2f5d8a';
+export const CHAIN = '#e6a100';
 
 const HOT = '#cc3311';
 
@@ -83,6 +91,9 @@ const STYLE: cytoscape.StylesheetJson = [
   // The library's own min-zoomed-font-size works in steps of a power of two of the zoom, so it draws labels down
   // to half that size; this hides them at the size itself.
   { selector: `.${CLASSES.quiet}`, style: { 'text-opacity': 0 } },
+  { selector: `node.${CLASSES.chain}`, style: { 'underlay-color': CHAIN, 'underlay-opacity': 0.55, 'underlay-padding': 5, 'underlay-shape': 'ellipse' } },
+  { selector: `edge.${CLASSES.chain}`, style: { width: 5, 'line-color': CHAIN, 'line-style': 'solid' } },
+  { selector: `node.${CLASSES.picked}`, style: { 'underlay-color': PICKED, 'underlay-opacity': 0.45, 'underlay-padding': 6, 'underlay-shape': 'ellipse' } },
   { selector: ':selected', style: { 'overlay-color': '#2f5d8a', 'overlay-opacity': 0.25, 'overlay-padding': 6 } },
 ];
 
@@ -307,6 +318,16 @@ export class GraphView {
   select(ref: string): void {
     this.cy.elements(':selected').unselect();
     this.cy.getElementById(ref).select();
+  }
+
+  /** Marks the picked nodes and the chain between them; none given, none marked. */
+  mark(picked: string[], chain: string[] = []): void {
+    const cy = this.cy;
+    cy.batch(() => {
+      cy.elements(`.${CLASSES.picked}, .${CLASSES.chain}`).removeClass(`${CLASSES.picked} ${CLASSES.chain}`);
+      for (const ref of picked) cy.getElementById(ref).addClass(CLASSES.picked);
+      for (const ref of chain) cy.getElementById(ref).addClass(CLASSES.chain);
+    });
   }
 
   clear(): void {
