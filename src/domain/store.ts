@@ -13,6 +13,7 @@ import type {
 } from './deliveries';
 import { DomainError } from './errors';
 import type { GraphComponent, GraphQuery } from './graph';
+import type { WhyFound, WhyQuery } from './why';
 import type { BlockRule } from './blocklist';
 import {
   type CustomerPolicy,
@@ -220,6 +221,11 @@ export interface Store {
    * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
    */
   graph(query: GraphQuery): Promise<GraphComponent>;
+  /**
+   * `_why` (./why.ts): which start no node holds, or the chain, smallest by compareChains among the shortest within
+   * WHY_SEARCH_HOPS, never through an unlinked type; component_too_large past maxNodes nodes or maxIds IDs visited.
+   */
+  why(query: WhyQuery): Promise<WhyFound>;
 
   // History and erasure (extensions §3). Every node write above appends its entries (extensions §3.1) in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.

@@ -48,6 +48,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_why": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Why two starts are one person (one shortest chain of nodes sharing IDs)
+         * @description `from` and `to` are starts as the search's `match.from` (no `exclude`): a keyed node, or every node
+         *     holding `where` (only in `schema` if given). The answer is one shortest chain from a node of `from` to a
+         *     node of `to`: `path` alternates nodes and the IDs (`via`) each next node shares with the one before, and
+         *     `hops` counts the vias. When one node is both a `from` and a `to` node, `path` is that node and `hops`
+         *     is 0. Among equal shortest chains it is the smallest in code-point order of its vias (type, then id),
+         *     then of its node keys (schema, key type, key id): the same on every store.
+         *
+         *     The chain is looked for up to 50 hops. No chain within `max_hops` (absent: 10) but one within 50 is
+         *     `linked: false` with `reason: max_hops`; none within 50 (another component) is `linked: false` with no
+         *     reason. IDs of `links: false` types are never a `via`. A start on a secure type needs a bearer token,
+         *     and without one a secure via or key is shown as `{"type": T, "id": null, "secure": true}`. A start no
+         *     node holds is 404 `node_not_found`; an unknown `schema` 404 `schema_not_found`. A search that would
+         *     visit more than TRAVERSAL_MAX_NODES nodes is 422 `component_too_large`. With `require_token` in the
+         *     customer's settings, a bearer token is always needed.
+         */
+        post: operations["why"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{customer_id}/_graph": {
         parameters: {
             query?: never;
@@ -852,6 +885,45 @@ export interface components {
             /** @description Number of results, 1 to SEARCH_MAX_LIMIT (default 100000). When absent, 10000 (or SEARCH_MAX_LIMIT if that is lower). */
             limit?: number;
         };
+        /** @description The search's start without `exclude`; either schema with key, or where (with an optional schema), or all three. */
+        WhyStart: {
+            schema?: components["schemas"]["Name"];
+            key?: components["schemas"]["IdPair"];
+            where?: components["schemas"]["IdPair"];
+        };
+        WhyRequest: {
+            from: components["schemas"]["WhyStart"];
+            to: components["schemas"]["WhyStart"];
+            /** @description The most vias the chain may have, 1 to 50. Absent: 10. */
+            max_hops?: number;
+        };
+        /** @description An ID, or without a token one of a secure type, its value hidden. */
+        WhyId: components["schemas"]["IdPair"] | {
+            type: components["schemas"]["IdType"];
+            id: null;
+            /** @enum {boolean} */
+            secure: true;
+        };
+        WhyStep: {
+            node: {
+                schema: components["schemas"]["Name"];
+                key: components["schemas"]["WhyId"];
+            };
+        } | {
+            via: components["schemas"]["WhyId"];
+        };
+        WhyResponse: {
+            linked: boolean;
+            /** @description How many vias the chain has; null when not linked. */
+            hops: number | null;
+            /** @description Node, via, node, ... from a node of `from` to a node of `to`; empty when not linked. */
+            path: components["schemas"]["WhyStep"][];
+            /**
+             * @description `max_hops`: a chain exists, but longer than `max_hops`.
+             * @enum {string}
+             */
+            reason?: "max_hops";
+        };
         /** @description Either schema with key, or where (with an optional schema), or all three. */
         SearchStart: {
             schema?: components["schemas"]["Name"];
@@ -1439,6 +1511,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    why: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhyRequest"];
+            };
+        };
+        responses: {
+            /** @description The chain, or why there is none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -47,6 +47,8 @@ import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy }
 import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
+import { whyInGraph } from './neo4j-why';
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
 import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
@@ -334,6 +336,10 @@ export class Neo4jStore implements Store {
 
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.read((q) => graphOf(q, query));
+  }
+
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.read((q) => whyInGraph(q, query));
   }
 
   // ---- history and erasure

@@ -67,6 +67,7 @@ export const STATEMENT_NAMES = [
   'graph.reach-one',
   'graph.reach-one-from-id',
   'graph.ids',
+  'why.shortest',
 
   'sequence.next',
   'sequence.adopt-shared',

@@ -42,6 +42,8 @@ import { SqliteSchemas } from './sqlite-schemas';
 import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
 import { type InlineBounds, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
+import { SqliteWhy } from './sqlite-why';
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
@@ -118,6 +120,7 @@ export class SqliteStore implements Store {
   private readonly nodes: SqliteNodes;
   private readonly history: SqliteHistory;
   private readonly reader: SqliteSearch;
+  private readonly whyReader: SqliteWhy;
   private readonly file: string;
   private readonly readWorkers: number;
   /** Undefined without a read pool: every read inline, whatever it reads. */
@@ -135,6 +138,7 @@ export class SqliteStore implements Store {
     this.deliveries = new SqliteDeliveries(this.db);
     this.history = new SqliteHistory(this.db);
     this.reader = new SqliteSearch(this.db);
+    this.whyReader = new SqliteWhy(this.db);
     this.showing = new SqliteShowing(this.db, this.deliveries, this.reader);
     this.nodes = new SqliteNodes(this.db, this.schemas, this.history, this.deliveries, this.reader);
     this.file = options.path;
@@ -393,6 +397,11 @@ export class SqliteStore implements Store {
       () => this.reader.graph(inline, this.inline),
       (pool) => pool.graph(pooled()),
     );
+  }
+
+  /** On the event loop: a bidirectional search reads far less than a search of the component, and stops at maxNodes. */
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.run(() => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes)));
   }
 
   /**
