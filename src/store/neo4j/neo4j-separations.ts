@@ -7,7 +7,7 @@ import { byNodeRef, idsShared, separationNotFound } from '../../domain/store';
 import { historyEntry } from '../history';
 import { appendHistory } from './neo4j-history';
 import { keyParams, lockAndRead } from './neo4j-nodes';
-import type { Query } from './query';
+import { type Query, together } from './query';
 
 /**
  * Locks both nodes, in code-point order of their keys (two calls on one pair never wait on each other in a cycle),
@@ -16,13 +16,12 @@ import type { Query } from './query';
 async function lockPair(q: Query, customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit, writeId: string) {
   const nodeA: NodeAddress = { customerId, ...a, audit };
   const nodeB: NodeAddress = { customerId, ...b, audit };
-  const lock = async (n: NodeAddress) => (await lockAndRead(q, n, writeId, () => q<{ node: string }>('node.find', keyParams(n)))).target;
-  if (byNodeRef(a, b) <= 0) {
-    const first = await lock(nodeA);
-    return { nodeA, nodeB, a: first, b: await lock(nodeB) };
-  }
-  const first = await lock(nodeB);
-  return { nodeA, nodeB, a: await lock(nodeA), b: first };
+  const lock = (n: NodeAddress) => lockAndRead(q, n, writeId, () => q<{ node: string }>('node.find', keyParams(n)));
+  // Both sent at once (one round trip); Neo4j runs them in the order sent.
+  const [first, second] = byNodeRef(a, b) <= 0 ? [lock(nodeA), lock(nodeB)] : [lock(nodeB), lock(nodeA)];
+  await together(first, second);
+  const [lockedA, lockedB] = byNodeRef(a, b) <= 0 ? [await first, await second] : [await second, await first];
+  return { nodeA, nodeB, a: lockedA.target, b: lockedB.target };
 }
 
 export async function separateInGraph(q: Query, r: SeparateRequest, writeId: string): Promise<{ idsRemoved: number }> {
@@ -54,10 +53,15 @@ export async function separateInGraph(q: Query, r: SeparateRequest, writeId: str
 
 export async function unseparateInGraph(q: Query, customerId: string, ra: NodeRef, rb: NodeRef, audit: WriteAudit, writeId: string): Promise<void> {
   const { nodeA, nodeB, a, b } = await lockPair(q, customerId, ra, rb, audit, writeId);
-  const [row] = await q<{ lifted: number }>('separation.delete', { a, b });
-  if (Number(row?.lifted ?? 0) === 0) throw separationNotFound(ra, rb);
   const at = new Date().toISOString();
-  await appendHistory(q, customerId, [historyEntry(nodeA, 'unseparate', [], [], at), historyEntry(nodeB, 'unseparate', [], [], at)], writeId);
+  // Sent together: when there was no ban, the refusal rolls the history entries back with the rest.
+  const deleting = q<{ lifted: number }>('separation.delete', { a, b });
+  await together(
+    deleting,
+    appendHistory(q, customerId, [historyEntry(nodeA, 'unseparate', [], [], at), historyEntry(nodeB, 'unseparate', [], [], at)], writeId),
+  );
+  const [row] = await deleting;
+  if (Number(row?.lifted ?? 0) === 0) throw separationNotFound(ra, rb);
 }
 
 type ListedNode = { schema: string; keyType: string; keyId: string };
