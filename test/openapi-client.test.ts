@@ -56,6 +56,19 @@ const WALKTHROUGH: Record<string, unknown> = {
   },
   putSettings: { timezone: 'Asia/Tokyo' },
   eraseId: { id: { type: 'email', id: 'ann@example.com' } },
+  separateNodes: {
+    nodes: [
+      { schema: 'member', key: user },
+      { schema: 'member', key: { type: 'member_id', id: 'bob' } },
+    ],
+    remove_shared_from: 'B',
+  },
+  unseparateNodes: {
+    nodes: [
+      { schema: 'member', key: user },
+      { schema: 'member', key: { type: 'member_id', id: 'bob' } },
+    ],
+  },
   createDelivery: welcome,
   replaceDelivery: { ...welcome, condition: { ...welcome.condition, is_active: false } },
   deliveryEligibility: { user: { type: 'device', id: 'ann-phone' }, event_name: 'app_open' },

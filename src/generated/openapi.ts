@@ -589,6 +589,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_separate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the customer's separated pairs
+         * @description Ordered by the first node, then the second (code-point order of schema, key type, key id), each pair in
+         *     that order too. Paginated as the delivery list: `count` 1–100 (default 20), `page` ≥ 1 (default 1),
+         *     `link` and `X-Total-Count` headers. Always needs a bearer token of the customer, or the administrator token.
+         */
+        get: operations["listSeparations"];
+        put?: never;
+        /**
+         * Keep two nodes from ever holding a common ID
+         * @description Removes the IDs the two nodes share from the node `remove_shared_from` names, then records a ban on the
+         *     pair, in one atomic change. From then on any write that would make the two hold a common ID (create,
+         *     insert, update, upsert, rekeying, each bulk line, to either node) is refused with 409 `separated_nodes`
+         *     and changes nothing; this holds for concurrent writes too. The ban is about direct sharing: the two may
+         *     still be linked through other nodes. It follows a node through rekeying and goes when either node is
+         *     deleted or erased. The separation is recorded in both nodes' history with op `separate` (the removed IDs
+         *     in the `removed` of the node they left). Separating a pair already separated only removes shared IDs.
+         *
+         *     404 `node_not_found` for either node; 409 `ids_shared` with `none` while they share an ID; 409
+         *     `key_id_immutable` when a shared ID is the key of the node named (remove it from the other). Always needs a
+         *     bearer token of the customer, or the administrator token.
+         */
+        post: operations["separateNodes"];
+        /**
+         * Lift the ban on a pair
+         * @description The pair in either order. Recorded in both nodes' history with op `unseparate`. 404 `node_not_found` for
+         *     either node, 404 `separation_not_found` when the pair is not separated. Always needs a bearer token of the
+         *     customer, or the administrator token.
+         */
+        delete: operations["unseparateNodes"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/delivery": {
         parameters: {
             query?: never;
@@ -1025,7 +1067,7 @@ export interface components {
             /** @description `token:<token_id>`, `admin` or `anonymous`. */
             actor: string;
             /** @enum {string} */
-            op: "create" | "insert" | "update" | "upsert" | "rekeying" | "delete" | "erase";
+            op: "create" | "insert" | "update" | "upsert" | "rekeying" | "delete" | "erase" | "separate" | "unseparate";
             schema: components["schemas"]["Name"];
             key: components["schemas"]["HistoryId"];
             added: components["schemas"]["HistoryId"][];
@@ -1038,6 +1080,31 @@ export interface components {
              * @enum {string}
              */
             scope?: "id" | "person";
+        };
+        SeparatedNode: {
+            schema: components["schemas"]["Name"];
+            key: components["schemas"]["IdPair"];
+        };
+        SeparatePair: {
+            /** @description The two nodes, A and B; two different nodes. */
+            nodes: components["schemas"]["SeparatedNode"][];
+        };
+        SeparateRequest: {
+            /** @description The two nodes, A and B; two different nodes. */
+            nodes: components["schemas"]["SeparatedNode"][];
+            /**
+             * @description The node the IDs the two share are removed from (`A`: the first, `B`: the second), or `none`: 409 `ids_shared` while they share one.
+             * @enum {string}
+             */
+            remove_shared_from: "A" | "B" | "none";
+        };
+        SeparateResult: {
+            /** @description The shared IDs removed from the node named. */
+            ids_removed: number;
+        };
+        Separation: {
+            /** @description The two nodes, in code-point order of schema, key type, key id. */
+            nodes: components["schemas"]["SeparatedNode"][];
         };
         EraseResult: {
             /** @description Nodes deleted. */
@@ -1339,7 +1406,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "cap_reached" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
+            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
             request_id: string;
             errors?: {
                 path: string;
@@ -1390,7 +1457,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `schema_not_found`, `node_not_found`, `delivery_not_found`, `not_found`. */
+        /** @description `schema_not_found`, `node_not_found`, `delivery_not_found`, `separation_not_found`, `not_found`. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1399,7 +1466,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema was replaced three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). */
+        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema was replaced three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `ids_shared` (the two nodes of a separation hold a common ID and `remove_shared_from` is `none`), `separated_nodes` (the write would make two separated nodes hold a common ID; the message names both keys; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -2314,6 +2381,126 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSeparations: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                count?: number;
+                /** @description Page number, 1 to 1000000. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of separations. */
+            200: {
+                headers: {
+                    /** @description Next, previous and prev page URLs, when they exist. */
+                    link?: string;
+                    /** @description The number of separations of the customer. */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Separation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    separateNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeparateRequest"];
+            };
+        };
+        responses: {
+            /** @description Separated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeparateResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unseparateNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeparatePair"];
+            };
+        };
+        responses: {
+            /** @description Lifted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -37,6 +37,10 @@ import type {
   SearchQuery,
   SearchResult,
   TokenRecord,
+  NodeRef,
+  SeparateRequest,
+  Separation,
+  WriteAudit,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
 import type { NodeWrite, PutSchemaOutcome, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
@@ -332,6 +336,15 @@ export class ConnectingStore implements Store {
   }
   erase(request: EraseRequest): Promise<EraseOutcome> {
     return this.use((s) => s.erase(request));
+  }
+  separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
+    return this.use((s) => s.separate(request));
+  }
+  unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
+    return this.use((s) => s.unseparate(customerId, a, b, audit));
+  }
+  listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
+    return this.use((s) => s.listSeparations(customerId, offset, limit));
   }
   pruneHistory(before: string, limit: number): Promise<number> {
     return this.use((s) => s.pruneHistory(before, limit));

@@ -33,6 +33,10 @@ import {
   type SearchQuery,
   type SearchResult,
   type TokenRecord,
+  type NodeRef,
+  type SeparateRequest,
+  type Separation,
+  type WriteAudit,
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
@@ -305,6 +309,19 @@ export class SqliteStore implements Store {
 
   deleteNode(node: NodeAddress): Promise<void> {
     return this.write(() => this.nodes.delete(node));
+  }
+
+  async separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
+    return this.write(() => this.nodes.separate(request));
+  }
+
+  async unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
+    return this.write(() => this.nodes.unseparate(customerId, a, b, audit));
+  }
+
+  async listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
+    // One read transaction, so that the page and the total agree.
+    return this.run(() => this.db.transaction(() => this.nodes.separations(customerId, offset, limit))());
   }
 
   /** One IMMEDIATE transaction for the whole batch, and a savepoint per write but a create (SqliteNodes.apply). */
