@@ -10,6 +10,7 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number | 
 /** One history entry of GET /v1/{customer_id}/node/_history (types generated from openapi.yaml). */
 export type HistoryEntry = components['schemas']['HistoryEntry'];
 export type HistoryId = components['schemas']['HistoryId'];
+export type SeparateResult = components['schemas']['SeparateResult'];
 
 async function call<T>(path: string, token: string, body?: object): Promise<Outcome<T>> {
   let response: Response;
@@ -38,10 +39,5 @@ export const fetchHistory = (path: string, token: string): Promise<Outcome<Histo
 export const fetchWhy = (customer: string, from: NodeName, to: NodeName, token: string): Promise<Outcome<WhyAnswer>> =>
   call<WhyAnswer>(whyPath(customer), token, whyBody(from, to));
 
-export const postSeparate = (
-  customer: string,
-  a: NodeName,
-  b: NodeName,
-  removeSharedFrom: 'A' | 'B',
-  token: string,
-): Promise<Outcome<{ ids_removed: number }>> => call<{ ids_removed: number }>(separatePath(customer), token, separateBody(a, b, removeSharedFrom));
+export const postSeparate = (customer: string, a: NodeName, b: NodeName, removeSharedFrom: 'A' | 'B', token: string): Promise<Outcome<SeparateResult>> =>
+  call<SeparateResult>(separatePath(customer), token, separateBody(a, b, removeSharedFrom));

@@ -203,23 +203,13 @@ export class SchemaPalette {
 }
 
 /** A key or an ID as `_why` answers it: without a token, a secure one has a null id and `secure: true`. */
-export interface WhyId {
-  type: string;
-  id: string | null;
-  secure?: boolean;
-}
+export type WhyId = components['schemas']['WhyId'];
 
 /** One step of a `_why` chain: a node, or the ID it shares with the next node. */
-export type WhyStep = { node: { schema: string; key: WhyId } } | { via: WhyId };
+export type WhyStep = components['schemas']['WhyStep'];
 
-/** The 200 answer of POST /v1/{customer_id}/_why. */
-export interface WhyAnswer {
-  linked: boolean;
-  hops: number | null;
-  path: WhyStep[];
-  /** `max_hops`: a chain may exist, longer than the bound. */
-  reason?: string;
-}
+/** The 200 answer of POST /v1/{customer_id}/_why (types generated from openapi.yaml). */
+export type WhyAnswer = components['schemas']['WhyResponse'];
 
 /** A `_why` chain found in a drawing: the refs of its nodes, and of the lines and hubs that join them. */
 export interface DrawnChain {

@@ -1,6 +1,6 @@
 // The side panel: a clicked node (schema, key, each ID it holds as a button that expands its holders, and its
 // history), or a clicked hot ID or line (the ID and who holds it). Text only through textContent: IDs are data.
-import type { HistoryEntry, HistoryId, Outcome } from './api';
+import type { HistoryEntry, HistoryId, Outcome, SeparateResult } from './api';
 import { type CollectedNode, type DrawnChain, type GraphType, type IdPair, idText, type WhyAnswer, type WhyId } from './model';
 import type { ShownProblem } from './problems';
 
@@ -30,7 +30,7 @@ export interface WhyShown {
   shared: IdPair[];
   /** Null when separating can be asked; else why not. */
   cannotSeparate: string | null;
-  separate(side: 'A' | 'B'): Promise<Outcome<{ ids_removed: number }>>;
+  separate(side: 'A' | 'B'): Promise<Outcome<SeparateResult>>;
 }
 
 type Child = Node | string;

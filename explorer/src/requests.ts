@@ -58,10 +58,10 @@ export const whyPath = (customer: string): string => `v1/${encodeURIComponent(cu
 export const separatePath = (customer: string): string => `v1/${encodeURIComponent(customer)}/_separate`;
 
 /** Why are `from` and `to` one person: the shortest chain of shared IDs between the two nodes. */
-export const whyBody = (from: NodeName, to: NodeName): { from: NodeName; to: NodeName } => ({ from: nameOf(from), to: nameOf(to) });
+export const whyBody = (from: NodeName, to: NodeName): components['schemas']['WhyRequest'] => ({ from: nameOf(from), to: nameOf(to) });
 
 /** Keep `a` and `b` from ever sharing an ID, after removing the IDs they share from the side named. */
-export const separateBody = (a: NodeName, b: NodeName, removeSharedFrom: 'A' | 'B'): { nodes: [NodeName, NodeName]; remove_shared_from: 'A' | 'B' } => ({
+export const separateBody = (a: NodeName, b: NodeName, removeSharedFrom: 'A' | 'B'): components['schemas']['SeparateRequest'] => ({
   nodes: [nameOf(a), nameOf(b)],
   remove_shared_from: removeSharedFrom,
 });

@@ -10,6 +10,7 @@ import {
   type GraphNode,
   type GraphType,
   identityOf,
+  type WhyStep,
   merge,
   SCHEMA_COLOURS,
   SchemaPalette,
@@ -153,7 +154,7 @@ describe('merging answers (expanding an ID)', () => {
 
 describe('a _why chain in the drawing', () => {
   const step = (name: string) => ({ node: { schema: 'member', key: id('member_id', name) } });
-  const via = (type: string, value: string | null) => ({ via: { type, id: value, ...(value === null ? { secure: true } : {}) } });
+  const via = (type: string, value: string | null): WhyStep => ({ via: value === null ? { type, id: null, secure: true } : { type, id: value } });
   // m-1 and m-2 share a phone (a line); m-2, m-3 and m-4 a tablet (a hub at "hot at" 3).
   const collection = collect(
     answer([
