@@ -12,6 +12,7 @@ import { GovernanceService } from './domain/governance';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
+import { WhyService } from './domain/why';
 import { GraphService } from './domain/graph';
 import { TokenService } from './domain/tokens';
 import { bearerCaller, identifyCaller, mapiCustomer } from './http/auth';
@@ -41,6 +42,7 @@ import { governanceRoutes } from './http/routes/governance';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
+import { whyRoutes } from './http/routes/why';
 import type { Logger } from './logger';
 import type { Store } from './domain/store';
 
@@ -142,6 +144,7 @@ export function createApp(deps: AppDependencies): Express {
   // make most (two `npm run bench:ab` runs: 12 and 20 µs less CPU of ~330 a request). No delivery route is a POST to
   // /v1/{x}/_search, so the order changes no answer; health, metrics and docs live outside /v1.
   app.use(searchRoutes(validators, bearer, new SearchService(store, config)));
+  app.use(whyRoutes(validators, bearer, new WhyService(store, config)));
   // Before the other customer routes: /v1/delivery/… is not a customer called "delivery".
   const showing = new ShowingService(store, config);
   app.use(

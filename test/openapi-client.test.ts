@@ -39,6 +39,7 @@ const welcome = {
 const WALKTHROUGH: Record<string, unknown> = {
   search: { match: { from: { schema: 'member', key: user }, step: 'ONE' } },
   graph: { match: { from: { schema: 'member', key: user } }, max_nodes: 3 },
+  why: { from: { schema: 'member', key: user }, to: { where: { type: 'device', id: 'd-1' } }, max_hops: 3 },
   createNode: { schema: 'member', key: user, ids: [{ type: 'device', id: 'ann-phone' }] },
   insertIds: { schema: 'member', key: user, ids: [{ type: 'email', id: 'ann@example.com' }] },
   updateId: { schema: 'member', key: user, where: { type: 'device', id: 'ann-phone' }, set: { type: 'device', id: 'ann-phone-2' } },
@@ -55,6 +56,19 @@ const WALKTHROUGH: Record<string, unknown> = {
   },
   putSettings: { timezone: 'Asia/Tokyo' },
   eraseId: { id: { type: 'email', id: 'ann@example.com' } },
+  separateNodes: {
+    nodes: [
+      { schema: 'member', key: user },
+      { schema: 'member', key: { type: 'member_id', id: 'bob' } },
+    ],
+    remove_shared_from: 'B',
+  },
+  unseparateNodes: {
+    nodes: [
+      { schema: 'member', key: user },
+      { schema: 'member', key: { type: 'member_id', id: 'bob' } },
+    ],
+  },
   createDelivery: welcome,
   replaceDelivery: { ...welcome, condition: { ...welcome.condition, is_active: false } },
   deliveryEligibility: { user: { type: 'device', id: 'ann-phone' }, event_name: 'app_open' },

@@ -1,9 +1,11 @@
 // The explorer page (GET /explore): the form, the messages, and what Show, a click and an expansion do. The
 // drawing is view.ts, the panel panel.ts, what to draw model.ts.
 import type cytoscape from 'cytoscape';
-import { fetchGraph, fetchHistory } from './api';
+import { fetchGraph, fetchHistory, fetchWhy, postSeparate } from './api';
 import {
+  chainIn,
   type Collection,
+  type CollectedNode,
   DEFAULT_HOT_AT,
   drawingOf,
   emptyCollection,
@@ -17,8 +19,8 @@ import {
 } from './model';
 import { Panel, type PanelContext } from './panel';
 import { redact, type ShownProblem } from './problems';
-import { boundedInteger, DEFAULT_MAX_NODES, type GraphQuery, historyPath, MAX_NODES_LIMIT, type Step } from './requests';
-import { GraphView } from './view';
+import { boundedInteger, DEFAULT_MAX_NODES, type GraphQuery, historyPath, MAX_NODES_LIMIT, type NodeName, type Step } from './requests';
+import { CLASSES, GraphView } from './view';
 
 declare global {
   interface Window {
@@ -62,6 +64,7 @@ const alertBox = byId<HTMLDivElement>('alert');
 const notice = byId<HTMLParagraphElement>('notice');
 const stats = byId<HTMLOutputElement>('graph-stats');
 const legend = byId<HTMLUListElement>('legend');
+const help = byId<HTMLParagraphElement>('help');
 
 /**
  * What Show fixed: the customer and the token every later request of this drawing uses (expand, history), kept
@@ -71,12 +74,16 @@ interface Session {
   customer: string;
   token: string;
   maxNodes: number;
+  /** What Show asked: asked again to redraw after a separation. */
+  query: GraphQuery;
 }
 
 let session: Session | null = null;
 let collection: Collection = emptyCollection();
 /** Bumped by every Show: an expansion answered after a newer Show belongs to a drawing that is gone. */
 let shown = 0;
+/** The first node picked for "why is this one person with…", until the second is clicked. */
+let pickedFirst: string | null = null;
 const palette = new SchemaPalette();
 
 const hotAt = (): number => boundedInteger(inputs.hotAt.value, MIN_HOT_AT, 1000, DEFAULT_HOT_AT);
@@ -85,13 +92,17 @@ const view = new GraphView(byId('graph'), palette, {
   onNode: (ref) => openNode(ref),
   onHub: (ref) => openId(ref),
   onEdge: (ref) => openId(ref),
-  onBackground: () => panel.hide(),
+  onBackground: () => {
+    cancelPick();
+    panel.hide();
+  },
 });
 window.explorer = view.cy;
 
 const panel = new Panel(byId('panel'), {
   onExpand: (id) => void expand(id),
   onSelectNode: (ref) => openNode(ref),
+  onWhyFrom: (ref) => pickFirst(ref),
   onClose: () => {
     panel.hide();
     view.cy.elements(':selected').unselect();
@@ -135,7 +146,10 @@ function updateStatus(): void {
   stats.dataset.hubs = String(counts.hubs);
   stats.dataset.edges = String(counts.edges);
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  stats.textContent = `${plural(counts.nodes, 'node', 'nodes')}, ${plural(counts.edges, 'line', 'lines')}, ${plural(counts.hubs, 'hot ID', 'hot IDs')}`;
+  stats.textContent =
+    counts.nodes === 0
+      ? 'Nothing drawn.'
+      : `${plural(counts.nodes, 'node', 'nodes')}, ${plural(counts.edges, 'line', 'lines')}, ${plural(counts.hubs, 'hot ID', 'hot IDs')}`;
 
   const items: HTMLLIElement[] = [];
   const item = (swatchClass: string, colour: string | null, text: string) => {
@@ -149,8 +163,12 @@ function updateStatus(): void {
   };
   const schemas = [...new Set(view.cy.nodes('.person').map((n) => String(n.data('schema'))))].sort();
   for (const schema of schemas) item('schema', palette.colourOf(schema), schema);
+  if (view.cy.nodes(`.${CLASSES.start}`).nonempty()) item('start', null, 'thick border: holds the ID you asked for');
+  if (view.cy.edges(`.${CLASSES.shared}`).not(`.${CLASSES.unlinked}`).nonempty()) item('line', null, 'ID the two nodes share');
   if (counts.hubs > 0) item('hub', null, `hot ID (held by ${hotAt()}+ drawn nodes)`);
   if (counts.unlinked > 0) item('unlinked', null, 'ID of a type that does not link');
+  if (view.cy.nodes(`.${CLASSES.picked}`).nonempty()) item('picked', null, 'picked to ask why');
+  if (view.cy.elements(`.${CLASSES.chain}`).nonempty()) item('chain', null, 'the chain: why the picked two are one person');
   legend.replaceChildren(...items);
 }
 
@@ -163,9 +181,71 @@ function panelContext(): PanelContext {
 function openNode(ref: string): void {
   const collected = collection.nodes.find((c) => c.ref === ref);
   if (!collected || !session) return;
+  if (pickedFirst !== null && pickedFirst !== ref && collected.node.key.id !== null) {
+    void why(pickedFirst, ref);
+    return;
+  }
   view.select(ref);
   const path = historyPath(session.customer, collected.node);
   panel.showNode(collected, panelContext(), path === null ? null : fetchHistory(path, session.token));
+}
+
+function pickFirst(ref: string): void {
+  pickedFirst = ref;
+  view.mark([ref]);
+  updateStatus();
+  showNotice('Now click the other node: the page asks why the two are one person. Esc or a click on the background cancels.');
+}
+
+function cancelPick(): void {
+  if (pickedFirst === null) return;
+  pickedFirst = null;
+  view.mark([]);
+  updateStatus();
+  showNotice(null);
+}
+
+const nameOf = (c: CollectedNode): NodeName => ({ schema: c.node.schema, key: { type: c.node.key.type, id: c.node.key.id ?? '' } });
+
+/** Asks `_why` between two drawn nodes, marks the chain, and offers to separate them. */
+async function why(refA: string, refB: string): Promise<void> {
+  const [a, b] = [collection.nodes.find((c) => c.ref === refA), collection.nodes.find((c) => c.ref === refB)];
+  if (!a || !b || !session) return;
+  const current = session;
+  const drawingOfShow = shown;
+  pickedFirst = null;
+  showNotice(null);
+  view.mark([refA, refB]);
+  setBusy(true);
+  try {
+    const outcome = await fetchWhy(current.customer, nameOf(a), nameOf(b), current.token);
+    if (drawingOfShow !== shown) return;
+    const chain = outcome.ok && outcome.value.linked ? chainIn(outcome.value.path, collection, drawingOf(collection, hotAt())) : null;
+    view.mark([refA, refB], chain ? [...chain.nodes, ...chain.joins] : []);
+    updateStatus();
+    const shared = a.node.ids.filter((id) => b.node.ids.some((other) => other.type === id.type && other.id === id.id));
+    panel.showWhy({
+      a,
+      b,
+      outcome,
+      chain,
+      shared,
+      cannotSeparate: current.token === '' ? 'Separating needs a bearer token of the customer: paste one and press Show.' : null,
+      separate: async (side) => {
+        const result = await postSeparate(current.customer, nameOf(a), nameOf(b), side, current.token);
+        if (result.ok) {
+          const from = side === 'A' ? a : b;
+          await showQuery(current.query, current.token);
+          showNotice(
+            `Separated ${idText(a.node.key)} and ${idText(b.node.key)}: ${result.value.ids_removed} shared ${result.value.ids_removed === 1 ? 'ID' : 'IDs'} removed from ${idText(from.node.key)}. A write that would make them share an ID is refused from now on.`,
+          );
+        }
+        return result;
+      },
+    });
+  } finally {
+    setBusy(false);
+  }
 }
 
 /** A hub's or a line's ID: the element's data says which. */
@@ -195,30 +275,45 @@ function setBusy(busy: boolean): void {
   document.body.setAttribute('aria-busy', String(busy));
 }
 
-async function show(): Promise<void> {
-  for (const mark of [MARKS.show, MARKS.answered, MARKS.drawn]) performance.clearMarks(mark);
-  for (const measure of [MARKS.firstDraw, MARKS.request, MARKS.drawing]) performance.clearMeasures(measure);
-  performance.mark(MARKS.show);
-  const where = { type: inputs.idType.value.trim(), id: inputs.idValue.value };
-  const query: GraphQuery = {
+function clearDrawing(): void {
+  panel.hide();
+  showNotice(null);
+  collection = emptyCollection();
+  view.clear();
+  updateStatus();
+}
+
+function show(): Promise<void> {
+  return showQuery({
     customer: inputs.customer.value.trim(),
-    where,
+    where: { type: inputs.idType.value.trim(), id: inputs.idValue.value },
     schema: inputs.schema.value.trim(),
     step: inputs.step.value as Step,
     maxNodes: boundedInteger(inputs.maxNodes.value, 1, MAX_NODES_LIMIT, DEFAULT_MAX_NODES),
-  };
-  session = { customer: query.customer, token: inputs.token.value, maxNodes: query.maxNodes };
+  });
+}
+
+async function showQuery(query: GraphQuery, token = inputs.token.value): Promise<void> {
+  for (const mark of [MARKS.show, MARKS.answered, MARKS.drawn]) performance.clearMarks(mark);
+  for (const measure of [MARKS.firstDraw, MARKS.request, MARKS.drawing]) performance.clearMeasures(measure);
+  performance.mark(MARKS.show);
+  const where = query.where;
+  session = { customer: query.customer, token, maxNodes: query.maxNodes, query };
+  pickedFirst = null;
   shown++;
   setBusy(true);
   try {
     const outcome = await fetchGraph(query, session.token);
     performance.mark(MARKS.answered);
     if (!outcome.ok) {
+      // Nothing of the last drawing stays under the alert: it would read as the answer to this query.
+      clearDrawing();
       showProblem(outcome.problem);
       return;
     }
     showProblem(null);
     panel.hide();
+    help.hidden = true;
     collection = merge(emptyCollection(), outcome.value, where).collection;
     if (outcome.value.nodes.length === 0) {
       view.clear();
@@ -270,7 +365,11 @@ form.addEventListener('submit', (event) => {
   void show();
 });
 
-byId<HTMLButtonElement>('fit').addEventListener('click', () => view.cy.fit(undefined, 30));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') cancelPick();
+});
+
+byId<HTMLButtonElement>('fit').addEventListener('click', () => view.fitAll());
 
 // A new "hot at" redraws what is there; nothing is asked again.
 inputs.hotAt.addEventListener('change', () => {

@@ -201,3 +201,55 @@ export class SchemaPalette {
     return SCHEMA_COLOURS[index % SCHEMA_COLOURS.length] as string;
   }
 }
+
+/** A key or an ID as `_why` answers it: without a token, a secure one has a null id and `secure: true`. */
+export type WhyId = components['schemas']['WhyId'];
+
+/** One step of a `_why` chain: a node, or the ID it shares with the next node. */
+export type WhyStep = components['schemas']['WhyStep'];
+
+/** The 200 answer of POST /v1/{customer_id}/_why (types generated from openapi.yaml). */
+export type WhyAnswer = components['schemas']['WhyResponse'];
+
+/** A `_why` chain found in a drawing: the refs of its nodes, and of the lines and hubs that join them. */
+export interface DrawnChain {
+  nodes: string[];
+  joins: string[];
+  /** Steps of the chain (nodes and IDs) with nothing drawn for them. */
+  missing: number;
+}
+
+const sameId = (drawn: IdPair, id: WhyId): boolean => drawn.type === id.type && (id.id === null || drawn.id === id.id);
+
+/** Where a `_why` chain is in the drawing: each node by schema and key, each ID as the line or hub that joins its two nodes. */
+export function chainIn(path: WhyStep[], collection: Collection, drawing: Drawing): DrawnChain {
+  const refs: Array<string | null> = [];
+  const vias: WhyId[] = [];
+  for (const step of path) {
+    if ('via' in step) {
+      vias.push(step.via);
+      continue;
+    }
+    const { schema, key } = step.node;
+    const found =
+      key.id === null ? undefined : collection.nodes.find((c) => c.node.schema === schema && c.node.key.type === key.type && c.node.key.id === key.id);
+    refs.push(found?.ref ?? null);
+  }
+  const nodes = refs.filter((ref): ref is string => ref !== null);
+  const joins: string[] = [];
+  let missing = refs.length - nodes.length;
+  vias.forEach((via, index) => {
+    const [a, b] = [refs[index], refs[index + 1]];
+    const ends = (edge: DrawnEdge) => (edge.source === a && edge.target === b) || (edge.source === b && edge.target === a);
+    const line = a && b ? drawing.edges.find((edge) => edge.kind === 'shared' && sameId(edge.id, via) && ends(edge)) : undefined;
+    const hub = a && b ? drawing.hubs.find((h) => sameId(h.id, via) && h.holders.includes(a) && h.holders.includes(b)) : undefined;
+    if (line) joins.push(line.ref);
+    else if (hub && a && b)
+      joins.push(
+        hub.ref,
+        ...drawing.edges.filter((edge) => edge.kind === 'hub' && edge.source === hub.ref && (edge.target === a || edge.target === b)).map((e) => e.ref),
+      );
+    else missing++;
+  });
+  return { nodes, joins, missing };
+}

@@ -47,3 +47,23 @@ export function boundedInteger(text: string, min: number, max: number, fallback:
   if (text.trim() === '' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
+
+/** A node as `_why` and `_separate` name it: its schema and key. */
+export interface NodeName {
+  schema: string;
+  key: IdPair;
+}
+
+export const whyPath = (customer: string): string => `v1/${encodeURIComponent(customer)}/_why`;
+export const separatePath = (customer: string): string => `v1/${encodeURIComponent(customer)}/_separate`;
+
+/** Why are `from` and `to` one person: the shortest chain of shared IDs between the two nodes. */
+export const whyBody = (from: NodeName, to: NodeName): components['schemas']['WhyRequest'] => ({ from: nameOf(from), to: nameOf(to) });
+
+/** Keep `a` and `b` from ever sharing an ID, after removing the IDs they share from the side named. */
+export const separateBody = (a: NodeName, b: NodeName, removeSharedFrom: 'A' | 'B'): components['schemas']['SeparateRequest'] => ({
+  nodes: [nameOf(a), nameOf(b)],
+  remove_shared_from: removeSharedFrom,
+});
+
+const nameOf = (node: NodeName): NodeName => ({ schema: node.schema, key: { type: node.key.type, id: node.key.id } });

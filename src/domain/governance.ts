@@ -1,6 +1,7 @@
 // History and erasure (extensions §3): who may read a node's history or erase a person, and what an erase is
 // bounded by. The stores do the work, each in one transaction.
-import type { EraseOutcome, HistoryPage, IdPair, WriteAudit } from './model';
+import { DomainError } from './errors';
+import { type EraseOutcome, type HistoryPage, type IdPair, type NodeRef, sameId, type Separation, type WriteAudit } from './model';
 import { type Caller, requireCustomerToken } from './tokens';
 import type { Store } from './store';
 
@@ -15,6 +16,28 @@ export interface HistoryQuery {
 export interface EraseBody {
   id: IdPair;
   scope?: 'id' | 'person';
+}
+
+/** A node of a separation, as the API names it. */
+export interface SeparatedNodeBody {
+  schema: string;
+  key: IdPair;
+}
+
+export interface SeparateBody {
+  nodes: SeparatedNodeBody[];
+  remove_shared_from: 'A' | 'B' | 'none';
+}
+
+const nodeRef = (n: SeparatedNodeBody): NodeRef => ({ schemaId: n.schema, key: { type: n.key.type, id: n.key.id } });
+
+/** The pair the body names (validated: two items); validation_failed when both name one node. */
+function pairOf(nodes: SeparatedNodeBody[]): [NodeRef, NodeRef] {
+  const [a, b] = nodes.map(nodeRef) as [NodeRef, NodeRef];
+  if (a.schemaId === b.schemaId && sameId(a.key, b.key)) {
+    throw new DomainError('validation_failed', 'The request body is invalid.', [{ path: '/nodes/1', message: 'names the same node as /nodes/0' }]);
+  }
+  return [a, b];
 }
 
 export interface EraseLimits {
@@ -46,5 +69,24 @@ export class GovernanceService {
       maxIds: this.limits.traversalMaxIds,
       audit,
     });
+  }
+
+  /** POST _separate: the customer's token always, as an erase. */
+  separate(caller: Caller, customerId: string, body: SeparateBody, audit: WriteAudit): Promise<{ idsRemoved: number }> {
+    requireCustomerToken(caller, customerId);
+    const [a, b] = pairOf(body.nodes);
+    const removeSharedFrom = body.remove_shared_from === 'A' ? 'a' : body.remove_shared_from === 'B' ? 'b' : 'none';
+    return this.store.separate({ customerId, a, b, removeSharedFrom, audit });
+  }
+
+  unseparate(caller: Caller, customerId: string, nodes: SeparatedNodeBody[], audit: WriteAudit): Promise<void> {
+    requireCustomerToken(caller, customerId);
+    const [a, b] = pairOf(nodes);
+    return this.store.unseparate(customerId, a, b, audit);
+  }
+
+  separations(caller: Caller, customerId: string, page: number, count: number): Promise<{ items: Separation[]; total: number }> {
+    requireCustomerToken(caller, customerId);
+    return this.store.listSeparations(customerId, (page - 1) * count, count);
   }
 }

@@ -72,7 +72,31 @@ export interface WriteAudit {
   actor: string;
 }
 
-export type HistoryOp = 'create' | 'insert' | 'update' | 'upsert' | 'rekeying' | 'delete' | 'erase';
+export type HistoryOp = 'create' | 'insert' | 'update' | 'upsert' | 'rekeying' | 'delete' | 'erase' | 'separate' | 'unseparate';
+
+/** A node named by its schema and key, as a separation names each of its two nodes. */
+export interface NodeRef {
+  schemaId: string;
+  key: IdPair;
+}
+
+/**
+ * Store.separate: records that nodes `a` and `b` must never hold a common ID, after removing the IDs they share
+ * from the side `removeSharedFrom` names (none: ids_shared while they share one).
+ */
+export interface SeparateRequest {
+  customerId: string;
+  a: NodeRef;
+  b: NodeRef;
+  removeSharedFrom: 'a' | 'b' | 'none';
+  audit: WriteAudit;
+}
+
+/** A ban, its nodes in code-point order of schema, key type, key id. */
+export interface Separation {
+  a: NodeRef;
+  b: NodeRef;
+}
 
 /** An ID as history shows it: its value, or null and `erased` once an erasure took the value away. */
 export interface HistoryId {

@@ -11,8 +11,10 @@ import type {
   ImpressionState,
   PersonRequest,
 } from './deliveries';
+import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { DomainError } from './errors';
 import type { GraphComponent, GraphQuery } from './graph';
+import type { WhyFound, WhyQuery } from './why';
 import type { BlockRule } from './blocklist';
 import {
   type CustomerPolicy,
@@ -25,9 +27,13 @@ import {
   type NodeAddress,
   sameTypeOptions,
   type SchemaRecord,
+  type NodeRef,
   type SearchQuery,
   type SearchResult,
+  type SeparateRequest,
+  type Separation,
   type TokenRecord,
+  type WriteAudit,
 } from './model';
 
 /** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
@@ -86,6 +92,29 @@ export const holderLimitReached = (id: IdPair, maxHolders: number): DomainError 
     'holder_limit_reached',
     `An ID of type '${id.type}' is held by ${maxHolders} node${maxHolders === 1 ? '' : 's'} already, the most its type allows (max_holders); nothing was written.`,
   );
+
+const keyText = (n: NodeRef): string => `${n.key.type}=${n.key.id} in schema '${n.schemaId}'`;
+
+/** Two nodes in code-point order of schema, key type, key id: the order a separation lists them in. */
+export const byNodeRef = (x: NodeRef, y: NodeRef): number => compareCodePoints(x.schemaId, y.schemaId) || byTypeThenId(x.key, y.key);
+
+/** What a write answers when it would make two separated nodes hold a common ID; nothing is written. */
+export const separatedNodes = (x: NodeRef, y: NodeRef): DomainError => {
+  const [a, b] = [x, y].sort(byNodeRef) as [NodeRef, NodeRef];
+  // Keys only: the shared ID's value may be secure, and messages reach logs.
+  return new DomainError(
+    'separated_nodes',
+    `The nodes with keys ${keyText(a)} and ${keyText(b)} are separated (_separate); they may not hold a common ID, and nothing was written.`,
+  );
+};
+
+/** What Store.separate answers with removeSharedFrom 'none' while the two nodes hold a common ID. */
+export const idsShared = (a: NodeRef, b: NodeRef): DomainError =>
+  new DomainError('ids_shared', `The nodes with keys ${keyText(a)} and ${keyText(b)} hold a common ID; name the side to remove it from (remove_shared_from).`);
+
+/** What Store.unseparate answers when the pair is not separated. */
+export const separationNotFound = (a: NodeRef, b: NodeRef): DomainError =>
+  new DomainError('separation_not_found', `The nodes with keys ${keyText(a)} and ${keyText(b)} are not separated.`);
 
 /** Another schema's declaration of a type, as putSchema compares the declarations it is given with. */
 export interface OtherDeclaration {
@@ -205,6 +234,15 @@ export interface Store {
    * the others. Rejects only when the store itself fails.
    */
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>>;
+  // Separations: two nodes that must never hold a common ID. Every write above that adds IDs to a node answers
+  // separated_nodes, and writes nothing, when a node it is separated from holds one of them; concurrent writes never
+  // leave a separated pair sharing an ID. A ban follows its nodes through rekeyings and goes with either node.
+  /** node_not_found for either node; ids_shared (removeSharedFrom 'none'); answers how many IDs it removed. */
+  separate(request: SeparateRequest): Promise<{ idsRemoved: number }>;
+  /** node_not_found for either node; separation_not_found when the pair is not separated. */
+  unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void>;
+  /** The customer's bans, ordered by their first node, then second (code-point order of schema, key type, key id). */
+  listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }>;
   /** The IDs the node holds, sorted by type then id; undefined when the node does not exist. */
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
 
@@ -220,6 +258,11 @@ export interface Store {
    * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
    */
   graph(query: GraphQuery): Promise<GraphComponent>;
+  /**
+   * `_why` (./why.ts): which start no node holds, or the chain, smallest by compareChains among the shortest within
+   * WHY_SEARCH_HOPS, never through an unlinked type; component_too_large past maxNodes nodes or maxIds IDs visited.
+   */
+  why(query: WhyQuery): Promise<WhyFound>;
 
   // History and erasure (extensions §3). Every node write above appends its entries (extensions §3.1) in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.

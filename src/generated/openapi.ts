@@ -48,6 +48,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_why": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Why two starts are one person (one shortest chain of nodes sharing IDs)
+         * @description `from` and `to` are starts as the search's `match.from` (no `exclude`): a keyed node, or every node
+         *     holding `where` (only in `schema` if given). The answer is one shortest chain from a node of `from` to a
+         *     node of `to`: `path` alternates nodes and the IDs (`via`) each next node shares with the one before, and
+         *     `hops` counts the vias. When one node is both a `from` and a `to` node, `path` is that node and `hops`
+         *     is 0. Among equal shortest chains it is the smallest in code-point order of its vias (type, then id),
+         *     then of its node keys (schema, key type, key id): the same on every store.
+         *
+         *     The chain is looked for up to 50 hops. No chain within `max_hops` (absent: 10) but one within 50 is
+         *     `linked: false` with `reason: max_hops`; none within 50 (another component) is `linked: false` with no
+         *     reason. IDs of `links: false` types are never a `via`. A start on a secure type needs a bearer token,
+         *     and without one a secure via or key is shown as `{"type": T, "id": null, "secure": true}`. A start no
+         *     node holds is 404 `node_not_found`; an unknown `schema` 404 `schema_not_found`. A search that would
+         *     visit more than TRAVERSAL_MAX_NODES nodes is 422 `component_too_large`. With `require_token` in the
+         *     customer's settings, a bearer token is always needed.
+         */
+        post: operations["why"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{customer_id}/_graph": {
         parameters: {
             query?: never;
@@ -556,6 +589,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_separate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the customer's separated pairs
+         * @description Ordered by the first node, then the second (code-point order of schema, key type, key id), each pair in
+         *     that order too. Paginated as the delivery list: `count` 1–100 (default 20), `page` ≥ 1 (default 1),
+         *     `link` and `X-Total-Count` headers. Always needs a bearer token of the customer, or the administrator token.
+         */
+        get: operations["listSeparations"];
+        put?: never;
+        /**
+         * Keep two nodes from ever holding a common ID
+         * @description Removes the IDs the two nodes share from the node `remove_shared_from` names, then records a ban on the
+         *     pair, in one atomic change. From then on any write that would make the two hold a common ID (create,
+         *     insert, update, upsert, rekeying, each bulk line, to either node) is refused with 409 `separated_nodes`
+         *     and changes nothing; this holds for concurrent writes too. The ban is about direct sharing: the two may
+         *     still be linked through other nodes. It follows a node through rekeying and goes when either node is
+         *     deleted or erased. The separation is recorded in both nodes' history with op `separate` (the removed IDs
+         *     in the `removed` of the node they left). Separating a pair already separated only removes shared IDs.
+         *
+         *     404 `node_not_found` for either node; 409 `ids_shared` with `none` while they share an ID; 409
+         *     `key_id_immutable` when a shared ID is the key of the node named (remove it from the other). Always needs a
+         *     bearer token of the customer, or the administrator token.
+         */
+        post: operations["separateNodes"];
+        /**
+         * Lift the ban on a pair
+         * @description The pair in either order. Recorded in both nodes' history with op `unseparate`. 404 `node_not_found` for
+         *     either node, 404 `separation_not_found` when the pair is not separated. Always needs a bearer token of the
+         *     customer, or the administrator token.
+         */
+        delete: operations["unseparateNodes"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/delivery": {
         parameters: {
             query?: never;
@@ -852,6 +927,45 @@ export interface components {
             /** @description Number of results, 1 to SEARCH_MAX_LIMIT (default 100000). When absent, 10000 (or SEARCH_MAX_LIMIT if that is lower). */
             limit?: number;
         };
+        /** @description The search's start without `exclude`; either schema with key, or where (with an optional schema), or all three. */
+        WhyStart: {
+            schema?: components["schemas"]["Name"];
+            key?: components["schemas"]["IdPair"];
+            where?: components["schemas"]["IdPair"];
+        };
+        WhyRequest: {
+            from: components["schemas"]["WhyStart"];
+            to: components["schemas"]["WhyStart"];
+            /** @description The most vias the chain may have, 1 to 50. Absent: 10. */
+            max_hops?: number;
+        };
+        /** @description An ID, or without a token one of a secure type, its value hidden. */
+        WhyId: components["schemas"]["IdPair"] | {
+            type: components["schemas"]["IdType"];
+            id: null;
+            /** @enum {boolean} */
+            secure: true;
+        };
+        WhyStep: {
+            node: {
+                schema: components["schemas"]["Name"];
+                key: components["schemas"]["WhyId"];
+            };
+        } | {
+            via: components["schemas"]["WhyId"];
+        };
+        WhyResponse: {
+            linked: boolean;
+            /** @description How many vias the chain has; null when not linked. */
+            hops: number | null;
+            /** @description Node, via, node, ... from a node of `from` to a node of `to`; empty when not linked. */
+            path: components["schemas"]["WhyStep"][];
+            /**
+             * @description `max_hops`: a chain exists, but longer than `max_hops`.
+             * @enum {string}
+             */
+            reason?: "max_hops";
+        };
         /** @description Either schema with key, or where (with an optional schema), or all three. */
         SearchStart: {
             schema?: components["schemas"]["Name"];
@@ -953,7 +1067,7 @@ export interface components {
             /** @description `token:<token_id>`, `admin` or `anonymous`. */
             actor: string;
             /** @enum {string} */
-            op: "create" | "insert" | "update" | "upsert" | "rekeying" | "delete" | "erase";
+            op: "create" | "insert" | "update" | "upsert" | "rekeying" | "delete" | "erase" | "separate" | "unseparate";
             schema: components["schemas"]["Name"];
             key: components["schemas"]["HistoryId"];
             added: components["schemas"]["HistoryId"][];
@@ -966,6 +1080,31 @@ export interface components {
              * @enum {string}
              */
             scope?: "id" | "person";
+        };
+        SeparatedNode: {
+            schema: components["schemas"]["Name"];
+            key: components["schemas"]["IdPair"];
+        };
+        SeparatePair: {
+            /** @description The two nodes, A and B; two different nodes. */
+            nodes: components["schemas"]["SeparatedNode"][];
+        };
+        SeparateRequest: {
+            /** @description The two nodes, A and B; two different nodes. */
+            nodes: components["schemas"]["SeparatedNode"][];
+            /**
+             * @description The node the IDs the two share are removed from (`A`: the first, `B`: the second), or `none`: 409 `ids_shared` while they share one.
+             * @enum {string}
+             */
+            remove_shared_from: "A" | "B" | "none";
+        };
+        SeparateResult: {
+            /** @description The shared IDs removed from the node named. */
+            ids_removed: number;
+        };
+        Separation: {
+            /** @description The two nodes, in code-point order of schema, key type, key id. */
+            nodes: components["schemas"]["SeparatedNode"][];
         };
         EraseResult: {
             /** @description Nodes deleted. */
@@ -1267,7 +1406,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "cap_reached" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
+            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
             request_id: string;
             errors?: {
                 path: string;
@@ -1318,7 +1457,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `schema_not_found`, `node_not_found`, `delivery_not_found`, `not_found`. */
+        /** @description `schema_not_found`, `node_not_found`, `delivery_not_found`, `separation_not_found`, `not_found`. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1327,7 +1466,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema was replaced three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). */
+        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema was replaced three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `ids_shared` (the two nodes of a separation hold a common ID and `remove_shared_from` is `none`), `separated_nodes` (the write would make two separated nodes hold a common ID; the message names both keys; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1439,6 +1578,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    why: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhyRequest"];
+            };
+        };
+        responses: {
+            /** @description The chain, or why there is none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2202,6 +2381,126 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSeparations: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                count?: number;
+                /** @description Page number, 1 to 1000000. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of separations. */
+            200: {
+                headers: {
+                    /** @description Next, previous and prev page URLs, when they exist. */
+                    link?: string;
+                    /** @description The number of separations of the customer. */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Separation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    separateNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeparateRequest"];
+            };
+        };
+        responses: {
+            /** @description Separated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeparateResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unseparateNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeparatePair"];
+            };
+        };
+        responses: {
+            /** @description Lifted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

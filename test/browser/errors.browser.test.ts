@@ -98,6 +98,21 @@ describe('the explorer page, when it cannot draw', () => {
     expect((await page.counts()).nodes).toBeGreaterThan(0);
   });
 
+  test('when a drawing is shown and the next Show fails, then the drawing, its legend and its panel go: nothing old stays under the alert', async () => {
+    await page.show({ token: person.token, customer: person.customer, type: 'phone', id: '555-1', step: 'ONE' });
+    expect((await page.counts()).nodes).toBeGreaterThan(0);
+    await page.clickElement(await page.refOf('c-1'));
+    await page.page.locator('#panel h2').waitFor();
+
+    await page.show({ token: person.token, customer: person.customer, type: 'phone', id: '555-1', schema: 'nope' });
+    await alertLines();
+    expect(await page.counts()).toEqual({ nodes: 0, hubs: 0, edges: 0, unlinked: 0 });
+    expect(await page.page.locator('#graph-stats').textContent()).toBe('Nothing drawn.');
+    expect(await page.page.locator('#legend li').count()).toBe(0);
+    expect(await page.page.locator('#panel').isHidden()).toBe(true);
+    await page.screenshot('error-cleared');
+  });
+
   test('when the service answers 400, 429 or 503, or nothing at all, then each is said readably', async () => {
     const problem = (status: number, code: string, title: string, extra: object = {}) => ({
       type: `urn:idlink:problem:${code}`,

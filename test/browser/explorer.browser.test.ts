@@ -100,11 +100,28 @@ describe('the explorer page', () => {
     expect(marks.hubShape).toEqual(['diamond']);
     expect(marks.unlinkedStyle).toEqual(['dashed']);
     expect(marks.otherStyles).toEqual(['solid']);
+    // Every mark drawn is in the legend: the schemas' colours, the start nodes' thick border, a line, the hub, the dashes.
     expect(await page.page.locator('#legend li').allTextContents()).toEqual([
       'crm',
       'web',
+      'thick border: holds the ID you asked for',
+      'ID the two nodes share',
       'hot ID (held by 3+ drawn nodes)',
       'ID of a type that does not link',
+    ]);
+    const swatches = await page.page.locator('#legend .swatch').evaluateAll((spans) =>
+      spans.map((span) => {
+        const style = (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopWidth: string; borderTopStyle: string } }).getComputedStyle(span);
+        return `${(span as unknown as { className: string }).className} ${style.borderTopWidth} ${style.borderTopStyle}`;
+      }),
+    );
+    expect(swatches).toEqual([
+      'swatch schema 0px none',
+      'swatch schema 0px none',
+      'swatch start 3px solid',
+      'swatch line 2px solid',
+      'swatch hub 0px none',
+      'swatch unlinked 2px dashed',
     ]);
     expect(await page.page.locator('#notice').isHidden()).toBe(true);
 
@@ -115,6 +132,19 @@ describe('the explorer page', () => {
     expect(await graph?.headerValue('authorization')).toBe(`Bearer ${person.token}`);
     expect(graph?.postDataJSON()).toEqual({ match: { from: { where: { type: 'phone', id: '555-1' } }, step: 'ALL' }, max_nodes: 500 });
     expect(page.page.url()).toBe(`${app.baseUrl}/explore`);
+  });
+
+  test('when the page opens, then one line of help says what to do, and it goes with the first drawing', async () => {
+    const page = await open();
+    const help = page.page.locator('#help');
+    expect(await help.isVisible()).toBe(true);
+    expect(await help.evaluate((p) => (p as unknown as { getClientRects(): { length: number } }).getClientRects().length)).toBe(1);
+    expect((await help.textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+      'Paste a token, type a customer and an ID, and press Show. Then click a node for its IDs and history, or pick two nodes to see why they are one person.',
+    );
+    expect(await page.page.locator('#graph-stats').textContent()).toBe('Nothing drawn yet.');
+    await page.show({ token: person.token, customer: person.customer, type: 'phone', id: '555-1' });
+    expect(await help.isHidden()).toBe(true);
   });
 
   test('when no token is given, then no Authorization is sent and the secure e-mail is not drawn', async () => {

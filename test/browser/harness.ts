@@ -134,6 +134,30 @@ export class ExplorerPage {
     }, keyId);
   }
 
+  /**
+   * Every label the library draws now, measured on the rendered page: its text, its box (px, relative to #graph, from
+   * the library's own rendered bounding box of the label alone) and its font size on screen (the style's size times
+   * the zoom). Left out: labels the library skips as too small (its renderer's own test) and transparent ones.
+   */
+  labels(): Promise<Array<{ text: string; box: { x1: number; y1: number; x2: number; y2: number }; fontPx: number }>> {
+    return this.page.evaluate(() => {
+      const cy = (globalThis as unknown as PageGlobals).explorer;
+      const renderer = (cy as unknown as { renderer(): { eleTextBiggerThanMin(e: unknown): boolean } }).renderer();
+      const zoom = cy.zoom();
+      return cy
+        .elements()
+        .filter((e) => String(e.data('label') ?? '') !== '' && renderer.eleTextBiggerThanMin(e) && Number(e.style('text-opacity')) > 0)
+        .map((e) => {
+          const box = e.renderedBoundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false });
+          return {
+            text: String(e.data('label')),
+            box: { x1: box.x1, y1: box.y1, x2: box.x2, y2: box.y2 },
+            fontPx: parseFloat(String(e.style('font-size'))) * zoom,
+          };
+        });
+    });
+  }
+
   /** Clicks with the real mouse where the library drew the element `ref`. */
   async clickElement(ref: string): Promise<void> {
     const box = await this.page.locator('#graph').boundingBox();

@@ -82,3 +82,44 @@ export async function seedBig(app: TestApp, customer: string): Promise<Seeded> {
   if (res.status !== 200 || refused.length > 0) throw new Error(`big graph setup failed: ${res.status} ${JSON.stringify(refused.slice(0, 3))}`);
   return { customer, token };
 }
+
+/**
+ * The people of the README's "Seeing a person" walkthrough: Ann's member node and her shop account share her phone; a
+ * family tablet is on Ann's, Bob's and Cy's member nodes; Dee shares only a wifi ip (which links nothing) with Ann.
+ * From Ann the drawing has Ann, s-77, Bob and Cy, a line `device: ann-phone` and a hub for the tablet.
+ */
+export async function seedWalkthrough(app: TestApp, customer: string): Promise<Seeded> {
+  await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'ip', links: false }] });
+  await putSchema(app, customer, 'shop', { id_types: [{ type: 'shop_id' }, { type: 'device' }] });
+  const { token } = await issueToken(app, customer);
+  const member = (key: string, ...ids: Array<{ type: string; id: string }>) => ({ schema: 'member', key: id('member_id', key), ids });
+  for (const node of [
+    member('ann', id('device', 'ann-phone'), id('device', 'tablet-1'), id('ip', '10.0.0.7')),
+    { schema: 'shop', key: id('shop_id', 's-77'), ids: [id('device', 'ann-phone')] },
+    member('bob', id('device', 'tablet-1')),
+    member('cy', id('device', 'tablet-1')),
+    member('dee', id('ip', '10.0.0.7')),
+  ])
+    await createNode(app, customer, node, token);
+  return { customer, token };
+}
+
+/**
+ * A component of `size` nodes of schema `crm`, t-0 … t-(size-1), as a tree: t-i's parent is t-floor((i-1)/3), and the
+ * two share `phone q-i`. Written with one _bulk request; start from `phone q-1` (or t-0's key).
+ */
+export async function seedTree(app: TestApp, customer: string, size: number): Promise<Seeded> {
+  await putSchema(app, customer, 'crm', SCHEMAS.crm);
+  const { token } = await issueToken(app, customer);
+  const lines: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const ids = [];
+    if (i > 0) ids.push(id('phone', `q-${i}`));
+    for (const child of [3 * i + 1, 3 * i + 2, 3 * i + 3]) if (child < size) ids.push(id('phone', `q-${child}`));
+    lines.push(JSON.stringify({ op: 'create', body: crm(`t-${i}`, ...ids) }));
+  }
+  const { res, results } = await bulkChecked(app.baseUrl, customer, `${lines.join('\n')}\n`, { token: ADMIN_TOKEN });
+  const refused = results.filter((r) => r.status !== 201);
+  if (res.status !== 200 || refused.length > 0) throw new Error(`tree setup failed: ${res.status} ${JSON.stringify(refused.slice(0, 3))}`);
+  return { customer, token };
+}

@@ -2,6 +2,7 @@
 // how answers merge, which requests the page sends and what it says when they fail. The page itself is tested in
 // a real browser by test/browser/ (npm run test:browser).
 import {
+  chainIn,
   type Collection,
   drawingOf,
   emptyCollection,
@@ -9,13 +10,14 @@ import {
   type GraphNode,
   type GraphType,
   identityOf,
+  type WhyStep,
   merge,
   SCHEMA_COLOURS,
   SchemaPalette,
   shorten,
 } from '../../explorer/src/model';
 import { describeProblem, networkProblem, redact } from '../../explorer/src/problems';
-import { boundedInteger, graphBody, graphPath, historyPath, requestHeaders } from '../../explorer/src/requests';
+import { boundedInteger, graphBody, graphPath, historyPath, requestHeaders, separateBody, separatePath, whyBody, whyPath } from '../../explorer/src/requests';
 
 const id = (type: string, value: string) => ({ type, id: value });
 const node = (schema: string, key: { type: string; id: string | null }, ids: Array<{ type: string; id: string }> = []): GraphNode => ({
@@ -147,6 +149,48 @@ describe('merging answers (expanding an ID)', () => {
     const merged = merge(collect(answer([hidden(id('device', 'a'))])), answer([hidden(id('device', 'a')), hidden(id('device', 'b'))]));
     expect(merged.added).toEqual(['n1']);
     expect(identityOf(hidden(id('device', 'a')))).not.toBe(identityOf(node('member', id('email', 'x'), [id('device', 'a')])));
+  });
+});
+
+describe('a _why chain in the drawing', () => {
+  const step = (name: string) => ({ node: { schema: 'member', key: id('member_id', name) } });
+  const via = (type: string, value: string | null): WhyStep => ({ via: value === null ? { type, id: null, secure: true } : { type, id: value } });
+  // m-1 and m-2 share a phone (a line); m-2, m-3 and m-4 a tablet (a hub at "hot at" 3).
+  const collection = collect(
+    answer([
+      member('m-1', id('phone', 'p-1')),
+      member('m-2', id('phone', 'p-1'), id('device', 'tablet')),
+      member('m-3', id('device', 'tablet')),
+      member('m-4', id('device', 'tablet')),
+    ]),
+  );
+  const drawing = drawingOf(collection);
+
+  test("when the chain goes through a line and a hub, then its nodes, the line, the hub and the hub's two lines are marked", () => {
+    const chain = chainIn([step('m-1'), via('phone', 'p-1'), step('m-2'), via('device', 'tablet'), step('m-4')], collection, drawing);
+    const hub = drawing.hubs[0]?.ref ?? '';
+    const line = drawing.edges.find((e) => e.kind === 'shared')?.ref ?? '';
+    expect(chain).toEqual({ nodes: ['n0', 'n1', 'n3'], joins: [line, hub, `${hub} n1`, `${hub} n3`], missing: 0 });
+  });
+
+  test('when an ID of the chain is hidden (secure, no token), then the line of that type between the two nodes is marked', () => {
+    const chain = chainIn([step('m-1'), via('phone', null), step('m-2')], collection, drawing);
+    expect(chain.joins).toHaveLength(1);
+    expect(chain.missing).toBe(0);
+  });
+
+  test('when part of the chain is not drawn, then what is missing is counted and nothing else marked for it', () => {
+    const chain = chainIn([step('m-1'), via('phone', 'p-1'), step('m-2'), via('email', 'e-9'), step('m-9')], collection, drawing);
+    expect(chain).toEqual({ nodes: ['n0', 'n1'], joins: [expect.any(String)], missing: 2 });
+  });
+
+  test('when _why and _separate are asked, then the paths are escaped and the bodies name the nodes by schema and key only', () => {
+    const a = { schema: 'member', key: id('member_id', 'ann') };
+    const b = { schema: 'member', key: id('member_id', 'bob') };
+    expect(whyPath('a/b')).toBe('v1/a%2Fb/_why');
+    expect(separatePath('a/b')).toBe('v1/a%2Fb/_separate');
+    expect(whyBody({ ...a, extra: 1 } as typeof a, b)).toEqual({ from: a, to: b });
+    expect(separateBody(a, b, 'B')).toEqual({ nodes: [a, b], remove_shared_from: 'B' });
   });
 });
 

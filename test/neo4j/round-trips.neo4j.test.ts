@@ -186,6 +186,63 @@ describe('round trips to Neo4j per call', () => {
     ],
   ];
 
+  // Separations: a fresh pair each time (admin token: no token lookup).
+  const pairOf = (x: string, y: string) => ({
+    nodes: [
+      { schema: 'member', key: { type: 'member_id', id: x } },
+      { schema: 'member', key: { type: 'member_id', id: y } },
+    ],
+  });
+  cases.push(
+    [
+      '_separate two nodes sharing nothing',
+      {
+        prepare: async () => {
+          seq += 1;
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sa-${seq}`, []) });
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sb-${seq}`, []) });
+        },
+        send: () => ok('POST', `/v1/${C}/_separate`, { ...admin, body: { ...pairOf(`sa-${seq}`, `sb-${seq}`), remove_shared_from: 'none' } }),
+      },
+      {
+        statements: ['node.lock', 'node.find', 'node.lock', 'node.find', 'separation.shared', 'separation.put', 'history.append'],
+        transactions: 1,
+        roundTrips: 4,
+      },
+    ],
+    ['_separate list', { send: () => app.call('GET', `/v1/${C}/_separate`, admin) }, { statements: ['auto:separation.list'], transactions: 0, roundTrips: 1 }],
+    [
+      'insert into a separated node',
+      {
+        prepare: async () => {
+          seq += 1;
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`si-${seq}`, []) });
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sj-${seq}`, []) });
+          await ok('POST', `/v1/${C}/_separate`, { ...admin, body: { ...pairOf(`si-${seq}`, `sj-${seq}`), remove_shared_from: 'none' } });
+        },
+        send: () => ok('POST', `/v1/${C}/node/_insert`, { body: node(`si-${seq}`, [{ type: 'device', id: `si-d-${++upserts}` }]) }),
+      },
+      {
+        statements: ['auto:customer.policy', 'schema.guard', 'node.lock', 'node.held-among', 'separation.check', 'node.link-ids', 'history.append'],
+        transactions: 1,
+        roundTrips: 5,
+      },
+    ],
+    [
+      '_separate lift',
+      {
+        prepare: async () => {
+          seq += 1;
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sl-${seq}`, []) });
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sm-${seq}`, []) });
+          await ok('POST', `/v1/${C}/_separate`, { ...admin, body: { ...pairOf(`sl-${seq}`, `sm-${seq}`), remove_shared_from: 'none' } });
+        },
+        send: () => app.call('DELETE', `/v1/${C}/_separate`, { ...admin, body: pairOf(`sl-${seq}`, `sm-${seq}`) }),
+      },
+      { statements: ['node.lock', 'node.find', 'node.lock', 'node.find', 'separation.delete', 'history.append'], transactions: 1, roundTrips: 4 },
+    ],
+  );
+
   test.each(cases)('%s', async (_name, call, expected) => {
     expect(await count(call)).toEqual(expected);
   });

@@ -9,11 +9,13 @@ import { describeStoreContract, id, member, MEMBER, newCustomer } from './contra
 import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
+import { describeSeparationContract } from './separation-contract';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeGraphContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeSeparationContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-store-contract-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -23,6 +25,7 @@ describeStoreContract('sqlite file (WAL)', async () => new SqliteStore({ path: f
 describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+describeSeparationContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
 // The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 every search and graph runs on a worker thread's read-only
 // connection, so the identity and graph contracts prove that path.

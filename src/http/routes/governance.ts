@@ -1,7 +1,7 @@
 // GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (extensions §3).
 import { type RequestHandler, type Router } from 'express';
 import type { GovernanceService } from '../../domain/governance';
-import type { HistoryEntry } from '../../domain/model';
+import type { HistoryEntry, NodeRef } from '../../domain/model';
 import type { components } from '../../generated/openapi';
 import { actorName } from '../../domain/tokens';
 import { callerOf } from '../auth';
@@ -20,6 +20,8 @@ const historyEntryBody = (e: HistoryEntry): components['schemas']['HistoryEntry'
   added: e.added,
   removed: e.removed,
 });
+
+const separatedNodeBody = (n: NodeRef): components['schemas']['SeparatedNode'] => ({ schema: n.schemaId, key: n.key });
 
 export function governanceRoutes(validators: Validators, bearer: RequestHandler, governance: GovernanceService, publicBaseUrl: string | undefined): Router {
   const router = caseSensitiveRouter();
@@ -49,6 +51,40 @@ export function governanceRoutes(validators: Validators, bearer: RequestHandler,
       const audit = { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) };
       const outcome = await governance.erase(caller, params.customer_id, body, audit);
       res.json({ nodes_deleted: outcome.nodesDeleted, ids_removed: outcome.idsRemoved });
+    }),
+  );
+  router.post(
+    '/v1/:customer_id/_separate',
+    bearer,
+    operation(validators, 'separateNodes', async ({ params, body }, _req, res) => {
+      const caller = callerOf(res);
+      const audit = { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) };
+      const outcome = await governance.separate(caller, params.customer_id, body, audit);
+      res.json({ ids_removed: outcome.idsRemoved });
+    }),
+  );
+  router.delete(
+    '/v1/:customer_id/_separate',
+    bearer,
+    operation(validators, 'unseparateNodes', async ({ params, body }, _req, res) => {
+      const caller = callerOf(res);
+      const audit = { requestId: String(res.locals.requestId ?? ''), actor: actorName(caller) };
+      await governance.unseparate(caller, params.customer_id, body.nodes, audit);
+      res.json({});
+    }),
+  );
+  router.get(
+    '/v1/:customer_id/_separate',
+    bearer,
+    operation(validators, 'listSeparations', async ({ params, query }, req, res) => {
+      const count = defaulted(query.count, 'count');
+      const page = defaulted(query.page, 'page');
+      const customerId = params.customer_id;
+      const base = publicBase(req, publicBaseUrl);
+      const { items, total } = await governance.separations(callerOf(res), customerId, page, count);
+      const pageUrl = (n: number) => `${base}/v1/${encodeURIComponent(customerId)}/_separate?count=${count}&page=${n}`;
+      setPageHeaders(res, { page, count, total, pageUrl });
+      res.json(items.map((s) => ({ nodes: [separatedNodeBody(s.a), separatedNodeBody(s.b)] })));
     }),
   );
   return router;

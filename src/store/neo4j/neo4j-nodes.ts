@@ -4,7 +4,7 @@
 import { DomainError, isDomainError } from '../../domain/errors';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
-import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
+import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, separatedNodes, wouldPassIdLimit } from '../../domain/store';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
 import { int, type Query, together } from './query';
@@ -45,7 +45,7 @@ export const keyParams = (node: NodeAddress) => ({ customer: node.customerId, ..
  * is done, so it reads what is committed now that the lock is held; both are sent at once. Answers the node's
  * element id and `read`'s row; node_not_found when the node is absent, or `read` found another node or none.
  */
-async function lockAndRead<R extends { node: string }>(
+export async function lockAndRead<R extends { node: string }>(
   q: Query,
   node: NodeAddress,
   writeId: string,
@@ -70,13 +70,27 @@ async function lockHolding(
   writeId: string,
   ids: IdPair[],
   before: Promise<unknown> = Promise.resolve(),
-): Promise<{ target: string; holds: (id: IdPair) => boolean }> {
+): Promise<{ target: string; holds: (id: IdPair) => boolean; separated: boolean }> {
   const sought = ids.map((id) => ({ type: id.type, id: id.id }));
   // Sent in this order, each without waiting for the one before.
-  const locking = lockAndRead(q, node, writeId, () => q<{ node: string; held: IdPair[] }>('node.held-among', { ...keyParams(node), ids: sought }));
+  const locking = lockAndRead(q, node, writeId, () =>
+    q<{ node: string; held: IdPair[]; separated: boolean }>('node.held-among', { ...keyParams(node), ids: sought }),
+  );
   await together(before, locking);
   const { target, row } = await locking;
-  return { target, holds: (id) => row.held.some((h) => sameId(h, id)) };
+  return { target, holds: (id) => row.held.some((h) => sameId(h, id)), separated: row.separated };
+}
+
+/**
+ * separated_nodes when a node the locked node `target` is separated from holds one of `adding`. Only for a node
+ * that has a separation (node.held-among said so): a write to any other node sends no statement for it. Locks
+ * those Id vertices until commit (separation.check.cypher), so racing writes to the two nodes check one after the
+ * other.
+ */
+async function refuseIfSeparated(q: Query, node: NodeAddress, target: string, adding: IdPair[], writeId: string): Promise<void> {
+  if (adding.length === 0) return;
+  const [other] = await q<{ schema: string; keyType: string; keyId: string }>('separation.check', { node: target, ids: canonicalIds(adding), write: writeId });
+  if (other) throw separatedNodes(node, { schemaId: other.schema, key: { type: other.keyType, id: other.keyId } });
 }
 
 /**
@@ -175,10 +189,11 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'insert':
       return {
         work: async (q, writeId, guards, entries, alone) => {
-          const { target, holds } = await lockHolding(q, w.node, writeId, w.ids, guards.refuseIfSchemaChanged(q, w.node, writeId));
+          const { target, holds, separated } = await lockHolding(q, w.node, writeId, w.ids, guards.refuseIfSchemaChanged(q, w.node, writeId));
           const alreadyHeld = w.ids.find(holds);
           if (alreadyHeld) throw idExists(alreadyHeld);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
+          if (separated) await refuseIfSeparated(q, w.node, target, w.ids, writeId);
           await finish(q, writeId, entries, alone, entry(uniqueIds(w.ids), []), link(q, target, w.ids, w.node));
         },
       };
@@ -188,9 +203,10 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
         work: async (q, writeId, guards, entries, alone) => {
           // An ID removal adds none: no guard.
           const guarded = w.kind === 'replace' ? guards.refuseIfSchemaChanged(q, w.node, writeId) : undefined;
-          const { target, holds } = await lockHolding(q, w.node, writeId, namedIds(w), guarded);
+          const { target, holds, separated } = await lockHolding(q, w.node, writeId, namedIds(w), guarded);
           const change = changeOf(w, holds);
           if (change.link) await refuseIfOverHolderLimit(q, w.node, [change.link], writeId);
+          if (change.link && separated) await refuseIfSeparated(q, w.node, target, [change.link], writeId);
           // The unlink is sent first, and Neo4j runs a transaction's statements in the order sent.
           await finish(
             q,
@@ -337,7 +353,7 @@ export async function insertIntoNodes(
   const customer = inserts[0]?.node.customerId;
   const locked = await lockMany(q, passed, writeId);
   const found = locked.map((row) => ({ ...row, ids: (inserts[row.line] as InsertWrite).ids.map((id) => ({ type: id.type, id: id.id })) }));
-  const rows = await q<{ line: number; held: IdPair[] }>('node.held-many', { customer, rows: found });
+  const rows = await q<{ line: number; held: IdPair[]; separated: boolean }>('node.held-many', { customer, rows: found });
   const still = new Map(rows.map((row) => [row.line, row.held]));
   const missing = passed.findIndex((_, line) => !still.has(line));
   const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound((inserts[missing] as InsertWrite).node) };
@@ -347,7 +363,20 @@ export async function insertIntoNodes(
     const first = (inserts[line] as InsertWrite).ids.find((id) => held.some((h) => sameId(h, id)));
     if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(first) };
   }
-  const before = firstRefusal(refused, notFound, exists);
+  const nodeOf = new Map(found.map((row) => [row.line, row.node]));
+  const separated = await separatedRefusal(
+    q,
+    rows
+      .filter((row) => row.separated)
+      .map((row) => ({
+        line: row.line,
+        node: (inserts[row.line] as InsertWrite).node,
+        target: nodeOf.get(row.line) as string,
+        ids: (inserts[row.line] as InsertWrite).ids,
+      })),
+    writeId,
+  );
+  const before = firstRefusal(refused, notFound, exists, separated);
   if (before) return before;
   const linking = found.map(({ line, node }) => {
     const w = inserts[line] as InsertWrite;
@@ -384,7 +413,7 @@ export async function changeNodes(
   const write = (line: number) => changes[line] as ChangeWrite;
   const locked = await lockMany(q, passed, writeId);
   const asked = locked.map((row) => ({ ...row, ids: namedIds(write(row.line)).map((id) => ({ type: id.type, id: id.id })) }));
-  const rows = await q<{ line: number; held: IdPair[] }>('node.held-many', { customer: changes[0]?.node.customerId, rows: asked });
+  const rows = await q<{ line: number; held: IdPair[]; separated: boolean }>('node.held-many', { customer: changes[0]?.node.customerId, rows: asked });
   const still = new Map(rows.map((row) => [row.line, row.held]));
   const missing = passed.findIndex((_, line) => !still.has(line));
   const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound(write(missing).node) };
@@ -402,7 +431,13 @@ export async function changeNodes(
       if (!exists || line < exists.at) exists = { at: line, error: e };
     }
   }
-  const before = firstRefusal(refused, notFound, exists);
+  const banned = new Set(rows.filter((row) => row.separated).map((row) => row.line));
+  const separated = await separatedRefusal(
+    q,
+    planned.flatMap(({ line, node, change: { link } }) => (link && banned.has(line) ? [{ line, node: write(line).node, target: node, ids: [link] }] : [])),
+    writeId,
+  );
+  const before = firstRefusal(refused, notFound, exists, separated);
   if (before) return before;
   const unlinks = planned.flatMap(({ node, change: { unlink } }) => (unlink ? [{ node, type: unlink.type, id: unlink.id }] : []));
   if (unlinks.length > 0) await q('node.unlink-many', { rows: unlinks });
@@ -418,6 +453,26 @@ export async function changeNodes(
   }
   const now = new Date().toISOString();
   for (const { line, change } of planned) entries.push(...changeEntries(write(line), change, now));
+  return undefined;
+}
+
+/**
+ * refuseIfSeparated for the lines of a run whose nodes have a separation (none: no statement), one after the other
+ * in line order: the first line refused, if one is.
+ */
+async function separatedRefusal(
+  q: Query,
+  lines: Array<{ line: number; node: NodeAddress; target: string; ids: IdPair[] }>,
+  writeId: string,
+): Promise<RunRefusal | undefined> {
+  for (const { line, node, target, ids } of [...lines].sort((x, y) => x.line - y.line)) {
+    try {
+      await refuseIfSeparated(q, node, target, ids, writeId);
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      return { at: line, error: e };
+    }
+  }
   return undefined;
 }
 
@@ -442,11 +497,12 @@ export async function deleteNodes(q: Query, deletes: readonly DeleteWrite[], wri
 export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, writeId: string): Promise<void> {
   const newKey: IdPair = { type: node.key.type, id: newId };
   // The new key is an ID the node may come to hold: checked against the schema as other writes adding IDs are.
-  const { target, holds } = await lockHolding(q, node, writeId, [node.key, newKey], new SchemaGuards().refuseIfSchemaChanged(q, node, writeId));
+  const { target, holds, separated } = await lockHolding(q, node, writeId, [node.key, newKey], new SchemaGuards().refuseIfSchemaChanged(q, node, writeId));
   if (newId === node.key.id) return;
   const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
   if (taken) throw nodeExists(node.schemaId, newKey);
   if (!holds(newKey)) await refuseIfOverHolderLimit(q, node, [newKey], writeId);
+  if (!holds(newKey) && separated) await refuseIfSeparated(q, node, target, [newKey], writeId);
   // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).
   await q('node.rekey', { node: target, keyId: newId });
   if (holds(node.key)) await unlink(q, target, node.key);

@@ -10,6 +10,7 @@
 // a moment while it starts (a server that opens Bolt before its users are set up), and a password or database fixed
 // on Neo4j's side then takes effect without a restart of the service; the longer wait keeps a misconfigured instance
 // from setting off Neo4j's lock after repeated failed logins (3, then 5 s) for the instances sharing its user.
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockRule } from '../../domain/blocklist';
 import type {
@@ -36,6 +37,10 @@ import type {
   SearchQuery,
   SearchResult,
   TokenRecord,
+  NodeRef,
+  SeparateRequest,
+  Separation,
+  WriteAudit,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
 import type { NodeWrite, PutSchemaOutcome, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
@@ -323,11 +328,23 @@ export class ConnectingStore implements Store {
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.use((s) => s.graph(query));
   }
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.use((s) => s.why(query));
+  }
   nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
     return this.use((s) => s.nodeHistory(customerId, schemaId, key, offset, limit));
   }
   erase(request: EraseRequest): Promise<EraseOutcome> {
     return this.use((s) => s.erase(request));
+  }
+  separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
+    return this.use((s) => s.separate(request));
+  }
+  unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
+    return this.use((s) => s.unseparate(customerId, a, b, audit));
+  }
+  listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
+    return this.use((s) => s.listSeparations(customerId, offset, limit));
   }
   pruneHistory(before: string, limit: number): Promise<number> {
     return this.use((s) => s.pruneHistory(before, limit));

@@ -37,16 +37,23 @@ import {
   type SearchQuery,
   type SearchResult,
   type TokenRecord,
+  type NodeRef,
+  type SeparateRequest,
+  type Separation,
+  type WriteAudit,
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
+import { whyInGraph } from './neo4j-why';
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
 import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
@@ -319,6 +326,21 @@ export class Neo4jStore implements Store {
     return this.read((q) => nodeIds(q, node));
   }
 
+  // ---- separations (./neo4j-separations.ts). No ifCommitted: run again after a lost commit reply, a separate finds
+  // no shared ID left and the ban in place, and answers 0 removed; an unseparate answers separation_not_found.
+
+  separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
+    return this.write((q, writeId) => separateInGraph(q, request, writeId));
+  }
+
+  unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
+    return this.write((q, writeId) => unseparateInGraph(q, customerId, a, b, audit, writeId));
+  }
+
+  listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
+    return this.read((q) => separationsInGraph(q, customerId, offset, limit));
+  }
+
   // ---- search
 
   search(query: SearchQuery): Promise<SearchResult> {
@@ -334,6 +356,10 @@ export class Neo4jStore implements Store {
 
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.read((q) => graphOf(q, query));
+  }
+
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.read((q) => whyInGraph(q, query));
   }
 
   // ---- history and erasure

@@ -55,6 +55,11 @@ export const STATEMENT_NAMES = [
   'node.delete',
   'node.ids',
   'node.last-write',
+  'separation.check',
+  'separation.shared',
+  'separation.put',
+  'separation.delete',
+  'separation.list',
 
   'search.start-by-key',
   'search.one-by-key',
@@ -67,6 +72,7 @@ export const STATEMENT_NAMES = [
   'graph.reach-one',
   'graph.reach-one-from-id',
   'graph.ids',
+  'why.shortest',
 
   'sequence.next',
   'sequence.adopt-shared',
@@ -145,6 +151,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impressionkey.unique-key',
   'schema/impressionkey.index-time',
   'schema/impressionkey.index-id',
+  'schema/separated.index-customer',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */
@@ -181,7 +188,7 @@ export const GRAPH_VOCABULARY = {
     'ImpressionKey',
     'DeletedDelivery',
   ],
-  relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS'],
+  relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;
 
 export interface Statement {

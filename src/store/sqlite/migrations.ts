@@ -261,4 +261,21 @@ export const migrations: Migration[] = [
       CREATE INDEX impression_keys_by_id ON impression_keys (customer_id, id_type, id_value);
     `,
   },
+  {
+    version: 9,
+    name: 'separations: pairs of nodes that must never hold a common ID',
+    sql: `
+      -- One row per ban, its nodes by row (node_a < node_b): a rekeying keeps the row, and deleting or erasing either
+      -- node deletes the ban with it. A write adding IDs to a node reads its bans by either column.
+      CREATE TABLE separations (
+        customer_id TEXT NOT NULL,
+        node_a      INTEGER NOT NULL REFERENCES nodes (node_pk) ON DELETE CASCADE,
+        node_b      INTEGER NOT NULL REFERENCES nodes (node_pk) ON DELETE CASCADE,
+        PRIMARY KEY (node_a, node_b),
+        CHECK (node_a < node_b)
+      ) WITHOUT ROWID;
+      CREATE INDEX separations_by_b ON separations (node_b, node_a);
+      CREATE INDEX separations_by_customer ON separations (customer_id);
+    `,
+  },
 ];

@@ -3,8 +3,30 @@
 // transaction. Nodes are rows of `nodes`, IDs rows of `ids`, and `node_ids` says which node holds which ID.
 import type Database from 'better-sqlite3';
 import { DomainError, isDomainError } from '../../domain/errors';
-import { type EraseOutcome, type EraseRequest, type HistoryOp, type IdPair, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
-import { eraseTooLarge, holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, wouldPassIdLimit } from '../../domain/store';
+import {
+  type EraseOutcome,
+  type EraseRequest,
+  type HistoryOp,
+  type IdPair,
+  type NodeAddress,
+  type NodeRef,
+  sameId,
+  type SeparateRequest,
+  type Separation,
+  uniqueIds,
+  type WriteAudit,
+} from '../../domain/model';
+import {
+  eraseTooLarge,
+  holderLimitReached,
+  idsShared,
+  limitedIds,
+  nodeIdLimitReached,
+  type NodeWrite,
+  separatedNodes,
+  separationNotFound,
+  wouldPassIdLimit,
+} from '../../domain/store';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';
@@ -45,6 +67,32 @@ export class SqliteNodes {
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
       // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (README, Performance).
       heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
+      // The nodes this one is separated from that hold the ID: a write adding it is refused. Two index lookups when
+      // the node has no ban.
+      separatedHolder: db
+        .prepare(
+          'SELECT s.other FROM (SELECT node_b AS other FROM separations WHERE node_a = ? UNION ALL SELECT node_a FROM separations WHERE node_b = ?) s ' +
+            'JOIN node_ids ni ON ni.node_pk = s.other AND ni.id_pk = ? LIMIT 1',
+        )
+        .pluck(),
+      hasBans: db.prepare('SELECT 1 FROM separations WHERE node_a = ? UNION ALL SELECT 1 FROM separations WHERE node_b = ? LIMIT 1').pluck(),
+      sharedIdPks: db
+        .prepare(
+          'SELECT a.id_pk FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk JOIN ids i ON i.id_pk = a.id_pk WHERE a.node_pk = ? AND b.node_pk = ? ORDER BY i.type, i.value',
+        )
+        .pluck(),
+      ban: db.prepare('INSERT INTO separations (customer_id, node_a, node_b) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+      unban: db.prepare('DELETE FROM separations WHERE node_a = ? AND node_b = ?'),
+      banCount: db.prepare('SELECT COUNT(*) FROM separations WHERE customer_id = ?').pluck(),
+      // Each pair in code-point order (SQLite compares text as UTF-8 bytes, which is code-point order).
+      bans: db.prepare(
+        'WITH p AS (SELECT na.schema_id AS sa, na.key_type AS ta, na.key_id AS ia, nb.schema_id AS sb, nb.key_type AS tb, nb.key_id AS ib ' +
+          'FROM separations s JOIN nodes na ON na.node_pk = s.node_a JOIN nodes nb ON nb.node_pk = s.node_b WHERE s.customer_id = ?), ' +
+          'o AS (SELECT (sa, ta, ia) < (sb, tb, ib) AS lo, * FROM p) ' +
+          'SELECT CASE WHEN lo THEN sa ELSE sb END AS s1, CASE WHEN lo THEN ta ELSE tb END AS t1, CASE WHEN lo THEN ia ELSE ib END AS i1, ' +
+          'CASE WHEN lo THEN sb ELSE sa END AS s2, CASE WHEN lo THEN tb ELSE ta END AS t2, CASE WHEN lo THEN ib ELSE ia END AS i2 ' +
+          'FROM o ORDER BY s1, t1, i1, s2, t2, i2 LIMIT ? OFFSET ?',
+      ),
       nodeIds: db.prepare('SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value'),
     };
   }
@@ -136,6 +184,19 @@ export class SqliteNodes {
     }
   }
 
+  /**
+   * separated_nodes when a node this one is separated from holds one of `adding`. Inside the write, where writes
+   * run one at a time: what it read stays true until commit.
+   */
+  private refuseIfSeparated(node: NodeAddress, nodePk: number, adding: IdPair[]): void {
+    if (adding.length === 0 || this.s.hasBans.get(nodePk, nodePk) === undefined) return;
+    for (const id of adding) {
+      const idPk = this.idPk(node.customerId, id);
+      const other = idPk === undefined ? undefined : (this.s.separatedHolder.get(nodePk, nodePk, idPk) as number | undefined);
+      if (other !== undefined) throw separatedNodes(node, this.nodeRow(other));
+    }
+  }
+
   insert(node: NodeAddress, ids: IdPair[]): void {
     this.schemas.refuseIfChanged(node);
     const nodePk = this.nodePk(node);
@@ -147,6 +208,7 @@ export class SqliteNodes {
     const adding = uniqueIds(ids);
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
     this.refuseIfOverHolderLimit(node, adding);
+    this.refuseIfSeparated(node, nodePk, adding);
     const idPks = adding.map((id) => {
       const idPk = this.ensureIdPk(node.customerId, id);
       this.s.link.run(nodePk, idPk);
@@ -164,6 +226,7 @@ export class SqliteNodes {
       if (upsert && !setHeld) {
         this.refuseIfOverIdLimit(node, nodePk, 1);
         this.refuseIfOverHolderLimit(node, [set]);
+        this.refuseIfSeparated(node, nodePk, [set]);
         const setIdPk = this.ensureIdPk(node.customerId, set);
         this.s.link.run(nodePk, setIdPk);
         this.record(node, 'upsert', [setIdPk], []);
@@ -173,6 +236,7 @@ export class SqliteNodes {
     if (where.type === set.type && where.id === set.id) return;
     if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
     this.refuseIfOverHolderLimit(node, [set]);
+    this.refuseIfSeparated(node, nodePk, [set]);
     this.unlink(nodePk, whereIdPk);
     const setIdPk = this.ensureIdPk(node.customerId, set);
     this.s.link.run(nodePk, setIdPk);
@@ -188,7 +252,10 @@ export class SqliteNodes {
       throw new DomainError('node_exists', `A node with key ${newKey.type}=${newKey.id} already exists in schema '${node.schemaId}'.`);
     }
     const heldNewKey = this.holds(nodePk, node.customerId, newKey);
-    if (heldNewKey === undefined) this.refuseIfOverHolderLimit(node, [newKey]);
+    if (heldNewKey === undefined) {
+      this.refuseIfOverHolderLimit(node, [newKey]);
+      this.refuseIfSeparated(node, nodePk, [newKey]);
+    }
     this.s.rekeyNode.run(newId, nodePk);
     const oldIdPk = this.holds(nodePk, node.customerId, node.key) as number;
     this.unlink(nodePk, oldIdPk);
@@ -247,6 +314,47 @@ export class SqliteNodes {
       case 'deleteNode':
         return this.delete(w.node);
     }
+  }
+
+  /** Store.separate: the shared IDs leave the side named, then the ban is stored; both nodes' history records it. */
+  separate(r: SeparateRequest): { idsRemoved: number } {
+    const a = this.nodePk({ customerId: r.customerId, ...r.a });
+    const b = this.nodePk({ customerId: r.customerId, ...r.b });
+    const shared = this.s.sharedIdPks.all(a, b) as number[];
+    if (shared.length > 0 && r.removeSharedFrom === 'none') throw idsShared(r.a, r.b);
+    const [from, fromPk] = r.removeSharedFrom === 'b' ? [r.b, b] : [r.a, a];
+    const fromKeyPk = this.s.keyIdPk.get(fromPk) as number;
+    if (shared.includes(fromKeyPk)) {
+      throw new DomainError(
+        'key_id_immutable',
+        `The nodes share the key ${from.key.type}=${from.key.id}, which cannot leave its node; remove it from the other side.`,
+      );
+    }
+    for (const idPk of shared) this.unlink(fromPk, idPk);
+    this.s.ban.run(r.customerId, Math.min(a, b), Math.max(a, b));
+    this.recordBan(r.customerId, r.a, 'separate', r.audit, r.removeSharedFrom === 'a' ? shared : []);
+    this.recordBan(r.customerId, r.b, 'separate', r.audit, r.removeSharedFrom === 'b' ? shared : []);
+    return { idsRemoved: shared.length };
+  }
+
+  unseparate(customerId: string, ra: NodeRef, rb: NodeRef, audit: WriteAudit): void {
+    const a = this.nodePk({ customerId, ...ra });
+    const b = this.nodePk({ customerId, ...rb });
+    if (this.s.unban.run(Math.min(a, b), Math.max(a, b)).changes === 0) throw separationNotFound(ra, rb);
+    this.recordBan(customerId, ra, 'unseparate', audit, []);
+    this.recordBan(customerId, rb, 'unseparate', audit, []);
+  }
+
+  private recordBan(customerId: string, n: NodeRef, op: HistoryOp, audit: WriteAudit, removed: number[]): void {
+    this.record({ customerId, ...n, audit }, op, [], removed);
+  }
+
+  separations(customerId: string, offset: number, limit: number): { items: Separation[]; total: number } {
+    const rows = this.s.bans.all(customerId, limit, offset) as Array<Record<'s1' | 't1' | 'i1' | 's2' | 't2' | 'i2', string>>;
+    return {
+      items: rows.map((r) => ({ a: { schemaId: r.s1, key: { type: r.t1, id: r.i1 } }, b: { schemaId: r.s2, key: { type: r.t2, id: r.i2 } } })),
+      total: this.s.banCount.get(customerId) as number,
+    };
   }
 
   /** The IDs the node holds, in type then value order; undefined when there is no such node. */

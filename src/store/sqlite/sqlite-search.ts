@@ -133,6 +133,11 @@ export class SqliteSearch {
     };
   }
 
+  /** The start nodes of a search from `start`, in one snapshot with `read`, which is given them. */
+  startsThen<T>(customerId: string, read: (startNodes: (start: Pick<SearchQuery, 'key' | 'where'>) => number[]) => T): T {
+    return this.inSnapshot(() => read((start) => this.startNodes({ customerId, ...start })));
+  }
+
   /** Every node holding the ID (the start nodes of a `where` without a schema). */
   holdersOf(customerId: string, id: IdPair): number[] {
     return this.s.startByWhere.all(customerId, id.type, id.id) as number[];

@@ -33,6 +33,10 @@ import {
   type SearchQuery,
   type SearchResult,
   type TokenRecord,
+  type NodeRef,
+  type SeparateRequest,
+  type Separation,
+  type WriteAudit,
 } from '../../domain/model';
 import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
@@ -42,6 +46,8 @@ import { SqliteSchemas } from './sqlite-schemas';
 import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
 import { type InlineBounds, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
+import { SqliteWhy } from './sqlite-why';
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
@@ -118,6 +124,7 @@ export class SqliteStore implements Store {
   private readonly nodes: SqliteNodes;
   private readonly history: SqliteHistory;
   private readonly reader: SqliteSearch;
+  private readonly whyReader: SqliteWhy;
   private readonly file: string;
   private readonly readWorkers: number;
   /** Undefined without a read pool: every read inline, whatever it reads. */
@@ -135,6 +142,7 @@ export class SqliteStore implements Store {
     this.deliveries = new SqliteDeliveries(this.db);
     this.history = new SqliteHistory(this.db);
     this.reader = new SqliteSearch(this.db);
+    this.whyReader = new SqliteWhy(this.db);
     this.showing = new SqliteShowing(this.db, this.deliveries, this.reader);
     this.nodes = new SqliteNodes(this.db, this.schemas, this.history, this.deliveries, this.reader);
     this.file = options.path;
@@ -303,6 +311,19 @@ export class SqliteStore implements Store {
     return this.write(() => this.nodes.delete(node));
   }
 
+  async separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
+    return this.write(() => this.nodes.separate(request));
+  }
+
+  async unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
+    return this.write(() => this.nodes.unseparate(customerId, a, b, audit));
+  }
+
+  async listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
+    // One read transaction, so that the page and the total agree.
+    return this.run(() => this.db.transaction(() => this.nodes.separations(customerId, offset, limit))());
+  }
+
   /** One IMMEDIATE transaction for the whole batch, and a savepoint per write but a create (SqliteNodes.apply). */
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
     return this.write(() => this.nodes.apply(writes));
@@ -393,6 +414,11 @@ export class SqliteStore implements Store {
       () => this.reader.graph(inline, this.inline),
       (pool) => pool.graph(pooled()),
     );
+  }
+
+  /** On the event loop: a bidirectional search reads far less than a search of the component, and stops at maxNodes. */
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.run(() => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes)));
   }
 
   /**

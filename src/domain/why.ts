@@ -1,0 +1,116 @@
+// Why two starts are one person: one shortest chain of nodes, each sharing an ID (its `via`) with the one before.
+import { compareCodePoints, byTypeThenId } from './code-point-order';
+import { DomainError } from './errors';
+import type { IdPair, SearchQuery } from './model';
+import type { Actor } from './nodes';
+import { checkedStart, startOf, type StartBody } from './search';
+import type { Store } from './store';
+
+export interface WhyBody {
+  from: Omit<StartBody, 'exclude'>;
+  to: Omit<StartBody, 'exclude'>;
+  max_hops?: number;
+}
+
+export const DEFAULT_MAX_HOPS = 10;
+/** How far a store looks for a chain, whatever max_hops says (its largest value): so a longer chain is told from none. */
+export const WHY_SEARCH_HOPS = 50;
+
+export interface ChainNode {
+  schemaId: string;
+  key: IdPair;
+}
+
+/** nodes[i] and nodes[i + 1] both hold vias[i]; nodes.length === vias.length + 1. */
+export interface Chain {
+  nodes: ChainNode[];
+  vias: IdPair[];
+}
+
+export type WhyStart = Pick<SearchQuery, 'key' | 'where'>;
+
+export interface WhyQuery {
+  customerId: string;
+  from: WhyStart;
+  to: WhyStart;
+  /** ID types that link nothing: never a via. */
+  unlinkedTypes: string[];
+  /** Visiting more nodes than this fails with component_too_large. */
+  maxNodes: number;
+  /** Reading more distinct IDs than this fails with component_too_large. */
+  maxIds: number;
+}
+
+/** What a store answers: which start holds no node, or the smallest shortest chain within WHY_SEARCH_HOPS (none: undefined). */
+export type WhyFound = { missing: 'from' | 'to' } | { missing?: undefined; chain: Chain | undefined };
+
+type ShownId = IdPair | { type: string; id: null; secure: true };
+type PathStep = { node: { schema: string; key: ShownId } } | { via: ShownId };
+
+export interface WhyAnswer {
+  linked: boolean;
+  hops: number | null;
+  path: PathStep[];
+  reason?: 'max_hops';
+}
+
+export interface WhyLimits {
+  traversalMaxNodes: number;
+  traversalMaxIds: number;
+}
+
+export class WhyService {
+  constructor(
+    private readonly store: Store,
+    private readonly limits: WhyLimits,
+  ) {}
+
+  async why(actor: Actor, body: WhyBody): Promise<WhyAnswer> {
+    refuseIncomplete(body.from, 'from');
+    refuseIncomplete(body.to, 'to');
+    const policy = await checkedStart(this.store, actor, body.from);
+    await checkedStart(this.store, actor, body.to);
+    const found = await this.store.why({
+      customerId: actor.customerId,
+      from: startOf(body.from),
+      to: startOf(body.to),
+      unlinkedTypes: [...policy.unlinkedTypes],
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+    });
+    if (found.missing !== undefined) throw new DomainError('node_not_found', `No node holds the start given as '${found.missing}'.`);
+    const { chain } = found;
+    if (!chain) return { linked: false, hops: null, path: [] };
+    if (chain.vias.length > (body.max_hops ?? DEFAULT_MAX_HOPS)) return { linked: false, hops: null, path: [], reason: 'max_hops' };
+    const hidden = actor.authenticated ? new Set<string>() : policy.secureTypes;
+    const shown = (id: IdPair): ShownId => (hidden.has(id.type) ? { type: id.type, id: null, secure: true } : { type: id.type, id: id.id });
+    const path: PathStep[] = [];
+    chain.nodes.forEach((node, i) => {
+      if (i > 0) path.push({ via: shown(chain.vias[i - 1] as IdPair) });
+      path.push({ node: { schema: node.schemaId, key: shown(node.key) } });
+    });
+    return { linked: true, hops: chain.vias.length, path };
+  }
+}
+
+function refuseIncomplete(start: WhyBody['from'], name: 'from' | 'to'): void {
+  if (start.key && start.schema === undefined) throw new DomainError('invalid_search', `${name}.key needs ${name}.schema.`);
+  if (!start.where && !start.key) throw new DomainError('invalid_search', `Give ${name}.schema with ${name}.key, or ${name}.where.`);
+}
+
+/** Node keys in code-point order: schema, key type, key id. */
+export const compareNodes = (a: ChainNode, b: ChainNode): number => compareCodePoints(a.schemaId, b.schemaId) || byTypeThenId(a.key, b.key);
+
+/** The tie rule among equal shortest chains: the smaller in code-point order of its vias, then of its node keys. */
+export function compareChains(a: Chain, b: Chain): number {
+  if (a.vias.length !== b.vias.length) return a.vias.length - b.vias.length;
+  for (let i = 0; i < a.vias.length; i++) {
+    const c = byTypeThenId(a.vias[i] as IdPair, b.vias[i] as IdPair);
+    if (c !== 0) return c;
+  }
+  for (let i = 0; i < a.nodes.length; i++) {
+    const c = compareNodes(a.nodes[i] as ChainNode, b.nodes[i] as ChainNode);
+    if (c !== 0) return c;
+  }
+  return 0;
+}

@@ -1,0 +1,50 @@
+// `_why` on Neo4j: one statement (cypher/why.shortest.cypher) finds both starts' nodes and every shortest chain
+// between them; the smallest by compareChains is kept here, the rule SQLite's search follows.
+import { DomainError } from '../../domain/errors';
+import type { IdPair } from '../../domain/model';
+import { compareChains, compareNodes, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
+import { int, type Query } from './query';
+
+type Vertex = { schema?: string; type: string; id: string };
+
+interface Row {
+  fromFound: boolean;
+  toFound: boolean;
+  fromCount: number;
+  toCount: number;
+  same: Vertex[];
+  chains: Vertex[][];
+}
+
+const startParams = (start: WhyStart) => ({
+  schema: start.key?.schemaId ?? start.where?.schemaId ?? null,
+  keyType: start.key?.key.type ?? null,
+  keyId: start.key?.key.id ?? null,
+  whereType: start.where?.id.type ?? null,
+  whereValue: start.where?.id.id ?? null,
+});
+
+const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: { type: v.type, id: v.id } });
+
+export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
+  const [row] = await q<Row>('why.shortest', {
+    customer: query.customerId,
+    from: startParams(query.from),
+    to: startParams(query.to),
+    unlinkedTypes: query.unlinkedTypes,
+    maxStarts: int(query.maxNodes + 1),
+  });
+  if (!row?.fromFound) return { missing: 'from' };
+  if (!row.toFound) return { missing: 'to' };
+  // Each side's start nodes are bounded as a search's; the shortest-path search itself counts no visits.
+  if (row.fromCount > query.maxNodes || row.toCount > query.maxNodes) {
+    throw new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
+  }
+  if (row.same.length > 0) return { chain: { nodes: [row.same.map(nodeOf).sort(compareNodes)[0] as ChainNode], vias: [] } };
+  const chains: Chain[] = row.chains.map((vertices) => ({
+    nodes: vertices.filter((_, i) => i % 2 === 0).map(nodeOf),
+    vias: vertices.filter((_, i) => i % 2 === 1).map((v): IdPair => ({ type: v.type, id: v.id })),
+  }));
+  const shortest = Math.min(...chains.map((c) => c.vias.length));
+  return { chain: chains.filter((c) => c.vias.length === shortest).sort(compareChains)[0] };
+}
