@@ -149,12 +149,15 @@ describe('Neo4j store specifics', () => {
   test.each([
     ['graph.reach-one', { starts: ['x'], ...reach, unlinkedTypes: ['ip'] }],
     ['graph.reach-one-from-id', { source: 'x', ...reach, unlinkedTypes: ['ip'] }],
-  ])('when %s is planned with unlinked types, then both its traversals are pruning breadth-first expands that themselves refuse their Id vertices', async (name, params) => {
-    const plan = await planOf(name, params);
-    const expands = plan.filter((op) => op.operator.startsWith('VarLengthExpand'));
-    expect(expands.map((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))).toEqual([true, true]);
-    for (const expand of expands) expect(expand.details).toMatch(/unlinkedTypes/);
-  });
+  ])(
+    'when %s is planned with unlinked types, then both its traversals are pruning breadth-first expands that themselves refuse their Id vertices',
+    async (name, params) => {
+      const plan = await planOf(name, params);
+      const expands = plan.filter((op) => op.operator.startsWith('VarLengthExpand'));
+      expect(expands.map((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))).toEqual([true, true]);
+      for (const expand of expands) expect(expand.details).toMatch(/unlinkedTypes/);
+    },
+  );
 
   test('when a component holds 2,000 nodes and the graph may visit 50, then its first traversal stops at its LIMIT and the second does not run', async () => {
     const c = newCustomer();
