@@ -94,7 +94,8 @@ describe('Neo4j Browser served by the local Neo4j', () => {
     // Captions are wrapped into lines (tspans) inside the circle: compare them with the spaces taken out.
     const captions = (await nodes.allTextContents()).map((text) => text.replace(/\s+/g, '')).sort();
     expect(captions).toEqual(['crm_id:a', 'crm_id:b', 'crm_id:c', 'device:tablet', 'phone:555-1']);
-  });
+    // A generous bound for a busy 2-core machine: every step waits for what it needs, not for a time.
+  }, 180_000);
 });
 
 /** Types one command into the Browser's editor and runs it (Enter runs a one-line command). */
