@@ -4,6 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 export interface LocalNeo4j {
   /** bolt://127.0.0.1:<port> */
   uri: string;
+  /** http://127.0.0.1:<httpPort>/browser/ when started with httpPort; undefined otherwise. */
+  browserUrl?: string;
   /** The server's ready line (version, port, data folder, start time). */
   line: string;
   child: ChildProcess;
@@ -16,6 +18,8 @@ export interface StartOptions {
   port?: number;
   /** Auth on with user neo4j and this password; off when undefined. */
   password?: string;
+  /** Serve Neo4j Browser on this port (127.0.0.1); off when undefined or 0. */
+  httpPort?: number;
   /** A folder whose database is kept across stops; a temporary one, deleted at stop, when undefined. */
   data?: string;
   /** JVM heap, e.g. '512m' (default 1g). */

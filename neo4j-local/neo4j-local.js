@@ -10,11 +10,14 @@ const path = require('node:path');
 
 const HERE = __dirname;
 const POM = path.join(HERE, 'pom.xml');
-const SOURCE = path.join(HERE, 'src', 'main', 'java', 'dev', 'idlink', 'neo4jlocal', 'LocalNeo4j.java');
+const JAVA = path.join(HERE, 'src', 'main', 'java', 'dev', 'idlink', 'neo4jlocal');
+const SOURCES = [path.join(JAVA, 'LocalNeo4j.java'), path.join(JAVA, 'analyst', 'AnalystResource.java')];
 const CLASSES = path.join(HERE, 'target', 'classes');
 const BUILT_CLASS = path.join(CLASSES, 'dev', 'idlink', 'neo4jlocal', 'LocalNeo4j.class');
 const CLASSPATH_FILE = path.join(HERE, 'target', 'classpath.txt');
 const MAIN_CLASS = 'dev.idlink.neo4jlocal.LocalNeo4j';
+// What the Browser gets at /analyst/ (style.grass, and guide.html made from the .cypher files).
+const ANALYST_DIR = path.join(HERE, '..', 'cypher', 'analyst');
 
 /**
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
@@ -58,7 +61,7 @@ function missingTools() {
 
 const mtime = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
 
-/** Whether the class or the kept class path is missing, older than pom.xml or the source, or names a missing jar. */
+/** Whether the class or the kept class path is missing, older than pom.xml or the sources, or names a missing jar. */
 function needsBuild() {
   const built = Math.min(mtime(BUILT_CLASS), mtime(CLASSPATH_FILE));
   const classpathOk =
@@ -67,7 +70,7 @@ function needsBuild() {
       .readFileSync(CLASSPATH_FILE, 'utf8')
       .split(path.delimiter)
       .every((jar) => fs.existsSync(jar));
-  return !(classpathOk && built >= mtime(POM) && built >= mtime(SOURCE));
+  return !(classpathOk && built >= mtime(POM) && SOURCES.every((source) => built >= mtime(source)));
 }
 
 /** Compiles the launcher and writes its class path (jars in Maven's cache) when needsBuild(); later starts run no Maven. */
@@ -93,6 +96,7 @@ function javaArgs({ heap = '1g', stopWhenStdinCloses = false } = {}) {
 }
 
 const READY = /ready at (bolt:\/\/\S+)/;
+const BROWSER = /Neo4j Browser at (http:\/\/\S+)/;
 
 /** A port nothing listens on right now, on loopback. */
 async function freePort() {
@@ -106,13 +110,13 @@ async function freePort() {
 /**
  * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
- * options: port (a free one when undefined), password (auth off when undefined), data (a kept folder; a temporary
- * one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
+ * options: port (a free one when undefined), password (auth off when undefined), httpPort (Neo4j Browser on this
+ * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
  * default 30).
  * @param {import('./neo4j-local').StartOptions} [options]
  * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
-async function start({ port, password, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
+async function start({ port, password, httpPort, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
   /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
@@ -120,6 +124,9 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
   if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
   delete env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S;
   if (transactionTimeoutS !== undefined) env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S = String(transactionTimeoutS);
+  // Tests and scripts never take the Browser's fixed port from the environment: off unless asked for.
+  env.NEO4J_LOCAL_HTTP_PORT = String(httpPort ?? 0);
+  env.NEO4J_LOCAL_ANALYST_DIR = ANALYST_DIR;
   delete env.NEO4J_PASSWORD;
   delete env.NEO4J_LOCAL_DATA;
   if (password !== undefined) env.NEO4J_PASSWORD = password;
@@ -152,7 +159,7 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
         child.stdout.resume();
         child.stderr.resume();
         const line = output.split('\n').find((l) => l.includes('ready at')) ?? '';
-        resolve({ uri: /** @type {string} */ (ready[1]), line: line.trim(), child, stop, exited });
+        resolve({ uri: /** @type {string} */ (ready[1]), browserUrl: BROWSER.exec(line)?.[1], line: line.trim(), child, stop, exited });
       }
     };
     child.stdout.setEncoding('utf8');
@@ -172,7 +179,10 @@ async function start({ port, password, data, heap, pageCacheMb, transactionTimeo
   });
 }
 
-/** `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA. */
+/**
+ * `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA,
+ * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser.
+ */
 function main() {
   const missing = missingTools();
   if (missing) {
@@ -185,7 +195,11 @@ function main() {
     process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
-  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g' }), { stdio: 'inherit' });
+  const httpPort = process.argv.includes('--no-browser') ? '0' : process.env.NEO4J_LOCAL_HTTP_PORT || '7474';
+  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g' }), {
+    stdio: 'inherit',
+    env: { ...process.env, NEO4J_LOCAL_HTTP_PORT: httpPort, NEO4J_LOCAL_ANALYST_DIR: ANALYST_DIR },
+  });
   // npm (and a terminal's Ctrl-C) signal this process; the JVM shuts the database down on the same signal.
   for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) {
     process.on(signal, () => {

@@ -1,6 +1,7 @@
 // params: customer
 // Analyst: the customer's largest components (people with the most linked nodes), by node count, with one node
 // of each to start from. Not used by the service.
+// Set the parameters first, e.g.  :params {customer: 'acme'}
 // Plain Cypher has no connected-components algorithm, so this runs one pruning breadth-first search per node that
 // shares an ID with another node, capped at 10,001 nodes: the cost grows with the square of the component sizes.
 // A component of more than 10,000 nodes shows as 10001 and may be listed more than once. For a whole large graph

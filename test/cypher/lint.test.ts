@@ -8,7 +8,7 @@ describe('the Cypher files', () => {
   test('when cypher/ is listed, then it holds the store statements, the schema and the analyst queries', () => {
     expect(files.length).toBeGreaterThan(30);
     expect(files.filter((f) => f.startsWith('schema/')).length).toBeGreaterThan(0);
-    expect(files.filter((f) => f.startsWith('analyst/')).length).toBe(3);
+    expect(files.filter((f) => f.startsWith('analyst/')).length).toBe(4);
   });
 
   test.each(files)('when cypher/%s.cypher is linted, then Neo4j finds no problem', (name) => {

@@ -14,12 +14,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.connectors.HttpConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.io.ByteUnit;
+import org.neo4j.server.configuration.ConfigurableServerModules;
+import org.neo4j.server.configuration.ServerSettings;
+import org.neo4j.server.configuration.ThirdPartyJaxRsPackage;
 
 /**
  * A real Neo4j Community server in one process: the kernel, the Cypher planner and the Bolt server of Neo4j's own
@@ -28,7 +32,9 @@ import org.neo4j.io.ByteUnit;
  *
  * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (auth on with user neo4j when set, off
  * otherwise), NEO4J_LOCAL_DATA (a folder that is kept; when unset, a fresh temporary folder deleted at stop),
- * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30). The argument --stop-when-stdin-closes makes it stop when its parent goes
+ * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30),
+ * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser over Neo4j's HTTP connector; default 0, off), NEO4J_LOCAL_HOST (the address
+ * Bolt and HTTP listen on, default 127.0.0.1). The argument --stop-when-stdin-closes makes it stop when its parent goes
  * away (the test runner gives it a pipe), so no server outlives the run that started it.
  *
  * <p>Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections; SIGTERM or SIGINT
@@ -60,15 +66,18 @@ public final class LocalNeo4j {
     long transactionTimeoutSeconds = intFromEnv("NEO4J_LOCAL_TRANSACTION_TIMEOUT_S", 30);
     String password = emptyToNull(System.getenv("NEO4J_PASSWORD"));
     String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
+    int httpPort = intFromEnv("NEO4J_LOCAL_HTTP_PORT", 0);
+    String host = emptyToNull(System.getenv("NEO4J_LOCAL_HOST"));
+    if (host == null) host = "127.0.0.1";
 
     Path home = keptData != null ? Path.of(keptData).toAbsolutePath() : Files.createTempDirectory("neo4j-local-");
     Files.createDirectories(home);
     boolean deleteAtStop = keptData == null;
 
-    DatabaseManagementService dbms =
+    DatabaseManagementServiceBuilder builder =
         new DatabaseManagementServiceBuilder(home)
             .setConfig(BoltConnector.enabled, true)
-            .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
+            .setConfig(BoltConnector.listen_address, new SocketAddress(host, port))
             .setConfig(GraphDatabaseSettings.auth_enabled, password != null)
             // Any password the caller chose; this server listens on loopback only.
             .setConfig(GraphDatabaseSettings.auth_minimum_password_length, 1)
@@ -76,7 +85,34 @@ public final class LocalNeo4j {
             // The limit of a transaction that names none (the service names its own on every call): no query runs
             // on after its caller gave up.
             .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofSeconds(transactionTimeoutSeconds))
-            .build();
+            // Neo4j's web server starts only with the HTTP connector on: off by default, so Bolt-only runs start no
+            // Jetty. When on, it serves the Browser (the neo4j-browser jar's browser/ folder at /browser) and the
+            // discovery document at / that tells the Browser the Bolt address; no HTTP Cypher or management API.
+            .setConfig(HttpConnector.enabled, httpPort > 0);
+    if (httpPort > 0) {
+      String analyst = "http://" + host + ":" + httpPort + "/analyst/";
+      System.setProperty("neo4jlocal.analyst.url", analyst);
+      builder
+          .setConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
+          // The Browser, and the analyst style and guide (AnalystResource, read-only) beside it.
+          .setConfig(
+              ServerSettings.http_enabled_modules,
+              java.util.Set.of(ConfigurableServerModules.BROWSER, ConfigurableServerModules.UNMANAGED_EXTENSIONS))
+          .setConfig(
+              ServerSettings.third_party_packages,
+              java.util.List.of(new ThirdPartyJaxRsPackage("dev.idlink.neo4jlocal.analyst", "/analyst")))
+          // Neo4j's default (the discovery document and the Browser's files need no login) plus the analyst files,
+          // which hold no data: the Browser fetches them without credentials.
+          .setConfig(ServerSettings.http_auth_allowlist, java.util.List.of("/", "/browser.*", "/analyst/.*"))
+          // The Browser fetches :style and :play addresses only from these hosts.
+          .setConfig(ServerSettings.browser_remote_content_hostname_whitelist, host + ",localhost,guides.neo4j.com")
+          // Once connected, the Browser loads the analyst style and shows the guide of analyst queries.
+          .setConfig(ServerSettings.browser_post_connect_cmd, "style " + analyst + "style.grass; play " + analyst + "guide.html")
+          // An analyst's machine sends no product analytics to Neo4j.
+          .setConfig(ServerSettings.allow_telemetry, false)
+          .setConfig(BoltConnector.advertised_address, new SocketAddress(host, port));
+    }
+    DatabaseManagementService dbms = builder.build();
 
     Thread stopper =
         new Thread(
@@ -99,7 +135,8 @@ public final class LocalNeo4j {
       // gets the password of this run. Runs in-process, before Bolt is announced.
       setPassword(dbms, password);
     }
-    waitForBolt(port);
+    waitForPort(host, port, "Bolt");
+    if (httpPort > 0) waitForPort(host, httpPort, "HTTP");
 
     String version =
         db.executeTransactionally(
@@ -110,8 +147,11 @@ public final class LocalNeo4j {
     System.out.println(
         "neo4j-local: Neo4j "
             + version
-            + " ready at bolt://127.0.0.1:"
+            + " ready at bolt://"
+            + host
+            + ":"
             + port
+            + (httpPort > 0 ? " and Neo4j Browser at http://" + host + ":" + httpPort + "/browser/" : "")
             + " ("
             + (password != null ? "auth on, user " + USER : "auth off")
             + "; data "
@@ -144,18 +184,18 @@ public final class LocalNeo4j {
     }
   }
 
-  /** Bolt is announced only once a TCP connection to it succeeds. */
-  private static void waitForBolt(int port) throws InterruptedException {
+  /** Bolt (and HTTP) are announced only once a TCP connection to them succeeds. */
+  private static void waitForPort(String host, int port, String what) throws InterruptedException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+        socket.connect(new InetSocketAddress(host, port), 1000);
         return;
       } catch (IOException notYet) {
         Thread.sleep(50);
       }
     }
-    System.err.println("neo4j-local: Bolt did not accept connections on 127.0.0.1:" + port);
+    System.err.println("neo4j-local: " + what + " did not accept connections on " + host + ":" + port);
     System.exit(1);
   }
 
