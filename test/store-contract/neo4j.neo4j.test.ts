@@ -9,6 +9,7 @@ import { describeDeliveryContract } from './deliveries-contract';
 import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
+import { describeWhyContract } from './why-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
@@ -17,6 +18,7 @@ describeDeliveryContract('neo4j', openNeo4j);
 describeHistoryContract('neo4j', openNeo4j);
 describeShowingContract('neo4j', openNeo4j);
 describeGraphContract('neo4j', openNeo4j);
+describeWhyContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();
