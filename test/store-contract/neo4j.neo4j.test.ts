@@ -96,6 +96,18 @@ describe('Neo4j store specifics', () => {
     expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
   });
 
+  // _why: the shortest chains must come from Neo4j's bidirectional breadth-first shortest-path search, with the
+  // links:false predicate inside it (a fallback to an exhaustive expand, or a Filter after it, would walk every path).
+  test('when why.shortest is planned, then it is the bidirectional shortest-path search, refusing unlinked Id vertices itself', async () => {
+    const start = { schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null };
+    const plan = await planOf('why.shortest', { customer: 'c', from: start, to: start, unlinkedTypes: ['ip'], maxStarts: neo4j.int(10) });
+    const operatorNames = plan.map((op) => op.operator);
+    const shortest = plan.find((op) => op.operator.startsWith('ShortestPath'));
+    expect({ shortest: shortest?.operator, all: shortest?.details.includes('allShortestPaths') }).toEqual({ shortest: 'ShortestPath', all: true });
+    expect(shortest?.details).toMatch(/unlinkedTypes/);
+    expect(operatorNames.some((op) => op.startsWith('VarLengthExpand') || op.includes('AntiConditionalApply'))).toBe(false);
+  });
+
   // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning
   // expand itself; as a Filter after it, the expand would still step through a hot ID to all its holders.
   test.each([
