@@ -364,6 +364,8 @@ async function main(): Promise<void> {
       name: 'search ALL (1,000+ node component), 1 connection',
       spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100), connections: 1 },
     },
+    // Two nodes of one 1,000+ node component, far apart in the order they were written: the chain between them.
+    { name: 'why (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_why`, headers: admin, body: whyBodies(graph.bigKeys) } },
     {
       name: 'create',
       spec: {
@@ -823,6 +825,23 @@ function searchBodies(next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number):
   return () => {
     const n = next();
     return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
+  };
+}
+
+/** _why bodies: pairs of nodes of the same big component (its number is in the key, `<schema>-<component>-<n>`). */
+function whyBodies(keys: NodeRef[]): () => string {
+  const byComponent = new Map<string, NodeRef[]>();
+  for (const k of keys) {
+    const component = /-(\d+)-\d+$/.exec(k.key.id)?.[1] ?? '';
+    byComponent.set(component, [...(byComponent.get(component) ?? []), k]);
+  }
+  const pairs = [...byComponent.values()].flatMap((nodes) =>
+    nodes.map((from, i) => ({ from, to: nodes[(i * 7 + Math.floor(nodes.length / 2)) % nodes.length] as NodeRef })),
+  );
+  let i = 0;
+  return () => {
+    const { from, to } = pairs[i++ % pairs.length] as { from: NodeRef; to: NodeRef };
+    return JSON.stringify({ from: { schema: from.schema, key: from.key }, to: { schema: to.schema, key: to.key }, max_hops: 50 });
   };
 }
 

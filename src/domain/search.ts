@@ -108,7 +108,7 @@ export async function checkedStart(store: Store, actor: Actor, from: StartBody):
 }
 
 /** checkedStart's rules, given the policy and the start's schema (undefined when absent or not named). */
-function checkStart(actor: Actor, from: StartBody, policy: CustomerPolicy, schema: SchemaRecord | undefined): void {
+export function checkStart(actor: Actor, from: StartBody, policy: CustomerPolicy, schema: SchemaRecord | undefined): void {
   // The token requirement is answered before anything the schema says, so that a caller without a token learns
   // nothing of the customer's schemas.
   requireTokenIfAsked(actor, policy);

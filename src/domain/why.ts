@@ -3,7 +3,7 @@ import { compareCodePoints, byTypeThenId } from './code-point-order';
 import { DomainError } from './errors';
 import type { IdPair, SearchQuery } from './model';
 import type { Actor } from './nodes';
-import { checkedStart, startOf, type StartBody } from './search';
+import { checkStart, startOf, type StartBody } from './search';
 import type { Store } from './store';
 
 export interface WhyBody {
@@ -68,8 +68,16 @@ export class WhyService {
   async why(actor: Actor, body: WhyBody): Promise<WhyAnswer> {
     refuseIncomplete(body.from, 'from');
     refuseIncomplete(body.to, 'to');
-    const policy = await checkedStart(this.store, actor, body.from);
-    await checkedStart(this.store, actor, body.to);
+    // One read of the policy (with the starts' schema) when both starts name the same schema, or none.
+    const read = (schemaId: string | undefined) =>
+      schemaId === undefined
+        ? this.store.customerPolicy(actor.customerId).then((policy) => ({ schema: undefined, policy }))
+        : this.store.schemaWithPolicy(actor.customerId, schemaId);
+    const fromRead = await read(body.from.schema);
+    checkStart(actor, body.from, fromRead.policy, fromRead.schema);
+    const toRead = body.to.schema === body.from.schema ? fromRead : await read(body.to.schema);
+    checkStart(actor, body.to, toRead.policy, toRead.schema);
+    const { policy } = fromRead;
     const found = await this.store.why({
       customerId: actor.customerId,
       from: startOf(body.from),

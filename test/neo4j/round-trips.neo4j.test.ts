@@ -96,6 +96,11 @@ describe('round trips to Neo4j per call', () => {
       },
     ],
     [
+      '_why by keys, no token',
+      { send: () => ok('POST', `/v1/${C}/_why`, { body: { from: byKey, to: { schema: 'member', key: { type: 'member_id', id: 'm-2' } } } }) },
+      { statements: ['auto:customer.policy', 'auto:why.shortest'], transactions: 0, roundTrips: 2 },
+    ],
+    [
       'create',
       { send: () => ok('POST', `/v1/${C}/node/_create`, { body: node(`n-${++seq}`, [{ type: 'device', id: `d-${seq}` }]) }) },
       { statements: ['auto:customer.policy', 'schema.guard', 'node.create'], transactions: 1, roundTrips: 3 },

@@ -10,6 +10,7 @@ import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
 import { describeSeparationContract } from './separation-contract';
+import { describeWhyContract } from './why-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
@@ -19,6 +20,7 @@ describeHistoryContract('neo4j', openNeo4j);
 describeShowingContract('neo4j', openNeo4j);
 describeGraphContract('neo4j', openNeo4j);
 describeSeparationContract('neo4j', openNeo4j);
+describeWhyContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();
@@ -94,6 +96,18 @@ describe('Neo4j store specifics', () => {
   ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
     const plan = await operators(name, params);
     expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
+  });
+
+  // _why: the shortest chains must come from Neo4j's bidirectional breadth-first shortest-path search, with the
+  // links:false predicate inside it (a fallback to an exhaustive expand, or a Filter after it, would walk every path).
+  test('when why.shortest is planned, then it is the bidirectional shortest-path search, refusing unlinked Id vertices itself', async () => {
+    const start = { schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null };
+    const plan = await planOf('why.shortest', { customer: 'c', from: start, to: start, unlinkedTypes: ['ip'], maxStarts: neo4j.int(10) });
+    const operatorNames = plan.map((op) => op.operator);
+    const shortest = plan.find((op) => op.operator.startsWith('ShortestPath'));
+    // ShortestPath (not a VarLengthExpand) is the bidirectional breadth-first search; the predicate in its details.
+    expect(shortest).toMatchObject({ operator: expect.stringMatching(/^ShortestPath/), details: expect.stringMatching(/unlinkedTypes/) });
+    expect(operatorNames.some((op) => op.startsWith('VarLengthExpand') || op.includes('AntiConditionalApply'))).toBe(false);
   });
 
   // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning

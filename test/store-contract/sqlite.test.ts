@@ -10,12 +10,14 @@ import { describeHistoryContract } from './history-contract';
 import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
 import { describeSeparationContract } from './separation-contract';
+import { describeWhyContract } from './why-contract';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeGraphContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeSeparationContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeWhyContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-store-contract-'));
 const file = path.join(dir, 'idlink.sqlite');

@@ -1,0 +1,160 @@
+// The store contract of `_why` (Store.why): plain Store calls, run by every store (`describeWhyContract(name,
+// openStore)`). Each store must answer the one chain compareChains picks among all the shortest: random graphs are
+// checked against every shortest chain enumerated here.
+import { DomainError } from '../../src/domain/errors';
+import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
+import type { Store } from '../../src/domain/store';
+import { compareChains, type Chain, type WhyQuery, type WhyStart } from '../../src/domain/why';
+import { asChecked, id, member, MEMBER, newCustomer, useStore } from './contract';
+
+/** member's types, and tag, which links nothing. */
+const WHY: SchemaRecord = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'tag', secure: false, links: false }] };
+
+const text = (x: IdPair): string => `${x.type}:${x.id}`;
+/** A chain as the tests compare it: node keys and vias in path order. */
+const shown = (chain: Chain | undefined): string[] | undefined =>
+  chain && chain.nodes.flatMap((n, i) => [...(i > 0 ? [`via ${text(chain.vias[i - 1] as IdPair)}`] : []), `${n.schemaId}/${text(n.key)}`]);
+
+/** A small deterministic generator (mulberry32), so a failing graph can be built again. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every shortest chain from a node of `from` to a node of `to`, by breadth-first search and enumeration, and the smallest. */
+function expected(held: Map<string, IdPair[]>, from: string[], to: string[], unlinked: Set<string>): Chain | undefined {
+  const holders = new Map<string, string[]>();
+  for (const [node, ids] of held) for (const x of ids) if (!unlinked.has(x.type)) holders.set(text(x), [...(holders.get(text(x)) ?? []), node]);
+  const best: Chain[] = [];
+  let frontier: Array<{ at: string; chain: Chain }> = from.map((n) => ({
+    at: n,
+    chain: { nodes: [{ schemaId: 'member', key: id('member_id', n) }], vias: [] },
+  }));
+  const seen = new Set(from);
+  while (frontier.length > 0 && best.length === 0) {
+    for (const f of frontier) if (to.includes(f.at)) best.push(f.chain);
+    if (best.length > 0) break;
+    const next: typeof frontier = [];
+    const reached = new Set<string>();
+    for (const f of frontier) {
+      for (const x of held.get(f.at) ?? []) {
+        if (unlinked.has(x.type)) continue;
+        for (const n of holders.get(text(x)) ?? []) {
+          if (seen.has(n)) continue;
+          reached.add(n);
+          next.push({ at: n, chain: { nodes: [...f.chain.nodes, { schemaId: 'member', key: id('member_id', n) }], vias: [...f.chain.vias, x] } });
+        }
+      }
+    }
+    for (const n of reached) seen.add(n);
+    frontier = next;
+  }
+  return best.sort(compareChains)[0];
+}
+
+export function describeWhyContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`Store contract, why: ${name}`, () => {
+    const store = useStore(openStore);
+
+    async function customerWith(nodes: Array<[string, IdPair[]]>): Promise<string> {
+      const c = newCustomer();
+      await store().putSchema(c, WHY);
+      for (const [key, ids] of nodes) await store().createNode(asChecked(member(c, key), WHY, ids), ids);
+      return c;
+    }
+
+    const byKey = (node: NodeAddress): WhyStart => ({ key: { schemaId: node.schemaId, key: node.key } });
+    const query = (customerId: string, from: WhyStart, to: WhyStart, overrides: Partial<WhyQuery> = {}): WhyQuery => ({
+      customerId,
+      from,
+      to,
+      unlinkedTypes: ['tag'],
+      maxNodes: 10_000,
+      maxIds: 50_000,
+      ...overrides,
+    });
+
+    test('when several shortest chains exist, then the smallest by vias, then by node keys', async () => {
+      const c = await customerWith([
+        ['p', [id('cookie', 'k2'), id('cookie', 'k1')]],
+        ['q2', [id('cookie', 'k1'), id('cookie', 'k3')]],
+        ['q0', [id('cookie', 'k2'), id('cookie', 'k3')]],
+        ['q1', [id('cookie', 'k1'), id('cookie', 'k3')]],
+        ['r', [id('cookie', 'k3')]],
+      ]);
+      const found = await store().why(query(c, byKey(member(c, 'p')), byKey(member(c, 'r'))));
+      expect(found.missing).toBeUndefined();
+      expect(shown(found.missing === undefined ? found.chain : undefined)).toEqual([
+        'member/member_id:p',
+        'via cookie:k1',
+        'member/member_id:q1',
+        'via cookie:k3',
+        'member/member_id:r',
+      ]);
+    });
+
+    test('when a start holds no node, then which one is answered', async () => {
+      const c = await customerWith([['a', [id('device', 'd1')]]]);
+      expect(await store().why(query(c, byKey(member(c, 'nobody')), byKey(member(c, 'a'))))).toEqual({ missing: 'from' });
+      expect(await store().why(query(c, byKey(member(c, 'a')), { where: { id: id('device', 'none') } }))).toEqual({ missing: 'to' });
+    });
+
+    test('when the nodes share only an unlinked ID, then no chain; when it is not unlinked, one hop', async () => {
+      const c = await customerWith([
+        ['a', [id('tag', 't')]],
+        ['b', [id('tag', 't')]],
+      ]);
+      expect(await store().why(query(c, byKey(member(c, 'a')), byKey(member(c, 'b'))))).toEqual({ chain: undefined });
+      const linked = await store().why(query(c, byKey(member(c, 'a')), byKey(member(c, 'b')), { unlinkedTypes: [] }));
+      expect(shown(linked.missing === undefined ? linked.chain : undefined)).toEqual(['member/member_id:a', 'via tag:t', 'member/member_id:b']);
+    });
+
+    test('when a start has more nodes than maxNodes, then component_too_large', async () => {
+      const c = await customerWith([
+        ['a', [id('device', 'hub')]],
+        ['b', [id('device', 'hub')]],
+        ['c', [id('device', 'hub')]],
+        ['x', [id('cookie', 'x')]],
+      ]);
+      await expect(store().why(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toThrow(DomainError);
+      await expect(store().why(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toMatchObject({
+        code: 'component_too_large',
+      });
+    });
+
+    test('when random graphs are asked, then each answer is the smallest of every shortest chain', async () => {
+      for (let seed = 1; seed <= 12; seed++) {
+        const next = random(seed);
+        const values = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+        const nodes: Array<[string, IdPair[]]> = [];
+        for (let n = 0; n < 14; n++) {
+          const ids = new Map<string, IdPair>();
+          const count = 1 + Math.floor(next() * 3);
+          for (let i = 0; i < count; i++) {
+            const x = id(next() < 0.15 ? 'tag' : next() < 0.5 ? 'cookie' : 'device', values[Math.floor(next() * values.length)] as string);
+            ids.set(text(x), x);
+          }
+          nodes.push([`n${String(n).padStart(2, '0')}`, [...ids.values()]]);
+        }
+        const c = await customerWith(nodes);
+        const held = new Map(nodes.map(([key, ids]) => [key, [...ids, id('member_id', key)]]));
+        for (let pair = 0; pair < 6; pair++) {
+          const from = nodes[Math.floor(next() * nodes.length)]?.[0] as string;
+          const to = nodes[Math.floor(next() * nodes.length)]?.[0] as string;
+          const found = await store().why(query(c, byKey(member(c, from)), byKey(member(c, to))));
+          expect({ seed, from, to, chain: shown(found.missing === undefined ? found.chain : undefined) }).toEqual({
+            seed,
+            from,
+            to,
+            chain: shown(expected(held, [from], [to], new Set(['tag']))),
+          });
+        }
+      }
+    });
+  });
+}
