@@ -54,6 +54,13 @@ const CASES: Record<string, Case> = {
   },
   createNode: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_create`, options: { body: buildNode() }, anonymousStatus: 201 },
   insertIds: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_insert`, options: { body: buildInsert() }, anonymousStatus: 201 },
+  why: {
+    kind: 'optionalBearer',
+    method: 'POST',
+    url: (c) => `/v1/${c}/_why`,
+    options: { body: { from: { schema: 'member', key: { type: 'member_id', id: 'm-1' } }, to: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } } },
+    anonymousStatus: 200,
+  },
   updateId: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_update`, options: { body: buildUpdate() }, anonymousStatus: 200 },
   upsertId: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_upsert`, options: { body: buildUpdate() }, anonymousStatus: 200 },
   rekeyNode: { kind: 'optionalBearer', method: 'POST', url: (c) => `/v1/${c}/node/_rekeying`, options: { body: buildRekey() }, anonymousStatus: 200 },
@@ -66,6 +73,36 @@ const CASES: Record<string, Case> = {
   },
   nodeHistory: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/node/_history?schema=member&key_type=member_id&key_id=m-1` },
   eraseId: { kind: 'customerBearer', method: 'POST', url: (c) => `/v1/${c}/_erase`, options: { body: { id: { type: 'member_id', id: 'm-9' } } } },
+  separateNodes: {
+    kind: 'customerBearer',
+    method: 'POST',
+    url: (c) => `/v1/${c}/_separate`,
+    options: {
+      body: {
+        ...{
+          nodes: [
+            { schema: 'member', key: { type: 'member_id', id: 'm-8' } },
+            { schema: 'member', key: { type: 'member_id', id: 'm-9' } },
+          ],
+        },
+        remove_shared_from: 'none',
+      },
+    },
+  },
+  listSeparations: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/_separate` },
+  unseparateNodes: {
+    kind: 'customerBearer',
+    method: 'DELETE',
+    url: (c) => `/v1/${c}/_separate`,
+    options: {
+      body: {
+        nodes: [
+          { schema: 'member', key: { type: 'member_id', id: 'm-8' } },
+          { schema: 'member', key: { type: 'member_id', id: 'm-9' } },
+        ],
+      },
+    },
+  },
   bulkNodes: {
     kind: 'optionalBearer',
     method: 'POST',

@@ -402,6 +402,13 @@ describe('Neo4j store, with a fake driver', () => {
       { kind: 'replace', node: member('m5'), where: id('device', 'd0'), set: id('device', 'd9'), upsert: true },
       { kind: 'removeId', node: member('m6'), id: id('device', 'd1') },
     ]);
+    const pair = { a: { schemaId: 'member', key: id('member_id', 'm1') }, b: { schemaId: 'member', key: id('member_id', 'm2') } };
+    const audit = { requestId: 'r1', actor: 'admin' };
+    // The fake finds neither node: each call stops at its first statement's answer, after sending it.
+    await store.separate({ customerId: 'acme', ...pair, removeSharedFrom: 'b', audit }).catch(() => undefined);
+    await store.unseparate('acme', pair.a, pair.b, audit).catch(() => undefined);
+    await store.listSeparations('acme', 0, 20);
+    await store.why({ customerId: 'acme', from: { key: pair.a }, to: { key: pair.b }, unlinkedTypes: [], maxNodes: 10, maxIds: 10 }).catch(() => undefined);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
     await store.erase({ ...erase, scope: 'id' });
@@ -426,9 +433,20 @@ describe('Neo4j store, with a fake driver', () => {
     const retried = fakeStore(undefined, { loseCommitReplies: true });
     await callEveryMethod(retried.store);
     // Only start-up runs store.await-indexes, sequence.adopt-shared, impression.adopt-keys and history.adopt-mentions
-    // (the Neo4j suites run them); store.ping runs in floor's read and in ping.
+    // (the Neo4j suites run them); store.ping runs in floor's read and in ping. The separation statements past the
+    // nodes' lookup run only for nodes that exist, and separation.check only for a node with a ban, which this fake
+    // never answers: the separation contract runs them on Neo4j, where each statement's parameters are checked too.
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
-    expect(unused).toEqual(['store.await-indexes', 'sequence.adopt-shared', 'impression.adopt-keys', 'history.adopt-mentions']);
+    expect(unused).toEqual([
+      'store.await-indexes',
+      'separation.check',
+      'separation.shared',
+      'separation.put',
+      'separation.delete',
+      'sequence.adopt-shared',
+      'impression.adopt-keys',
+      'history.adopt-mentions',
+    ]);
   });
 
   test('when another sweep finished a deleted delivery while this one waited for its lock, then this sweep passes over it and takes the next; it stops after `limit` such', async () => {
