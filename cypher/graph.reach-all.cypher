@@ -49,10 +49,11 @@ WITH source, visited, idsRead, nodes, COLLECT {
   WHERE node:IdNode
   RETURN {node: node, level: hops / 2}
 } AS placed
+WITH visited, idsRead, nodes, placed, reduce(deepest = 0, p IN placed | CASE WHEN p.level > deepest THEN p.level ELSE deepest END) AS deepest
 RETURN visited, idsRead, COLLECT {
   UNWIND placed + [node IN nodes WHERE visited <= $maxNodes AND idsRead <= $maxIds | {node: node, level: null}] AS found
   WITH found.node AS node, min(found.level) AS level
-  RETURN {ref: elementId(node), level: coalesce(level, reduce(deepest = 0, p IN placed | CASE WHEN p.level > deepest THEN p.level ELSE deepest END) + 1),
+  RETURN {ref: elementId(node), level: coalesce(level, deepest + 1),
     schema: node.schema, keyType: node.keyType, keyId: node.keyId, idCount: COUNT { (node)-[:LINKED]->() },
     idChars: reduce(chars = 0, id IN COLLECT { MATCH (node)-[:LINKED]->(id:Id) WHERE NOT id.type IN $hiddenTypes RETURN id } | chars + 20 + size(id.type) + size(id.value))}
 } AS nodes
