@@ -351,9 +351,10 @@ async function expand(id: IdPair): Promise<void> {
     showProblem(null);
     const merged = merge(collection, outcome.value);
     collection = merged.collection;
-    await draw(from.nonempty() ? from.id() : merged.added[0]);
     const cut = outcome.value.truncated ? ` (cut at ${outcome.value.nodes.length} nodes)` : '';
+    // Shown before drawing: a notice that appears moves the drawing down, and a click must not land mid-move.
     showNotice(`Expanded ${idText(id)}: ${merged.added.length} new ${merged.added.length === 1 ? 'node' : 'nodes'}${cut}.`);
+    await draw(from.nonempty() ? from.id() : merged.added[0]);
   } finally {
     setBusy(false);
   }
