@@ -1,13 +1,22 @@
-// params: customer, from, to, unlinkedTypes, maxStarts
+// params: customer, from, to, unlinkedTypes, maxStarts, maxNodes, maxIds, maxChains
 // `from` and `to`: maps of schema, keyType, keyId, whereType, whereValue (null when not given).
 // `_why`: the start nodes of both starts (as search.start-by-key and search.start-by-where find them, at most
-// maxStarts of each), then every shortest chain of LINKED between a `from` node and a `to` node, never through
-// an Id vertex of a `links: false` type. allShortestPaths runs as Neo4j's bidirectional breadth-first search
-// (ShortestPath in the plan; test/store-contract/neo4j.neo4j.test.ts checks it): the planner keeps the vertex
-// predicate inside the search, so it needs no fallback. Every shortest chain, not one: which one shortestPath
-// returns is not defined, and the caller keeps the smallest (compareChains in src/domain/why.ts), as SQLite does.
-// The upper bound is a literal (bounds cannot be parameters): 2 × 50, WHY_SEARCH_HOPS node-to-node hops.
-// One row per start side found (`fromFound`, `toFound`), with the chains, none when one side has no node.
+// maxStarts of each), then the shortest chains of LINKED between them, never through an Id vertex of a
+// `links: false` type. One search however many nodes a start has: it runs between one vertex per side, the keyed
+// node or the Id vertex of a `where`, whose holders are that start's nodes (restricted to the `where`'s schema,
+// when it names one, by the predicate on the relationships, as in search.traverse-all.cypher).
+// allShortestPaths runs as Neo4j's bidirectional breadth-first search (ShortestPath in the plan;
+// test/store-contract/neo4j.neo4j.test.ts checks it), with both predicates inside the search. Every shortest
+// chain rather than one, because which one shortestPath returns is not defined, and the caller keeps the smallest
+// (compareChains in src/domain/why.ts), as SQLite does; at most maxChains of them, as equal chains multiply with
+// every hop that two nodes share more than one ID on.
+//
+// Bounded as SQLite's search is: the search reads what lies around both ends, and may read no more than maxNodes
+// nodes and maxIds IDs. It looks for a chain of at most 2 hops (node to node), then 6, 16 and 50; before each, it
+// counts the vertices within half that search's length, plus one, of either end (a pruning breadth-first expand,
+// lazily, stopping at maxNodes + maxIds + 1), and past either bound it stops and answers `tooLarge`. So a
+// search never reads more than the bounds allow, and a near pair in a large person costs what its neighbourhood
+// costs. Bounds of variable-length patterns cannot be parameters, hence the four literal steps.
 CALL () {
   CALL () {
   MATCH (n:IdNode {customer: $customer, schema: $from.schema, keyType: $from.keyType, keyId: $from.keyId})
@@ -35,14 +44,101 @@ CALL () {
   RETURN collect(n) AS tos
 }
 WITH froms, tos, [n IN froms WHERE n IN tos] AS same
-CALL (froms, tos, same) {
-  WITH froms, tos, same
-  WHERE size(same) = 0 AND size(froms) > 0 AND size(tos) > 0
-  UNWIND froms AS a
-  UNWIND tos AS b
-  MATCH p = allShortestPaths((a)-[:LINKED*..100]-(b))
-  WHERE all(v IN nodes(p) WHERE NOT (v:Id AND v.type IN $unlinkedTypes))
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains
+OPTIONAL MATCH (fromId:Id {customer: $customer, type: $from.whereType, value: $from.whereValue})
+  WHERE $from.keyType IS NULL
+OPTIONAL MATCH (toId:Id {customer: $customer, type: $to.whereType, value: $to.whereValue})
+  WHERE $to.keyType IS NULL
+WITH froms, tos, same, coalesce(fromId, head(froms)) AS a, coalesce(toId, head(tos)) AS b,
+  CASE WHEN $from.keyType IS NULL THEN $from.schema END AS aHolders, CASE WHEN $to.keyType IS NULL THEN $to.schema END AS bHolders,
+  size(same) = 0 AND 0 < size(froms) <= $maxNodes AND 0 < size(tos) <= $maxNodes AS go
+CALL (a, b, aHolders, bHolders, go) {
+  WITH a, b, aHolders, bHolders WHERE go
+  UNWIND [a, b] AS end
+  MATCH path = (end)-[:LINKED*0..3]-(reached)
+  WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(path) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH DISTINCT reached
+  LIMIT $maxNodes + $maxIds + 1
+  WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
+  RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge2
+}
+CALL (a, b, aHolders, bHolders, go, tooLarge2) {
+  WITH a, b, aHolders, bHolders WHERE go AND NOT tooLarge2
+  MATCH p = allShortestPaths((a)-[:LINKED*..6]-(b))
+  WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH p LIMIT $maxChains
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains2
+}
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
+CALL (a, b, aHolders, bHolders, go2) {
+  WITH a, b, aHolders, bHolders WHERE go2
+  UNWIND [a, b] AS end
+  MATCH path = (end)-[:LINKED*0..7]-(reached)
+  WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(path) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH DISTINCT reached
+  LIMIT $maxNodes + $maxIds + 1
+  WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
+  RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge6
+}
+CALL (a, b, aHolders, bHolders, go2, tooLarge6) {
+  WITH a, b, aHolders, bHolders WHERE go2 AND NOT tooLarge6
+  MATCH p = allShortestPaths((a)-[:LINKED*..14]-(b))
+  WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH p LIMIT $maxChains
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains6
+}
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
+CALL (a, b, aHolders, bHolders, go6) {
+  WITH a, b, aHolders, bHolders WHERE go6
+  UNWIND [a, b] AS end
+  MATCH path = (end)-[:LINKED*0..17]-(reached)
+  WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(path) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH DISTINCT reached
+  LIMIT $maxNodes + $maxIds + 1
+  WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
+  RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge16
+}
+CALL (a, b, aHolders, bHolders, go6, tooLarge16) {
+  WITH a, b, aHolders, bHolders WHERE go6 AND NOT tooLarge16
+  MATCH p = allShortestPaths((a)-[:LINKED*..34]-(b))
+  WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH p LIMIT $maxChains
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains16
+}
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
+CALL (a, b, aHolders, bHolders, go16) {
+  WITH a, b, aHolders, bHolders WHERE go16
+  UNWIND [a, b] AS end
+  MATCH path = (end)-[:LINKED*0..51]-(reached)
+  WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(path) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH DISTINCT reached
+  LIMIT $maxNodes + $maxIds + 1
+  WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
+  RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge50
+}
+CALL (a, b, aHolders, bHolders, go16, tooLarge50) {
+  WITH a, b, aHolders, bHolders WHERE go16 AND NOT tooLarge50
+  MATCH p = allShortestPaths((a)-[:LINKED*..102]-(b))
+  WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN $unlinkedTypes))
+    AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
+      AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
+  WITH p LIMIT $maxChains
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains50
 }
 RETURN size(froms) > 0 AS fromFound, size(tos) > 0 AS toFound, size(froms) AS fromCount, size(tos) AS toCount,
-  [n IN same | {schema: n.schema, type: n.keyType, id: n.keyId}] AS same, chains
+  [n IN same | {schema: n.schema, type: n.keyType, id: n.keyId}] AS same,
+  tooLarge2 OR tooLarge6 OR tooLarge16 OR tooLarge50 AS tooLarge,
+  chains2 + chains6 + chains16 + chains50 AS chains

@@ -161,7 +161,7 @@ export class ExplorerPage {
   /** Clicks with the real mouse where the library drew the element `ref`. */
   async clickElement(ref: string): Promise<void> {
     // A notice or panel that just appeared moves the drawing; the library learns its new place on the next frame.
-    await this.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await this.page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
     const box = await this.page.locator('#graph').boundingBox();
     if (!box) throw new Error('#graph is not displayed');
     const at = await this.page.evaluate((id) => (globalThis as unknown as PageGlobals).explorer.getElementById(id).renderedPosition(), ref);

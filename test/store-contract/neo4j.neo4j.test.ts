@@ -99,15 +99,28 @@ describe('Neo4j store specifics', () => {
   });
 
   // _why: the shortest chains must come from Neo4j's bidirectional breadth-first shortest-path search, with the
-  // links:false predicate inside it (a fallback to an exhaustive expand, or a Filter after it, would walk every path).
-  test('when why.shortest is planned, then it is the bidirectional shortest-path search, refusing unlinked Id vertices itself', async () => {
-    const start = { schema: 's', keyType: 't', keyId: 'k', whereType: null, whereValue: null };
-    const plan = await planOf('why.shortest', { customer: 'c', from: start, to: start, unlinkedTypes: ['ip'], maxStarts: neo4j.int(10) });
-    const operatorNames = plan.map((op) => op.operator);
-    const shortest = plan.find((op) => op.operator.startsWith('ShortestPath'));
-    // ShortestPath (not a VarLengthExpand) is the bidirectional breadth-first search; the predicate in its details.
-    expect(shortest).toMatchObject({ operator: expect.stringMatching(/^ShortestPath/), details: expect.stringMatching(/unlinkedTypes/) });
-    expect(operatorNames.some((op) => op.startsWith('VarLengthExpand') || op.includes('AntiConditionalApply'))).toBe(false);
+  // links:false and holders' schema predicates inside it (a fallback to an exhaustive expand, or a Filter after it,
+  // would walk every path), and each step's count of what lies around the ends from a pruning breadth-first expand.
+  test('when why.shortest is planned, then each step is the bidirectional shortest-path search after a pruning count, refusing unlinked Id vertices itself', async () => {
+    const start = { schema: 's', keyType: null, keyId: null, whereType: 't', whereValue: 'v' };
+    const plan = await planOf('why.shortest', {
+      customer: 'c',
+      from: start,
+      to: start,
+      unlinkedTypes: ['ip'],
+      maxStarts: neo4j.int(10),
+      maxNodes: neo4j.int(9),
+      maxIds: neo4j.int(9),
+      maxChains: neo4j.int(5),
+    });
+    const shortest = plan.filter((op) => op.operator.startsWith('ShortestPath'));
+    const counts = plan.filter((op) => op.operator.startsWith('VarLengthExpand'));
+    expect(shortest).toHaveLength(4);
+    expect(counts).toHaveLength(4);
+    for (const op of shortest) expect(op.details).toMatch(/unlinkedTypes.*aHolders.*bHolders/s);
+    for (const op of counts)
+      expect(op).toMatchObject({ operator: expect.stringMatching(/^VarLengthExpand\(Pruning,BFS/), details: expect.stringMatching(/unlinkedTypes/) });
+    expect(plan.some((op) => op.operator.includes('AntiConditionalApply'))).toBe(false);
   });
 
   // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning

@@ -127,6 +127,41 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       });
     });
 
+    // A line of 12 nodes, each sharing a cookie with the next: the far ends need the search to read the whole line,
+    // neighbours only a few nodes around them.
+    const line = (): Array<[string, IdPair[]]> =>
+      Array.from({ length: 12 }, (_, i): [string, IdPair[]] => [`n${i}`, [id('cookie', `c${i}`), id('cookie', `c${i + 1}`)]]);
+
+    test('when the chain needs more nodes read than maxNodes, then component_too_large; neighbours in the same person are still answered', async () => {
+      const c = await customerWith(line());
+      const far = store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxNodes: 5 }));
+      await expect(far).rejects.toMatchObject({ code: 'component_too_large' });
+      const near = await store().why(query(c, byKey(member(c, 'n4')), byKey(member(c, 'n5')), { maxNodes: 5 }));
+      expect(shown(near.missing === undefined ? near.chain : undefined)).toEqual(['member/member_id:n4', 'via cookie:c5', 'member/member_id:n5']);
+      const whole = await store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11'))));
+      expect(whole.missing === undefined ? whole.chain?.vias.length : undefined).toBe(11);
+    });
+
+    test('when the chain needs more IDs read than maxIds, then component_too_large', async () => {
+      const c = await customerWith(line());
+      await expect(store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxIds: 6 }))).rejects.toMatchObject({
+        code: 'component_too_large',
+      });
+    });
+
+    test('when a start is an ID held by several nodes, then the chain starts at the holder nearest the other start', async () => {
+      const nodes = line().map(([key, ids]): [string, IdPair[]] => [key, key === 'n9' ? [...ids, id('device', 'shared')] : ids]);
+      const c = await customerWith([...nodes, ['m', [id('device', 'shared')]]]);
+      const found = await store().why(query(c, { where: { id: id('device', 'shared') } }, byKey(member(c, 'n11'))));
+      expect(shown(found.missing === undefined ? found.chain : undefined)).toEqual([
+        'member/member_id:n9',
+        'via cookie:c10',
+        'member/member_id:n10',
+        'via cookie:c11',
+        'member/member_id:n11',
+      ]);
+    });
+
     test('when random graphs are asked, then each answer is the smallest of every shortest chain', async () => {
       for (let seed = 1; seed <= 12; seed++) {
         const next = random(seed);
