@@ -1,5 +1,6 @@
-// params: customer, from, to, unlinkedTypes, maxStarts, maxNodes, maxIds, maxChains
-// `from` and `to`: maps of schema, keyType, keyId, whereType, whereValue (null when not given).
+// params: customer, fromSchema, fromKeyType, fromKeyId, fromWhereType, fromWhereValue, toSchema, toKeyType, toKeyId, toWhereType, toWhereValue, unlinkedTypes, maxStarts, maxNodes, maxIds, maxChains
+// Each start as flat parameters (null when not given): the planner seeks an index by a parameter, not by a
+// property of a map parameter, which it scanned the whole index for.
 // `_why`: the start nodes of both starts (as search.start-by-key and search.start-by-where find them, at most
 // maxStarts of each), then the shortest chains of LINKED between them, never through an Id vertex of a
 // `links: false` type. One search however many nodes a start has: it runs between one vertex per side, the keyed
@@ -19,12 +20,12 @@
 // costs. Bounds of variable-length patterns cannot be parameters, hence the four literal steps.
 CALL () {
   CALL () {
-  MATCH (n:IdNode {customer: $customer, schema: $from.schema, keyType: $from.keyType, keyId: $from.keyId})
-  WHERE $from.whereType IS NULL OR EXISTS { (n)-[:LINKED]->(:Id {customer: $customer, type: $from.whereType, value: $from.whereValue}) }
+  MATCH (n:IdNode {customer: $customer, schema: $fromSchema, keyType: $fromKeyType, keyId: $fromKeyId})
+  WHERE $fromWhereType IS NULL OR EXISTS { (n)-[:LINKED]->(:Id {customer: $customer, type: $fromWhereType, value: $fromWhereValue}) }
   RETURN n
   UNION
-  MATCH (:Id {customer: $customer, type: $from.whereType, value: $from.whereValue})<-[:LINKED]-(n:IdNode)
-  WHERE $from.keyType IS NULL AND ($from.schema IS NULL OR n.schema = $from.schema)
+  MATCH (:Id {customer: $customer, type: $fromWhereType, value: $fromWhereValue})<-[:LINKED]-(n:IdNode)
+  WHERE $fromKeyType IS NULL AND ($fromSchema IS NULL OR n.schema = $fromSchema)
   RETURN n
   }
   WITH n LIMIT $maxStarts
@@ -32,24 +33,24 @@ CALL () {
 }
 CALL () {
   CALL () {
-  MATCH (n:IdNode {customer: $customer, schema: $to.schema, keyType: $to.keyType, keyId: $to.keyId})
-  WHERE $to.whereType IS NULL OR EXISTS { (n)-[:LINKED]->(:Id {customer: $customer, type: $to.whereType, value: $to.whereValue}) }
+  MATCH (n:IdNode {customer: $customer, schema: $toSchema, keyType: $toKeyType, keyId: $toKeyId})
+  WHERE $toWhereType IS NULL OR EXISTS { (n)-[:LINKED]->(:Id {customer: $customer, type: $toWhereType, value: $toWhereValue}) }
   RETURN n
   UNION
-  MATCH (:Id {customer: $customer, type: $to.whereType, value: $to.whereValue})<-[:LINKED]-(n:IdNode)
-  WHERE $to.keyType IS NULL AND ($to.schema IS NULL OR n.schema = $to.schema)
+  MATCH (:Id {customer: $customer, type: $toWhereType, value: $toWhereValue})<-[:LINKED]-(n:IdNode)
+  WHERE $toKeyType IS NULL AND ($toSchema IS NULL OR n.schema = $toSchema)
   RETURN n
   }
   WITH n LIMIT $maxStarts
   RETURN collect(n) AS tos
 }
 WITH froms, tos, [n IN froms WHERE n IN tos] AS same
-OPTIONAL MATCH (fromId:Id {customer: $customer, type: $from.whereType, value: $from.whereValue})
-  WHERE $from.keyType IS NULL
-OPTIONAL MATCH (toId:Id {customer: $customer, type: $to.whereType, value: $to.whereValue})
-  WHERE $to.keyType IS NULL
+OPTIONAL MATCH (fromId:Id {customer: $customer, type: $fromWhereType, value: $fromWhereValue})
+  WHERE $fromKeyType IS NULL
+OPTIONAL MATCH (toId:Id {customer: $customer, type: $toWhereType, value: $toWhereValue})
+  WHERE $toKeyType IS NULL
 WITH froms, tos, same, coalesce(fromId, head(froms)) AS a, coalesce(toId, head(tos)) AS b,
-  CASE WHEN $from.keyType IS NULL THEN $from.schema END AS aHolders, CASE WHEN $to.keyType IS NULL THEN $to.schema END AS bHolders,
+  CASE WHEN $fromKeyType IS NULL THEN $fromSchema END AS aHolders, CASE WHEN $toKeyType IS NULL THEN $toSchema END AS bHolders,
   size(same) = 0 AND 0 < size(froms) <= $maxNodes AND 0 < size(tos) <= $maxNodes AS go
 CALL (a, b, aHolders, bHolders, go) {
   WITH a, b, aHolders, bHolders WHERE go

@@ -23,12 +23,13 @@ interface Row {
  */
 const MAX_CHAINS = 1000;
 
-const startParams = (start: WhyStart) => ({
-  schema: start.key?.schemaId ?? start.where?.schemaId ?? null,
-  keyType: start.key?.key.type ?? null,
-  keyId: start.key?.key.id ?? null,
-  whereType: start.where?.id.type ?? null,
-  whereValue: start.where?.id.id ?? null,
+/** A start as the statement's flat parameters, prefixed by its side: `fromSchema`, `toKeyId`, ... */
+const startParams = (side: 'from' | 'to', start: WhyStart) => ({
+  [`${side}Schema`]: start.key?.schemaId ?? start.where?.schemaId ?? null,
+  [`${side}KeyType`]: start.key?.key.type ?? null,
+  [`${side}KeyId`]: start.key?.key.id ?? null,
+  [`${side}WhereType`]: start.where?.id.type ?? null,
+  [`${side}WhereValue`]: start.where?.id.id ?? null,
 });
 
 const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: { type: v.type, id: v.id } });
@@ -36,8 +37,8 @@ const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: {
 export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
   const [row] = await q<Row>('why.shortest', {
     customer: query.customerId,
-    from: startParams(query.from),
-    to: startParams(query.to),
+    ...startParams('from', query.from),
+    ...startParams('to', query.to),
     unlinkedTypes: query.unlinkedTypes,
     maxStarts: int(query.maxNodes + 1),
     maxNodes: int(query.maxNodes),
