@@ -14,7 +14,7 @@ COPY explorer ./explorer
 RUN npx tsc -p tsconfig.build.json && node explorer/build.mjs && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim
-ENV NODE_ENV=production PORT=8080 SQLITE_PATH=/data/idlink.sqlite
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 SQLITE_PATH=/data/idlink.sqlite
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -3,7 +3,7 @@
 // to A itself, which shows the method's own noise), and through the Express floor, all in ONE process. Requests are
 // injected with light-my-request (no sockets, no load generator on the other core) in alternating rounds, and each
 // round counts process.cpuUsage() per request. On these 2-core machines two full `npm run bench` runs of one build
-// differ by up to a third; this separates builds a few percent apart (README, "What the profiles showed").
+// differ by up to a third; this separates builds a few percent apart (docs/performance.md).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

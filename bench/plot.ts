@@ -1,5 +1,6 @@
-// `npm run bench:plot`: the results of `npm run bench -- --scale N` (bench/results/scale/*.json) as the README's
-// table (printed, Markdown) and as bench/results/scale.svg: each scenario's p99 against the number of IDs, both
+// `npm run bench:plot`: the latest full runs (bench/results/latest.json, neo4j.json) as docs/performance.md's
+// scenario table, and the results of `npm run bench -- --scale N` (bench/results/scale/*.json) as its scale table
+// (both printed, Markdown) and as bench/results/scale.svg: each scenario's p99 against the number of IDs, both
 // axes logarithmic, one line per scenario and store. A plain SVG written here: three polylines need no plotting
 // library.
 import fs from 'node:fs';
@@ -37,6 +38,37 @@ export function scaleTable(reports: readonly ScaleReport[]): string {
     ),
   ];
   return lines.join('\n');
+}
+
+/** A full run as `npm run bench` writes it (the fields the scenario table reads). */
+export interface RunReport {
+  store: string;
+  measured_at?: string;
+  floors: { express: { rps: number } };
+  load: { ids_per_s: number };
+  erase?: { median_ms: number };
+  rss_mb?: number;
+  scenarios: Array<{ name: string; rps: number; p50_ms: number; p99_ms: number; ratio_to_express_floor: number }>;
+}
+
+/** The Markdown table of every scenario of the SQLite run beside the Neo4j run's, then load, erase and memory. */
+export function scenarioTable(sqlite: RunReport, neo4j: RunReport): string {
+  const rows = sqlite.scenarios.map((s) => {
+    const n = neo4j.scenarios.find((x) => x.name === s.name);
+    const neo = n ? `${n.rps} | ${n.p50_ms} | ${n.p99_ms} | ${n.ratio_to_express_floor.toFixed(2)}` : '— | — | — | —';
+    return `| ${s.name} | ${s.rps} | ${s.p50_ms} | ${s.p99_ms} | ${s.ratio_to_express_floor.toFixed(2)} | ${neo} |`;
+  });
+  const both = (f: (r: RunReport) => string) => `${f(sqlite)} on SQLite, ${f(neo4j)} on Neo4j`;
+  return [
+    '| scenario | SQLite req/s | p50 ms | p99 ms | × floor | Neo4j req/s | p50 ms | p99 ms | × floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| floor: Express (same middleware) | ${sqlite.floors.express.rps} | | | 1.00 | ${neo4j.floors.express.rps} | | | 1.00 |`,
+    ...rows,
+    '',
+    `Bulk load: ${both((r) => `${r.load.ids_per_s.toLocaleString('en-US')} IDs/s`)}.`,
+    `Erasing a person of 1,000 nodes (median of three): ${both((r) => (r.erase ? `${r.erase.median_ms} ms` : '—'))}.`,
+    `Service RSS peak: ${both((r) => (r.rss_mb === undefined ? '—' : `${r.rss_mb} MB`))}.`,
+  ].join('\n');
 }
 
 const COLOURS = ['#0072b2', '#d55e00', '#009e73'];
@@ -93,6 +125,11 @@ export function scaleSvg(reports: readonly ScaleReport[]): string {
 }
 
 function main(): void {
+  const results = path.join(ROOT, 'bench', 'results');
+  const run = (file: string) => JSON.parse(fs.readFileSync(path.join(results, file), 'utf8')) as RunReport;
+  if (fs.existsSync(path.join(results, 'latest.json')) && fs.existsSync(path.join(results, 'neo4j.json'))) {
+    console.log(`${scenarioTable(run('latest.json'), run('neo4j.json'))}\n`);
+  }
   const files = fs.existsSync(DIR) ? fs.readdirSync(DIR).filter((f) => f.endsWith('.json')) : [];
   if (files.length === 0) throw new Error(`no results in ${path.relative(ROOT, DIR)}: run npm run bench -- --scale N first`);
   const reports = files.map((f) => JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as ScaleReport);

@@ -506,7 +506,7 @@ async function main(): Promise<void> {
 const MIXED = { small: 8, big: 2 };
 
 /**
- * Issue 17: cheap and expensive calls together. 8 connections run search ONE while 2 run the 1,000-node search, for
+ * Cheap and expensive calls together (docs/performance.md, "Mixed load and the read pool"). 8 connections run search ONE while 2 run the 1,000-node search, for
  * the same duration, so each big search's CPU time shows in the small ones' latency. Two results, named
  * `mixed: search ONE` and `mixed: search ALL (1,000+ node component)`.
  */
@@ -548,7 +548,7 @@ type ScenarioResult = Measured & {
 type Ratios = (m: Measured) => Pick<ScenarioResult, 'ratio_to_express_floor' | 'ratio_to_neo4j_floor'>;
 
 /**
- * Issue 13: a search over a graph with hot `links: false` IDs is as fast as the same search without them. A second
+ * A search over a graph with hot `links: false` IDs is as fast as the same search without them. A second
  * customer declares `ip` with `links: false` in its member schema (no other option anywhere); its graph is loaded
  * through _bulk; search ALL and ONE are measured from nodes of small components, then each of those nodes gets two
  * of ten IP values (so each value is held by HOT.holders nodes, which would merge them all into one component if
@@ -620,7 +620,7 @@ async function hotLinksFalse(base: string, admin: Record<string, string>, scenar
 }
 
 /**
- * Issue 15: a customer of its own with SHOW.deliveries active deliveries and SHOW.persons persons of SHOW.idsPerPerson
+ * Showing messages: a customer of its own with SHOW.deliveries active deliveries and SHOW.persons persons of SHOW.idsPerPerson
  * IDs each (SHOW.nodesPerPerson nodes sharing one device_id). Every request names one ID of a random person. The
  * impressions run first (caps high enough never to answer 409, spread over every delivery), so that eligibility
  * then weighs persons with impressions. Eligibility asks at a fixed instant inside every period, on an event that
@@ -689,7 +689,7 @@ async function showingMessages(base: string, admin: Record<string, string>, scen
   return results;
 }
 
-/** Issue 14: persons of ERASE.nodes member nodes in the main customer (with its whole graph and history around them). */
+/** Erasure: persons of ERASE.nodes member nodes in the main customer (with its whole graph and history around them). */
 const ERASE = { nodes: 1_000, rounds: 3 };
 
 /**
@@ -742,7 +742,7 @@ function buildDelivery(i: number): object {
  * generated and loaded through _bulk into a fresh store; then search ONE, the 1,000-node search and insert are
  * measured as in the full run. Load time, the service's peak RSS, the database's size on disk (SQLite: the file
  * and its WAL; Neo4j: its database's store files, when the bench starts the server) and each scenario's p50 and p99 go to
- * results/scale/<store>-<IDs>.json, which `node dist-bench/bench/plot.js` turns into the README's table and
+ * results/scale/<store>-<IDs>.json, which `node dist-bench/bench/plot.js` turns into docs/performance.md's table and
  * results/scale.svg.
  */
 async function scaleMain(scale: number): Promise<void> {

@@ -1,5 +1,5 @@
 // params: nodes
-// The IDs each answered node of the explorer's graph holds (extensions §5), its key included, by the element
+// The IDs each answered node of the explorer's graph holds (docs/explorer.md), its key included, by the element
 // ids the graph.reach-* statement answered: one element-id seek per node (NodeByElementIdSeek), then its LINKED
 // relationships. cutGraph (src/domain/graph.ts) chose the nodes so that they hold at most TRAVERSAL_MAX_IDS IDs
 // between them. A node deleted since the traversal (Neo4j reads what is committed when each statement runs)

@@ -1,5 +1,5 @@
 // params: source, holdersSchema, maxNodes, maxIds, unlinkedTypes, hiddenTypes
-// The explorer's step ALL (extensions §5): the nodes search.traverse-all.cypher reaches from the same source, by
+// The explorer's step ALL (docs/explorer.md): the nodes search.traverse-all.cypher reaches from the same source, by
 // the same traversal under the same bounds (its comment says why this shape, and what holdersSchema is), each with
 // its distance from the source (`hops`, in LINKED relationships) and what cutGraph orders by (src/domain/graph.ts):
 // schema, key, and how many IDs it holds (the relationship count of the vertex, no Id vertex read). The nodes' IDs

@@ -1,5 +1,5 @@
 // params: source, maxNodes, maxIds, unlinkedTypes, hiddenTypes
-// The explorer's step ONE from a `where` without a schema (extensions §5): the holders of the ID and the nodes
+// The explorer's step ONE from a `where` without a schema (docs/explorer.md): the holders of the ID and the nodes
 // sharing an ID with one of them, as search.traverse-one-from-id.cypher reaches them, by the same traversal under
 // the same bounds (its comment says why this shape), each with what cutGraph orders by (src/domain/graph.ts):
 // schema, key, and how many IDs it holds (the relationship count of the vertex). The caller knows the holders

@@ -1,5 +1,5 @@
 // params: starts, maxNodes, maxIds, unlinkedTypes, hiddenTypes
-// The explorer's step ONE from start nodes (extensions §5): the nodes search.traverse-one.cypher reaches, by the
+// The explorer's step ONE from start nodes (docs/explorer.md): the nodes search.traverse-one.cypher reaches, by the
 // same traversal under the same bounds (its comment says why this shape), each with what cutGraph orders by
 // (src/domain/graph.ts): schema, key, and how many IDs it holds (the relationship count of the vertex). The
 // caller knows the start nodes, level 0; every other node is level 1. The nodes' IDs are read afterwards, for the

@@ -1,5 +1,5 @@
 // params: customer, entries, write
-// Appends the history entries of one write transaction (extensions §3.1), in the order given (`position`). The
+// Appends the history entries of one write transaction (docs/history-and-erasure.md), in the order given (`position`). The
 // entry is kept as the JSON the API shows, but for its time: `time` is Neo4j's clock when the entry is written,
 // after the write took its locks, so entries of one node are ordered as its writes were applied. `keyId` and
 // `newKeyId` (a rekeying's new key) are what GET …/node/_history finds it by. `mentions` are the values it holds,

@@ -1,5 +1,5 @@
 // params: customer, ids
-// An erase (extensions §3.2): the impressions recorded against each erased value.
+// An erase (docs/history-and-erasure.md): the impressions recorded against each erased value.
 UNWIND $ids AS erased
 MATCH (impressions:ImpressionCount {customer: $customer, type: erased.type, value: erased.id})
 DELETE impressions

@@ -6,7 +6,7 @@
 // on the idnode_key_unique constraint, naming no line.
 //
 // One statement instead of one per line: 100 creates of 5 IDs on a local Neo4j 5.26 took 145–204 µs a line
-// against 686–1,043 µs (README, section On Neo4j).
+// against 686–1,043 µs (docs/performance.md, "On Neo4j").
 UNWIND $nodes AS new
 MATCH (schemaVertex:Schema {customer: $customer, schemaId: new.schema})
 CREATE (node:IdNode {customer: $customer, schema: new.schema, keyType: new.keyType, keyId: new.keyId, lastWrite: $write})

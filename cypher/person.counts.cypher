@@ -1,5 +1,5 @@
 // params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryId
-// A person's impressions, in one statement: the IDs of the person (extensions §4), whose impressions add up, then
+// A person's impressions, in one statement: the IDs of the person (docs/deliveries.md), whose impressions add up, then
 // for each delivery (only `deliveryId` when it is not null) the sum of the counts recorded against those IDs, in all
 // and on the calendar `day` (one index seek per ID: impression_id).
 //

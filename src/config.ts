@@ -6,7 +6,7 @@ const envSchema = {
   type: 'object',
   properties: {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port; 0 picks any free port (the chosen one is logged).' },
-    HOST: { type: 'string', minLength: 1, default: '0.0.0.0', description: 'Bind address.' },
+    HOST: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'Bind address; loopback by default, 0.0.0.0 in the container.' },
     STORE: { type: 'string', enum: ['sqlite', 'neo4j'], default: 'sqlite', description: 'Which store serves the data.' },
     SQLITE_PATH: { type: 'string', minLength: 1, default: './data/idlink.sqlite', description: 'Embedded database file; :memory: for a throw-away store.' },
     SQLITE_SYNCHRONOUS: {
@@ -400,7 +400,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
   };
 }
 
-/** The settings as documentation: variable, default and meaning (used by the README table check). */
+/** The settings as documentation: variable, default and meaning (used by the check of docs/operations.md's table). */
 export function describeSettings(): Array<{ variable: string; default: string | number | boolean | undefined; description: string }> {
   return Object.entries(envSchema.properties).map(([variable, spec]) => ({
     variable,

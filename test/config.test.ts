@@ -1,4 +1,4 @@
-// The configuration module: defaults, validation that names the variable, and the README's table.
+// The configuration module: defaults, validation that names the variable, and the configuration table of docs/operations.md.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, describeSettings, loadConfig } from '../src/config';
@@ -8,7 +8,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       store: 'sqlite',
       sqlitePath: './data/idlink.sqlite',
       logLevel: 'info',
@@ -67,9 +67,9 @@ describe('configuration', () => {
     }
   });
 
-  test('when a setting exists, then the README configuration table documents it with its default', () => {
-    const readme = fs.readFileSync(path.resolve(__dirname, '..', 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'));
+  test('when a setting exists, then the configuration table of docs/operations.md documents it with its default', () => {
+    const guide = fs.readFileSync(path.resolve(__dirname, '..', 'docs', 'operations.md'), 'utf8');
+    const table = guide.slice(guide.indexOf('## Configuration'), guide.indexOf('## Running it'));
     for (const setting of describeSettings()) {
       const row = table.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${setting.variable}\``));
       expect({ variable: setting.variable, documented: row !== undefined }).toEqual({ variable: setting.variable, documented: true });

@@ -1,5 +1,5 @@
 // A client generated from openapi.yaml by someone else works untouched: openapi-typescript, run as a new user
-// runs it (its CLI, no options, in a folder of its own), types every request body of the README's walkthrough
+// runs it (its CLI, no options, in a folder of its own), types every request body of the walkthroughs in README.md and docs/
 // without an error. The bodies are also checked against the contract itself, so each is a valid request.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,7 +35,7 @@ const welcome = {
   ],
 };
 
-/** One body per operation with a JSON request body, as the README's walkthroughs send it (defaults left out). */
+/** One body per operation with a JSON request body, as the walkthroughs in README.md and docs/ send it (defaults left out). */
 const WALKTHROUGH: Record<string, unknown> = {
   search: { match: { from: { schema: 'member', key: user }, step: 'ONE' } },
   graph: { match: { from: { schema: 'member', key: user } }, max_nodes: 3 },

@@ -1,6 +1,6 @@
 // How the blocklist reads text: values and rules are normalized alike before they are compared, so that a value
 // cannot slip past a rule by a spelling that shows the same (fullwidth letters, a zero-width space, Arabic-Indic
-// digits, a trailing space or dot, `İ` for `I`). README (Keeping people apart, Blocked values) lists the steps.
+// digits, a trailing space or dot, `İ` for `I`). docs/keeping-people-apart.md (Blocked values) lists the steps.
 import { RE2JS } from 're2js';
 import unhomoglyph from 'unhomoglyph';
 

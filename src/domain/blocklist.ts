@@ -1,4 +1,4 @@
-// A customer's blocked values (extensions §2.2): checking rules before they are stored, and matching IDs against them.
+// A customer's blocked values (docs/keeping-people-apart.md): checking rules before they are stored, and matching IDs against them.
 // Patterns run on re2js (RE2: linear time in the value's length, whatever the pattern), never on JavaScript's
 // backtracking RegExp, so a customer's pattern cannot stall the service. Values and rules are compared as
 // blocklist-text.ts normalizes them.

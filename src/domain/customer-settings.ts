@@ -1,4 +1,4 @@
-// A customer's settings and blocked values (extensions §2.2, §2.4), which the administrator reads and replaces
+// A customer's settings and blocked values (docs/keeping-people-apart.md), which the administrator reads and replaces
 // whole. What they change is applied by the node and search services (./policy.ts).
 import { type BlockRule, checkRules } from './blocklist';
 import { DomainError } from './errors';

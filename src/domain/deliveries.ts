@@ -171,7 +171,7 @@ function checkPeriods(draft: DeliveryDraft): void {
   }
 }
 
-// ---- showing messages (extensions §4): the records the domain and the stores exchange
+// ---- showing messages (docs/deliveries.md): the records the domain and the stores exchange
 
 export type Platform = 'ios' | 'android' | 'other';
 
@@ -207,7 +207,7 @@ export interface EligibilityState {
 /** Every delivery is showable: what Store.eligibility assumes without a `showable`. */
 export const EVERY_DELIVERY = (_delivery: Delivery): boolean => true;
 
-/** One display to count (extensions §4.2), checked. */
+/** One display to count (docs/deliveries.md), checked. */
 export interface ImpressionRequest {
   person: PersonRequest;
   deliveryId: number;

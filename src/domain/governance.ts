@@ -1,4 +1,4 @@
-// History and erasure (extensions §3): who may read a node's history or erase a person, and what an erase is
+// History and erasure (docs/history-and-erasure.md): who may read a node's history or erase a person, and what an erase is
 // bounded by. The stores do the work, each in one transaction.
 import { DomainError } from './errors';
 import { type EraseOutcome, type HistoryPage, type IdPair, type NodeRef, sameId, type Separation, type WriteAudit } from './model';

@@ -1,4 +1,4 @@
-// The explorer's read (extensions §5): the nodes a search reaches, each with every ID it holds, so that a page
+// The explorer's read (docs/explorer.md): the nodes a search reaches, each with every ID it holds, so that a page
 // can draw the person. The search's rules on the start and its bounds apply; what is answered is cut to
 // max_nodes nodes, nearest first, so that a cut drawing stays connected.
 import { compareCodePoints, byTypeThenId } from './code-point-order';
@@ -175,7 +175,7 @@ export class GraphService {
     return { nodes, truncated: component.truncated, types: await this.typesOf(actor.customerId, nodes) };
   }
 
-  /** The declarations of the types the answer names (one per customer: extensions §2.1), in code-point order. */
+  /** The declarations of the types the answer names (one per customer: docs/keeping-people-apart.md), in code-point order. */
   private async typesOf(customerId: string, nodes: readonly GraphNode[]): Promise<GraphType[]> {
     const named = new Set<string>();
     for (const n of nodes) {

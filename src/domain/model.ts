@@ -27,7 +27,7 @@ export const canonicalDeclaration = (t: IdTypeDeclaration): IdTypeDeclaration =>
   ...(t.maxHolders !== undefined && t.maxHolders !== null ? { maxHolders: t.maxHolders } : {}),
 });
 
-/** The options besides secure one type has per customer (extensions §2.1), defaults filled in. */
+/** The options besides secure one type has per customer (docs/keeping-people-apart.md), defaults filled in. */
 const optionsOf = (t: IdTypeDeclaration) => ({ links: t.links !== false, maxHolders: t.maxHolders ?? null });
 
 /** Whether two declarations of a type agree on every option but secure (type_option_conflict otherwise). */
@@ -61,7 +61,7 @@ export interface NodeAddress {
    * configuration of its own, and one store serves every app that shares it (the tests do) with that app's limit.
    */
   maxIds?: number;
-  /** Who writes, in which request: what the write's history entries name (extensions §3.1). Absent: anonymous, no request. */
+  /** Who writes, in which request: what the write's history entries name (docs/history-and-erasure.md). Absent: anonymous, no request. */
   audit?: WriteAudit;
 }
 
@@ -105,7 +105,7 @@ export interface HistoryId {
   erased?: true;
 }
 
-/** One history entry (extensions §3.1); the HTTP layer answers it as openapi.yaml's HistoryEntry. */
+/** One history entry (docs/history-and-erasure.md); the HTTP layer answers it as openapi.yaml's HistoryEntry. */
 export interface HistoryEntry {
   at: string;
   requestId: string;
@@ -122,7 +122,7 @@ export interface HistoryPage {
   total: number;
 }
 
-/** POST /v1/{customer_id}/_erase, checked: what a store erases in one atomic change (extensions §3.2). */
+/** POST /v1/{customer_id}/_erase, checked: what a store erases in one atomic change (docs/history-and-erasure.md). */
 export interface EraseRequest {
   customerId: string;
   id: IdPair;
@@ -215,7 +215,7 @@ export interface SearchResult {
   visitedNodes: number;
 }
 
-/** A customer's settings (extensions §2.4). */
+/** A customer's settings (docs/keeping-people-apart.md). */
 export interface CustomerSettings {
   /** Every search and node operation of the customer needs its bearer token (or the administrator's). */
   requireToken: boolean;

@@ -1,4 +1,4 @@
-// The customer's own rules every search and node write passes (extensions §2.2, §2.4): a required token, and
+// The customer's own rules every search and node write passes (docs/keeping-people-apart.md): a required token, and
 // blocked values. Both are read with the customer's policy, once per request (Store.customerPolicy; a node write
 // reads it with its schema, Store.schemaWithPolicy).
 import { compileBlocklist } from './blocklist';

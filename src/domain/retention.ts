@@ -1,5 +1,5 @@
 // HISTORY_RETENTION_DAYS: history entries older than that are deleted, in batches, at start-up and every hour; so
-// are impression idempotency keys older than a day (extensions §4.2 keeps them at least 24 hours). What deleted
+// are impression idempotency keys older than a day (docs/deliveries.md keeps them 24 hours). What deleted
 // deliveries left (their impressions and keys) is deleted in batches after each delete, and in those rounds too.
 import type { Logger } from '../logger';
 import type { Store } from './store';

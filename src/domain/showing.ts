@@ -1,4 +1,4 @@
-// Showing messages (extensions §4): which deliveries a person should see now, and counting a display against the
+// Showing messages (docs/deliveries.md): which deliveries a person should see now, and counting a display against the
 // caps, per person: every ID linked to them in the customer's identity graph. The rules are decided here; the
 // stores read the counts, and count an impression in one transaction that checks it with `capExceeded`.
 import {
@@ -53,7 +53,7 @@ interface Moment {
   segments: ReadonlySet<number> | undefined;
 }
 
-/** The first cap a delivery and a person's counts have reached, in the order of extensions §4.1; undefined when none. */
+/** The first cap a delivery and a person's counts have reached, in the order docs/deliveries.md gives; undefined when none. */
 export function capReached(delivery: Delivery, person: PersonCounts): CapName | undefined {
   const c = delivery.condition;
   if (c.deliveryCount >= c.maxDeliveryCount) return 'max_delivery_count';
@@ -83,7 +83,7 @@ function periodsOf(trigger: Delivery['condition']['trigger']): Array<[number, nu
   return periods;
 }
 
-/** The first of the rules of extensions §4.1 that need no counts that holds at `moment`, or undefined when none does. */
+/** The first of the rules of docs/deliveries.md that need no counts that holds at `moment`, or undefined when none does. */
 function uncountedReason(delivery: Delivery, moment: Moment): ExclusionReason | undefined {
   const c = delivery.condition;
   if (!c.isActive) return 'inactive';
@@ -93,7 +93,7 @@ function uncountedReason(delivery: Delivery, moment: Moment): ExclusionReason | 
   return undefined;
 }
 
-/** Why a delivery is not shown at `moment` (the first rule of extensions §4.1 that holds), or undefined when it is eligible. */
+/** Why a delivery is not shown at `moment` (the first rule of docs/deliveries.md that holds), or undefined when it is eligible. */
 export function exclusionReason(delivery: Delivery, moment: Moment, person: PersonCounts): ExclusionReason | undefined {
   const reason = uncountedReason(delivery, moment);
   if (reason !== undefined) return reason;

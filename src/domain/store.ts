@@ -125,7 +125,7 @@ export interface OtherDeclaration {
 const describeOptions = (t: IdTypeDeclaration): string => `links=${t.links !== false}, max_holders=${t.maxHolders ?? 'none'}`;
 
 /**
- * One type has one value of each option per customer (extensions §2.1): secure_flag_conflict for the first declared
+ * One type has one value of each option per customer (docs/keeping-people-apart.md): secure_flag_conflict for the first declared
  * type whose secure flag another schema contradicts, else type_option_conflict for the first whose links or
  * maxHolders another schema contradicts. `others` come in the order to report them (by schema id).
  */
@@ -254,7 +254,7 @@ export interface Store {
    */
   checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult>;
   /**
-   * The explorer's read (extensions §5), in one read: the nodes the search of `query` reaches (component_too_large
+   * The explorer's read (docs/explorer.md), in one read: the nodes the search of `query` reaches (component_too_large
    * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
    */
   graph(query: GraphQuery): Promise<GraphComponent>;
@@ -264,7 +264,7 @@ export interface Store {
    */
   why(query: WhyQuery): Promise<WhyFound>;
 
-  // History and erasure (extensions §3). Every node write above appends its entries (extensions §3.1) in its own
+  // History and erasure (docs/history-and-erasure.md). Every node write above appends its entries in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.
   /** The entries found under a node key (a rekeying's under both keys), newest first; [] for an unknown key. */
   nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage>;
@@ -291,7 +291,7 @@ export interface Store {
    */
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean>;
 
-  // Showing messages (extensions §4). Impressions are counted per delivery and per ID they were recorded against,
+  // Showing messages (docs/deliveries.md). Impressions are counted per delivery and per ID they were recorded against,
   // by calendar day; a person's counts are the sums over the IDs of its component. An erase removes the
   // impressions of every value it erases.
   /**

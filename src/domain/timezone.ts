@@ -1,4 +1,4 @@
-// Which strings are IANA time-zone names (a customer's `timezone`, extensions §2.4), and how to spell them.
+// Which strings are IANA time-zone names (a customer's `timezone`, docs/keeping-people-apart.md), and how to spell them.
 //
 // The runtime's Intl data decides what exists; this file decides the spelling. Node versions disagree on it for
 // aliases: Node 20 answers ICU's canonical zone ('Asia/Kolkata' → 'Asia/Calcutta', 'Europe/Kyiv' → 'Europe/Kiev',

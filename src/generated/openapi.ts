@@ -574,8 +574,8 @@ export interface paths {
          *     the erase is recorded in the history of each node it changed with op `erase`, without values. The
          *     impressions recorded against an erased value go too, with the stored answers of their idempotency keys
          *     (see recordImpression). On the embedded store, deleted content is overwritten with zeros and the write-ahead log is checkpointed and
-         *     truncated before the answer, so no byte of an erased value is left in the database files (README,
-         *     section Erasure, says what Neo4j keeps).
+         *     truncated before the answer, so no byte of an erased value is left in the database files (docs/history-and-erasure.md
+         *     says what Neo4j keeps).
          *
          *     Nothing holds the ID: 200 with zeros (its values still leave history). Past TRAVERSAL_MAX_NODES nodes
          *     (holders, for scope `id`) or TRAVERSAL_MAX_IDS IDs: 422 `component_too_large`, and nothing is erased.

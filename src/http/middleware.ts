@@ -116,8 +116,8 @@ export interface BodyMemoryLimits {
 }
 
 /**
- * Bounds the bytes of JSON bodies being read and held at once (issue 12 bounded only _bulk's lines: 500 anonymous
- * connections each sending most of a one-megabyte body held 589 MB). A body of at most `limitBytes /
+ * Bounds the bytes of JSON bodies being read and held at once (docs/operations.md, "Request bodies"): unbounded,
+ * 500 anonymous connections each sending most of a one-megabyte body would hold half a gigabyte. A body of at most `limitBytes /
  * maxConnections` is always read, so slow senders that take the budget never hold back ordinary requests; those
  * small bodies together hold at most `limitBytes` more. A larger body first takes its declared length of the
  * budget (BODY_LIMIT when it declares none) until its answer is sent; one that finds no room for 5 s gets 503

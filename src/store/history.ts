@@ -1,4 +1,4 @@
-// History entries (extensions §3.1) and erasure (§3.2) as values: what both stores show (erasedId, NO_AUDIT), and
+// History entries and erasure (docs/history-and-erasure.md) as values: what both stores show (erasedId, NO_AUDIT), and
 // how the Neo4j store builds an entry and rewrites it in an erase. (SQLite names IDs by their rows instead, and an
 // erase changes the row: ./sqlite/sqlite-history.ts.)
 import type { HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, WriteAudit } from '../domain/model';

@@ -1,4 +1,4 @@
-// Schema and token administration (decisions.md §2 and §3): what the administrator sees and what is refused.
+// Schema and token administration (docs/contract.md): what the administrator sees and what is refused.
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { createNode, memberSchema, putSchema } from '../helpers/factories';
 import {

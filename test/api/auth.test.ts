@@ -1,4 +1,4 @@
-// Authentication rules of decisions.md §3, through the API: which token is accepted where, in which order the
+// Authentication rules of docs/contract.md, through the API: which token is accepted where, in which order the
 // rules apply, and that a refused request changes nothing.
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { createNode, memberSchema, putSchema } from '../helpers/factories';

@@ -1,4 +1,4 @@
-// What one _bulk request, and all of them together, may hold (issue 12 item 1): a batch is bounded by bytes as
+// What one _bulk request, and all of them together, may hold (docs/bulk-loading.md): a batch is bounded by bytes as
 // well as lines, a sender that pauses gets its results and holds no lines, one that stops sending is ended after
 // BULK_LINE_TIMEOUT_MS, and past BULK_MEMORY_LIMIT a request gets 503 server_busy with Retry-After.
 import http from 'node:http';

@@ -1,7 +1,7 @@
-// Concurrent writes (decisions.md §5): a race of creates gives exactly one 201; parallel inserts never lose a write;
+// Concurrent writes (docs/contract.md): a race of creates gives exactly one 201; parallel inserts never lose a write;
 // a schema replacement and the writes it races are one decision; an erase of a person and the writes it races are
-// one decision each (extensions §3.2); impressions racing for a cap give exactly as many 201s as the cap allows, and
-// retries racing with one idempotency key count once (extensions §4.2).
+// one decision each (docs/history-and-erasure.md); impressions racing for a cap give exactly as many 201s as the cap allows, and
+// retries racing with one idempotency key count once (docs/deliveries.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IdPair } from '../../src/domain/model';
@@ -105,7 +105,7 @@ describe.each([
     expect(search.body.total).toBe(PARALLEL);
   });
 
-  // Extensions §4.2: impressions of one delivery are applied one at a time, so N racing for a cap of k give exactly
+  // docs/deliveries.md: impressions of one delivery are applied one at a time, so N racing for a cap of k give exactly
   // min(N, k) 201s, whichever linked ID each names; a person is read inside the impression's transaction.
   describe('impressions racing for a cap', () => {
     const AT = '2025-01-15T12:00:00Z';
@@ -232,7 +232,7 @@ describe.each([
     });
   });
 
-  // Extensions §3.2: an erase is one transaction, so a write racing it happened wholly before it (and is erased) or
+  // docs/history-and-erasure.md: an erase is one transaction, so a write racing it happened wholly before it (and is erased) or
   // wholly after it (and is kept).
   test(`when ${ERASE_RACE_WRITES} inserts and creates add fresh IDs to a person's component while the person is erased, then each write is wholly erased or wholly kept, no erased value is found by search or named in history, and each kept node's history adds up to its IDs`, async () => {
     const admin = { token: ADMIN_TOKEN };
@@ -340,9 +340,9 @@ describe.each([
   }, 60_000);
 });
 
-// Issue 12 item 2: the type check and the write are one decision. A replacement that drops a (secure) type, racing
-// authenticated writes of it, used to answer 200 while the writes answered 201: the IDs of the dropped type were
-// then shown to anonymous searches and could no longer be deleted.
+// The type check and the write are one decision (docs/architecture.md). A replacement that drops a (secure) type,
+// racing authenticated writes of it, must not answer 200 while the writes answer 201: the IDs of the dropped type
+// would then be shown to anonymous searches and could no longer be deleted.
 describe('a schema replacement dropping a type, racing writes of that type', () => {
   const ROUNDS = 30;
   const WRITERS = 10;

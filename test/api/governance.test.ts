@@ -1,4 +1,4 @@
-// Governance through HTTP (extensions §3): a node's history (GET /v1/{customer_id}/node/_history) and erasure
+// Governance through HTTP (docs/history-and-erasure.md): a node's history (GET /v1/{customer_id}/node/_history) and erasure
 // (POST /v1/{customer_id}/_erase). Who may call them, what each write records (actor, request id, op, values),
 // paging like the delivery list, what an erase takes away (nodes, searches, history, logs) and what a refused
 // request leaves alone. Every claim is read back through HTTP. This file also runs on Neo4j (npm run test:neo4j).

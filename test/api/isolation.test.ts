@@ -1,4 +1,4 @@
-// Tenant isolation (decisions.md §2): nothing of one customer is visible to, or changed by, a request for another.
+// Tenant isolation (docs/contract.md): nothing of one customer is visible to, or changed by, a request for another.
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { createNode, memberSchema, putSchema } from '../helpers/factories';
 import {

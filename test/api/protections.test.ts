@@ -1,4 +1,4 @@
-// Identity protections through HTTP (extensions §2.1–2.4): blocked values, customer settings (require_token,
+// Identity protections through HTTP (docs/keeping-people-apart.md): blocked values, customer settings (require_token,
 // timezone), the type options links and max_holders, and the one-way secure flag. Every refusal is checked by
 // reading the state back. This file also runs on Neo4j (npm run test:neo4j), so the holder race is proven on both stores.
 import type { Response } from 'supertest';

@@ -510,7 +510,7 @@ describe('search', () => {
     });
 
     // The interface's rule (search: secure IDs are left out without a token) hides secure IDs, not the links
-    // they make; README "Security notes". A customer's require_token setting (extensions 2.4) closes it.
+    // they make; docs/operations.md, "Security notes". A customer's require_token setting (docs/keeping-people-apart.md) closes it.
     test('when two nodes share only a secure ID and no token is sent, then the search still reaches the other node and shows its open IDs, never the secure one', async () => {
       const linkedOnlySecurely = uniqueCustomer('secure-link');
       await putSchema(app, linkedOnlySecurely);

@@ -1,4 +1,4 @@
-// Delivery that counts, through HTTP (extensions §4): POST /v1/delivery/_eligible (which deliveries a person should
+// Delivery that counts, through HTTP (docs/deliveries.md): POST /v1/delivery/_eligible (which deliveries a person should
 // see, and why the others not) and POST /v1/delivery/{delivery_id}/_impression (counting one display against the
 // caps). A person is the component (step ALL, never through `links: false` types) of the given ID; counts sum over it.
 // Every answer is also checked against openapi.yaml by `app.call`; every claim about counts is read back through

@@ -1,5 +1,6 @@
-// `npm run bench:plot`: the --scale results as the README's table and an SVG (bench/plot.ts).
-import { type ScaleReport, scaleSvg, scaleTable } from '../../bench/plot';
+// `npm run bench:plot`: the latest full runs and the --scale results as docs/performance.md's tables, and an SVG
+// (bench/plot.ts).
+import { type RunReport, type ScaleReport, scaleSvg, scaleTable, scenarioTable } from '../../bench/plot';
 
 const report = (store: string, ids: number, p99: number): ScaleReport => ({
   store,
@@ -35,5 +36,30 @@ describe('bench --scale plot', () => {
     // the SQLite lines have two points each, the Neo4j ones one
     expect(lines.map((l) => (/points="([^"]*)"/.exec(l)?.[1] ?? '').split(' ').length).sort()).toEqual([1, 1, 1, 2, 2, 2]);
     expect(svg).toContain('sqlite: search ONE p99');
+  });
+});
+
+describe('bench:plot scenario table', () => {
+  const run = (store: string, rps: number, withImpression: boolean): RunReport => ({
+    store,
+    floors: { express: { rps: 5000 } },
+    load: { ids_per_s: store === 'sqlite' ? 100_000 : 11_000 },
+    erase: { median_ms: store === 'sqlite' ? 130 : 550 },
+    rss_mb: 300,
+    scenarios: [
+      { name: 'search ONE', rps, p50_ms: 3, p99_ms: 8, ratio_to_express_floor: rps / 5000 },
+      ...(withImpression ? [{ name: 'impression', rps: 2000, p50_ms: 4, p99_ms: 11, ratio_to_express_floor: 0.4 }] : []),
+    ],
+  });
+
+  test('when both runs are given, then each SQLite scenario has a row with the Neo4j figures beside it, or dashes', () => {
+    const lines = scenarioTable(run('sqlite', 2500, true), run('neo4j', 1200, false)).split('\n');
+    expect(lines.slice(2, 5)).toEqual([
+      '| floor: Express (same middleware) | 5000 | | | 1.00 | 5000 | | | 1.00 |',
+      '| search ONE | 2500 | 3 | 8 | 0.50 | 1200 | 3 | 8 | 0.24 |',
+      '| impression | 2000 | 4 | 11 | 0.40 | — | — | — | — |',
+    ]);
+    expect(lines).toContain('Bulk load: 100,000 IDs/s on SQLite, 11,000 IDs/s on Neo4j.');
+    expect(lines).toContain('Erasing a person of 1,000 nodes (median of three): 130 ms on SQLite, 550 ms on Neo4j.');
   });
 });

@@ -1,4 +1,4 @@
-// The explorer's labels, measured on the rendered page in Chromium: on the README walkthrough's people and the
+// The explorer's labels, measured on the rendered page in Chromium: on docs/explorer.md's walkthrough people and the
 // seeded twelve-node person no two labels overlap and none is cut by the edge of the drawing; from 2 to 200 nodes
 // the labels drawn at the first draw are of a readable size on screen, and there are some.
 import type { Browser } from 'playwright-core';

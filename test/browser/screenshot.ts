@@ -1,4 +1,4 @@
-// Makes docs/explorer.png, the README's picture of the explorer: the seeded person of seed.ts (twelve nodes, two
+// Makes docs/explorer.png, the README's and docs/explorer.md's picture of the explorer: the seeded person of seed.ts (twelve nodes, two
 // schemas, a links:false ID, a hot ID) drawn with a token, and a node's panel open. Run with
 // `npm run explorer:screenshot`; jest runs it (for ts-jest and the browser suite's setup), it asserts nothing more
 // than the browser suite does. The layout starts at random, so each run draws the same graph a little differently.

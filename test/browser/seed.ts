@@ -84,7 +84,7 @@ export async function seedBig(app: TestApp, customer: string): Promise<Seeded> {
 }
 
 /**
- * The people of the README's "Seeing a person" walkthrough: Ann's member node and her shop account share her phone; a
+ * The people of the walkthrough of docs/explorer.md: Ann's member node and her shop account share her phone; a
  * family tablet is on Ann's, Bob's and Cy's member nodes; Dee shares only a wifi ip (which links nothing) with Ann.
  * From Ann the drawing has Ann, s-77, Bob and Cy, a line `device: ann-phone` and a hub for the tablet.
  */

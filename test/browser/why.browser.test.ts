@@ -1,6 +1,6 @@
 // Picking two nodes in the explorer, against the real app: the page asks `_why`, marks the chain in the drawing
 // and lists it, then separates the two after a confirmation (`_separate`) and draws the person again without the
-// other. The README walkthrough's people: Ann's shop account s-77 is one person with Bob through Ann (her phone,
+// other. The people of docs/explorer.md's walkthrough: Ann's shop account s-77 is one person with Bob through Ann (her phone,
 // then the family tablet).
 import type { Browser, Request } from 'playwright-core';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';

@@ -1,4 +1,4 @@
-// Blocked values (extensions §2.2): which rules may be stored, which IDs they block, and that no pattern can stall us.
+// Blocked values (docs/keeping-people-apart.md): which rules may be stored, which IDs they block, and that no pattern can stall us.
 import fc from 'fast-check';
 import { type BlockRule, blocklistCacheSize, checkRules, compileBlocklist } from '../../src/domain/blocklist';
 import { foldCase, normalizeValue, rewritePattern } from '../../src/domain/blocklist-text';

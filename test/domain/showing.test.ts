@@ -1,4 +1,4 @@
-// The rules of showing deliveries (extensions §4), without HTTP or a store: the calendar day of an instant in a
+// The rules of showing deliveries (docs/deliveries.md), without HTTP or a store: the calendar day of an instant in a
 // customer's time zone (per-day caps), why a delivery is not shown (the first rule of §4.1 that holds), and which cap
 // an impression would pass (in the order maxDeliveryCount, maxTotalCount, max_total_count_per_day).
 import type { Delivery, PersonCounts } from '../../src/domain/deliveries';

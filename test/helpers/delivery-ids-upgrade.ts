@@ -1,5 +1,5 @@
-// The data both stores' upgrade tests start from (deliveries numbered by counters all customers shared, as before
-// issue 12), and what must hold once the store has opened it: every delivery keeps its ids, customers who may
+// The data both stores' upgrade tests start from (deliveries numbered by counters all customers shared, as an older
+// version did), and what must hold once the store has opened it: every delivery keeps its ids, customers who may
 // have seen ids go on after the shared counters, and the others start at 1.
 import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
 import type { Store } from '../../src/domain/store';

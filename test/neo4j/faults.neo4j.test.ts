@@ -40,7 +40,7 @@ const PASSWORD = crypto.randomBytes(12).toString('hex');
 const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'cookie' }] };
 const hub = { type: 'member_id', id: 'hub' };
 
-/** How long each step took, printed at the end: the README quotes them. */
+/** How long each step took, printed at the end. */
 const timings: Record<string, number> = {};
 
 const problemOf = (answer: Answer) => ({ status: answer.status, json: answer.json, contentType: answer.contentType });

@@ -1,4 +1,4 @@
-// Global setup of `npm run test:neo4j`: picks the Neo4j the suites run against (extensions.md §1) and passes it to
+// Global setup of `npm run test:neo4j`: picks the Neo4j the suites run against (docs/neo4j.md) and passes it to
 // them in NEO4J_TEST_*. In this order: NEO4J_TEST_URI (that database, only if it is empty or the suites' own: see
 // test-database.js); a container of NEO4J_TEST_IMAGE when Docker is there; the local server of neo4j-local/ when
 // java and mvn are there. None of them: stop at once, in one line saying why. NEO4J_TEST_SERVER=local goes straight

@@ -1,10 +1,9 @@
-// The memory attack of issue 12 item 1, through ordinary requests instead of _bulk: 200 anonymous connections each
-// send all but the last byte of a one-megabyte body, hold it, then finish together. Before BODY_MEMORY_LIMIT every
-// connection's body was read as it came (RSS 310 MB while they held, 435-513 MB at the peak; 500 connections held
-// 589 MB); now bodies larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS wait for room before they are read. Run against
-// the real server (`node dist/main.js`), whose RSS Linux reports in /proc. The same with gzip bodies, whose few KB
-// inflate to a megabyte each: those are counted by what they inflate to (400 connections held 511 MB, 1,155 MB at
-// the peak, while they were counted by their Content-Length; 188 MB and 246-275 MB since).
+// The memory attack of docs/operations.md ("Request bodies"), through ordinary requests instead of _bulk: 200
+// anonymous connections each send all but the last byte of a one-megabyte body, hold it, then finish together.
+// Bodies larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS wait for room before they are read, so the service's RSS
+// stays bounded. Run against the real server (`node dist/main.js`), whose RSS Linux reports in /proc. The same with
+// gzip bodies, whose few KB inflate to a megabyte each: those are counted by what they inflate to, not by their
+// Content-Length.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';

@@ -1,6 +1,6 @@
-// The _bulk memory attack of issue 12 item 1, at a scale that fits CI: twelve requests at once, each streaming
-// one-megabyte lines, without a token. Before, every request held up to 500 parsed lines (the attack drove the heap
-// past 4 GB); now all bulk requests together hold at most BULK_MEMORY_LIMIT of lines. Run against the real server
+// The _bulk memory attack (docs/bulk-loading.md), at a scale that fits CI: twelve requests at once, each streaming
+// one-megabyte lines, without a token. All bulk requests together hold at most BULK_MEMORY_LIMIT of lines, where
+// unbounded each would hold up to 500 parsed lines. Run against the real server
 // (`node dist/main.js`), whose peak RSS (VmHWM) Linux reports in /proc. Each request is of its own customer (which has
 // a schema) and client address, since one customer or address holds at most a quarter of the slots.
 import fs from 'node:fs';
@@ -13,9 +13,9 @@ installCleanup();
 const REQUESTS = 12;
 const LINES_PER_REQUEST = 60;
 /**
- * The peak RSS the README promises for this attack with the default settings. Measured 217-273 MB; it was 322-382
- * while each request kept its last line's text and parsed body as it read the next line (V8 lets garbage grow to
- * about four times what is live before a full collection, so what each request keeps counts about four times).
+ * The peak RSS this attack may reach with the default settings (docs/bulk-loading.md). V8 lets garbage grow to about
+ * four times what is live before a full collection, so what each request keeps counts about four times: the bound
+ * holds because a request keeps only the parsed lines of its batch, not its last line's text as it reads the next.
  */
 const RSS_BOUND_MB = 330;
 

@@ -1,4 +1,4 @@
-// What an erase leaves on disk with the embedded store (README, Erasure): once erase() answered, no byte of an
+// What an erase leaves on disk with the embedded store (docs/history-and-erasure.md): once erase() answered, no byte of an
 // erased value is in the database file or its WAL, before any VACUUM and after one; and no table holds it.
 // The bytes of values that were not erased are found the same way, so the search can fail.
 import { randomUUID } from 'node:crypto';

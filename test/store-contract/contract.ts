@@ -1773,7 +1773,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     });
 
     // ------------------------------------------------------------------ identity protections
-    // extensions §2: the options `links` and `maxHolders` of a declared type, the secure flag that stays on while
+    // docs/keeping-people-apart.md: the options `links` and `maxHolders` of a declared type, the secure flag that stays on while
     // IDs of its type are held, and the policy (settings, blocked values, type options) a customer is checked against.
     describe('identity protections', () => {
       const store = useStore(openStore);

@@ -1,4 +1,4 @@
-// The store contract of the explorer's read (Store.graph, extensions §5): plain Store calls, no HTTP, run by every
+// The store contract of the explorer's read (Store.graph, docs/explorer.md): plain Store calls, no HTTP, run by every
 // store (`describeGraphContract(name, openStore)`). The same rules as contract.ts: each test on customers of its
 // own, every assertion on what the store answers.
 import { byTypeThenId } from '../../src/domain/code-point-order';

@@ -1,4 +1,4 @@
-// The governance half of the store contract (extensions §3): node history, erasure and retention, as plain Store
+// The governance half of the store contract (docs/history-and-erasure.md): node history, erasure and retention, as plain Store
 // calls, no HTTP. Every Store implementation runs it (`describeHistoryContract(name, openStore)`), so it assumes
 // nothing of a particular store:
 // - the store is opened before and closed after the tests, and never emptied;

@@ -1,4 +1,4 @@
-// The showing half of the store contract (extensions §4, delivery that counts): eligibility, recordImpression and
+// The showing half of the store contract (docs/deliveries.md): eligibility, recordImpression and
 // pruneImpressionKeys, and what replaceDelivery, deleteDelivery, node writes and erase do to impressions, as plain
 // Store calls, no HTTP. Every Store implementation runs it (`describeShowingContract(name, openStore)`), so it
 // assumes nothing of a particular store:
@@ -26,7 +26,7 @@ const NO_CAP = 1_000_000;
 
 type Caps = Partial<Pick<ConditionBody, 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day'>>;
 
-/** MEMBER plus an ip that never links (extensions §2.1). */
+/** MEMBER plus an ip that never links (docs/keeping-people-apart.md). */
 const MEMBER_WITH_IP: SchemaRecord = { schemaId: 'member', idTypes: [...MEMBER.idTypes, { type: 'ip', secure: false, links: false }] };
 
 /** MEMBER whose device never links (a shared family tablet): two people holding it stay two people. */

@@ -10,7 +10,7 @@ import { callerOf } from '../auth';
 import { operation, type OperationHandler, type OperationId, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 
-/** `links` always, `max_holders` only when set (extensions §2.1). */
+/** `links` always, `max_holders` only when set (docs/keeping-people-apart.md). */
 const idTypeBody = (t: IdTypeDeclaration) => ({
   type: t.type,
   secure: t.secure,

@@ -1,4 +1,4 @@
-// The explorer (extensions §5): POST /v1/{customer_id}/_graph, what it draws, and GET /explore, the page, whose
+// The explorer (docs/explorer.md): POST /v1/{customer_id}/_graph, what it draws, and GET /explore, the page, whose
 // files `npm run build` bundles from explorer/ into dist/explorer/ (explorer/build.mjs).
 import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';

@@ -1,4 +1,4 @@
-// GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (extensions §3).
+// GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (docs/history-and-erasure.md).
 import { type RequestHandler, type Router } from 'express';
 import type { GovernanceService } from '../../domain/governance';
 import type { HistoryEntry, NodeRef } from '../../domain/model';

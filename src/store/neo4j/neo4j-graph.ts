@@ -1,4 +1,4 @@
-// The explorer's graph on Neo4j (extensions §5), with the SQLite store's semantics: the search's start nodes
+// The explorer's graph on Neo4j (docs/explorer.md), with the SQLite store's semantics: the search's start nodes
 // (neo4j-search.ts), the nodes ONE or ALL reaches under the search's bounds with what cutGraph orders by
 // (cypher/graph.reach-*.cypher), then the IDs of the nodes answered (cypher/graph.ids.cypher).
 import { DomainError } from '../../domain/errors';

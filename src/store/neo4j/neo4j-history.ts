@@ -1,4 +1,4 @@
-// Node history and erasure on Neo4j (extensions §3): (:HistoryEntry) vertices, appended by each write transaction
+// Node history and erasure on Neo4j (docs/history-and-erasure.md): (:HistoryEntry) vertices, appended by each write transaction
 // (history.append.cypher), and the erase, one transaction that locks what it erases before it reads it again.
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
@@ -65,7 +65,7 @@ interface LockedNode {
 const LOCK_ROUNDS = 5;
 
 /**
- * The erase of extensions §3.2 inside one write transaction. The nodes it changes are found, then locked with
+ * The erase of docs/history-and-erasure.md inside one write transaction. The nodes it changes are found, then locked with
  * every ID they hold (erase.lock.cypher), then found again: a write that committed in between is seen, one that
  * comes later waits for the erase. Only then is anything deleted.
  */
@@ -173,7 +173,7 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
     outcome = { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
   // Everything that seeks an index comes before the deletes: a seek in a transaction that has already deleted
-  // thousands of vertices costs several times as much (README, section Performance). The writes depend on no
+  // thousands of vertices costs several times as much (docs/history-and-erasure.md). The writes depend on no
   // answer of each other: they go in one round trip, run in the order sent, with the erase's own history entries.
   const rewrites = await historyRewrites(q, c, erased, writeId);
   await together(

@@ -1,4 +1,4 @@
-// Showing messages on Neo4j (extensions §4): a person's IDs and impressions, and counting one impression. Counts are
+// Showing messages on Neo4j (docs/deliveries.md): a person's IDs and impressions, and counting one impression. Counts are
 // (:ImpressionCount) vertices per delivery, ID and calendar day; idempotency keys (:ImpressionKey) vertices. Every
 // function runs inside a transaction of the store (it receives the transaction's Query).
 import {

@@ -31,11 +31,8 @@ import { SchemaGuards } from './schema-guards';
 
 /**
  * Lines of a bulk request per transaction. A batch holds the locks of all its nodes until it commits, so single
- * writes to those nodes wait that long. Loading the quick bench graph (100,020 IDs, 20,004 create lines) into a
- * local Neo4j 5.26: 1 line a transaction 1,271 IDs/s, 20 lines 2,068, 100 lines 2,928, 500 lines 3,044. Measured
- * again once runs of lines took one statement a step (2026-11-25, `_bulk` over HTTP, 5,000 lines of each kind):
- * 250 lines a transaction cost 10–20% less a line than 100 (creates 224–294 µs against 236–307, ID removals
- * 138–162 against 170–186), 500 no less than 250. Not worth batches that hold their locks 2.5 times as long.
+ * writes to those nodes wait that long: larger batches save a little per line but make those writes wait longer
+ * (docs/performance.md, "On Neo4j").
  */
 const BULK_BATCH_LINES = 100;
 

@@ -81,7 +81,7 @@ export class Neo4jSchemas {
       schema.idTypes,
       others.map((o) => ({ schemaId: o.schemaId, declaration: toDeclaration(o.declaration) })),
     );
-    // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3). The IdType
+    // Turning secure off while IDs of the type are held would show them to anyone (docs/keeping-people-apart.md). The IdType
     // lock is held, and node writes that add IDs hold a schema guard, which this put holds all of: no ID of the
     // type can be added between this check and the commit.
     for (const declared of schema.idTypes) {

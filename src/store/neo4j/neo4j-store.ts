@@ -5,7 +5,7 @@
 // what a lost commit reply means); what each call does inside its transaction is in a file of its own beside it
 // (neo4j-nodes and -node-writes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
 //
-// The graph (drawn in the README, section Neo4j): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
+// The graph (drawn in docs/neo4j.md): (:IdNode)-[:LINKED]->(:Id) for nodes and the IDs they hold,
 // (:IdNode)-[:IN_SCHEMA]->(:Schema) (the schema cannot be deleted under a node, as a foreign key would ensure),
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, :SchemaGuard vertices (./schema-guards.ts), and
 // :Token, :Delivery, :Sequence vertices. Every vertex carries its customer, and LINKED never joins two customers,

@@ -179,7 +179,7 @@ export class Transactions {
    * by the network without the connection closing) is 503 store_unavailable then; its session is closed once the
    * call settles. Each transaction of the call carries the time left as its timeout (txConfig), so Neo4j ends the
    * work by then too, and a slow read stops using Neo4j once its caller has its 503. A write answered 503 may still
-   * have happened (its commit reply lost), as README says of any.
+   * have happened (its commit reply lost), as docs/operations.md says of any.
    */
   private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
     const running = call();

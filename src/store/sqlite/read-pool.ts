@@ -1,5 +1,5 @@
 // The SQLite store's read pool: worker threads (piscina) that run the searches and graphs too big for the event
-// loop (issue 17), so that one analyst's 1,000-node search does not hold up every app's small lookups. Each thread
+// loop (docs/performance.md, "Mixed load and the read pool"), so that one analyst's 1,000-node search does not hold up every app's small lookups. Each thread
 // reads through a read-only connection of its own (src/store/sqlite/search-worker.ts); writes keep the store's one
 // connection and its group commit.
 import path from 'node:path';

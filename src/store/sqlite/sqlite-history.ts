@@ -1,4 +1,4 @@
-// Node history on SQLite (extensions §3). An entry is a row of `history` that names IDs by their rows in `ids`
+// Node history on SQLite (docs/history-and-erasure.md). An entry is a row of `history` that names IDs by their rows in `ids`
 // (id_pk): its key, a rekeying's new key, and the IDs it added and removed. A value's bytes are therefore stored
 // once, in `ids`, however many entries name it, and an erase changes that one row (see migration 5): the entries
 // that name it then show its type alone, and no lookup by the value finds it. Called inside the store's transactions.

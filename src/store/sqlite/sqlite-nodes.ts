@@ -65,7 +65,7 @@ export class SqliteNodes {
       // What deleting a node removes, in the order history lists it: by type, then value.
       heldIdPksSorted: db.prepare('SELECT ni.id_pk FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value').pluck(),
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
-      // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (README, Performance).
+      // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (docs/performance.md, "What one request may cost").
       heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
       // The nodes this one is separated from that hold the ID: a write adding it is refused. Two index lookups when
       // the node has no ban.

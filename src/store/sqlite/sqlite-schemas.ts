@@ -91,7 +91,7 @@ export class SqliteSchemas {
     );
     refuseConflictingDeclarations(schema.idTypes, others);
     for (const declared of schema.idTypes) {
-      // Turning secure off while IDs of the type are held would show them to anyone (extensions §2.3).
+      // Turning secure off while IDs of the type are held would show them to anyone (docs/keeping-people-apart.md).
       const turnsSecureOff = !declared.secure && this.s.declaredSecure.get(customerId, declared.type) !== undefined;
       if (turnsSecureOff && this.s.typeHeld.get(customerId, declared.type) !== undefined) throw secureTypeInUse(declared.type);
     }

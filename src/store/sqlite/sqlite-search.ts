@@ -113,7 +113,7 @@ export class SqliteSearch {
             'FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(@nodes))',
         )
         .raw(),
-      // The graph (extensions §5): each reached node with how many IDs it holds (a range of node_ids' primary
+      // The graph (docs/explorer.md): each reached node with how many IDs it holds (a range of node_ids' primary
       // key), then the IDs of those it answers.
       graphNodes: db
         .prepare(

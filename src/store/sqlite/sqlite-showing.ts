@@ -1,4 +1,4 @@
-// Showing messages on SQLite (extensions §4): eligibility and impressions, over the deliveries' tables
+// Showing messages on SQLite (docs/deliveries.md): eligibility and impressions, over the deliveries' tables
 // (./sqlite-deliveries.ts) and the person's component (./sqlite-search.ts). Each method runs inside a transaction
 // the store opens (src/store/sqlite/sqlite-store.ts).
 import type Database from 'better-sqlite3';
@@ -91,7 +91,7 @@ export class SqliteShowing {
   }
 
   /**
-   * The ids rows of a person's IDs (extensions §4): every ID the nodes of the component of the user's holders hold;
+   * The ids rows of a person's IDs (docs/deliveries.md): every ID the nodes of the component of the user's holders hold;
    * undefined when no node holds the user's ID (the person is that ID alone).
    */
   private personIdPks(p: PersonRequest): number[] | undefined {

@@ -82,7 +82,7 @@ function openDatabase(options: SqliteStoreOptions): BetterSqlite3.Database {
   db.pragma('busy_timeout = 5000');
   // 64 MB of page cache (the default is 2 MB): the ID indexes of a million-ID graph stay in memory.
   db.pragma('cache_size = -65536');
-  // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (README, Erasure).
+  // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (docs/history-and-erasure.md).
   db.pragma('secure_delete = ON');
   return db;
 }
@@ -101,7 +101,7 @@ function migrate(db: BetterSqlite3.Database): void {
 }
 
 /**
- * SQLITE_INLINE_NODES by default: a 1,000-node search holds the event loop for about 8 ms (README, Performance), so
+ * SQLITE_INLINE_NODES by default: a 1,000-node search holds the event loop for about 8 ms (docs/performance.md), so
  * the most a read keeps it before moving to the pool is about half a millisecond.
  */
 export const DEFAULT_INLINE_NODES = 64;
@@ -343,7 +343,7 @@ export class SqliteStore implements Store {
   async erase(request: EraseRequest): Promise<EraseOutcome> {
     const outcome = await this.write(() => this.nodes.erase(request));
     // The old pages are in the WAL until a checkpoint copies the new ones over them: checkpointed now, and the WAL
-    // truncated, so that no copy of an erased value is left on disk once the erase answered (README, Erasure).
+    // truncated, so that no copy of an erased value is left on disk once the erase answered (docs/history-and-erasure.md).
     if (!this.inMemory) await this.run(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
     return outcome;
   }
