@@ -306,9 +306,12 @@ export function describeDocExamples(store: string, start: (file: string) => Prom
 
       beforeAll(async () => {
         try {
+          const started = Date.now();
           const service = await start(doc.file);
+          const ready = Date.now();
           try {
             result = await runDoc(doc, markdown, service.base, service.cwd, timeoutMs);
+            process.stdout.write(`Doc examples of ${doc.file} on ${store}: service ready in ${ready - started} ms, examples ran in ${Date.now() - ready} ms\n`);
           } finally {
             await service.stop();
           }
