@@ -75,7 +75,7 @@ describe('comparing what was printed', () => {
     if (!block || !segment) throw new Error('no block parsed');
     expect(compareSegment(block, segment, ['{"schema_id":"member","id_types":[{"type":"member_id","secure":false,"links":true}]}'])).toBe(
       [
-        'README.md, block "Walkthrough" (line 2), commands of lines 3-3, output written at line 4:',
+        'README.md, block "Walkthrough" (line 2), command of line 3, output written at line 4:',
         '- 4  # {"schema_id":"member","id_types":[{"type":"member_id","secure":false}]}',
         '+ printed  # {"schema_id":"member","id_types":[{"type":"member_id","secure":false,"links":true}]}',
       ].join('\n'),
@@ -139,6 +139,20 @@ describe('running the sh blocks of a doc in bash', () => {
         '+ printed  # surprise',
         '+ printed  # docs/doc.md: line 27: no-such-command-here: command not found',
       ].join('\n'),
+    );
+  });
+
+  test('when an example hangs, then bash and what it started are stopped at the time limit, and the segments not reached say so', async () => {
+    const hanging = doc('## Hang', `${fence}sh`, 'echo before', '# before', 'sleep 600 & wait', 'echo after', '# after', `${fence}`);
+    const parsed = parseDoc('docs/hang.md', hanging);
+    const run = await runDoc(parsed, hanging, 'http://127.0.0.1:4567', freshDir('idlink-doc-examples-unit-'), 1_000);
+    expect(run.ending).toBe('stopped after 1000 ms');
+    const [block] = parsed.blocks;
+    const [before, after] = block?.segments ?? [];
+    if (!block || !before || !after) throw new Error('segments not parsed');
+    expect(compareSegment(block, before, run.printed.get(before))).toBeUndefined();
+    expect(compareSegment(block, after, run.printed.get(after))).toBe(
+      'docs/hang.md, block "Hang" (line 2), commands of lines 5-6, output written at line 7:\n- 7  # after\n+ (nothing printed)',
     );
   });
 });

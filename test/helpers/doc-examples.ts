@@ -173,7 +173,8 @@ export const blockName = (block: ShellBlock): string => `${block.file}, block "$
  */
 export function compareSegment(block: ShellBlock, segment: Segment, output: string[] | undefined): string | undefined {
   const where =
-    `${blockName(block)}, commands of lines ${segment.firstLine}-${segment.lastLine}` +
+    `${blockName(block)}, ` +
+    (segment.firstLine === segment.lastLine ? `command of line ${segment.firstLine}` : `commands of lines ${segment.firstLine}-${segment.lastLine}`) +
     (segment.expected.length > 0 ? `, output written at line ${segment.expectedLine}` : ', which should print nothing');
   if (output === undefined) return `${where}: the commands never ran (the shell stopped before them)`;
   const length = Math.max(output.length, segment.expected.length);
@@ -226,6 +227,15 @@ export interface FileRun {
   ending: string;
 }
 
+/** Kills bash's whole process group: a command of the examples may have started children. */
+function killGroup(pid: number | undefined): void {
+  try {
+    if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
+
 /**
  * Runs the `sh` blocks of one file in one bash process against the service at `base`, in `cwd` (where
  * `data/admin-token` is). bash gets no profile or rc file and HOME is `cwd`, so nothing of the machine's user
@@ -247,19 +257,14 @@ export async function runDoc(doc: ParsedDoc, markdown: string, base: string, cwd
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (outside += chunk));
   const ending = await new Promise<string>((resolve) => {
     const timer = setTimeout(() => {
-      // The whole process group: a command of the examples may have started children.
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      killGroup(child.pid);
       resolve(`stopped after ${timeoutMs} ms`);
     }, timeoutMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(signal ? `killed by ${signal}` : `exit ${code}`);
+      resolve(signal ? `killed by ${signal}` : `exit ${code}, the status of its last command`);
       // What an example left in the background goes with it.
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is gone already.
-      }
+      killGroup(child.pid);
     });
   });
   const printed = new Map<Segment, string[] | undefined>();
@@ -325,7 +330,7 @@ export function describeDocExamples(store: string, start: (file: string) => Prom
           if (failure !== undefined) throw failure;
           const done = result as FileRun;
           const diffs = block.segments.flatMap((segment) => compareSegment(block, segment, done.printed.get(segment)) ?? []);
-          if (diffs.length > 0) throw new Error(`${diffs.join('\n\n')}\n\n(bash: ${done.ending})`);
+          if (diffs.length > 0) throw new Error(`${diffs.join('\n\n')}\n\n(bash ended: ${done.ending})`);
         });
       }
     });
