@@ -1,6 +1,6 @@
 /**
  * `npm run test:neo4j`: the store contract (test/store-contract/*.neo4j.test.ts), the Neo4j-only suites
- * (test/neo4j/*.neo4j.test.ts) and the API suites (test/api/) against a real Neo4j, chosen by
+ * (test/neo4j/*.neo4j.test.ts), the API suites (test/api/) and the docs' examples (test/docs/*.neo4j.test.ts) against a real Neo4j, chosen by
  * test/neo4j/global-setup.js: NEO4J_TEST_URI (never NEO4J_URI), else a container when Docker is there, else the local server of
  * neo4j-local/. The database is emptied before each test file, only when it is the suites' own (test-database.js). Run in band: the files share one database.
  */
@@ -8,7 +8,12 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   roots: ['<rootDir>/test'],
-  testMatch: ['<rootDir>/test/store-contract/**/*.neo4j.test.ts', '<rootDir>/test/neo4j/**/*.neo4j.test.ts', '<rootDir>/test/api/**/*.test.ts'],
+  testMatch: [
+    '<rootDir>/test/store-contract/**/*.neo4j.test.ts',
+    '<rootDir>/test/neo4j/**/*.neo4j.test.ts',
+    '<rootDir>/test/api/**/*.test.ts',
+    '<rootDir>/test/docs/**/*.neo4j.test.ts',
+  ],
   globalSetup: '<rootDir>/test/neo4j/global-setup.js',
   globalTeardown: '<rootDir>/test/neo4j/global-teardown.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
