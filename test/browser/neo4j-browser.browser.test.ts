@@ -74,7 +74,9 @@ describe('Neo4j Browser served by the local Neo4j', () => {
       expect(style[selector]?.color).toMatch(/^#[0-9A-F]{6}$/);
     }
     expect(style['node.schema:crm']?.color).not.toBe(style['node.schema:shop\\.eu']?.color);
-    expect(style['node.SecureId']).toEqual({ 'border-color': '#D6232F', 'border-width': '6px' });
+    // With a colour and a caption of its own: a label without them gets the Browser's defaults merged into its
+    // rule when the Browser draws its chip, which would replace the red border.
+    expect(style['node.SecureId']).toMatchObject({ 'border-color': '#D6232F', 'border-width': '6px', color: '#F4B6B6', caption: '{type}: {value}' });
     // The captions and sizes of the file stay.
     expect(style['node.IdNode']).toMatchObject({ caption: '{keyType}: {keyId}', diameter: '80px' });
     expect(style['node.Id']).toMatchObject({ caption: '{type}: {value}', diameter: '65px' });
