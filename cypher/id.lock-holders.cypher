@@ -7,8 +7,11 @@
 // only a shared lock from the LINKED relationship a write creates, so that lock alone would not do. The count is
 // the vertex's degree, which Neo4j keeps: it costs no read of the holders, however many there are. A vertex created
 // here and then not linked (the limit was reached) goes with the transaction, which the store rolls back.
+// Each Id vertex made here gets the labels node.create.cypher gives one (`type:`, `SecureId`), for Neo4j Browser.
+WITH COLLECT { MATCH (secureType:IdType {customer: $customer, secure: true}) RETURN secureType.name } AS secureTypes
 UNWIND $ids AS wanted
 MERGE (id:Id {customer: $customer, type: wanted.type, value: wanted.id})
+  ON CREATE SET id:$(['type:' + wanted.type] + CASE WHEN wanted.type IN secureTypes THEN ['SecureId'] ELSE [] END)
 SET id.lastWrite = $write
 WITH wanted, id
 RETURN wanted.type AS type, wanted.id AS id, COUNT { (id)<-[:LINKED]-() } AS holders

@@ -39,17 +39,19 @@ describe('Neo4j Browser served by the local Neo4j', () => {
     [neo4j, browser] = await Promise.all([start({ password: PASSWORD, httpPort: await freePort() }), launchBrowser()]);
     const store = await Neo4jStore.connect({ uri: neo4j.uri, username: 'neo4j', password: PASSWORD, database: 'neo4j' });
     app = await startApp({ store });
-    // One person of three nodes: a and b share a phone, b and c a device; the e-mail is a's alone.
+    // One person of three nodes of two schemas: a and b (crm) share a phone, b and c (shop.eu, a schema id with a
+    // dot, which a style selector must escape) a device, and a and c the secure e-mail.
     await putSchema(app, customer, 'crm', { id_types: [{ type: 'crm_id' }, { type: 'email', secure: true }, { type: 'phone' }, { type: 'device' }] });
+    await putSchema(app, customer, 'shop.eu', { id_types: [{ type: 'shop_id' }, { type: 'email', secure: true }, { type: 'device' }] });
     const { token } = await issueToken(app, customer);
-    const node = (key: string, ...ids: Array<[string, string]>) => ({
-      schema: 'crm',
-      key: { type: 'crm_id', id: key },
+    const node = (schema: string, key: string, ...ids: Array<[string, string]>) => ({
+      schema,
+      key: { type: schema === 'crm' ? 'crm_id' : 'shop_id', id: key },
       ids: ids.map(([type, id]) => ({ type, id })),
     });
-    await createNode(app, customer, node('a', ['email', 'ann@example.com'], ['phone', '555-1']), token);
-    await createNode(app, customer, node('b', ['phone', '555-1'], ['device', 'tablet']), token);
-    await createNode(app, customer, node('c', ['device', 'tablet']), token);
+    await createNode(app, customer, node('crm', 'a', ['email', 'an@x.eu'], ['phone', '555-1']), token);
+    await createNode(app, customer, node('crm', 'b', ['phone', '555-1'], ['device', 'tablet']), token);
+    await createNode(app, customer, node('shop.eu', 'c', ['device', 'tablet'], ['email', 'an@x.eu']), token);
     page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
   }, 300_000);
 
@@ -63,6 +65,21 @@ describe('Neo4j Browser served by the local Neo4j', () => {
     await browser?.close();
     await app?.close();
     await neo4j?.stop();
+  });
+
+  test('when the style is asked for, then it has a rule for each schema and each ID type the database holds, and the SecureId marker', async () => {
+    const address = new URL('/analyst/style.grass', neo4j.browserUrl);
+    const style = (await (await fetch(address)).json()) as Record<string, Record<string, string>>;
+    for (const selector of ['node.schema:crm', 'node.schema:shop\\.eu', 'node.type:email', 'node.type:phone', 'node.type:device', 'node.type:crm_id']) {
+      expect(style[selector]?.color).toMatch(/^#[0-9A-F]{6}$/);
+    }
+    expect(style['node.schema:crm']?.color).not.toBe(style['node.schema:shop\\.eu']?.color);
+    // With a colour and a caption of its own: a label without them gets the Browser's defaults merged into its
+    // rule when the Browser draws its chip, which would replace the red border.
+    expect(style['node.SecureId']).toMatchObject({ 'border-color': '#D6232F', 'border-width': '6px', color: '#F4B6B6', caption: '{type}: {value}' });
+    // The captions and sizes of the file stay.
+    expect(style['node.IdNode']).toMatchObject({ caption: '{keyType}: {keyId}', diameter: '80px' });
+    expect(style['node.Id']).toMatchObject({ caption: '{type}: {value}', diameter: '65px' });
   });
 
   test('when an analyst opens /browser/, connects with the password and runs an analyst query, then the person is drawn', async () => {
@@ -79,21 +96,44 @@ describe('Neo4j Browser served by the local Neo4j', () => {
     // The server's post-connect command loads the analyst style and the guide of analyst queries.
     await page.getByText('node.IdNode').first().waitFor();
     await page.getByRole('heading', { name: 'Analyst queries' }).waitFor();
-    await run(page, `:params {customer: '${customer}', type: 'email', value: 'ann@example.com'}`);
-    await page.getByText('"ann@example.com"').first().waitFor();
+    await run(page, `:params {customer: '${customer}', type: 'email', value: 'an@x.eu'}`);
+    await page.getByText('"an@x.eu"').first().waitFor();
     await run(page, analystQuery('component.shared-ids'));
 
-    // Three nodes and the two IDs they share (phone, device); the e-mail is held by one node only.
+    // Three nodes and the three IDs they share (phone, device, e-mail).
     const status = page.getByText(/Displaying \d+ nodes, \d+ relationships/).first();
     await status.waitFor({ timeout: 60_000 });
     // Drawn on the canvas, captioned by the style: nodes with their key, IDs with `type: id`.
     const nodes = page.locator('svg g.node');
-    await nodes.nth(4).waitFor();
-    expect(await nodes.count()).toBe(5);
-    expect(await status.textContent()).toBe('Displaying 5 nodes, 4 relationships.');
-    // Captions are wrapped into lines (tspans) inside the circle: compare them with the spaces taken out.
-    const captions = (await nodes.allTextContents()).map((text) => text.replace(/\s+/g, '')).sort();
-    expect(captions).toEqual(['crm_id:a', 'crm_id:b', 'crm_id:c', 'device:tablet', 'phone:555-1']);
+    await nodes.nth(5).waitFor();
+    expect(await nodes.count()).toBe(6);
+    expect(await status.textContent()).toBe('Displaying 6 nodes, 6 relationships.');
+    // Each vertex's caption (wrapped into lines inside the circle: compared with the spaces taken out) and its
+    // circle as drawn: fill, border colour and width.
+    type Drawn = { caption: string; fill: string | null; stroke: string | null; width: string | null };
+    const drawn = await nodes.evaluateAll((groups) =>
+      groups.map((group) => {
+        const circle = group.querySelector('circle.b-outline');
+        return {
+          caption: (group.textContent ?? '').replace(/\s+/g, ''),
+          fill: circle?.getAttribute('fill') ?? null,
+          stroke: circle?.getAttribute('stroke') ?? null,
+          width: circle?.getAttribute('stroke-width') ?? null,
+        };
+      }),
+    );
+    const byCaption = new Map<string, Drawn>(drawn.map((d) => [d.caption, d]));
+    expect([...byCaption.keys()].sort()).toEqual(['crm_id:a', 'crm_id:b', 'device:tablet', 'email:an@x.eu', 'phone:555-1', 'shop_id:c']);
+    const at = (caption: string) => byCaption.get(caption) as Drawn;
+    // Node vertices by schema: a and b alike, c of the other schema apart.
+    expect(at('crm_id:a').fill).toBe(at('crm_id:b').fill);
+    expect(at('shop_id:c').fill).not.toBe(at('crm_id:a').fill);
+    // ID vertices by type, and none the colour of a node.
+    expect(new Set(['device:tablet', 'phone:555-1', 'email:an@x.eu'].map((c) => at(c).fill)).size).toBe(3);
+    expect([at('crm_id:a').fill, at('shop_id:c').fill]).not.toContain(at('device:tablet').fill);
+    // The secure e-mail, and only it, has the marker: a thick red border.
+    expect(at('email:an@x.eu')).toMatchObject({ stroke: '#D6232F', width: '6px' });
+    for (const caption of ['crm_id:a', 'crm_id:b', 'shop_id:c', 'device:tablet', 'phone:555-1']) expect(at(caption).stroke).not.toBe('#D6232F');
     // A generous bound for a busy 2-core machine: every step waits for what it needs, not for a time.
   }, 180_000);
 });

@@ -39,8 +39,9 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'schema.lock-for-delete':
       return [{ inUse: false }];
     case 'idtype.lock':
-      // Every type was secure: a declaration turning it off is checked for held IDs (idtype.held).
-      return (params.idTypes as Array<{ type: string }>).map((t) => ({ type: t.type, wasSecure: true }));
+      // Every type but email was secure: a declaration turning one off is checked for held IDs (idtype.held), and one
+      // making email secure marks its IDs (id.mark-secure).
+      return (params.idTypes as Array<{ type: string }>).map((t) => ({ type: t.type, wasSecure: t.type !== 'email' }));
     case 'schema.guard':
       return [{ declared: [...LIMITED_TYPES] }];
     case 'schema.get':
@@ -335,6 +336,13 @@ describe('Neo4j store, with a fake driver', () => {
   /** Calls every method of the store once. */
   async function callEveryMethod(store: Neo4jStore): Promise<void> {
     await store.putSchema('acme', { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] });
+    await store.putSchema('acme', {
+      schemaId: 'member',
+      idTypes: [
+        { type: 'member_id', secure: false },
+        { type: 'email', secure: true },
+      ],
+    });
     await store.getSchema('acme', 'member');
     await store.listSchemas('acme');
     await store.customerPolicy('acme');
@@ -423,6 +431,7 @@ describe('Neo4j store, with a fake driver', () => {
     // Two deleted deliveries, each with nothing left but its mark, in one call.
     await store.sweepDeletedDeliveries(2);
     await store.missingSchema();
+    await store.addBrowserLabels();
     await store.floor();
   }
 

@@ -12,7 +12,7 @@ import {
 import { type PutSchemaOutcome, refuseConflictingDeclarations, secureTypeInUse } from '../../domain/store';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { guardWholeSchema } from './schema-guards';
-import { int, type Query } from './query';
+import { int, type Query, together } from './query';
 
 /** A declaration as the statements return it: maxHolders is null when there is no limit. */
 interface StoredDeclaration {
@@ -95,7 +95,12 @@ export class Neo4jSchemas {
         throw new DomainError('schema_in_use', `ID type '${held.type}' cannot be dropped: nodes of schema '${schemaId}' still hold IDs of it.`);
       }
     }
-    await q('schema.declare', { customer, schemaId, idTypes });
+    // IDs of a type this put makes secure carry the SecureId label from now on, as new ones do (id.mark-secure.cypher).
+    const madeSecure = idTypes.filter((t) => t.secure && locked.some((l) => l.type === t.type && !l.wasSecure)).map((t) => t.type);
+    await together(
+      q('schema.declare', { customer, schemaId, idTypes }),
+      ...(madeSecure.length > 0 ? [q('id.mark-secure', { customer, types: madeSecure })] : []),
+    );
     await q('idtype.delete-orphans', { customer });
     return { created };
   }

@@ -128,6 +128,7 @@ export class ConnectingStore implements Store {
           attempts: attempt,
           waited_ms: Date.now() - since,
           history_entries_adopted: store.historyEntriesAdopted,
+          vertices_labelled: store.verticesLabelled,
         });
         this.schemaWatch = setInterval(() => void this.checkSchema(), this.connection.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS).unref();
         return;

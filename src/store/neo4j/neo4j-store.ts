@@ -57,6 +57,7 @@ import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
 import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
+import { int } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -74,6 +75,9 @@ export interface Neo4jConnection {
   /** How often the connected service checks that cypher/schema/ is in place (NEO4J_SCHEMA_CHECK_MS); undefined: DEFAULT_SCHEMA_CHECK_MS. */
   schemaCheckMs?: number;
 }
+
+/** Vertices per transaction of the start-up labelling (addBrowserLabels). */
+const LABEL_BATCH = 10_000;
 
 /** NEO4J_SCHEMA_CHECK_MS by default. */
 export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
@@ -121,6 +125,8 @@ export class Neo4jStore implements Store {
   historyEntriesAdopted = 0;
   /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
   impressionKeysAdopted = 0;
+  /** IdNode and Id vertices of an earlier version that connect gave their Neo4j Browser labels (0 once none is left). */
+  verticesLabelled = 0;
 
   /**
    * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
@@ -177,6 +183,13 @@ export class Neo4jStore implements Store {
         await store.close();
         throw new Error(`${where}: marking idempotency keys stored without their ID failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
+      try {
+        // And vertices written before the labels Neo4j Browser's style selects on get them.
+        store.verticesLabelled = await store.addBrowserLabels();
+      } catch (e) {
+        await store.close();
+        throw new Error(`${where}: labelling nodes and IDs for Neo4j Browser failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
       return store;
     } finally {
       options.signal?.removeEventListener('abort', abandon);
@@ -194,6 +207,20 @@ export class Neo4jStore implements Store {
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
   applySchema(options = { awaitIndexes: true }): Promise<void> {
     return this.transactions.applySchema(options);
+  }
+
+  /**
+   * Gives IdNode and Id vertices without them the labels Neo4j Browser's style selects on (schema, type, SecureId;
+   * node.add-schema-labels.cypher, id.add-type-labels.cypher), in transactions of LABEL_BATCH vertices. Answers how
+   * many it labelled: 0 once every vertex has them, which costs a read of every IdNode and Id at each start.
+   */
+  async addBrowserLabels(): Promise<number> {
+    let labelled = 0;
+    for (const name of ['node.add-schema-labels', 'id.add-type-labels'] as const) {
+      const [row] = await this.transactions.autoCommit<{ labelled: number }>(name, { batch: int(LABEL_BATCH) });
+      labelled += row?.labelled ?? 0;
+    }
+    return labelled;
   }
 
   /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */

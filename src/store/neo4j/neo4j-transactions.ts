@@ -309,6 +309,24 @@ export class Transactions {
     if (options.awaitIndexes) await this.read((q) => q('store.await-indexes', { timeoutSeconds: int(AWAIT_INDEXES_SECONDS) }), Infinity);
   }
 
+  /**
+   * Runs a start-up statement that commits in batches of its own (CALL { } IN TRANSACTIONS), which Neo4j allows only
+   * in an auto-commit query: no time limit, retried as a write is. Its batches that committed stay when a later one
+   * fails; the statements run so are idempotent, and the next start goes on where this one stopped.
+   */
+  async autoCommit<T = Row>(name: StatementName, params: Record<string, unknown>): Promise<T[]> {
+    const session = this.session('WRITE');
+    const statement = this.statements.byName[name];
+    const autoCommit: Runner = { run: (text: string, sent?: Record<string, unknown>) => session.run(text, sent, txConfig(Infinity)) };
+    try {
+      return await this.retrying(() => this.runStatement<T>(autoCommit, statement, params), Infinity);
+    } catch (e) {
+      throw toStoreError(e);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+
   /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
   async missingSchema(): Promise<SchemaObject[]> {
     const expected = schemaObjects(this.statements.schema);

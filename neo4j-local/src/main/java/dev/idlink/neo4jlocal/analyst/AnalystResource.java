@@ -5,10 +5,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
 import javax.ws.rs.GET;
+import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 
 /**
@@ -26,11 +30,60 @@ public class AnalystResource {
     return java.nio.file.Path.of(dir == null || dir.isEmpty() ? "cypher/analyst" : dir);
   }
 
+  /** Fills of node vertices, one per schema label in sorted order (white captions), cycled when there are more. */
+  private static final String[] SCHEMA_COLOURS = {
+    "#4C8EDA", "#2E7D32", "#8E44AD", "#00838F", "#C0392B", "#5D4037", "#283593", "#AD1457", "#37474F", "#6D4C41"
+  };
+  /** Fills of ID vertices, one per type label in sorted order (dark captions), cycled when there are more. */
+  private static final String[] TYPE_COLOURS = {
+    "#FFC454", "#8DCC93", "#F79767", "#57C7E3", "#C990C0", "#D9C8AE", "#F16667", "#ECB5C9", "#B8E986", "#A5ABB6"
+  };
+
+  /** The database the service writes (Neo4j's web server binds it for JAX-RS resources). */
+  @Context private DatabaseManagementService dbms;
+
+  /**
+   * cypher/analyst/style.grass with a colour for each schema and each ID type the database holds: the labels
+   * `schema:<id>` and `type:<name>` the service gives its vertices (db.labels(), read-only, when asked), each a
+   * fill of a fixed palette in sorted label order. Type rules set the fill only, so the `SecureId` rule of the file
+   * (a red border) marks secure IDs whatever their type.
+   */
   @GET
   @javax.ws.rs.Path("style.grass")
   public Response style() throws IOException {
     String grass = Files.readString(folder().resolve("style.grass"), StandardCharsets.UTF_8);
-    return Response.ok(grass, "text/plain; charset=utf-8").header("Cache-Control", "no-store").build();
+    List<String> labels =
+        dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
+            .executeTransactionally(
+                "CALL db.labels() YIELD label RETURN label ORDER BY label",
+                Map.of(),
+                result -> result.stream().map(row -> (String) row.get("label")).toList());
+    StringBuilder rules = new StringBuilder();
+    int schemas = 0;
+    int types = 0;
+    for (String label : labels) {
+      // A backslash would end the selector's escaping of dots; the service's labels never hold one.
+      if (label.contains("\\")) continue;
+      if (label.startsWith("schema:")) {
+        String fill = SCHEMA_COLOURS[schemas++ % SCHEMA_COLOURS.length];
+        rules.append(rule(label, "\"color\": \"" + fill + "\", \"border-color\": \"" + fill + "\", \"text-color-internal\": \"#FFFFFF\""));
+      } else if (label.startsWith("type:")) {
+        String fill = TYPE_COLOURS[types++ % TYPE_COLOURS.length];
+        rules.append(rule(label, "\"color\": \"" + fill + "\", \"text-color-internal\": \"#2A2C34\""));
+      }
+    }
+    int end = grass.lastIndexOf('}');
+    String styled = end < 0 ? grass : grass.substring(0, end).stripTrailing() + rules + "\n}\n";
+    return Response.ok(styled, "text/plain; charset=utf-8").header("Cache-Control", "no-store").build();
+  }
+
+  /**
+   * A GraSS rule for nodes with `label`, in the JSON form. The Browser splits a selector at dots not escaped with a
+   * backslash (selectorStringToArray), so each dot of the label is written `\.`; the JSON string escapes that backslash.
+   */
+  private static String rule(String label, String properties) {
+    String selector = "node." + label.replace(".", "\\.");
+    return ",\n  \"" + selector.replace("\\", "\\\\").replace("\"", "\\\"") + "\": {" + properties + "}";
   }
 
   @GET
