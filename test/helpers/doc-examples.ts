@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { freshDir, type ServerProcess, startServer } from './server-process';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 
@@ -276,9 +277,25 @@ export async function runDoc(doc: ParsedDoc, markdown: string, base: string, cwd
 
 /** A service the examples of one file run against: its base URL and cwd (holding data/admin-token), and how to stop it. */
 export interface ExampleService {
+  server: ServerProcess;
   base: string;
   cwd: string;
   stop: () => Promise<void>;
+}
+
+/** The built service with `env`, on a free port, in a fresh folder of its own (where data/admin-token is generated). */
+export async function exampleService(env: Record<string, string>): Promise<ExampleService> {
+  const cwd = freshDir('idlink-doc-examples-');
+  const { server, base } = await startServer({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, cwd);
+  return {
+    server,
+    base,
+    cwd,
+    stop: async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    },
+  };
 }
 
 /**

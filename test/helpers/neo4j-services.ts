@@ -2,6 +2,8 @@
 // suites: started on a free port, waited for until /readyz says ready, asked with a client timeout (an answer that
 // does not come in time fails the test as a hang), and searched for 5xx answers in their logs.
 import os from 'node:os';
+import neo4j from 'neo4j-driver';
+import { emptyTestDatabase } from '../neo4j/test-database';
 import { logEntries, logged, type ServerProcess, spawnServer } from './server-process';
 import type { Neo4jConnection } from '../../src/store/neo4j/neo4j-store';
 
@@ -12,20 +14,31 @@ export interface Service {
   base: string;
 }
 
-/** The environment of a service on `connection` (LOG_LEVEL info: the tests read its request lines). */
-export function serviceEnv(connection: Neo4jConnection, overrides: Record<string, string> = {}): Record<string, string> {
+/** Empties the suites' database (test-database.js refuses one these suites did not create). */
+export async function emptyNeo4jTestDatabase(connection: Neo4jConnection): Promise<void> {
+  const auth = connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password);
+  const driver = neo4j.driver(connection.uri, auth);
+  try {
+    await emptyTestDatabase(driver, connection.database, `database ${connection.database} at ${connection.uri}`);
+  } finally {
+    await driver.close();
+  }
+}
+
+/** The settings that put a service on `connection`. */
+export function neo4jStoreEnv(connection: Neo4jConnection): Record<string, string> {
   return {
-    PORT: '0',
-    HOST: '127.0.0.1',
     STORE: 'neo4j',
     NEO4J_URI: connection.uri,
     NEO4J_USERNAME: connection.username,
     ...(connection.password !== undefined ? { NEO4J_PASSWORD: connection.password } : {}),
     NEO4J_DATABASE: connection.database,
-    ADMIN_TOKEN,
-    LOG_LEVEL: 'info',
-    ...overrides,
   };
+}
+
+/** The environment of a service on `connection` (LOG_LEVEL info: the tests read its request lines). */
+export function serviceEnv(connection: Neo4jConnection, overrides: Record<string, string> = {}): Record<string, string> {
+  return { PORT: '0', HOST: '127.0.0.1', ...neo4jStoreEnv(connection), ADMIN_TOKEN, LOG_LEVEL: 'info', ...overrides };
 }
 
 /** Spawns the service and resolves once it listens (it may not be ready yet). With ADMIN_TOKEN set it writes no file. */

@@ -2,22 +2,15 @@
 // store gets a Neo4j store (test/helpers/store.ts), and the database starts each test file empty, with the
 // constraints and indexes of cypher/schema/ in place. Only a database that holds the suites' marker node (or nothing)
 // is emptied (test-database.js), and the marker stays.
-import neo4j from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { neo4jConnectionFromEnv } from '../helpers/store';
-import { emptyTestDatabase } from './test-database';
+import { emptyNeo4jTestDatabase } from '../helpers/neo4j-services';
 
 process.env.IDLINK_TEST_STORE = 'neo4j';
 
 beforeAll(async () => {
   const connection = neo4jConnectionFromEnv();
-  const auth = connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password);
-  const driver = neo4j.driver(connection.uri, auth);
-  try {
-    await emptyTestDatabase(driver, connection.database, `database ${connection.database} at ${connection.uri}`);
-  } finally {
-    await driver.close();
-  }
+  await emptyNeo4jTestDatabase(connection);
   // Connecting applies cypher/schema/ again (IF NOT EXISTS: unchanged when already there).
   const store = await Neo4jStore.connect(connection);
   await store.close();
