@@ -64,14 +64,16 @@ export interface paths {
          *     node of `to`: `path` alternates nodes and the IDs (`via`) each next node shares with the one before, and
          *     `hops` counts the vias. When one node is both a `from` and a `to` node, `path` is that node and `hops`
          *     is 0. Among equal shortest chains it is the smallest in code-point order of its vias (type, then id),
-         *     then of its node keys (schema, key type, key id): the same on every store.
+         *     then of its node keys (schema, key type, key id): the same on every store, except that on Neo4j more than
+         *     1,000 equal chains are not all read (the answer is then the smallest of the first 1,000; docs/why.md).
          *
          *     The chain is looked for up to 50 hops. No chain within `max_hops` (absent: 10) but one within 50 is
          *     `linked: false` with `reason: max_hops`; none within 50 (another component) is `linked: false` with no
          *     reason. IDs of `links: false` types are never a `via`. A start on a secure type needs a bearer token,
          *     and without one a secure via or key is shown as `{"type": T, "id": null, "secure": true}`. A start no
          *     node holds is 404 `node_not_found`; an unknown `schema` 404 `schema_not_found`. A search that would
-         *     visit more than TRAVERSAL_MAX_NODES nodes is 422 `component_too_large`. With `require_token` in the
+         *     visit more than TRAVERSAL_MAX_NODES nodes, or read more than TRAVERSAL_MAX_IDS IDs, is 422
+         *     `component_too_large`. With `require_token` in the
          *     customer's settings, a bearer token is always needed.
          */
         post: operations["why"];
