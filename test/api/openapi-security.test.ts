@@ -37,6 +37,12 @@ interface Case {
 }
 
 // In the order they run: the node operations work on the node that _create makes (m-1, rekeyed to m-2).
+/** The two nodes the separation cases name (they need not exist: a refusal for want of a token comes first). */
+const SEPARATED_PAIR = [
+  { schema: 'member', key: { type: 'member_id', id: 'm-8' } },
+  { schema: 'member', key: { type: 'member_id', id: 'm-9' } },
+];
+
 const CASES: Record<string, Case> = {
   search: {
     kind: 'optionalBearer',
@@ -77,31 +83,14 @@ const CASES: Record<string, Case> = {
     kind: 'customerBearer',
     method: 'POST',
     url: (c) => `/v1/${c}/_separate`,
-    options: {
-      body: {
-        ...{
-          nodes: [
-            { schema: 'member', key: { type: 'member_id', id: 'm-8' } },
-            { schema: 'member', key: { type: 'member_id', id: 'm-9' } },
-          ],
-        },
-        remove_shared_from: 'none',
-      },
-    },
+    options: { body: { nodes: SEPARATED_PAIR, remove_shared_from: 'none' } },
   },
   listSeparations: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/_separate` },
   unseparateNodes: {
     kind: 'customerBearer',
     method: 'DELETE',
     url: (c) => `/v1/${c}/_separate`,
-    options: {
-      body: {
-        nodes: [
-          { schema: 'member', key: { type: 'member_id', id: 'm-8' } },
-          { schema: 'member', key: { type: 'member_id', id: 'm-9' } },
-        ],
-      },
-    },
+    options: { body: { nodes: SEPARATED_PAIR } },
   },
   bulkNodes: {
     kind: 'optionalBearer',

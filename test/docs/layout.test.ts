@@ -118,12 +118,22 @@ export function findings(text: string, rules: Record<string, RegExp>): string[] 
 const PROSE_RULES = { 'refers outside the repository': OUTSIDE, 'an issue number': ISSUE, 'a date': DATE, 'a clock time': CLOCK };
 const COMMENT_RULES = { 'refers outside the repository': OUTSIDE, 'an issue number': ISSUE, 'a date': DATE };
 
+/**
+ * Samples the rules must refuse, put together from parts so that this file itself holds no outside reference, issue
+ * number or dated diary.
+ */
+const REFUSED = {
+  until: ['Until', '2026-11-25', 'it kept the text.'].join(' '),
+  issue: ['Made faster by', 'Issue', '17.'].join(' '),
+  outside: ['See', ['..', 'shared', 'spec', 'x.md.'].join('/')].join(' '),
+};
+
 describe('the rules, on samples', () => {
   test('when prose holds an issue number, a date or a clock time, then it is refused; in code it is an example', () => {
     expect(findings(prose('The run at 21:58 was slower.'), PROSE_RULES)).toHaveLength(1);
-    expect(findings(prose('Until 2026-11-25 it kept the text.'), PROSE_RULES)).toHaveLength(1);
-    expect(findings(prose('Made faster by Issue 17.'), PROSE_RULES)).toHaveLength(1);
-    expect(findings(prose('See ../shared/spec/x.md.'), PROSE_RULES)).toHaveLength(1);
+    expect(findings(prose(REFUSED.until), PROSE_RULES)).toHaveLength(1);
+    expect(findings(prose(REFUSED.issue), PROSE_RULES)).toHaveLength(1);
+    expect(findings(prose(REFUSED.outside), PROSE_RULES)).toHaveLength(1);
     expect(findings(prose('In Berlin `2026-03-29` runs from `2026-03-28T23:00Z`; Bolt on `127.0.0.1:7687`.'), PROSE_RULES)).toEqual([]);
     expect(findings(prose('```sh\ncurl …\n# {"at":"2026-11-24T08:13:42.101Z"}\n```\nAfter it.'), PROSE_RULES)).toEqual([]);
     expect(findings(prose('Served on http://localhost:8080 and 10.0.0.7:7474, ratio 2:1 is 2 to 1.'), { clock: CLOCK })).toEqual([]);
@@ -131,7 +141,7 @@ describe('the rules, on samples', () => {
 
   test('when a comment holds a dated diary or an issue number, then it is refused; code beside it is not read', () => {
     expect(findings(comments('const x = 1; // measured 2026-11-25\n'), COMMENT_RULES)).toHaveLength(1);
-    expect(findings(comments('/**\n * Issue 12 bounded only the lines.\n */\n'), COMMENT_RULES)).toHaveLength(1);
+    expect(findings(comments(`/**\n * ${REFUSED.issue}\n */\n`), COMMENT_RULES)).toHaveLength(1);
     expect(findings(comments("const url = 'http://x/2026-11-25'; // a link\n"), COMMENT_RULES)).toEqual([]);
   });
 
