@@ -5,6 +5,20 @@ import type { IdPair } from './model';
 
 /** Negative, zero or positive as `a` sorts before, with or after `b` in code-point order. */
 export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i += 1;
+  if (i === length) return a.length < b.length ? -1 : 1;
+  const ca = a.charCodeAt(i);
+  const cb = b.charCodeAt(i);
+  // Where either unit is below the surrogates, units and code points order alike (a surrogate stands for
+  // U+D800 or more); only two units from U+D800 up need the code points.
+  if (ca < 0xd800 || cb < 0xd800) return ca < cb ? -1 : 1;
+  return byCodePoints(a, b);
+}
+
+function byCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length;) {
     const ca = a.codePointAt(i) as number;
