@@ -74,8 +74,11 @@ WITH search, policy, visited, idsRead, COLLECT {
     AND NOT (search.exclude AND target.schema = search.schema AND target.keyType = search.keyType AND target.keyId = search.keyId)
     AND (search.havingType IS NULL OR id.type = search.havingType)
     AND NOT id.type IN hiddenTypes
-  RETURN DISTINCT {type: id.type, id: id.value}
+  WITH DISTINCT id
+  WITH id.type AS type, collect(id.value) AS idValues
+  RETURN {type: type, ids: idValues}
 } AS ids
-WITH search, policy, visited, idsRead, ids, reduce(chars = 0, id IN ids | chars + size(id.type) + size(id.id)) AS idChars
-RETURN search.index AS index, policy, visited, idsRead, size(ids) AS idCount, idChars,
-  CASE WHEN search.answerBytes IS NULL OR 32 + 20 * size(ids) + idChars <= search.answerBytes THEN ids ELSE [] END AS ids
+WITH search, policy, visited, idsRead, ids, reduce(n = 0, group IN ids | n + size(group.ids)) AS idCount,
+  reduce(chars = 0, group IN ids | chars + size(group.ids) * size(group.type) + reduce(valueChars = 0, value IN group.ids | valueChars + size(value))) AS idChars
+RETURN search.index AS index, policy, visited, idsRead, idCount, idChars,
+  CASE WHEN search.answerBytes IS NULL OR 32 + 20 * idCount + idChars <= search.answerBytes THEN ids ELSE [] END AS ids

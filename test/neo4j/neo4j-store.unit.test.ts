@@ -120,12 +120,12 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
           ],
         },
         visited: 2,
-        ids: [{ type: 'member_id', id: 'm1' }],
+        ids: [{ type: 'member_id', ids: ['m1'] }],
       }));
     case 'search.traverse-all':
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
-      return [{ visited: 2, ids: [{ type: 'member_id', id: 'm1' }] }];
+      return [{ visited: 2, ids: [{ type: 'member_id', ids: ['m1'] }] }];
     case 'graph.reach-all':
     case 'graph.reach-one':
     case 'graph.reach-one-from-id':
@@ -550,7 +550,14 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore((name) => {
         if (name === 'search.traverse-all') {
           return [
-            { visited: 2, ids: [id('cookie', '😀'), id('cookie', '\uFFFD'), id('member_id', 'b'), id('cookie', 'a'), id('Zone', 'z'), id('member_id', 'a')] },
+            {
+              visited: 2,
+              ids: [
+                { type: 'cookie', ids: ['😀', '\uFFFD', 'a'] },
+                { type: 'member_id', ids: ['b', 'a'] },
+                { type: 'Zone', ids: ['z'] },
+              ],
+            },
           ];
         }
         return undefined;
@@ -754,7 +761,7 @@ describe('Neo4j store, with a fake driver', () => {
         index,
         policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
         visited: 1,
-        ids: [{ type: 'member_id', id: keyId }],
+        ids: [{ type: 'member_id', ids: [keyId] }],
       }));
     const fake = fakeStore((name, params) =>
       name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE

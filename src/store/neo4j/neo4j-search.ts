@@ -1,13 +1,13 @@
 // The ID search on Neo4j, with the SQLite store's semantics: the start nodes; then the nodes ONE or ALL reaches
 // through shared IDs, as a Cypher path query that the planner runs as a pruning breadth-first expand
 // (cypher/search.traverse-*.cypher say why they have their shape), at most maxNodes of them holding at most maxIds
-// IDs, and in the same statement the distinct IDs of the targets, filtered in Cypher; sorted in code-point order,
-// counted and cut here.
+// IDs, and in the same statement the distinct IDs of the targets, filtered in Cypher and grouped by type; sorted in
+// code-point order, counted and cut here.
 import { DomainError } from '../../domain/errors';
 import { answerSize, type CustomerPolicy, type IdPair, type SchemaRecord, type SearchQuery, type SearchResult } from '../../domain/model';
 import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../domain/store';
 import type { PolicyRow } from './neo4j-schemas';
-import { byTypeThenId } from '../../domain/code-point-order';
+import { compareCodePoints } from '../../domain/code-point-order';
 import { int, type Query } from './query';
 import type { StatementName } from './statements';
 
@@ -21,8 +21,11 @@ interface Reached {
   /** How many IDs the answer has (the search's filters, no limit) and the characters of their types and values. */
   idCount: number;
   idChars: number;
-  /** None when the answer is heavier than answerBytes. */
-  ids: IdPair[];
+  /**
+   * The IDs grouped by type, a list of values each: one string per ID to decode rather than a map of four (none
+   * when the answer is heavier than answerBytes).
+   */
+  ids: Array<{ type: string; ids: string[] }>;
 }
 
 export interface StartNodes {
@@ -168,15 +171,24 @@ async function answered(
   traverse: (answerBytes: unknown) => Promise<Reached | undefined>,
 ): Promise<SearchResult> {
   let row = await traverse(query.answerRoom ? int(query.answerRoom.freeBytes) : null);
-  if (row && query.answerRoom && row.idCount > row.ids.length) {
+  if (row && query.answerRoom && row.idCount > 0 && row.ids.length === 0) {
     // Withheld: room for what the answer will hold (its limit included), then the same statement for the IDs.
     const size = answerSize(row.idCount, row.idChars, query.limit);
     if (size > query.answerRoom.freeBytes) query.answerRoom.take(size);
     row = await traverse(null);
   }
-  const visited = row?.visited ?? 0;
-  const sorted = (row?.ids ?? []).map((r) => ({ type: r.type, id: r.id })).sort(byTypeThenId);
-  return { results: sorted.slice(0, query.limit), total: sorted.length, visitedNodes: visited };
+  // By type, then by value, both in code-point order; only the first `limit` become IdPairs.
+  const results: IdPair[] = [];
+  let total = 0;
+  for (const group of [...(row?.ids ?? [])].sort((a, b) => compareCodePoints(a.type, b.type))) {
+    total += group.ids.length;
+    if (results.length >= query.limit) continue;
+    for (const id of [...group.ids].sort(compareCodePoints)) {
+      if (results.length >= query.limit) break;
+      results.push({ type: group.type, id });
+    }
+  }
+  return { results, total, visitedNodes: row?.visited ?? 0 };
 }
 
 /**
