@@ -794,6 +794,43 @@ describe('Neo4j store, with a fake driver', () => {
     await Promise.all(first);
   });
 
+  test('when as many statements of searches ALL run as may, then a search ONE still goes at once', async () => {
+    const frozen: Array<() => void> = [];
+    const rows = (params: Record<string, unknown>) =>
+      (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
+        index,
+        policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
+        visited: 1,
+        ids: [{ type: 'member_id', ids: [keyId] }],
+      }));
+    const fake = fakeStore((name, params) =>
+      name === 'search.all-by-key' ? new Promise((resolve) => frozen.push(() => resolve(rows(params)))) : rows(params),
+    );
+    const search = (keyId: string, step: 'ONE' | 'ALL') =>
+      fake.store.checkedSearch(
+        {
+          customerId: 'acme',
+          key: { schemaId: 'member', key: id('member_id', keyId) },
+          step,
+          exclude: false,
+          authenticated: true,
+          limit: 10,
+          maxNodes: 50,
+          maxIds: 70,
+        },
+        () => undefined,
+      );
+    const all = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE + 1 }, (_, i) => search(`all-${i}`, 'ALL'));
+    expect((await search('one', 'ONE')).results).toEqual([id('member_id', 'one')]);
+    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual(
+      Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, () => 1),
+    );
+    while (frozen.length > 0) frozen.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    while (frozen.length > 0) frozen.shift()?.();
+    expect((await Promise.all(all)).map((a) => a.results)).toEqual(all.map((_, i) => [id('member_id', `all-${i}`)]));
+  });
+
   describe('graph', () => {
     const graphQuery = (overrides: Partial<GraphQuery>): GraphQuery => ({
       customerId: 'acme',
