@@ -1569,6 +1569,16 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(byEmoji.results).toEqual([id('cookie', '10')]);
       });
 
+      test('when limit cuts between values that UTF-16 and code points order differently, then the first ones in code-point order', async () => {
+        const c = await customerWithSchemas();
+        // In UTF-16 code units the emoji (a surrogate pair) sorts before U+E000 and U+FFFD; in code points after.
+        await store().createNode(member(c, 'm'), [id('cookie', '\uFFFD'), id('cookie', '😀'), id('cookie', '\uE000'), id('cookie', 'a')]);
+        const first = async (limit: number) => (await search(buildQuery({ ...fromKey(member(c, 'm')), havingType: 'cookie', limit }))).results;
+        expect(await first(2)).toEqual([id('cookie', 'a'), id('cookie', '\uE000')]);
+        expect(await first(3)).toEqual([id('cookie', 'a'), id('cookie', '\uE000'), id('cookie', '\uFFFD')]);
+        expect(await first(1)).toEqual([id('cookie', 'a')]);
+      });
+
       test('when limit is below the number of results, then the first ones are given and total counts all', async () => {
         const c = await customerWithSchemas();
         await chain(c);
