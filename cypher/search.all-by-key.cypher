@@ -19,6 +19,8 @@
 // The traversal is a COLLECT subquery, so that the row with the policy stays when it reaches nothing; its shape
 // (distinct end nodes, lower bound 0, LIMIT) is still planned as VarLengthExpand(Pruning,BFS,All), with the
 // unlinked types' predicate inside it (test/store-contract/neo4j.neo4j.test.ts checks the plan).
+// The IDs are gathered as search.traverse-all.cypher says: from the reached Id vertices, or, with `exclude` or
+// `links: false` types, by a second walk from the reached nodes.
 UNWIND $searches AS search
 WITH search, COLLECT {
          MATCH (idType:IdType {customer: search.customer})
@@ -61,20 +63,24 @@ WITH search, policy, hiddenTypes, unlinkedTypes, COLLECT {
 } AS vertices
 WITH search, policy, hiddenTypes, unlinkedTypes, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
 WITH search, policy, hiddenTypes, unlinkedTypes, vertices, nodes, size(nodes) AS visited
-WITH search, policy, hiddenTypes, unlinkedTypes, nodes, visited, size(vertices) - visited + COUNT {
+WITH search, policy, hiddenTypes, unlinkedTypes, vertices, nodes, visited, size(vertices) - visited + COUNT {
   UNWIND CASE WHEN size(unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
   WHERE id.type IN unlinkedTypes
   RETURN DISTINCT id
 } AS idsRead
-WITH search, policy, visited, idsRead, COLLECT {
-  UNWIND nodes AS target
+WITH search, policy, hiddenTypes, visited, idsRead, vertices, nodes,
+  CASE WHEN visited > $maxNodes OR idsRead > $maxIds THEN 'none' WHEN search.exclude OR size(unlinkedTypes) > 0 THEN 'held' ELSE 'reached' END AS gather
+WITH search, policy, hiddenTypes, visited, idsRead, [vertex IN CASE gather WHEN 'reached' THEN vertices ELSE [] END WHERE vertex:Id] + COLLECT {
+  UNWIND CASE gather WHEN 'held' THEN nodes ELSE [] END AS target
   MATCH (target)-[:LINKED]->(id:Id)
-  WHERE visited <= $maxNodes AND idsRead <= $maxIds
-    AND NOT (search.exclude AND target.schema = search.schema AND target.keyType = search.keyType AND target.keyId = search.keyId)
-    AND (search.havingType IS NULL OR id.type = search.havingType)
-    AND NOT id.type IN hiddenTypes
-  WITH DISTINCT id
+  WHERE NOT (search.exclude AND target.schema = search.schema AND target.keyType = search.keyType AND target.keyId = search.keyId)
+  RETURN DISTINCT id
+} AS held
+WITH search, policy, visited, idsRead, COLLECT {
+  UNWIND held AS id
+  WITH id
+  WHERE (search.havingType IS NULL OR id.type = search.havingType) AND NOT id.type IN hiddenTypes
   WITH id.type AS type, collect(id.value) AS idValues
   RETURN {type: type, ids: idValues}
 } AS ids
