@@ -1,6 +1,7 @@
 // How the node writes of ./neo4j-nodes.ts become transactions (./neo4j-transactions.ts): one transaction per single
-// write, with its history entry; bulk lines many to a transaction (./neo4j-bulk.ts); and, for each, how a retry
-// after a lost commit reply knows that its write went through (ifCommitted).
+// write, with its history entry; bulk lines, and single writes that arrive together (./write-gathering.ts), many to
+// a transaction (./neo4j-bulk.ts); and, for each, how a retry after a lost commit reply knows that its write went
+// through (ifCommitted).
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
 import type { NodeWrite } from '../../domain/store';
@@ -129,7 +130,7 @@ function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: Schema
  * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
  * as a Refusal.
  */
-async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
+export async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
   const steps = lines.map((w) => nodeWork(w));
   const alone = steps.length === 1 ? steps[0] : undefined;
   try {
