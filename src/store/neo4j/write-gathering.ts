@@ -19,16 +19,16 @@ interface Waiting<W> {
  * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write that finds fewer than
  * `atOnce` of these transactions running goes at once, alone, in a transaction of its own (`alone`), as it
  * would without this. One that arrives while they all run waits with the other writes of its customer (a
- * transaction appends the history of one customer), and when a transaction ends, the customer that waited
- * longest has up to `perTransaction` of its writes applied in arrival order as the lines of one bulk batch
+ * transaction appends the history of one customer), and when a transaction ends, the customers take turns: the
+ * next has up to `perTransaction` of its writes applied in arrival order as the lines of one bulk batch
  * (`together`, with applyInBatches): a refused write rolls that transaction back, the writes before it run
  * again together, and it then runs first of its own transaction, so each write is atomic, commits or is refused
  * on its own, and its caller gets its own refusal, as the single write would throw it. An error that is no
  * refusal (the store unavailable) fails the writes of that transaction that had not yet committed.
  */
-export class NodeWriteGathering<W extends Pick<NodeWrite, 'node'> = NodeWrite> {
+export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
   private running = 0;
-  /** Per customer, in arrival order; the Map keeps the customers in the order they began to wait. */
+  /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
   private readonly waiting = new Map<string, Array<Waiting<W>>>();
 
   constructor(
@@ -57,12 +57,14 @@ export class NodeWriteGathering<W extends Pick<NodeWrite, 'node'> = NodeWrite> {
     this.next();
   }
 
-  /** Starts a transaction for the customer that waited longest, while fewer than atOnce run. */
+  /** Starts a transaction for the customer whose turn it is, while fewer than atOnce run. */
   private next(): void {
     while (this.running < this.atOnce && this.waiting.size > 0) {
       const [customer, queue] = this.waiting.entries().next().value as [string, Array<Waiting<W>>];
       const batch = queue.splice(0, this.perTransaction);
-      if (queue.length === 0) this.waiting.delete(customer);
+      // The customer's writes left over wait behind the other customers'.
+      this.waiting.delete(customer);
+      if (queue.length > 0) this.waiting.set(customer, queue);
       this.running += 1;
       void this.applyTogether(batch).finally(() => this.done());
     }
