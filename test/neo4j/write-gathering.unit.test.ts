@@ -45,7 +45,7 @@ function outcomes(calls: Record<string, Promise<void>>) {
 describe('gathering of single node writes', () => {
   test('when fewer than atOnce transactions run, then a write goes alone at once', async () => {
     const store = fakeStore();
-    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, 2, 8);
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 2, perTransaction: 8 });
     const heard = outcomes({ a: gathering.apply(write('c', 'a')), b: gathering.apply(write('c', 'b')) });
     await settle();
     expect(store.transactions.map((t) => t.names)).toEqual([['a'], ['b']]);
@@ -56,7 +56,7 @@ describe('gathering of single node writes', () => {
 
   test('when all slots are taken, then writes wait, and go together per customer, up to the cap, the customers taking turns', async () => {
     const store = fakeStore();
-    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, 1, 2);
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 2 });
     const calls = {
       first: gathering.apply(write('c1', 'first')),
       x1: gathering.apply(write('c1', 'x1')),
@@ -87,7 +87,7 @@ describe('gathering of single node writes', () => {
 
   test('when a write among waiting ones is refused, then it alone hears its refusal, and the others commit', async () => {
     const store = fakeStore();
-    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, 1, 8);
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 8 });
     const heard = outcomes({
       first: gathering.apply(write('c', 'first')),
       a: gathering.apply(write('c', 'a')),
@@ -108,7 +108,7 @@ describe('gathering of single node writes', () => {
 
   test('when a shared transaction fails with an error that is no refusal, then its writes not yet committed hear that error', async () => {
     const store = fakeStore();
-    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, 1, 8);
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 8 });
     const heard = outcomes({
       first: gathering.apply(write('c', 'first')),
       a: gathering.apply(write('c', 'a')),

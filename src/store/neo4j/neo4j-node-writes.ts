@@ -128,9 +128,9 @@ function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: Schema
 /**
  * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
  * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
- * as a Refusal.
+ * as a Refusal. `limitMs`: the store's call limit unless given.
  */
-export async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
+export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?: number): Promise<Refusal | 'unattributed' | undefined> {
   const steps = lines.map((w) => nodeWork(w));
   const alone = steps.length === 1 ? steps[0] : undefined;
   try {
@@ -174,6 +174,7 @@ export async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<
           return new LineRefused(error ? { at: 0, error } : 'unattributed');
         },
         ifCommitted: nodeWritten(lines[lines.length - 1] as NodeWrite),
+        limitMs,
       },
     );
     return undefined;

@@ -57,7 +57,15 @@ import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
-import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
+import {
+  COMMITTED,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_RETRY_TIME_MS,
+  type IfCommitted,
+  type RetrySchedule,
+  Transactions,
+  type Write,
+} from './neo4j-transactions';
 import { int } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
@@ -206,7 +214,8 @@ export class Neo4jStore implements Store {
     this.keySearches = new KeySearches((work) => this.read(work));
     this.nodeWrites = new NodeWriteGathering(
       (w) => writeNode(this.write, w),
-      (lines) => writeNodeBatch(this.write, lines),
+      (lines, limitMs) => writeNodeBatch(this.write, lines, limitMs),
+      { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
     );
   }
 
