@@ -1037,6 +1037,19 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k1'), id('device', 'd3'), id('member_id', 'm2')]);
         });
 
+        test('when a create would pass maxIds and its schema changed since the check, then it is schema_changed, alone as in bulk', async () => {
+          // The schema's guard comes before the count, whichever way the create is applied.
+          const c = await customerWithSchemas();
+          const stale = (memberId: string): NodeAddress => ({ ...limited(c, memberId, 1), expectedTypes: [{ type: 'member_id', secure: true }] });
+          await expect(store().createNode(stale('m1'), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_changed' });
+          const bulk = await store().applyNodeWrites([
+            { kind: 'create', node: stale('m1'), ids: [id('device', 'd1')] },
+            { kind: 'create', node: member(c, 'm2'), ids: [] },
+          ]);
+          expect(bulk.map((o) => o?.code)).toEqual(['schema_changed', undefined]);
+          expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
+        });
+
         test('when 30 inserts race into a node with room for 9 more IDs, then exactly enough succeed to fill it, and it never holds more', async () => {
           const c = await customerWithSchemas();
           await store().createNode(member(c, 'm1'), []);

@@ -1,6 +1,7 @@
 // How the node writes of ./neo4j-nodes.ts become transactions (./neo4j-transactions.ts): one transaction per single
-// write, with its history entry; bulk lines many to a transaction (./neo4j-bulk.ts); and, for each, how a retry
-// after a lost commit reply knows that its write went through (ifCommitted).
+// write, with its history entry; bulk lines, and single writes that arrive together (./write-gathering.ts), many to
+// a transaction (./neo4j-bulk.ts); and, for each, how a retry after a lost commit reply knows that its write went
+// through (ifCommitted).
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
 import type { NodeWrite } from '../../domain/store';
@@ -127,9 +128,9 @@ function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: Schema
 /**
  * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
  * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
- * as a Refusal.
+ * as a Refusal. `limitMs`: the store's call limit unless given.
  */
-async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal | 'unattributed' | undefined> {
+export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?: number): Promise<Refusal | 'unattributed' | undefined> {
   const steps = lines.map((w) => nodeWork(w));
   const alone = steps.length === 1 ? steps[0] : undefined;
   try {
@@ -173,6 +174,7 @@ async function writeNodeBatch(write: Write, lines: NodeWrite[]): Promise<Refusal
           return new LineRefused(error ? { at: 0, error } : 'unattributed');
         },
         ifCommitted: nodeWritten(lines[lines.length - 1] as NodeWrite),
+        limitMs,
       },
     );
     return undefined;

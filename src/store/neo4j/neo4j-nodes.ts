@@ -170,7 +170,11 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       return {
         work: async (q, writeId, guards, entries, alone) => {
           const ids = canonicalIds([w.node.key, ...w.ids]);
-          if (wouldPassIdLimit(w.node, 0, ids.length)) throw nodeIdLimitReached(w.node);
+          if (wouldPassIdLimit(w.node, 0, ids.length)) {
+            // A changed schema is answered first, as createNodes and SQLite answer it.
+            await guards.refuseIfSchemaChanged(q, w.node, writeId);
+            throw nodeIdLimitReached(w.node);
+          }
           // In the order given, the key first (as SQLite records it), not the locking order.
           const entry = historyEntry(w.node, 'create', uniqueIds([w.node.key, ...w.ids]), [], new Date().toISOString());
           const history = alone ? [storedEntry(entry, 0)] : [];

@@ -55,8 +55,17 @@ import { graphOf } from './neo4j-graph';
 import { whyInGraph } from './neo4j-why';
 import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
-import { applyNodeWrites, rekey, writeNode } from './neo4j-node-writes';
-import { COMMITTED, DEFAULT_MAX_RETRY_TIME_MS, type IfCommitted, type RetrySchedule, Transactions, type Write } from './neo4j-transactions';
+import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
+import { NodeWriteGathering } from './write-gathering';
+import {
+  COMMITTED,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_RETRY_TIME_MS,
+  type IfCommitted,
+  type RetrySchedule,
+  Transactions,
+  type Write,
+} from './neo4j-transactions';
 import { int } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
@@ -121,6 +130,7 @@ export class Neo4jStore implements Store {
   private readonly deliveries = new Neo4jDeliveries();
   private readonly schemas = new Neo4jSchemas();
   private readonly keySearches: KeySearches;
+  private readonly nodeWrites: NodeWriteGathering;
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
   historyEntriesAdopted = 0;
   /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
@@ -202,6 +212,11 @@ export class Neo4jStore implements Store {
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
     this.keySearches = new KeySearches((work) => this.read(work));
+    this.nodeWrites = new NodeWriteGathering(
+      (w) => writeNode(this.write, w),
+      (lines, limitMs) => writeNodeBatch(this.write, lines, limitMs),
+      { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
+    );
   }
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
@@ -319,26 +334,26 @@ export class Neo4jStore implements Store {
     return this.read((q) => findActiveToken(q, tokenHash));
   }
 
-  // ---- nodes (./neo4j-nodes.ts)
+  // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return writeNode(this.write, { kind: 'create', node, ids });
+    return this.nodeWrites.apply({ kind: 'create', node, ids });
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return writeNode(this.write, { kind: 'insert', node, ids });
+    return this.nodeWrites.apply({ kind: 'insert', node, ids });
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return writeNode(this.write, { kind: 'replace', node, where, set, upsert });
+    return this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert });
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return writeNode(this.write, { kind: 'removeId', node, id });
+    return this.nodeWrites.apply({ kind: 'removeId', node, id });
   }
 
   deleteNode(node: NodeAddress): Promise<void> {
-    return writeNode(this.write, { kind: 'deleteNode', node });
+    return this.nodeWrites.apply({ kind: 'deleteNode', node });
   }
 
   rekey(node: NodeAddress, newId: string): Promise<void> {

@@ -1,0 +1,113 @@
+// Concurrent single node writes of the Neo4j store, gathered into shared transactions the way a bulk request's
+// lines are (./neo4j-bulk.ts), so that the fixed cost of a transaction and of each statement is paid once for many.
+import { DomainError } from '../../domain/errors';
+import type { NodeWrite } from '../../domain/store';
+import { applyInBatches, type RunBatch } from './neo4j-bulk';
+
+/** How many single node write transactions run at once; writes that arrive meanwhile wait, and go together. */
+export const NODE_WRITE_TRANSACTIONS_AT_ONCE = 2;
+
+/** Most writes one gathered transaction carries: its locks are held until it commits, so the writes behind it wait that long. */
+export const NODE_WRITES_PER_TRANSACTION = 32;
+
+/** A write waiting for a transaction, and how its caller hears what became of it. */
+interface Waiting<W> {
+  write: W;
+  /** When it arrived (Date.now()): its time limit runs from then, the wait included. */
+  since: number;
+  settle: (error?: unknown) => void;
+}
+
+/** RunBatch, within `limitMs`. */
+export type RunTogether<W> = (lines: W[], limitMs: number) => ReturnType<RunBatch<W>>;
+
+export interface GatheringOptions {
+  /** The store's time limit of a call (NEO4J_CALL_TIMEOUT_MS). */
+  limitMs: number;
+  atOnce?: number;
+  perTransaction?: number;
+}
+
+/**
+ * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write that finds fewer than
+ * `atOnce` of these transactions running goes at once, alone, in a transaction of its own (`alone`), as it
+ * would without this. One that arrives while they all run waits with the other writes of its customer (a
+ * transaction appends the history of one customer), and when a transaction ends, the customers take turns: the
+ * next has up to `perTransaction` of its writes applied in arrival order as the lines of one bulk batch
+ * (`together`, with applyInBatches): a refused write rolls that transaction back, the writes before it run
+ * again together, and it then runs first of its own transaction, so each write is atomic, commits or is refused
+ * on its own, and its caller gets its own refusal, as the single write would throw it. An error that is no
+ * refusal (the store unavailable) fails the writes of that transaction that had not yet committed. A shared
+ * transaction has the time its longest-waiting write has left of `limitMs`, so no write answers later than alone.
+ */
+export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
+  private running = 0;
+  /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
+  private readonly waiting = new Map<string, Array<Waiting<W>>>();
+
+  private readonly limitMs: number;
+  private readonly atOnce: number;
+  private readonly perTransaction: number;
+
+  constructor(
+    private readonly alone: (write: W) => Promise<void>,
+    private readonly together: RunTogether<W>,
+    options: GatheringOptions,
+  ) {
+    this.limitMs = options.limitMs;
+    this.atOnce = options.atOnce ?? NODE_WRITE_TRANSACTIONS_AT_ONCE;
+    this.perTransaction = options.perTransaction ?? NODE_WRITES_PER_TRANSACTION;
+  }
+
+  apply(write: W): Promise<void> {
+    if (this.running < this.atOnce) {
+      this.running += 1;
+      return this.alone(write).finally(() => this.done());
+    }
+    return new Promise((resolve, reject) => {
+      const customer = write.node.customerId;
+      const queue = this.waiting.get(customer) ?? [];
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the write's own error, passed on as it was
+      queue.push({ write, since: Date.now(), settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.waiting.set(customer, queue);
+    });
+  }
+
+  private done(): void {
+    this.running -= 1;
+    this.next();
+  }
+
+  /** Starts a transaction for the customer whose turn it is, while fewer than atOnce run. */
+  private next(): void {
+    while (this.running < this.atOnce && this.waiting.size > 0) {
+      const [customer, queue] = this.waiting.entries().next().value as [string, Array<Waiting<W>>];
+      const batch = queue.splice(0, this.perTransaction);
+      // The customer's writes left over wait behind the other customers'.
+      this.waiting.delete(customer);
+      if (queue.length > 0) this.waiting.set(customer, queue);
+      this.running += 1;
+      void this.applyTogether(batch).finally(() => this.done());
+    }
+  }
+
+  private async applyTogether(batch: Array<Waiting<W>>): Promise<void> {
+    // Each caller hears as soon as its write committed or was refused (settling twice changes nothing).
+    const run: RunBatch<Waiting<W>> = async (lines) => {
+      const left = this.limitMs - (Date.now() - Math.min(...lines.map((line) => line.since)));
+      if (left <= 0) throw new DomainError('store_unavailable', `Neo4j did not answer within ${this.limitMs / 1000} s.`);
+      const outcome = await this.together(
+        lines.map((line) => line.write),
+        left,
+      );
+      if (outcome === undefined) for (const line of lines) line.settle();
+      else if (outcome !== 'unattributed' && outcome.at === 0) lines[0]?.settle(outcome.error);
+      return outcome;
+    };
+    try {
+      await applyInBatches(batch, batch.length, run);
+    } catch (e) {
+      for (const line of batch) line.settle(e);
+    }
+  }
+}
