@@ -10,8 +10,18 @@ export const ADMISSION_WAIT_MS = 5_000;
 
 class NoRoom extends Error {}
 
+/**
+ * Most units a budget is counted in. async-mutex's Semaphore walks every unit of its free value on each release, so
+ * a budget counted in bytes cost a release of a 32 MB budget about a hundred milliseconds of CPU.
+ */
+export const BUDGET_UNITS = 4096;
+
+/** The bytes of one unit of a budget of `bytes`: shares are rounded up to whole units. */
+export const budgetUnit = (bytes: number): number => Math.max(1, Math.ceil(bytes / BUDGET_UNITS));
+
 export class ByteBudget {
   private readonly bytes;
+  private readonly unit: number;
 
   /** `largestShare` is the most one request takes: the budget is never smaller, so such a request can get in. */
   constructor(
@@ -19,13 +29,15 @@ export class ByteBudget {
     bytes: number,
     largestShare: number,
   ) {
-    this.bytes = withTimeout(new Semaphore(Math.max(bytes, largestShare)), ADMISSION_WAIT_MS, new NoRoom());
+    const total = Math.max(bytes, largestShare);
+    this.unit = budgetUnit(total);
+    this.bytes = withTimeout(new Semaphore(Math.ceil(total / this.unit)), ADMISSION_WAIT_MS, new NoRoom());
   }
 
   /** Takes `share` bytes, waiting up to ADMISSION_WAIT_MS for them: the release, or undefined when no room came. */
   async take(share: number): Promise<(() => void) | undefined> {
     try {
-      const [, release] = await this.bytes.acquire(share);
+      const [, release] = await this.bytes.acquire(Math.ceil(share / this.unit));
       return release;
     } catch (e) {
       if (e instanceof NoRoom) return undefined;

@@ -172,8 +172,6 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'history.of-keys':
       return [{ entry: STORED_ENTRY }];
     case 'history.mentioning':
-      return [{ element: 'h1' }];
-    case 'history.entries':
       return [{ element: 'h1', entry: STORED_ENTRY }];
     case 'history.prune':
       return [{ deleted: 1 }];

@@ -218,9 +218,8 @@ async function valuesInHistoryOf(q: Query, customerId: string, keys: Array<{ sch
 async function historyRewrites(q: Query, customerId: string, values: readonly IdPair[], writeId: string) {
   if (values.length === 0) return [];
   const erased = new Set(values.map(valueKey));
-  const locked = await q<{ element: string }>('history.mentioning', { customer: customerId, mentions: [...erased], write: writeId });
-  if (locked.length === 0) return [];
-  const rows = await q<{ element: string; entry: string }>('history.entries', { elements: locked.map((row) => row.element) });
+  // Each entry is locked before it is read, in the same statement: one round trip, and the JSON read once.
+  const rows = await q<{ element: string; entry: string }>('history.mentioning', { customer: customerId, mentions: [...erased], write: writeId });
   const rewrites = [];
   for (const row of rows) {
     const after = scrubbed(parsed(row.entry, 0), erased);

@@ -103,7 +103,6 @@ export const STATEMENT_NAMES = [
   'history.page',
   'history.of-keys',
   'history.mentioning',
-  'history.entries',
   'history.rewrite',
   'history.prune',
   'history.adopt-mentions',
