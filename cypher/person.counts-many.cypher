@@ -2,17 +2,16 @@
 // person.counts.cypher for many people at once, each of every delivery (GatheredReads in
 // src/store/neo4j/gathered-reads.ts): `people` is a list of maps, each with index, customer, type, value,
 // unlinkedTypes and day; one row per person, with its index, as person.counts.cypher answers it (which says why the
-// traversal has its shape).
+// traversal has its shape). The traversal is a COLLECT subquery, as in search.one-by-key.cypher, so that it is
+// still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
 UNWIND $people AS person
-CALL {
-  WITH person
-  MATCH (source:Id {customer: person.customer, type: person.type, value: person.value})
+OPTIONAL MATCH (source:Id {customer: person.customer, type: person.type, value: person.value})
+WITH person, COLLECT {
   MATCH path = (source)-[:LINKED*0..20000001]-(reached)
   WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN person.unlinkedTypes))
-  WITH DISTINCT reached
+  RETURN DISTINCT reached
   LIMIT $maxNodes + $maxIds + 1
-  RETURN collect(reached) AS vertices
-}
+} AS vertices
 WITH person, [vertex IN vertices WHERE vertex:IdNode] AS nodes
 WITH person, nodes, COLLECT {
   UNWIND nodes AS holder
