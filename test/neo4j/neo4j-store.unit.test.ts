@@ -2,7 +2,7 @@
 // records what was called. This checks what TypeScript decides (which statement, which parameters, how results
 // are sorted, counted and cut, how driver errors become domain errors), not what Cypher does: that needs a real
 // Neo4j (`npm run test:neo4j`).
-import neo4j, { type Driver, Neo4jError } from 'neo4j-driver';
+import neo4j, { type Driver, type Integer, Neo4jError } from 'neo4j-driver';
 import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
 import type { GraphQuery } from '../../src/domain/graph';
@@ -159,8 +159,24 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
     case 'impression.lock':
       return [{ document: storedDocument, ...STORED_COUNTS, answer: null }];
+    case 'delivery.catalogue-many':
+      // Neo4j answers the index as a number (disableLosslessIntegers).
+      return (params.customers as Array<{ index: Integer; known: unknown }>).map((c) => ({
+        index: c.index.toNumber(),
+        deliveryId: 7,
+        revision: 2,
+        ...STORED_COUNTS,
+        document: isKnown(c.known, 7, 2) ? null : storedDocument,
+      }));
     case 'person.counts':
       return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }] }];
+    case 'person.counts-many':
+      return (params.people as Array<{ index: number }>).map((p) => ({
+        index: p.index,
+        visited: 1,
+        idsRead: 2,
+        counts: [{ deliveryId: 7, total: 2, today: 1 }],
+      }));
     case 'impression.counted-by':
       return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
     case 'impression.prune-keys':
@@ -423,6 +439,13 @@ describe('Neo4j store, with a fake driver', () => {
     await store.pruneHistory('2026-01-01T00:00:00.000Z', 1000);
     const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
     await store.eligibility(person, '2026-06-01');
+    // More at once than SHARED_READS_AT_ONCE: those that wait go together, in the `-many` statements.
+    const customers = ['acme', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    await Promise.all([
+      ...customers.map((c) => store.customerPolicy(c)),
+      ...customers.map((c) => store.findActiveToken(`hash-${c}`)),
+      ...customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')),
+    ]);
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
     await store.recordImpression(impression, () => undefined);
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);

@@ -3,6 +3,8 @@
 // these calls fails here, and whoever makes it updates the table (and says why) on purpose.
 import { counted, type Counted } from '../helpers/bolt-round-trips';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
+import { hashToken } from '../../src/domain/tokens';
+import { SHARED_READS_AT_ONCE } from '../../src/store/neo4j/neo4j-store';
 
 const C = `rt-${process.pid}`;
 const admin = { token: ADMIN_TOKEN };
@@ -250,5 +252,59 @@ describe('round trips to Neo4j per call', () => {
 
   test.each(cases)('%s', async (_name, call, expected) => {
     expect(await count(call)).toEqual(expected);
+  });
+
+  describe('when more calls read at once than SHARED_READS_AT_ONCE', () => {
+    const calls = 10;
+    // The first SHARED_READS_AT_ONCE go alone, each with its statement; the others wait for one of them, and then go
+    // together in one statement of the `-many` kind.
+    const shared = [...Array<string>(SHARED_READS_AT_ONCE).fill('auto:customer.policy'), 'auto:customer.policy-many'];
+
+    test('then policy reads of different customers share one statement, each with its own answer', async () => {
+      const customers = Array.from({ length: calls }, (_, i) => `${C}-p${i}`);
+      await ok('PUT', `/v1/${customers[7]}/settings`, { ...admin, body: { timezone: 'Asia/Tokyo' } });
+      let zones: string[] = [];
+      const { statements } = await counted(async () => {
+        zones = await Promise.all(customers.map(async (c) => (await app.store.customerPolicy(c)).settings.timezone));
+      });
+      expect(statements).toEqual(shared);
+      expect(zones).toEqual(customers.map((_, i) => (i === 7 ? 'Asia/Tokyo' : 'UTC')));
+    });
+
+    test('then eligibility of one customer reads its catalogue once for the waiting calls, and their people in one statement', async () => {
+      const users = ['phone-1', 'ups-0', ...Array.from({ length: calls - 2 }, (_, i) => `nobody-${i}`)];
+      const eligibility = (id: string) =>
+        app.store.eligibility({ customerId: C, user: { type: 'device', id }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01');
+      const alone: unknown[] = [];
+      for (const user of users) alone.push(await eligibility(user));
+      let together: unknown[] = [];
+      const { statements } = await counted(async () => {
+        together = await Promise.all(users.map(eligibility));
+      });
+      expect(together).toEqual(alone);
+      // Every call asks for the same customer's catalogue: those that wait share one place in one statement.
+      expect(statements.filter((s) => s.startsWith('auto:delivery.catalogue'))).toEqual(
+        Array<string>(SHARED_READS_AT_ONCE + 1).fill('auto:delivery.catalogue'),
+      );
+      const people = statements.filter((s) => s.startsWith('auto:person.counts'));
+      expect(people).toContain('auto:person.counts-many');
+      expect(people.length).toBeLessThan(calls);
+    });
+
+    test('then token lookups share one statement, and one with the same hash reads it once', async () => {
+      const hashes = [
+        hashToken(mapi['x-service-mapi-token'] as string),
+        hashToken(bearer),
+        ...Array.from({ length: calls - 2 }, (_, i) => hashToken(`none-${i}`)),
+      ];
+      // The gathered ones: the bearer's hash twice, the mapi one, and unknown ones.
+      const asked = [...hashes, hashes[1] as string, hashes[0] as string];
+      let found: Array<string | undefined> = [];
+      const { statements } = await counted(async () => {
+        found = (await Promise.all(asked.map((h) => app.store.findActiveToken(h)))).map((t) => t?.kind);
+      });
+      expect(statements).toEqual([...Array<string>(SHARED_READS_AT_ONCE).fill('auto:token.find-active'), 'auto:token.find-active-many']);
+      expect(found).toEqual(['mapi', 'bearer', ...Array<undefined>(calls - 2).fill(undefined), 'bearer', 'mapi']);
+    });
   });
 });

@@ -93,6 +93,18 @@ describe('Neo4j store specifics', () => {
     ['search.one-by-key', byKey],
     ['search.all-by-key', byKey],
     ['analyst/component.from-id', { customer: 'c', type: 't', value: 'v' }],
+    [
+      'person.counts',
+      { customer: 'c', type: 't', value: 'v', unlinkedTypes: [], maxNodes: gather.maxNodes, maxIds: gather.maxIds, day: 'd', deliveryId: null },
+    ],
+    [
+      'person.counts-many',
+      {
+        people: [{ index: neo4j.int(0), customer: 'c', type: 't', value: 'v', unlinkedTypes: ['ip'], day: '2026-06-01' }],
+        maxNodes: gather.maxNodes,
+        maxIds: gather.maxIds,
+      },
+    ],
   ])('when %s is planned, then it is a pruning breadth-first var-length expand', async (name, params) => {
     const plan = await operators(name, params);
     expect(plan.some((op) => op.startsWith('VarLengthExpand(Pruning,BFS'))).toBe(true);
@@ -139,6 +151,14 @@ describe('Neo4j store specifics', () => {
     ['search.traverse-one-from-id', { source: 'x', ...gather, unlinkedTypes: ['ip'] }],
     ['search.one-by-key', byKey],
     ['search.all-by-key', byKey],
+    [
+      'person.counts-many',
+      {
+        people: [{ index: neo4j.int(0), customer: 'c', type: 't', value: 'v', unlinkedTypes: ['ip'], day: '2026-06-01' }],
+        maxNodes: gather.maxNodes,
+        maxIds: gather.maxIds,
+      },
+    ],
   ])('when %s is planned with unlinked types, then the pruning breadth-first expand itself refuses their Id vertices', async (name, params) => {
     const expand = (await planOf(name, params)).find((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
     expect(expand?.details).toMatch(/unlinkedTypes/);

@@ -37,11 +37,17 @@ const countsOf = (row: Counts): DeliveryCounts => ({
 
 export const parseStored = (row: StoredDelivery): Delivery => withCounts(parseDeliveryDocument(row.document), countsOf(row));
 
+/** A row of delivery.catalogue.cypher: the document is null when the caller knows its revision. */
+type CatalogueRow = Counts & { deliveryId: number; revision: number; document: string | null };
+
 /** A delivery's document as parsed, and the revision it was read at (delivery.catalogue.cypher). */
 interface ParsedRevision {
   revision: number;
   delivery: Delivery;
 }
+
+/** The [deliveryId, revision] pairs of parsed documents (delivery.catalogue.cypher's `known`). */
+const known = (cached: Map<number, ParsedRevision>) => [...cached].map(([deliveryId, { revision }]) => [int(deliveryId), int(revision)]);
 
 /** Parsed documents are kept for this many customers' deliveries (see Neo4jDeliveries.all). */
 const CACHED_CUSTOMERS = 100;
@@ -91,12 +97,32 @@ export class Neo4jDeliveries {
 
   /** Every delivery of the customer with its live counts, in delivery_id order. */
   async all(q: Query, customerId: string): Promise<Delivery[]> {
-    const cached = this.documents.get(customerId) ?? new Map<number, ParsedRevision>();
-    const known = [...cached].map(([deliveryId, { revision }]) => [int(deliveryId), int(revision)]);
-    const rows = await q<Counts & { deliveryId: number; revision: number; document: string | null }>('delivery.catalogue', {
-      customer: customerId,
-      known,
-    });
+    const cached = this.parsed(customerId);
+    const rows = await q<CatalogueRow>('delivery.catalogue', { customer: customerId, known: known(cached) });
+    return this.catalogued(customerId, cached, rows);
+  }
+
+  /** `all` of many customers in one statement (delivery.catalogue-many.cypher); the answers in the customers' order. */
+  async allOf(q: Query, customerIds: string[]): Promise<Delivery[][]> {
+    const cached = customerIds.map((customerId) => this.parsed(customerId));
+    const customers = customerIds.map((customer, index) => ({ index: int(index), customer, known: known(cached[index] as Map<number, ParsedRevision>) }));
+    const rows = await q<CatalogueRow & { index: number }>('delivery.catalogue-many', { customers });
+    return customerIds.map((customerId, index) =>
+      this.catalogued(
+        customerId,
+        cached[index] as Map<number, ParsedRevision>,
+        rows.filter((row) => row.index === index),
+      ),
+    );
+  }
+
+  /** The customer's documents parsed already, by delivery id; taken before the statement whose `known` they are. */
+  private parsed(customerId: string): Map<number, ParsedRevision> {
+    return this.documents.get(customerId) ?? new Map<number, ParsedRevision>();
+  }
+
+  /** The deliveries of the customer's catalogue rows, each parsed document kept for the next read. */
+  private catalogued(customerId: string, cached: Map<number, ParsedRevision>, rows: CatalogueRow[]): Delivery[] {
     const fresh = new Map<number, ParsedRevision>();
     const deliveries = rows.map((row) => {
       const parsed =

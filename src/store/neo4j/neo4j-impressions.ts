@@ -17,12 +17,29 @@ import { parseStored } from './neo4j-deliveries';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query } from './query';
 
+/** A row of person.counts.cypher. */
+export interface PersonCountsRow {
+  visited: number;
+  idsRead: number;
+  counts: Array<{ deliveryId: number; total: number; today: number }>;
+}
+
 /**
  * The person's impressions by delivery (only `deliveryId`'s when given), in all and on `day`: those recorded against
  * the IDs of the component of the user's ID, or the user's ID alone when no node holds it (person.counts.cypher).
  */
 export async function personCounts(q: Query, p: PersonRequest, day: string, deliveryId?: number): Promise<Map<number, PersonCounts>> {
-  const [row] = await q<{ visited: number; idsRead: number; counts: Array<{ deliveryId: number; total: number; today: number }> }>('person.counts', {
+  return countsOf(p, await personCountsRow(q, { person: p, day }, deliveryId));
+}
+
+/** What one person.counts statement asks about: a person, of every delivery, on `day`. */
+export interface PersonAsk {
+  person: PersonRequest;
+  day: string;
+}
+
+export async function personCountsRow(q: Query, { person: p, day }: PersonAsk, deliveryId?: number): Promise<PersonCountsRow | undefined> {
+  const [row] = await q<PersonCountsRow>('person.counts', {
     customer: p.customerId,
     type: p.user.type,
     value: p.user.id,
@@ -32,6 +49,31 @@ export async function personCounts(q: Query, p: PersonRequest, day: string, deli
     day,
     deliveryId: deliveryId === undefined ? null : int(deliveryId),
   });
+  return row;
+}
+
+/** personCountsRow of many people with the same maxNodes and maxIds, in one statement (person.counts-many.cypher). */
+export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Array<PersonCountsRow | undefined>> {
+  const [first] = asks;
+  const people = asks.map(({ person: p, day }, index) => ({
+    index: int(index),
+    customer: p.customerId,
+    type: p.user.type,
+    value: p.user.id,
+    unlinkedTypes: p.unlinkedTypes,
+    day,
+  }));
+  const rows = await q<PersonCountsRow & { index: number }>('person.counts-many', {
+    people,
+    maxNodes: int(first?.person.maxNodes ?? 0),
+    maxIds: int(first?.person.maxIds ?? 0),
+  });
+  const byIndex = new Map(rows.map((row) => [row.index, row]));
+  return asks.map((_, index) => byIndex.get(index));
+}
+
+/** The counts of a person.counts row; personTooLarge past the person's bounds. */
+export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
   if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
 }

@@ -43,6 +43,12 @@ export interface PolicyRow {
   schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
 }
 
+/** What a policy read names: the customer, and the schema to read with its policy (null: none). */
+export interface PolicyAsk {
+  customerId: string;
+  schemaId: string | null;
+}
+
 /** Customers whose parsed blocklist the store keeps (see parsedRules). */
 const PARSED_RULES_KEPT = 1_000;
 
@@ -139,9 +145,17 @@ export class Neo4jSchemas {
   // ---- customer policy
 
   /** customer.policy.cypher; with a schemaId, that schema too (no statement matches a null schemaId). */
-  async policy(q: Query, customerId: string, schemaId: string | null): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    const [row] = await q<PolicyRow>('customer.policy', { customer: customerId, schemaId });
-    return this.policyOf(customerId, row);
+  async policyRow(q: Query, ask: PolicyAsk): Promise<PolicyRow | undefined> {
+    const [row] = await q<PolicyRow>('customer.policy', { customer: ask.customerId, schemaId: ask.schemaId });
+    return row;
+  }
+
+  /** policyRow for many asks in one statement (customer.policy-many.cypher); the rows in the asks' order. */
+  async policyRows(q: Query, asks: PolicyAsk[]): Promise<Array<PolicyRow | undefined>> {
+    const sent = asks.map((ask, index) => ({ index: int(index), customer: ask.customerId, schemaId: ask.schemaId }));
+    const rows = await q<PolicyRow & { index: number }>('customer.policy-many', { asks: sent });
+    const byIndex = new Map(rows.map((row) => [row.index, row]));
+    return asks.map((_, index) => byIndex.get(index));
   }
 
   /** What customer.policy.cypher answers (also the `policy` column of search.*-by-key.cypher), as the domain has it. */

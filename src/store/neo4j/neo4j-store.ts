@@ -47,9 +47,20 @@ import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { Neo4jDeliveries } from './neo4j-deliveries';
-import { Neo4jSchemas, schemaInUse } from './neo4j-schemas';
-import { createToken, findActiveToken, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
-import { adoptKeys, countedBy, personCounts, pruneKeys, recordInGraph } from './neo4j-impressions';
+import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
+import { createToken, findActiveToken, findActiveTokens, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
+import { GatheredReads } from './gathered-reads';
+import {
+  adoptKeys,
+  countedBy,
+  countsOf,
+  type PersonAsk,
+  personCountsRow,
+  personCountsRows,
+  type PersonCountsRow,
+  pruneKeys,
+  recordInGraph,
+} from './neo4j-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { whyInGraph } from './neo4j-why';
@@ -66,7 +77,7 @@ import {
   Transactions,
   type Write,
 } from './neo4j-transactions';
-import { int } from './query';
+import { int, type Query } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -84,6 +95,16 @@ export interface Neo4jConnection {
   /** How often the connected service checks that cypher/schema/ is in place (NEO4J_SCHEMA_CHECK_MS); undefined: DEFAULT_SCHEMA_CHECK_MS. */
   schemaCheckMs?: number;
 }
+
+/**
+ * Shared reads (token lookups, policies) that run at once before the next ones wait to go together. Low, so that
+ * under load most of them share: a call does several statements one after another, so fewer of one kind are in
+ * flight at a time than the calls are.
+ */
+export const SHARED_READS_AT_ONCE = 2;
+
+/** Most shared reads one statement carries. */
+const SHARED_READS_PER_STATEMENT = 64;
 
 /** Vertices per transaction of the start-up labelling (addBrowserLabels). */
 const LABEL_BATCH = 10_000;
@@ -131,6 +152,13 @@ export class Neo4jStore implements Store {
   private readonly schemas = new Neo4jSchemas();
   private readonly keySearches: KeySearches;
   private readonly nodeWrites: NodeWriteGathering;
+  /** Token lookups and policy reads of concurrent calls share statements (./gathered-reads.ts). */
+  private readonly tokens: GatheredReads<string, StoredToken | undefined>;
+  private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
+  private readonly catalogues: GatheredReads<string, Delivery[]>;
+  /** By the bounds of the people they read. */
+  private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
+  private readonly sharedRead = <T>(work: (q: Query) => Promise<T>) => this.read(work);
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
   historyEntriesAdopted = 0;
   /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
@@ -217,6 +245,28 @@ export class Neo4jStore implements Store {
       (lines, limitMs) => writeNodeBatch(this.write, lines, limitMs),
       { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
     );
+    const read = this.sharedRead;
+    this.tokens = new GatheredReads(read, {
+      key: (tokenHash) => tokenHash,
+      alone: findActiveToken,
+      together: findActiveTokens,
+      atOnce: SHARED_READS_AT_ONCE,
+      perStatement: SHARED_READS_PER_STATEMENT,
+    });
+    this.policies = new GatheredReads(read, {
+      key: (ask) => JSON.stringify([ask.customerId, ask.schemaId]),
+      alone: (q, ask) => this.schemas.policyRow(q, ask),
+      together: (q, asks) => this.schemas.policyRows(q, asks),
+      atOnce: SHARED_READS_AT_ONCE,
+      perStatement: SHARED_READS_PER_STATEMENT,
+    });
+    this.catalogues = new GatheredReads(read, {
+      key: (customerId) => customerId,
+      alone: (q, customerId) => this.deliveries.all(q, customerId),
+      together: (q, customerIds) => this.deliveries.allOf(q, customerIds),
+      atOnce: SHARED_READS_AT_ONCE,
+      perStatement: SHARED_READS_PER_STATEMENT,
+    });
   }
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
@@ -286,12 +336,12 @@ export class Neo4jStore implements Store {
   }
 
   async customerPolicy(customerId: string): Promise<CustomerPolicy> {
-    return (await this.read((q) => this.schemas.policy(q, customerId, null))).policy;
+    return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId: null })).policy;
   }
 
-  /** One statement, one round trip: a node write's checks wait for this read alone. */
-  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.read((q) => this.schemas.policy(q, customerId, schemaId));
+  /** One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone. */
+  async schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
+    return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
@@ -331,7 +381,7 @@ export class Neo4jStore implements Store {
   }
 
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
-    return this.read((q) => findActiveToken(q, tokenHash));
+    return this.tokens.get(tokenHash);
   }
 
   // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
@@ -459,19 +509,34 @@ export class Neo4jStore implements Store {
 
   // ---- showing messages (./neo4j-impressions.ts)
 
-  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
-    // One read transaction: the counts of the deliveries and of the person agree.
-    return this.read(async (q) => {
-      const deliveries: Delivery[] = [];
-      const others: Delivery[] = [];
-      for (const delivery of await this.deliveries.all(q, person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
-      // The person is read only when a delivery could be shown.
-      if (deliveries.length === 0) return { deliveries, others, person: new Map() };
-      // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
-      const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
-      const counts = [...(await personCounts(q, person, day))].filter(([deliveryId]) => existing.has(deliveryId));
-      return { deliveries, others, person: new Map(counts) };
-    });
+  /** The catalogue, then the person; each read shared with concurrent calls (./gathered-reads.ts). */
+  async eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
+    const deliveries: Delivery[] = [];
+    const others: Delivery[] = [];
+    for (const delivery of await this.catalogues.get(person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
+    // The person is read only when a delivery could be shown.
+    if (deliveries.length === 0) return { deliveries, others, person: new Map() };
+    // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
+    const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
+    const counts = [...countsOf(person, await this.peopleWithin(person).get({ person, day }))].filter(([deliveryId]) => existing.has(deliveryId));
+    return { deliveries, others, person: new Map(counts) };
+  }
+
+  /** The shared person.counts reads of people with the bounds of `person` (their statement's LIMIT). */
+  private peopleWithin(person: PersonRequest): GatheredReads<PersonAsk, PersonCountsRow | undefined> {
+    const bounds = `${person.maxNodes} ${person.maxIds}`;
+    let people = this.people.get(bounds);
+    if (people === undefined) {
+      people = new GatheredReads(this.sharedRead, {
+        key: ({ person: p, day }) => JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day]),
+        alone: (q, ask) => personCountsRow(q, ask),
+        together: personCountsRows,
+        atOnce: SHARED_READS_AT_ONCE,
+        perStatement: SHARED_READS_PER_STATEMENT,
+      });
+      this.people.set(bounds, people);
+    }
+    return people;
   }
 
   recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {

@@ -48,7 +48,16 @@ export async function tokenWrittenBy(q: Query, customerId: string, tokenId: stri
   return row?.lastWrite === writeId;
 }
 
+const toStoredToken = (row: TokenRow & { tokenHash: string }): StoredToken => ({ ...toTokenRecord(row), tokenHash: row.tokenHash });
+
 export async function findActiveToken(q: Query, tokenHash: string): Promise<StoredToken | undefined> {
   const [row] = await q<TokenRow & { tokenHash: string }>('token.find-active', { tokenHash });
-  return row ? { ...toTokenRecord(row), tokenHash: row.tokenHash } : undefined;
+  return row ? toStoredToken(row) : undefined;
+}
+
+/** findActiveToken for many hashes in one statement; the answers in the hashes' order. */
+export async function findActiveTokens(q: Query, tokenHashes: string[]): Promise<Array<StoredToken | undefined>> {
+  const rows = await q<TokenRow & { tokenHash: string }>('token.find-active-many', { tokenHashes });
+  const byHash = new Map(rows.map((row) => [row.tokenHash, toStoredToken(row)]));
+  return tokenHashes.map((tokenHash) => byHash.get(tokenHash));
 }

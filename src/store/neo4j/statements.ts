@@ -28,6 +28,7 @@ export const STATEMENT_NAMES = [
   'idtype.held',
   'id.mark-secure',
   'customer.policy',
+  'customer.policy-many',
   'settings.put',
   'blocklist.put',
 
@@ -35,6 +36,7 @@ export const STATEMENT_NAMES = [
   'token.list',
   'token.revoke',
   'token.find-active',
+  'token.find-active-many',
   'token.last-write',
 
   'node.create',
@@ -87,8 +89,10 @@ export const STATEMENT_NAMES = [
   'delivery.forget-deleted',
   'delivery.written-by',
   'delivery.catalogue',
+  'delivery.catalogue-many',
 
   'person.counts',
+  'person.counts-many',
   'impression.lock',
   'impression.record',
   'impression.counted-by',
