@@ -48,6 +48,17 @@ describe('a store call past its time limit on Neo4j', () => {
     return records.map((r) => String(r.get('running')));
   }
 
+  /** A new customer whose node m1 (holding d1) the test's own open transaction keeps locked. */
+  async function customerWithLockedNode(): Promise<string> {
+    const c = newCustomer();
+    await setup.putSchema(c, MEMBER);
+    await setup.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    session = driver.session({ database: connection.database });
+    holder = await session.beginTransaction({ metadata: { role: HOLDER } });
+    await holder.run('MATCH (node:IdNode {customer: $c, keyId: "m1"}) SET node.heldByTest = true', { c });
+    return c;
+  }
+
   async function untilNoneRunning(): Promise<string[]> {
     const deadline = Date.now() + GRACE_MS;
     for (;;) {
@@ -58,12 +69,7 @@ describe('a store call past its time limit on Neo4j', () => {
   }
 
   test('when a write waits on a lock past NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable, and Neo4j ends its transaction while the lock is still held', async () => {
-    const c = newCustomer();
-    await setup.putSchema(c, MEMBER);
-    await setup.createNode(member(c, 'm1'), [id('device', 'd1')]);
-    session = driver.session({ database: connection.database });
-    holder = await session.beginTransaction({ metadata: { role: HOLDER } });
-    await holder.run('MATCH (node:IdNode {customer: $c, keyId: "m1"}) SET node.heldByTest = true', { c });
+    const c = await customerWithLockedNode();
 
     const write = store.insertIds(member(c, 'm1'), [id('cookie', 'k1')]);
     await untilOneIsBlocked(driver, connection.database);
@@ -71,18 +77,13 @@ describe('a store call past its time limit on Neo4j', () => {
 
     // Without a server-side timeout the write would wait on the lock for as long as the holder keeps it.
     expect(await untilNoneRunning()).toEqual([]);
-    await holder.rollback();
+    await holder?.rollback();
     // It did not happen, then or later.
     expect(await setup.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
   }, 60_000);
 
   test('when writes wait behind writes that wait on a lock, then they too are 503 within NEO4J_CALL_TIMEOUT_MS of their arrival, their wait included', async () => {
-    const c = newCustomer();
-    await setup.putSchema(c, MEMBER);
-    await setup.createNode(member(c, 'm1'), [id('device', 'd1')]);
-    session = driver.session({ database: connection.database });
-    holder = await session.beginTransaction({ metadata: { role: HOLDER } });
-    await holder.run('MATCH (node:IdNode {customer: $c, keyId: "m1"}) SET node.heldByTest = true', { c });
+    const c = await customerWithLockedNode();
 
     // The first NODE_WRITE_TRANSACTIONS_AT_ONCE go alone and wait on the lock; the others wait for them.
     const started = Date.now();
@@ -98,7 +99,7 @@ describe('a store call past its time limit on Neo4j', () => {
       expect(answer.answeredAfterMs).toBeLessThan(2 * CALL_TIMEOUT_MS);
     }
     expect(await untilNoneRunning()).toEqual([]);
-    await holder.rollback();
+    await holder?.rollback();
     expect(await setup.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
   }, 60_000);
 });

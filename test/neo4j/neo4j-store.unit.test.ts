@@ -775,34 +775,39 @@ describe('Neo4j store, with a fake driver', () => {
     });
   });
 
+  /** search.*-by-key.cypher's rows: each search of the statement finds its key, and that is its one ID. */
+  const keySearchRows = (params: Record<string, unknown>) =>
+    (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
+      index,
+      policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
+      visited: 1,
+      ids: [{ type: 'member_id', ids: [keyId] }],
+    }));
+
+  /** A checked search of `step` from the member node `keyId`. */
+  const keySearch = (fake: ReturnType<typeof fakeStore>, keyId: string, step: 'ONE' | 'ALL') =>
+    fake.store.checkedSearch(
+      {
+        customerId: 'acme',
+        key: { schemaId: 'member', key: id('member_id', keyId) },
+        step,
+        exclude: false,
+        authenticated: true,
+        limit: 10,
+        maxNodes: 50,
+        maxIds: 70,
+      },
+      () => undefined,
+    );
+
   test('when searches from keyed nodes arrive while as many statements of them run as may, then those that wait go together in one statement, each answered its own row', async () => {
     const frozen: Array<() => void> = [];
-    const rows = (params: Record<string, unknown>) =>
-      (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
-        index,
-        policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
-        visited: 1,
-        ids: [{ type: 'member_id', ids: [keyId] }],
-      }));
     const fake = fakeStore((name, params) =>
       name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE
-        ? new Promise((resolve) => frozen.push(() => resolve(rows(params))))
-        : rows(params),
+        ? new Promise((resolve) => frozen.push(() => resolve(keySearchRows(params))))
+        : keySearchRows(params),
     );
-    const search = (keyId: string) =>
-      fake.store.checkedSearch(
-        {
-          customerId: 'acme',
-          key: { schemaId: 'member', key: id('member_id', keyId) },
-          step: 'ONE',
-          exclude: false,
-          authenticated: true,
-          limit: 10,
-          maxNodes: 50,
-          maxIds: 70,
-        },
-        () => undefined,
-      );
+    const search = (keyId: string) => keySearch(fake, keyId, 'ONE');
     const first = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
     const waiting = ['w1', 'w2', 'w3'].map(search);
     await new Promise((resolve) => setImmediate(resolve));
@@ -817,30 +822,10 @@ describe('Neo4j store, with a fake driver', () => {
 
   test('when as many statements of searches ALL run as may, then a search ONE still goes at once', async () => {
     const frozen: Array<() => void> = [];
-    const rows = (params: Record<string, unknown>) =>
-      (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
-        index,
-        policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
-        visited: 1,
-        ids: [{ type: 'member_id', ids: [keyId] }],
-      }));
     const fake = fakeStore((name, params) =>
-      name === 'search.all-by-key' ? new Promise((resolve) => frozen.push(() => resolve(rows(params)))) : rows(params),
+      name === 'search.all-by-key' ? new Promise((resolve) => frozen.push(() => resolve(keySearchRows(params)))) : keySearchRows(params),
     );
-    const search = (keyId: string, step: 'ONE' | 'ALL') =>
-      fake.store.checkedSearch(
-        {
-          customerId: 'acme',
-          key: { schemaId: 'member', key: id('member_id', keyId) },
-          step,
-          exclude: false,
-          authenticated: true,
-          limit: 10,
-          maxNodes: 50,
-          maxIds: 70,
-        },
-        () => undefined,
-      );
+    const search = (keyId: string, step: 'ONE' | 'ALL') => keySearch(fake, keyId, step);
     const all = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE + 1 }, (_, i) => search(`all-${i}`, 'ALL'));
     expect((await search('one', 'ONE')).results).toEqual([id('member_id', 'one')]);
     expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual(

@@ -85,7 +85,8 @@ describe('gathering of single node writes', () => {
     expect(heard).toEqual({ first: 'ok', x1: 'ok', y1: 'ok', x2: 'ok', x3: 'ok' });
   });
 
-  test('when a write among waiting ones is refused, then it alone hears its refusal, and the others commit', async () => {
+  /** One write alone, then a, b (refused) and d waiting behind it, one transaction at a time. */
+  const oneAloneThenThreeWithARefusal = () => {
     const store = fakeStore();
     const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 8 });
     const heard = outcomes({
@@ -94,6 +95,11 @@ describe('gathering of single node writes', () => {
       b: gathering.apply(write('c', 'b', true)),
       d: gathering.apply(write('c', 'd')),
     });
+    return { store, gathering, heard };
+  };
+
+  test('when a write among waiting ones is refused, then it alone hears its refusal, and the others commit', async () => {
+    const { store, heard } = oneAloneThenThreeWithARefusal();
     await settle();
     store.transactions[0]?.end();
     // The batch refuses b: a runs again alone before it, then b first of its own, then d.
@@ -107,14 +113,7 @@ describe('gathering of single node writes', () => {
   });
 
   test('when a shared transaction fails with an error that is no refusal, then its writes not yet committed hear that error', async () => {
-    const store = fakeStore();
-    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 8 });
-    const heard = outcomes({
-      first: gathering.apply(write('c', 'first')),
-      a: gathering.apply(write('c', 'a')),
-      b: gathering.apply(write('c', 'b', true)),
-      d: gathering.apply(write('c', 'd')),
-    });
+    const { store, gathering, heard } = oneAloneThenThreeWithARefusal();
     await settle();
     store.transactions[0]?.end();
     await settle();
