@@ -117,6 +117,16 @@ describe('loading statement files', () => {
   });
 });
 
+describe('the searches from keyed nodes', () => {
+  test('when several searches share a statement, then each start is found through the unique index, by a hint', () => {
+    // Without it, Neo4j 5.26 planned a batch of searches on a graph of 200,000 nodes as a scan of every keyed node
+    // joined with the searches: tens of thousands of database hits a statement instead of a few a search.
+    for (const name of ['search.one-by-key', 'search.all-by-key'] as const) {
+      expect([name, loadStatement(name).text]).toEqual([name, expect.stringContaining('USING INDEX start:IdNode(customer, schema, keyType, keyId)')]);
+    }
+  });
+});
+
 describe('the traversal bound', () => {
   test('when the ALL traversal bound is read, then it covers the largest TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS the configuration accepts', () => {
     const bound = Number(/\[:LINKED\*0\.\.(\d+)\]/.exec(readCypher('search.traverse-all'))?.[1]);

@@ -7,7 +7,7 @@ import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/d
 import { DomainError } from '../../src/domain/errors';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
-import type { NodeWrite, UncheckedSearch } from '../../src/domain/store';
+import type { NodeWrite, StartCheck, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { deliveryDocument } from '../../src/store/delivery-document';
 import { KEY_SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
@@ -725,7 +725,7 @@ describe('Neo4j store, with a fake driver', () => {
         seen.push({ policy, schema });
       });
       expect(fake.names()).toEqual(['search.one-by-key']);
-      const params = fake.named('search.one-by-key')[0]?.params as { searches: unknown[]; maxNodes: unknown; maxIds: unknown };
+      const params = fake.named('search.one-by-key')[0]?.params as { policies: unknown; searches: unknown[]; maxNodes: unknown; maxIds: unknown };
       expect(params.searches).toEqual([
         {
           index: neo4j.int(0),
@@ -739,8 +739,11 @@ describe('Neo4j store, with a fake driver', () => {
           authenticated: false,
           havingType: null,
           answerBytes: null,
+          policyIndex: neo4j.int(0),
+          sendsPolicy: true,
         },
       ]);
+      expect(params.policies).toEqual([{ index: neo4j.int(0), customer: 'acme', schema: 'member' }]);
       expect([String(params.maxNodes), String(params.maxIds)]).toEqual(['50', '70']);
       expect(seen).toEqual([
         {
@@ -777,15 +780,16 @@ describe('Neo4j store, with a fake driver', () => {
 
   /** search.*-by-key.cypher's rows: each search of the statement finds its key, and that is its one ID. */
   const keySearchRows = (params: Record<string, unknown>) =>
-    (params.searches as Array<{ index: unknown; keyId: string }>).map(({ index, keyId }) => ({
+    (params.searches as Array<{ index: unknown; keyId: string; sendsPolicy: boolean }>).map(({ index, keyId, sendsPolicy }) => ({
       index,
-      policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
+      // As the statement does: the policy only in the row of the first search of each customer and schema.
+      policy: sendsPolicy ? { secureTypes: [], unlinkedTypes: [], settings: [{ requireToken: true, timezone: 'UTC' }], blocklist: [], schema: [] } : null,
       visited: 1,
       ids: [{ type: 'member_id', ids: [keyId] }],
     }));
 
-  /** A checked search of `step` from the member node `keyId`. */
-  const keySearch = (fake: ReturnType<typeof fakeStore>, keyId: string, step: 'ONE' | 'ALL') =>
+  /** A checked search of `step` from the member node `keyId`; `check` gets the policy the search read. */
+  const keySearch = (fake: ReturnType<typeof fakeStore>, keyId: string, step: 'ONE' | 'ALL', check: StartCheck = () => undefined) =>
     fake.store.checkedSearch(
       {
         customerId: 'acme',
@@ -797,7 +801,7 @@ describe('Neo4j store, with a fake driver', () => {
         maxNodes: 50,
         maxIds: 70,
       },
-      () => undefined,
+      check,
     );
 
   test('when searches from keyed nodes arrive while as many statements of them run as may, then those that wait go together in one statement, each answered its own row', async () => {
@@ -807,7 +811,8 @@ describe('Neo4j store, with a fake driver', () => {
         ? new Promise((resolve) => frozen.push(() => resolve(keySearchRows(params))))
         : keySearchRows(params),
     );
-    const search = (keyId: string) => keySearch(fake, keyId, 'ONE');
+    const checkedWith: boolean[] = [];
+    const search = (keyId: string) => keySearch(fake, keyId, 'ONE', (policy) => void checkedWith.push(policy.settings.requireToken));
     const first = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
     const waiting = ['w1', 'w2', 'w3'].map(search);
     await new Promise((resolve) => setImmediate(resolve));
@@ -817,7 +822,11 @@ describe('Neo4j store, with a fake driver', () => {
     const answers = await Promise.all(waiting);
     expect(answers.map((a) => a.results)).toEqual([[id('member_id', 'w1')], [id('member_id', 'w2')], [id('member_id', 'w3')]]);
     expect(fake.named('search.one-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([...first.map(() => 1), 3]);
+    // The three waited together, and the policy of their customer and schema was read once for them.
+    expect((fake.named('search.one-by-key').at(-1)?.params.policies as unknown[]).length).toBe(1);
     await Promise.all(first);
+    // Each was checked against that policy, though only one row carried it.
+    expect(checkedWith).toEqual([...first.map(() => true), true, true, true]);
   });
 
   test('when as many statements of searches ALL run as may, then a search ONE still goes at once', async () => {

@@ -144,12 +144,28 @@ export class KeySearches {
 
   private start(statement: StatementName, maxNodes: number, maxIds: number, batch: KeySearch[]): void {
     this.running.set(statement, (this.running.get(statement) ?? 0) + 1);
-    const searches = batch.map((search, index) => ({ ...search.params, index: int(index) }));
-    this.read((q) => q<Reached & { policy: PolicyRow; index: number }>(statement, { searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }))
+    // Each customer's policy (with the schema searched) is read once, and sent back with its first search.
+    const policyIndexes = new Map<string, number>();
+    const searches = batch.map((search, index) => {
+      const policy = JSON.stringify([search.params.customer, search.params.schema]);
+      const sendsPolicy = !policyIndexes.has(policy);
+      if (sendsPolicy) policyIndexes.set(policy, policyIndexes.size);
+      return { ...search.params, index: int(index), policyIndex: int(policyIndexes.get(policy) as number), sendsPolicy };
+    });
+    const policies = [...policyIndexes.keys()].map((policy, index) => {
+      const [customer, schema] = JSON.parse(policy) as [string, string];
+      return { index: int(index), customer, schema };
+    });
+    this.read((q) => q<Reached & { policy: PolicyRow | null; index: number }>(statement, { policies, searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }))
       .then(
         (rows) => {
           const byIndex = new Map(rows.map((row) => [Number(row.index), row]));
-          batch.forEach((search, index) => search.settle({ row: byIndex.get(index) }));
+          const policyOf = (index: number) => Number(searches[index]?.policyIndex);
+          const read = new Map(rows.flatMap((row) => (row.policy ? [[policyOf(Number(row.index)), row.policy] as const] : [])));
+          batch.forEach((search, index) => {
+            const row = byIndex.get(index);
+            search.settle({ row: row && { ...row, policy: read.get(policyOf(index)) as PolicyRow } });
+          });
         },
         (error: unknown) => batch.forEach((search) => search.settle({ error })),
       )
