@@ -13,11 +13,14 @@ installCleanup();
 const REQUESTS = 12;
 const LINES_PER_REQUEST = 60;
 /**
- * The peak RSS this attack may reach with the default settings (docs/bulk-loading.md). V8 lets garbage grow to about
- * four times what is live before a full collection, so what each request keeps counts about four times: the bound
- * holds because a request keeps only the parsed lines of its batch, not its last line's text as it reads the next.
+ * How far this attack may raise the server's peak RSS with the default settings (docs/bulk-loading.md). V8 lets
+ * garbage grow to about four times what is live before a full collection, so what each request keeps counts about
+ * four times: the bound holds because a request keeps only the parsed lines of its batch, not its last line's text
+ * as it reads the next. Measured: 120–190 MB. Unbounded, each request would hold up to 500 parsed lines (gigabytes).
+ * The bound is on the growth, not on the peak, since the idle server's RSS is not the attack's: it starts some 25 MB
+ * higher on Node 24 than on Node 20, and higher on a busy machine.
  */
-const RSS_BOUND_MB = 330;
+const RSS_GROWTH_BOUND_MB = 230;
 
 /** A valid create line of about 0.93 MB: 1,000 IDs of 900 characters, for a schema that does not exist (so nothing is written; the customer has another). */
 const HEAVY_LINE = `${JSON.stringify({
@@ -58,7 +61,7 @@ function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-megabyte lines each at once, then the server survives, its peak RSS stays under ${RSS_BOUND_MB} MB, and other requests are answered`, async () => {
+test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-megabyte lines each at once, then the server survives, its peak RSS grows by less than ${RSS_GROWTH_BOUND_MB} MB, and other requests are answered`, async () => {
   expect(HEAVY_LINE.length).toBeGreaterThan(900_000);
   expect(HEAVY_LINE.length).toBeLessThan(1024 * 1024);
   const dir = freshDir('idlink-bulk-memory-');
@@ -89,5 +92,5 @@ test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-
   expect(server.child.exitCode).toBeNull();
   const peak = peakRssMb(pid);
   process.stdout.write(`bulk memory attack: peak RSS ${Math.round(before)} MB before, ${Math.round(peak)} MB after\n`);
-  expect(peak).toBeLessThan(RSS_BOUND_MB);
+  expect(peak - before).toBeLessThan(RSS_GROWTH_BOUND_MB);
 }, 120_000);
