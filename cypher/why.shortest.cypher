@@ -10,7 +10,8 @@
 // test/store-contract/neo4j.neo4j.test.ts checks it), with both predicates inside the search. Every shortest
 // chain rather than one, because which one shortestPath returns is not defined, and the caller keeps the smallest
 // (compareChains in src/domain/why.ts), as SQLite does; at most maxChains of them, as equal chains multiply with
-// every hop that two nodes share more than one ID on.
+// every hop that two nodes share more than one ID on. When maxChains are read, more may tie: the start nodes'
+// element ids are answered too, and the exact search (src/domain/why-chain.ts) runs from them.
 //
 // Bounded as SQLite's search is: the search reads what lies around both ends, and may read no more than maxNodes
 // nodes and maxIds IDs. It looks for a chain of at most 2 hops (node to node), then 6, 16 and 50; before each, it
@@ -142,4 +143,6 @@ CALL (a, b, aHolders, bHolders, go16, tooLarge50) {
 RETURN size(froms) > 0 AS fromFound, size(tos) > 0 AS toFound, size(froms) AS fromCount, size(tos) AS toCount,
   [n IN same | {schema: n.schema, type: n.keyType, id: n.keyId}] AS same,
   tooLarge2 OR tooLarge6 OR tooLarge16 OR tooLarge50 AS tooLarge,
-  chains2 + chains6 + chains16 + chains50 AS chains
+  chains2 + chains6 + chains16 + chains50 AS chains,
+  CASE WHEN size(chains2 + chains6 + chains16 + chains50) >= $maxChains THEN [n IN froms | elementId(n)] ELSE [] END AS fromElements,
+  CASE WHEN size(chains2 + chains6 + chains16 + chains50) >= $maxChains THEN [n IN tos | elementId(n)] ELSE [] END AS toElements

@@ -466,6 +466,7 @@ describe('Neo4j store, with a fake driver', () => {
     // (the Neo4j suites run them); store.ping runs in floor's read and in ping. The separation statements past the
     // nodes' lookup run only for nodes that exist, and separation.check only for a node with a ban, which this fake
     // never answers: the separation contract runs them on Neo4j, where each statement's parameters are checked too.
+    // The why statements past why.shortest run only when it reads 1,000 tied chains (the why contract does).
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
     expect(unused).toEqual([
       'store.await-indexes',
@@ -473,6 +474,9 @@ describe('Neo4j store, with a fake driver', () => {
       'separation.shared',
       'separation.put',
       'separation.delete',
+      'why.ids-of-nodes',
+      'why.nodes-of-ids',
+      'why.labels',
       'sequence.adopt-shared',
       'impression.adopt-keys',
       'history.adopt-mentions',

@@ -51,6 +51,9 @@ describe('round trips to Neo4j per call', () => {
       ]),
     });
     deliveryId = (await ok('POST', '/v1/delivery', { headers: mapi, body: delivery })).body.delivery_id;
+    // Six nodes in a line, each sharing 5 devices with the next.
+    const hop = (i: number) => ['a', 'b', 'c', 'd', 'e'].map((v) => ({ type: 'device', id: `tie-${i}${v}` }));
+    for (let i = 0; i < 6; i++) await ok('POST', `/v1/${C}/node/_create`, { body: node(`tie-${i}`, [...(i > 0 ? hop(i - 1) : []), ...(i < 5 ? hop(i) : [])]) });
   });
   afterAll(() => app?.close());
 
@@ -73,6 +76,7 @@ describe('round trips to Neo4j per call', () => {
     ok('POST', `/v1/${C}/_search`, { ...(token ? { token } : {}), body: { match: { from, step }, limit: 100 } });
   const byKey = { schema: 'member', key: { type: 'member_id', id: 'm-1' } };
   const byWhere = { where: { type: 'device', id: 'phone-1' } };
+  const tie = (i: number) => ({ schema: 'member', key: { type: 'member_id', id: `tie-${i}` } });
 
   // Each call: its statements in order (auto: an auto-commit query, one round trip; the others run in one
   // transaction whose BEGIN goes out with its first statement), its transactions and its round trips.
@@ -101,6 +105,26 @@ describe('round trips to Neo4j per call', () => {
       '_why by keys, no token',
       { send: () => ok('POST', `/v1/${C}/_why`, { body: { from: byKey, to: { schema: 'member', key: { type: 'member_id', id: 'm-2' } } } }) },
       { statements: ['auto:customer.policy', 'auto:why.shortest'], transactions: 0, roundTrips: 2 },
+    ],
+    [
+      // 5^5 = 3,125 equal shortest chains, more than why.shortest reads: the exact search, a statement a level.
+      '_why by keys, more than 1,000 tied chains',
+      {
+        send: () => ok('POST', `/v1/${C}/_why`, { body: { from: tie(0), to: tie(5) } }),
+      },
+      {
+        statements: [
+          'auto:customer.policy',
+          'auto:why.shortest',
+          // Both ends' IDs, then a level of the smaller side at a time: 10 levels for 5 hops.
+          'auto:why.ids-of-nodes',
+          ...Array.from({ length: 4 }, () => ['auto:why.ids-of-nodes', 'auto:why.nodes-of-ids']).flat(),
+          'auto:why.ids-of-nodes',
+          'auto:why.labels',
+        ],
+        transactions: 0,
+        roundTrips: 13,
+      },
     ],
     [
       'create',

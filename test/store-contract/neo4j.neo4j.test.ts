@@ -2,7 +2,11 @@
 // Plus what only the Neo4j store has: the planner's choice for the traversals, and the graph left behind.
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { loadStatement } from '../../src/store/neo4j/statements';
+import { loadStatement, type StatementName } from '../../src/store/neo4j/statements';
+import { whyInGraph } from '../../src/store/neo4j/neo4j-why';
+import type { Query } from '../../src/store/neo4j/query';
+import type { WhyQuery, WhyStart } from '../../src/domain/why';
+import { asChecked } from './contract';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeDeliveryContract } from './deliveries-contract';
@@ -159,6 +163,48 @@ describe('Neo4j store specifics', () => {
     expect(plan.filter((op) => /Scan/.test(op.operator))).toEqual([]);
   });
 
+  // _why past maxChains: the exact search (src/domain/why-chain.ts) must answer what why.shortest's chains give,
+  // from a key, from an ID several nodes hold, with and without a schema, and around an unlinked ID.
+  test('when why.shortest reads maxChains chains, then the exact search answers the same chain, from every kind of start', async () => {
+    const c = newCustomer();
+    const schema = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'tag', secure: false, links: false }] };
+    await store.putSchema(c, schema);
+    const nodes: Array<[string, Array<ReturnType<typeof id>>]> = [
+      ['p', [id('cookie', 'k2'), id('cookie', 'k1'), id('device', 'd1')]],
+      ['q2', [id('cookie', 'k1'), id('cookie', 'k4')]],
+      ['q0', [id('cookie', 'k2'), id('cookie', 'k3')]],
+      ['q1', [id('cookie', 'k1'), id('cookie', 'k3')]],
+      ['r', [id('cookie', 'k3'), id('cookie', 'k4'), id('device', 'd2')]],
+      ['s', [id('device', 'd2'), id('tag', 't')]],
+      ['u', [id('tag', 't'), id('device', 'd1')]],
+    ];
+    for (const [key, ids] of nodes) await store.createNode(asChecked(member(c, key), schema, ids), ids);
+    const ran: string[] = [];
+    const q: Query = async <T>(name: StatementName, params: Record<string, unknown> = {}) => {
+      ran.push(name);
+      const { records } = await driver.executeQuery(loadStatement(name).text, params, { database: connection.database });
+      return records.map((r) => Object.fromEntries(Object.entries(r.toObject()).map(([k, v]) => [k, neo4j.isInt(v) ? v.toNumber() : v])) as T);
+    };
+    const byKey = (key: string): WhyStart => ({ key: { schemaId: 'member', key: id('member_id', key) } });
+    const pairs: Array<[WhyStart, WhyStart]> = [
+      [byKey('p'), byKey('r')],
+      [byKey('r'), byKey('p')],
+      [{ where: { id: id('device', 'd2') } }, byKey('p')],
+      [{ where: { schemaId: 'member', id: id('cookie', 'k3') } }, byKey('p')],
+      [byKey('s'), byKey('u')],
+      [byKey('q2'), { where: { id: id('device', 'd1') } }],
+    ];
+    for (const [from, to] of pairs) {
+      const query: WhyQuery = { customerId: c, from, to, unlinkedTypes: ['tag'], maxNodes: 100, maxIds: 100 };
+      const fast = await whyInGraph(q, query);
+      ran.length = 0;
+      const exact = await whyInGraph(q, query, 1);
+      expect({ from, to, exact }).toEqual({ from, to, exact: fast });
+      expect(fast).toMatchObject({ chain: expect.objectContaining({ vias: expect.any(Array) }) });
+      expect(ran).toContain('why.labels');
+    }
+  });
+
   // links:false: the vertex predicate that keeps IDs of such types out of every path must be solved inside the pruning
   // expand itself; as a Filter after it, the expand would still step through a hot ID to all its holders.
   test.each([
@@ -269,14 +315,16 @@ describe('Neo4j store specifics', () => {
   // Given as `elementId(n) IN $list`, Neo4j 5.26 planned such a list as a scan of every IdNode, whose cost grows
   // with the database, not with the search.
   const manyElementIds = Array.from({ length: 2_000 }, (_, i) => `4:00000000-0000-0000-0000-000000000000:${i}`);
-  test.each([['search.traverse-one', { starts: manyElementIds, ...gather, excluded: manyElementIds }]])(
-    'when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes',
-    async (name, params) => {
-      const plan = await operators(name, params);
-      expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);
-      expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
-    },
-  );
+  test.each([
+    ['search.traverse-one', { starts: manyElementIds, ...gather, excluded: manyElementIds }],
+    ['why.ids-of-nodes', { customer: 'c', nodes: manyElementIds, unlinkedTypes: ['ip'] }],
+    ['why.nodes-of-ids', { customer: 'c', ids: manyElementIds }],
+    ['why.labels', { customer: 'c', nodes: manyElementIds, ids: manyElementIds }],
+  ])('when %s is planned for 2,000 element ids, then it seeks them, without scanning all nodes', async (name, params) => {
+    const plan = await operators(name, params);
+    expect(plan.some((op) => op.startsWith('NodeByElementIdSeek'))).toBe(true);
+    expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
+  });
 
   // Unhinted, Neo4j 5.26 planned a bulk batch's key lookup as a scan of the (customer, schema) index for every line:
   // a load slowed as the graph grew.

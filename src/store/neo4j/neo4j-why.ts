@@ -1,8 +1,10 @@
 // `_why` on Neo4j: one statement (cypher/why.shortest.cypher) finds both starts' nodes and the shortest chains
-// between them; the smallest by compareChains is kept here, the rule SQLite's search follows.
+// between them; the smallest by compareChains is kept here, the rule SQLite's search follows. When more chains
+// tie than it reads, the exact search SQLite runs (src/domain/why-chain.ts) answers instead, a statement a level.
 import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { compareChains, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
+import { runWhySearchAsync, type AsyncWhyGraph, type WhyVertex } from '../../domain/why-chain';
 import { int, type Query } from './query';
 
 type Vertex = { schema?: string; type: string; id: string };
@@ -15,13 +17,22 @@ interface Row {
   same: Vertex[];
   tooLarge: boolean;
   chains: Vertex[][];
+  /** The start nodes' element ids, only when maxChains chains were read. */
+  fromElements: string[];
+  toElements: string[];
 }
 
 /**
- * At most this many equal shortest chains are read; the smallest of them is answered. Past it (two nodes sharing
- * several IDs on each of many hops), the chain is still a shortest one, the smallest of those Neo4j gives first.
+ * At most this many equal shortest chains are read, and the smallest of them answered. When that many are read
+ * (two nodes sharing several IDs on each of many hops), more may tie: the exact search answers instead.
  */
 const MAX_CHAINS = 1000;
+
+/** Attempts of the exact search when a vertex it read was deleted before its last statement. */
+const ATTEMPTS = 3;
+
+/** The exact search read a vertex that is gone by its last statement: the graph changed under it. */
+class GraphChanged extends Error {}
 
 /** A start as the statement's flat parameters, prefixed by its side: `fromSchema`, `toKeyId`, ... */
 const startParams = (side: 'from' | 'to', start: WhyStart) => ({
@@ -34,7 +45,18 @@ const startParams = (side: 'from' | 'to', start: WhyStart) => ({
 
 const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: { type: v.type, id: v.id } });
 
-export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
+export async function whyInGraph(q: Query, query: WhyQuery, maxChains = MAX_CHAINS): Promise<WhyFound> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await shortestInGraph(q, query, maxChains);
+    } catch (e) {
+      if (!(e instanceof GraphChanged)) throw e;
+      if (attempt === ATTEMPTS) throw new DomainError('store_unavailable', 'The graph kept changing during the search; try again.');
+    }
+  }
+}
+
+async function shortestInGraph(q: Query, query: WhyQuery, maxChains: number): Promise<WhyFound> {
   const [row] = await q<Row>('why.shortest', {
     customer: query.customerId,
     ...startParams('from', query.from),
@@ -43,7 +65,7 @@ export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
     maxStarts: int(query.maxNodes + 1),
     maxNodes: int(query.maxNodes),
     maxIds: int(query.maxIds),
-    maxChains: int(MAX_CHAINS),
+    maxChains: int(maxChains),
   });
   if (!row?.fromFound) return { missing: 'from' };
   if (!row.toFound) return { missing: 'to' };
@@ -51,6 +73,10 @@ export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
     throw new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
   }
   if (row.same.length > 0) return { chain: { nodes: [row.same.map(nodeOf).sort(compareNodes)[0] as ChainNode], vias: [] } };
+  if (row.chains.length >= maxChains) {
+    const vertices = (elements: string[]) => elements.map((e) => `n${e}`);
+    return { chain: await runWhySearchAsync(graphOf(q, query), vertices(row.fromElements), vertices(row.toElements), query) };
+  }
   const chains: Chain[] = row.chains.map((path) => {
     // A `where` start searches from its Id vertex: the chain is what lies between the two ends' Id vertices.
     const vertices = path.slice(path[0]?.schema === undefined ? 1 : 0, path.at(-1)?.schema === undefined ? -1 : undefined);
@@ -62,4 +88,33 @@ export async function whyInGraph(q: Query, query: WhyQuery): Promise<WhyFound> {
   const shortest = Math.min(...chains.map((c) => c.vias.length));
   if (shortest > WHY_SEARCH_HOPS) return { chain: undefined };
   return { chain: chains.filter((c) => c.vias.length === shortest).sort(compareChains)[0] };
+}
+
+/** The exact search's reads: vertices are 'n' or 'i' and an element id. */
+function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph {
+  const refs = (vertices: WhyVertex[]) => vertices.map((v) => v.slice(1));
+  return {
+    idsOfNodes: async (nodes) =>
+      (
+        await q<{ node: string; id: string; type: string }>('why.ids-of-nodes', {
+          customer: query.customerId,
+          nodes: refs(nodes),
+          unlinkedTypes: query.unlinkedTypes,
+        })
+      ).map((r): [WhyVertex, WhyVertex, string] => [`n${r.node}`, `i${r.id}`, r.type]),
+    nodesOfIds: async (ids) =>
+      (await q<{ id: string; node: string }>('why.nodes-of-ids', { customer: query.customerId, ids: refs(ids) })).map((r): [WhyVertex, WhyVertex] => [
+        `i${r.id}`,
+        `n${r.node}`,
+      ]),
+    labels: async (nodes, ids) => {
+      type Labels = { nodes: Array<Vertex & { ref: string }>; ids: Array<{ ref: string; type: string; id: string }> };
+      const [row] = await q<Labels>('why.labels', { customer: query.customerId, nodes: refs(nodes), ids: refs(ids) });
+      if (!row || row.nodes.length !== nodes.length || row.ids.length !== ids.length) throw new GraphChanged();
+      return {
+        nodes: row.nodes.map((n): [WhyVertex, ChainNode] => [`n${n.ref}`, nodeOf(n)]),
+        ids: row.ids.map((x): [WhyVertex, IdPair] => [`i${x.ref}`, { type: x.type, id: x.id }]),
+      };
+    },
+  };
 }

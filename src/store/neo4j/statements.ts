@@ -76,6 +76,9 @@ export const STATEMENT_NAMES = [
   'graph.reach-one-from-id',
   'graph.ids',
   'why.shortest',
+  'why.ids-of-nodes',
+  'why.nodes-of-ids',
+  'why.labels',
 
   'sequence.next',
   'sequence.adopt-shared',
