@@ -850,6 +850,33 @@ describe('Neo4j store, with a fake driver', () => {
     expect((await Promise.all(all)).map((a) => a.results)).toEqual(all.map((_, i) => [id('member_id', `all-${i}`)]));
   });
 
+  test('when a search ONE is running, then searches ALL take one statement at a time, and two again once it has ended', async () => {
+    const frozen = new Map<string, Array<() => void>>([
+      ['search.one-by-key', []],
+      ['search.all-by-key', []],
+    ]);
+    const fake = fakeStore((name, params) => {
+      const waiting = frozen.get(name);
+      return waiting ? new Promise((resolve) => waiting.push(() => resolve(keySearchRows(params)))) : keySearchRows(params);
+    });
+    const release = (name: string) => frozen.get(name)?.shift()?.();
+    const one = keySearch(fake, 'one', 'ONE');
+    const all = ['a1', 'a2', 'a3'].map((keyId) => keySearch(fake, keyId, 'ALL'));
+    await new Promise((resolve) => setImmediate(resolve));
+    // With the search ONE running, the second and third searches ALL wait for the first's statement.
+    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([1]);
+    release('search.one-by-key');
+    expect((await one).results).toEqual([id('member_id', 'one')]);
+    release('search.all-by-key');
+    await new Promise((resolve) => setImmediate(resolve));
+    // No search ONE is left: the two waiting go together, and a new search ALL gets a second statement.
+    const late = keySearch(fake, 'a4', 'ALL');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([1, 2, 1]);
+    while ((frozen.get('search.all-by-key')?.length ?? 0) > 0) release('search.all-by-key');
+    expect((await Promise.all([...all, late])).map((a) => a.results)).toEqual(['a1', 'a2', 'a3', 'a4'].map((keyId) => [id('member_id', keyId)]));
+  });
+
   describe('graph', () => {
     const graphQuery = (overrides: Partial<GraphQuery>): GraphQuery => ({
       customerId: 'acme',
