@@ -77,7 +77,7 @@ import {
   Transactions,
   type Write,
 } from './neo4j-transactions';
-import { int, type Query } from './query';
+import { int } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -158,7 +158,6 @@ export class Neo4jStore implements Store {
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   /** By the bounds of the people they read. */
   private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
-  private readonly sharedRead = <T>(work: (q: Query) => Promise<T>) => this.read(work);
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
   historyEntriesAdopted = 0;
   /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
@@ -239,13 +238,13 @@ export class Neo4jStore implements Store {
     this.transactions = new Transactions(driver, database, statements, callTimeoutMs, retry);
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
-    this.keySearches = new KeySearches((work) => this.read(work));
+    this.keySearches = new KeySearches(this.read);
     this.nodeWrites = new NodeWriteGathering(
       (w) => writeNode(this.write, w),
       (lines, limitMs) => writeNodeBatch(this.write, lines, limitMs),
       { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
     );
-    const read = this.sharedRead;
+    const { read } = this;
     this.tokens = new GatheredReads(read, {
       key: (tokenHash) => tokenHash,
       alone: findActiveToken,
@@ -527,7 +526,7 @@ export class Neo4jStore implements Store {
     const bounds = `${person.maxNodes} ${person.maxIds}`;
     let people = this.people.get(bounds);
     if (people === undefined) {
-      people = new GatheredReads(this.sharedRead, {
+      people = new GatheredReads(this.read, {
         key: ({ person: p, day }) => JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day]),
         alone: (q, ask) => personCountsRow(q, ask),
         together: personCountsRows,
