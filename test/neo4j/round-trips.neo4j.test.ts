@@ -315,6 +315,26 @@ describe('round trips to Neo4j per call', () => {
       expect(people.length).toBeLessThan(calls);
     });
 
+    test('then catalogues of different customers share one statement, each with its own deliveries', async () => {
+      const customers = Array.from({ length: calls }, (_, i) => `${C}-d${i}`);
+      // Customer i has i deliveries, named after it.
+      for (const [i, customer] of customers.entries()) {
+        const token = { 'x-service-mapi-token': (await ok('POST', `/v1/${customer}/token`, { ...admin, body: { kind: 'mapi', label: 'app' } })).body.token };
+        for (let n = 0; n < i; n += 1) await ok('POST', '/v1/delivery', { headers: token, body: { ...delivery, name: `${customer} ${n}` } });
+      }
+      const eligibility = (customerId: string) =>
+        app.store.eligibility({ customerId, user: { type: 'device', id: 'nobody' }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01');
+      let names: string[][] = [];
+      const { statements } = await counted(async () => {
+        names = await Promise.all(customers.map(async (c) => (await eligibility(c)).deliveries.map((d) => d.name)));
+      });
+      expect(statements.filter((s) => s.startsWith('auto:delivery.catalogue'))).toEqual([
+        ...Array<string>(SHARED_READS_AT_ONCE).fill('auto:delivery.catalogue'),
+        'auto:delivery.catalogue-many',
+      ]);
+      expect(names).toEqual(customers.map((customer, i) => Array.from({ length: i }, (_, n) => `${customer} ${n}`)));
+    });
+
     test('then token lookups share one statement, and one with the same hash reads it once', async () => {
       const hashes = [
         hashToken(mapi['x-service-mapi-token'] as string),

@@ -107,13 +107,9 @@ export class Neo4jDeliveries {
     const cached = customerIds.map((customerId) => this.parsed(customerId));
     const customers = customerIds.map((customer, index) => ({ index: int(index), customer, known: known(cached[index] as Map<number, ParsedRevision>) }));
     const rows = await q<CatalogueRow & { index: number }>('delivery.catalogue-many', { customers });
-    return customerIds.map((customerId, index) =>
-      this.catalogued(
-        customerId,
-        cached[index] as Map<number, ParsedRevision>,
-        rows.filter((row) => row.index === index),
-      ),
-    );
+    const byCustomer = customerIds.map((): CatalogueRow[] => []);
+    for (const row of rows) byCustomer[Number(row.index)]?.push(row);
+    return customerIds.map((customerId, index) => this.catalogued(customerId, cached[index] as Map<number, ParsedRevision>, byCustomer[index] ?? []));
   }
 
   /** The customer's documents parsed already, by delivery id; taken before the statement whose `known` they are. */
