@@ -128,12 +128,16 @@ test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip 
   const before = rssMb(pid).peak;
 
   const held = [];
+  const refused: string[] = [];
   for (let i = 0; i < GZIP_CONNECTIONS; i += 1) {
-    held.push(holdGzipBody(port));
+    const connection = holdGzipBody(port);
+    void connection.status.then((status) => status === '503' && refused.push(status));
+    held.push(connection);
     if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  // The bodies inflate as they arrive: wait until the server has read them, as far as it reads them.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // The bodies inflate as they arrive, until BODY_MEMORY_LIMIT is full; those that find no room wait 5 s and are
+  // refused. Once one is, the others have been read as far as the server reads them: the moment to look.
+  while (refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   const holding = rssMb(pid).now;
   expect((await send(base, 'GET', '/v1/someone/schema', ADMIN)).status).toBe(200);
 
