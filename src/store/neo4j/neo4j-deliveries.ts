@@ -15,7 +15,7 @@ import {
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 import { deliveryDocument, parseDeliveryDocument } from '../delivery-document';
-import { int, type Query } from './query';
+import { int, type Query, rowsByAsk } from './query';
 
 type SequenceName = 'delivery' | 'condition' | 'message';
 
@@ -107,8 +107,7 @@ export class Neo4jDeliveries {
     const cached = customerIds.map((customerId) => this.parsed(customerId));
     const customers = customerIds.map((customer, index) => ({ index: int(index), customer, known: known(cached[index] as Map<number, ParsedRevision>) }));
     const rows = await q<CatalogueRow & { index: number }>('delivery.catalogue-many', { customers });
-    const byCustomer = customerIds.map((): CatalogueRow[] => []);
-    for (const row of rows) byCustomer[Number(row.index)]?.push(row);
+    const byCustomer = rowsByAsk(rows, customerIds.length);
     return customerIds.map((customerId, index) => this.catalogued(customerId, cached[index] as Map<number, ParsedRevision>, byCustomer[index] ?? []));
   }
 

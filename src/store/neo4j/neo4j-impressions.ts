@@ -15,7 +15,7 @@ import { personTooLarge } from '../../domain/store';
 import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
 import { parseStored } from './neo4j-deliveries';
 import { adoptInBatches, type Write } from './neo4j-transactions';
-import { int, type Query } from './query';
+import { int, type Query, rowsByAsk } from './query';
 
 /** A row of person.counts.cypher. */
 export interface PersonCountsRow {
@@ -68,8 +68,7 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
     maxNodes: int(first?.person.maxNodes ?? 0),
     maxIds: int(first?.person.maxIds ?? 0),
   });
-  const byIndex = new Map(rows.map((row) => [row.index, row]));
-  return asks.map((_, index) => byIndex.get(index));
+  return rowsByAsk(rows, asks.length).map(([row]) => row);
 }
 
 /** The counts of a person.counts row; personTooLarge past the person's bounds. */

@@ -12,7 +12,7 @@ import {
 import { type PutSchemaOutcome, refuseConflictingDeclarations, secureTypeInUse } from '../../domain/store';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { guardWholeSchema } from './schema-guards';
-import { int, type Query, together } from './query';
+import { int, type Query, rowsByAsk, together } from './query';
 
 /** A declaration as the statements return it: maxHolders is null when there is no limit. */
 interface StoredDeclaration {
@@ -154,8 +154,7 @@ export class Neo4jSchemas {
   async policyRows(q: Query, asks: PolicyAsk[]): Promise<Array<PolicyRow | undefined>> {
     const sent = asks.map((ask, index) => ({ index: int(index), customer: ask.customerId, schemaId: ask.schemaId }));
     const rows = await q<PolicyRow & { index: number }>('customer.policy-many', { asks: sent });
-    const byIndex = new Map(rows.map((row) => [row.index, row]));
-    return asks.map((_, index) => byIndex.get(index));
+    return rowsByAsk(rows, asks.length).map(([row]) => row);
   }
 
   /** What customer.policy.cypher answers (also the `policy` column of search.*-by-key.cypher), as the domain has it. */

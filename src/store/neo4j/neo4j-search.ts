@@ -8,7 +8,7 @@ import { answerSize, type CustomerPolicy, type IdPair, type SchemaRecord, type S
 import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../domain/store';
 import type { PolicyRow } from './neo4j-schemas';
 import { compareCodePoints } from '../../domain/code-point-order';
-import { int, type Query } from './query';
+import { int, type Query, rowsByAsk } from './query';
 import type { StatementName } from './statements';
 
 /**
@@ -170,11 +170,11 @@ export class KeySearches {
     this.read((q) => q<Reached & { policy: PolicyRow | null; index: number }>(statement, { policies, searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }))
       .then(
         (rows) => {
-          const byIndex = new Map(rows.map((row) => [Number(row.index), row]));
+          const byIndex = rowsByAsk(rows, batch.length);
           const policyOf = (index: number) => Number(searches[index]?.policyIndex);
           const read = new Map(rows.flatMap((row) => (row.policy ? [[policyOf(Number(row.index)), row.policy] as const] : [])));
           batch.forEach((search, index) => {
-            const row = byIndex.get(index);
+            const [row] = byIndex[index] ?? [];
             search.settle({ row: row && { ...row, policy: read.get(policyOf(index)) as PolicyRow } });
           });
         },

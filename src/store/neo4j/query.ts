@@ -10,6 +10,13 @@ export type Query = <T = Row>(name: StatementName, params?: Record<string, unkno
 /** For integer parameters (LIMIT, list slices, ids, counters): a JS number would reach Neo4j as a float. */
 export const int = (n: number) => neo4j.int(n);
 
+/** The rows of a `*-many` statement by the ask each names in its `index` column, in the asks' order. */
+export function rowsByAsk<R extends { index: number }>(rows: R[], asks: number): R[][] {
+  const grouped = Array.from({ length: asks }, (): R[] => []);
+  for (const row of rows) grouped[Number(row.index)]?.push(row);
+  return grouped;
+}
+
 /**
  * Awaits statements sent one after the other without waiting for each answer (the driver pipelines them, and
  * Neo4j runs them in the order sent): one round trip for all. Every one settles before this does, so that the
