@@ -22,6 +22,10 @@ RETURN ask.index AS index,
          RETURN blocklist.rules
        } AS blocklist,
        COLLECT {
+         MATCH (blocklist:Blocklist {customer: ask.customer})
+         RETURN blocklist.digest
+       } AS blocklistDigest,
+       COLLECT {
          MATCH (schema:Schema {customer: ask.customer, schemaId: ask.schemaId})
          RETURN {
            schemaId: schema.schemaId,

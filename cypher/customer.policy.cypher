@@ -23,6 +23,10 @@ RETURN COLLECT {
          RETURN blocklist.rules
        } AS blocklist,
        COLLECT {
+         MATCH (blocklist:Blocklist {customer: $customer})
+         RETURN blocklist.digest
+       } AS blocklistDigest,
+       COLLECT {
          MATCH (schema:Schema {customer: $customer, schemaId: $schemaId})
          RETURN {
            schemaId: schema.schemaId,

@@ -12,6 +12,10 @@
 // The lock is taken by writing `lastWrite` (the store call's id), which reads nothing, for the reason
 // node.lock.cypher gives. count() ends the locking before the declarations are read, so they are read with the
 // guards held.
+//
+// It also reads what a node write checks of the customer's policy besides the schema: whether a token is required,
+// and the digest of the blocklist. A service process that checked the write against a policy it kept between writes
+// refuses the write unless these are still what it kept (src/store/neo4j/kept-policies.ts).
 MATCH (schema:Schema {customer: $customer, schemaId: $schemaId})
 UNWIND $stripes AS stripe
 MERGE (guard:SchemaGuard {customer: $customer, schemaId: $schemaId, stripe: stripe})
@@ -20,4 +24,6 @@ WITH schema, count(guard) AS locked
 RETURN COLLECT {
   MATCH (schema)-[:DECLARES]->(idType:IdType)
   RETURN {type: idType.name, secure: idType.secure, links: coalesce(idType.links, true), maxHolders: idType.maxHolders}
-} AS declared
+} AS declared,
+COLLECT { MATCH (settings:Settings {customer: $customer}) RETURN settings.requireToken } AS requireToken,
+COLLECT { MATCH (blocklist:Blocklist {customer: $customer}) RETURN blocklist.digest } AS blocklistDigest

@@ -1,9 +1,9 @@
 // The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
 // and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
-import { type CustomerPolicy, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
+import { type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
-import type { NodeWrite, Store } from './store';
+import type { KeptPolicyUse, NodeWrite, SchemaWithPolicy, Store } from './store';
 
 /** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
 export interface Actor {
@@ -30,8 +30,11 @@ export type BulkItem =
   | { op: 'upsert'; body: NodeRef & { set: IdPair; where: IdPair } }
   | { op: 'delete'; body: NodeRef & { where?: IdPair } };
 
-/** What checking a write reads: its schema and the customer's policy, together (once per request, or per schema and bulk round). */
-type Reads = (schemaId: string) => Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }>;
+/**
+ * What checking a write reads: its schema and the customer's policy, together (once per request, or per schema and
+ * bulk round). `kept`: a write whose store transaction checks the policy again may use what the store keeps of it.
+ */
+type Reads = (schemaId: string, kept?: KeptPolicyUse) => Promise<SchemaWithPolicy>;
 
 /** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
 const SCHEMA_ATTEMPTS = 3;
@@ -141,11 +144,12 @@ export class NodeService {
 
   private readsOncePerRound(actor: Actor): Reads {
     const read = new Map<string, ReturnType<Reads>>();
-    return (schemaId) => {
-      let both = read.get(schemaId);
+    return (schemaId, kept) => {
+      const key = JSON.stringify([schemaId, kept ?? null]);
+      let both = read.get(key);
       if (!both) {
-        both = this.store.schemaWithPolicy(actor.customerId, schemaId);
-        read.set(schemaId, both);
+        both = this.store.schemaWithPolicy(actor.customerId, schemaId, { kept });
+        read.set(key, both);
       }
       return both;
     };
@@ -172,20 +176,20 @@ export class NodeService {
       '/body/ids',
     );
     const mentioned = ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned]);
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], ADDS_IDS);
     return { kind: 'create', node, ids } as const;
   }
 
   private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, reads: Reads) {
     rejectDuplicates(body.ids, body.ids, '/body/ids');
     const mentioned = body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned]);
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], ADDS_IDS);
     return { kind: 'insert', node, ids: body.ids } as const;
   }
 
   private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, reads: Reads) {
     const set = { id: body.set, path: '/body/set' };
-    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set]);
+    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set], ADDS_IDS);
     refuseKey(body.key, body.where);
     return { kind: 'replace', node, where: body.where, set: body.set, upsert } as const;
   }
@@ -199,16 +203,30 @@ export class NodeService {
   }
 
   private reads(actor: Actor): Reads {
-    return (schemaId) => this.store.schemaWithPolicy(actor.customerId, schemaId);
+    return (schemaId, kept) => this.store.schemaWithPolicy(actor.customerId, schemaId, { kept });
   }
 
   /**
    * The customer's token requirement is met, the schema exists, every type is declared by it, secure types are
    * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
+   *
+   * A write that may add IDs (`addsIds`) takes its schema's guard in the store, which checks the policy again; it
+   * may be checked against what the store kept of the policy. A refusal is never answered from that: the checks run
+   * again against a fresh read (which the store keeps instead), and answer what it says.
    */
-  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned): Promise<NodeAddress> {
-    // One read for both: on Neo4j one statement, so a write waits for no more round trips than before the policy.
-    const { schema, policy } = await reads(ref.schema);
+  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, addsIds = false): Promise<NodeAddress> {
+    const read = await reads(ref.schema, addsIds ? 'answer' : undefined);
+    if (read.mark === undefined) return this.checkedAgainst(actor, ref, mentioned, blockable, read);
+    try {
+      return { ...this.checkedAgainst(actor, ref, mentioned, blockable, read), policyMark: read.mark };
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      const fresh = await reads(ref.schema, 'renew');
+      return { ...this.checkedAgainst(actor, ref, mentioned, blockable, fresh), ...(fresh.mark === undefined ? {} : { policyMark: fresh.mark }) };
+    }
+  }
+
+  private checkedAgainst(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, { schema, policy }: SchemaWithPolicy): NodeAddress {
     requireTokenIfAsked(actor, policy);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
     const declared = new Map(schema.idTypes.map((t) => [t.type, t]));
@@ -242,6 +260,9 @@ export class NodeService {
 }
 
 const keyOf = (ref: NodeRef) => ({ id: ref.key, path: '/body/key' });
+
+/** checked()'s last argument for a create, insert or replacement: the writes that take their schema's guard. */
+const ADDS_IDS = true;
 
 function usesSecureType(schema: SchemaRecord, ids: IdPair[]): boolean {
   const secure = new Set(schema.idTypes.filter((t) => t.secure).map((t) => t.type));

@@ -37,8 +37,23 @@ import {
 } from './model';
 
 /** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
+/** How a write that may add IDs reads its policy (Store.schemaWithPolicy): what the store kept, or afresh to keep. */
+export type KeptPolicyUse = 'answer' | 'renew';
+
+/** What a node write is checked against (Store.schemaWithPolicy). */
+export interface SchemaWithPolicy {
+  schema: SchemaRecord | undefined;
+  policy: CustomerPolicy;
+  /** Present when the answer is one the store kept: it may be out of date, and a write checked against it must carry this. */
+  mark?: string;
+}
+
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
+
+/** schema_changed for a write checked against a policy the store kept (NodeAddress.policyMark) that has changed since. */
+export const policyChanged = (schemaId: string): DomainError =>
+  new DomainError('schema_changed', `Schema '${schemaId}' or the customer's settings or blocklist changed while the write was running; send it again.`);
 
 /** What a store answers when a write would make a node hold more than NodeAddress.maxIds IDs; nothing is written. */
 export const nodeIdLimitReached = (node: NodeAddress): DomainError =>
@@ -192,8 +207,14 @@ export interface Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
   /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
-  /** A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against. */
-  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }>;
+  /**
+   * A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against.
+   * For a write that may add IDs, a store may keep what it read: with `kept: 'answer'` it may answer what it kept
+   * of an earlier read, and with `kept: 'renew'` it reads afresh and keeps that. Such an answer carries a `mark`,
+   * which a write checked against it carries too (NodeAddress.policyMark), for the store to refuse it should the
+   * policy have changed meanwhile.
+   */
+  schemaWithPolicy(customerId: string, schemaId: string, options?: { kept?: KeptPolicyUse }): Promise<SchemaWithPolicy>;
 
   // Customer settings and blocked values; each put replaces what was stored and answers it.
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings>;

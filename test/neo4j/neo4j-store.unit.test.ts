@@ -11,6 +11,7 @@ import type { NodeWrite, StartCheck, UncheckedSearch } from '../../src/domain/st
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { deliveryDocument } from '../../src/store/delivery-document';
 import { KEY_SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
+import { blocklistDigest } from '../../src/store/neo4j/kept-policies';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDraft, buildMessage } from '../helpers/deliveries';
@@ -43,7 +44,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // making email secure marks its IDs (id.mark-secure).
       return (params.idTypes as Array<{ type: string }>).map((t) => ({ type: t.type, wasSecure: t.type !== 'email' }));
     case 'schema.guard':
-      return [{ declared: [...LIMITED_TYPES] }];
+      return [{ declared: [...LIMITED_TYPES], requireToken: [], blocklistDigest: [] }];
     case 'schema.get':
     case 'schema.list':
       return [
@@ -993,6 +994,51 @@ describe('Neo4j store, with a fake driver', () => {
       // The entry lists them as given, the key first, without the repeated key.
       const [entry] = fake.named('node.create')[0]?.params.history as Array<{ entry: string }>;
       expect(JSON.parse(entry?.entry ?? '{}').added).toEqual([id('member_id', 'm1'), id('device', 'd2'), id('device', 'd1'), id('cookie', '😀')]);
+    });
+
+    describe('a policy kept between writes', () => {
+      const rules = JSON.stringify([{ type: 'device', values: ['d9'] }]);
+      const policyRow = (digest: string | null) => ({
+        secureTypes: [],
+        unlinkedTypes: [],
+        settings: [{ requireToken: false, timezone: 'UTC' }],
+        blocklist: [rules],
+        blocklistDigest: [digest],
+        schema: [{ schemaId: 'member', idTypes: [{ type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 }] }],
+      });
+      const guardRow = (digest: string) => [
+        { declared: [{ type: 'member_id', secure: false, links: true, maxHolders: null }], requireToken: [false], blocklistDigest: [digest] },
+      ];
+      const expected = [{ type: 'member_id', secure: false }];
+
+      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed, and the next read is afresh", async () => {
+        let stored = blocklistDigest(rules);
+        const fake = fakeStore((name) => (name === 'customer.policy' ? [policyRow(stored)] : name === 'schema.guard' ? guardRow(stored) : undefined));
+        const first = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
+        expect(first.mark).toEqual(expect.any(String));
+        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
+        expect(fake.named('customer.policy')).toHaveLength(1);
+        // A plain read neither answers nor replaces what is kept.
+        expect((await fake.store.schemaWithPolicy('acme', 'member')).mark).toBeUndefined();
+
+        await fake.store.createNode({ ...member('m1'), expectedTypes: expected, policyMark: first.mark }, []);
+        stored = blocklistDigest('[]');
+        await expect(fake.store.createNode({ ...member('m2'), expectedTypes: expected, policyMark: first.mark }, [])).rejects.toMatchObject({
+          code: 'schema_changed',
+        });
+        const renewed = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
+        expect(fake.named('customer.policy')).toHaveLength(3);
+        expect(renewed.mark).not.toEqual(first.mark);
+      });
+
+      test('when the rules read are not the ones their digest names, or the schema is absent, then nothing is kept', async () => {
+        for (const row of [policyRow('another digest'), policyRow(null), { ...policyRow(blocklistDigest(rules)), schema: [] }]) {
+          const fake = fakeStore((name) => (name === 'customer.policy' ? [row] : undefined));
+          expect((await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).mark).toBeUndefined();
+          await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
+          expect(fake.named('customer.policy')).toHaveLength(2);
+        }
+      });
     });
 
     test('when createNode meets the key constraint, then node_exists; when the schema is gone, then schema_not_found', async () => {

@@ -1,7 +1,8 @@
 // Two service processes (`node dist/main.js`) on one Neo4j, as several instances behind a load balancer run: the
 // contract holds between them. A create race spread over both has one winner; a schema change or a token
 // revocation made through one holds on the other's very next request; a write answered by one is seen by a search
-// on the other at once. Each process keeps nothing of its own that could go stale (the Neo4j store caches nothing).
+// on the other at once. What a process keeps between requests (a customer's policy, for its node writes) is checked
+// in each write's own transaction, so a change made through the other process holds at the next write all the same.
 import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 
@@ -140,6 +141,49 @@ describe('two service processes on one Neo4j', () => {
     });
     expect(await call(two.base, 'POST', '/v1/secure/_search', { body: fromEmail })).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
     expect((await call(two.base, 'POST', '/v1/secure/_search', { token: ADMIN_TOKEN, body: byKey('member', 'm-1') })).json).toMatchObject({ total: 2 });
+  });
+
+  test("when one process changes the blocklist, the settings or the schema, then the other's next write answers the change, though it kept the policy its earlier writes were checked against", async () => {
+    const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+    expect((await call(one.base, 'PUT', '/v1/kept/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+    const insert = (device: string, token?: string) =>
+      call(two.base, 'POST', '/v1/kept/node/_insert', {
+        ...(token ? { token } : {}),
+        body: { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'device', id: device }] },
+      });
+    // The other process's writes read the policy once, and then keep it.
+    expect((await call(two.base, 'POST', '/v1/kept/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'm-1' } } })).status).toBe(201);
+    expect((await insert('phone-1')).status).toBe(201);
+
+    // A value blocked since, a write of another value, and the value once the block is lifted.
+    const blocked = { rules: [{ type: 'device', values: ['phone-2'] }] };
+    expect((await call(one.base, 'PUT', '/v1/kept/blocklist', { token: ADMIN_TOKEN, body: blocked })).status).toBe(200);
+    expect(await insert('phone-2')).toMatchObject({ status: 422, json: { code: 'blocked_id' } });
+    expect((await insert('phone-3')).status).toBe(201);
+    expect((await call(one.base, 'PUT', '/v1/kept/blocklist', { token: ADMIN_TOKEN, body: { rules: [] } })).status).toBe(200);
+    expect((await insert('phone-2')).status).toBe(201);
+
+    // A token required since, and then no longer.
+    expect((await call(one.base, 'PUT', '/v1/kept/settings', { token: ADMIN_TOKEN, body: { require_token: true } })).status).toBe(200);
+    expect(await insert('phone-4')).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
+    expect((await insert('phone-4', ADMIN_TOKEN)).status).toBe(201);
+    expect((await call(one.base, 'PUT', '/v1/kept/settings', { token: ADMIN_TOKEN, body: { require_token: false } })).status).toBe(200);
+    expect((await insert('phone-5')).status).toBe(201);
+
+    // A type declared since.
+    const widened = { id_types: [...schema.id_types, { type: 'cookie' }] };
+    expect((await call(one.base, 'PUT', '/v1/kept/schema/member', { token: ADMIN_TOKEN, body: widened })).status).toBe(200);
+    const cookie = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'cookie', id: 'c-1' }] };
+    expect((await call(two.base, 'POST', '/v1/kept/node/_insert', { body: cookie })).status).toBe(201);
+
+    expect((await call(one.base, 'POST', '/v1/kept/_search', { body: byKey('member', 'm-1') })).json).toEqual({
+      results: [
+        { type: 'cookie', id: 'c-1' },
+        ...['phone-1', 'phone-2', 'phone-3', 'phone-4', 'phone-5'].map((id) => ({ type: 'device', id })),
+        { type: 'member_id', id: 'm-1' },
+      ],
+      total: 7,
+    });
   });
 
   test('when a write is answered 2xx by one process, then a search on the other sees it at once', async () => {

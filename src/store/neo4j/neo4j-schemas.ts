@@ -11,6 +11,7 @@ import {
 } from '../../domain/model';
 import { type PutSchemaOutcome, refuseConflictingDeclarations, secureTypeInUse } from '../../domain/store';
 import { compareCodePoints } from '../../domain/code-point-order';
+import { blocklistDigest } from './kept-policies';
 import { guardWholeSchema } from './schema-guards';
 import { int, type Query, rowsByAsk, together } from './query';
 
@@ -40,6 +41,8 @@ export interface PolicyRow {
   unlinkedTypes: string[];
   settings: CustomerSettings[];
   blocklist: string[];
+  /** The digest blocklist.put stored beside the rules (customer.policy.cypher reads it, the searches do not). */
+  blocklistDigest?: Array<string | null>;
   schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
 }
 
@@ -191,6 +194,7 @@ export class Neo4jSchemas {
   }
 
   async putBlocklist(q: Query, customerId: string, rules: BlockRule[]): Promise<void> {
-    await q('blocklist.put', { customer: customerId, rules: JSON.stringify(rules) });
+    const text = JSON.stringify(rules);
+    await q('blocklist.put', { customer: customerId, rules: text, digest: blocklistDigest(text) });
   }
 }

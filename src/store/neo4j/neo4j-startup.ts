@@ -43,7 +43,7 @@ import type {
   WriteAudit,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
-import type { NodeWrite, PutSchemaOutcome, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
+import type { NodeWrite, KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
@@ -275,8 +275,8 @@ export class ConnectingStore implements Store {
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
     return this.use((s) => s.customerPolicy(customerId));
   }
-  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.use((s) => s.schemaWithPolicy(customerId, schemaId));
+  schemaWithPolicy(customerId: string, schemaId: string, options?: { kept?: KeptPolicyUse }): Promise<SchemaWithPolicy> {
+    return this.use((s) => s.schemaWithPolicy(customerId, schemaId, options));
   }
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
     return this.use((s) => s.putSettings(customerId, settings));

@@ -23,7 +23,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
-import type { DomainError } from '../../domain/errors';
+import { type DomainError, isDomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type CustomerPolicy,
@@ -42,7 +42,16 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
+import {
+  type KeptPolicyUse,
+  type NodeWrite,
+  type PutSchemaOutcome,
+  type SchemaWithPolicy,
+  type StartCheck,
+  type Store,
+  type StoredToken,
+  type UncheckedSearch,
+} from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -68,6 +77,7 @@ import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
+import { KeptPolicies } from './kept-policies';
 import {
   COMMITTED,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -155,6 +165,7 @@ export class Neo4jStore implements Store {
   /** Token lookups and policy reads of concurrent calls share statements (./gathered-reads.ts). */
   private readonly tokens: GatheredReads<string, StoredToken | undefined>;
   private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
+  private readonly keptPolicies = new KeptPolicies();
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   /** By the bounds of the people they read. */
   private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
@@ -338,9 +349,18 @@ export class Neo4jStore implements Store {
     return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId: null })).policy;
   }
 
-  /** One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone. */
-  async schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
-    return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
+  /**
+   * One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone.
+   * With `kept: 'answer'`, none while this process keeps what an earlier read answered (./kept-policies.ts).
+   */
+  async schemaWithPolicy(customerId: string, schemaId: string, options: { kept?: KeptPolicyUse } = {}): Promise<SchemaWithPolicy> {
+    if (options.kept === 'answer') {
+      const kept = this.keptPolicies.get(customerId, schemaId);
+      if (kept) return kept;
+    }
+    const row = await this.policies.get({ customerId, schemaId });
+    const read = this.schemas.policyOf(customerId, row);
+    return options.kept === undefined ? read : this.keptPolicies.keep(customerId, schemaId, row, read);
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
@@ -386,15 +406,15 @@ export class Neo4jStore implements Store {
   // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'create', node, ids });
+    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'create', node, ids }));
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'insert', node, ids });
+    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'insert', node, ids }));
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert });
+    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert }));
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
@@ -409,8 +429,26 @@ export class Neo4jStore implements Store {
     return rekey(this.write, node, newId);
   }
 
-  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return applyNodeWrites(this.write, writes);
+  async applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
+    const outcomes = await applyNodeWrites(this.write, writes);
+    outcomes.forEach((outcome, index) => this.forgetRefusedPolicy((writes[index] as NodeWrite).node, outcome));
+    return outcomes;
+  }
+
+  /** A write checked against a kept policy and refused with schema_changed: the policy is read afresh for the next. */
+  private async forgettingRefusedPolicy(node: NodeAddress, writing: Promise<void>): Promise<void> {
+    try {
+      await writing;
+    } catch (e) {
+      this.forgetRefusedPolicy(node, e);
+      throw e;
+    }
+  }
+
+  private forgetRefusedPolicy(node: NodeAddress, outcome: unknown): void {
+    if (node.policyMark !== undefined && isDomainError(outcome) && outcome.code === 'schema_changed') {
+      this.keptPolicies.forget(node.customerId, node.schemaId, node.policyMark);
+    }
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {

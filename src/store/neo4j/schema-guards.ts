@@ -2,8 +2,15 @@
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
 import { declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
-import { schemaChanged } from '../../domain/store';
+import { policyChanged, schemaChanged } from '../../domain/store';
+import { policyMark } from './kept-policies';
 import { int, type Query } from './query';
+
+/** What schema.guard.cypher reads under the guard: the schema's declarations, and the policy's mark (./kept-policies.ts). */
+interface Guarded {
+  declared: IdTypeDeclaration[];
+  mark: string;
+}
 
 /** Guards per schema: writes to one schema wait on each other only when they draw the same one. */
 export const GUARD_STRIPES = 8;
@@ -22,26 +29,28 @@ export class SchemaGuards {
    * What each guarded schema declares, read under its guard (undefined when the schema did not exist), from the
    * moment its statement is sent: the writes of a batch ask at once, and the guard is taken once.
    */
-  private readonly declared = new Map<string, Promise<IdTypeDeclaration[] | undefined>>();
+  private readonly guarded = new Map<string, Promise<Guarded | undefined>>();
 
   /**
    * Takes the node's schema's guard and refuses the write (schema_changed) unless the schema still declares the
-   * types it was checked against (NodeAddress.expectedTypes). Nothing to do for a write that relies on none.
+   * types it was checked against (NodeAddress.expectedTypes), and the policy is still the one it was checked
+   * against when that was a kept one (NodeAddress.policyMark). Nothing to do for a write that relies on none.
    */
   async refuseIfSchemaChanged(q: Query, node: NodeAddress, writeId: string): Promise<void> {
     if (node.expectedTypes === undefined) return;
     const key = JSON.stringify([node.customerId, node.schemaId]);
-    let reading = this.declared.get(key);
+    let reading = this.guarded.get(key);
     if (!reading) {
-      reading = q<{ declared: IdTypeDeclaration[] }>('schema.guard', {
+      reading = q<{ declared: IdTypeDeclaration[]; requireToken: boolean[]; blocklistDigest: Array<string | null> }>('schema.guard', {
         customer: node.customerId,
         schemaId: node.schemaId,
         stripes: [this.stripe],
         write: writeId,
-      }).then(([row]) => row?.declared);
-      this.declared.set(key, reading);
+      }).then(([row]) => row && { declared: row.declared, mark: policyMark(row.requireToken[0], row.blocklistDigest[0]) });
+      this.guarded.set(key, reading);
     }
-    const declared = await reading;
-    if (declared === undefined || !declaresAsExpected(declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
+    const guarded = await reading;
+    if (guarded === undefined || !declaresAsExpected(guarded.declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
+    if (node.policyMark !== undefined && node.policyMark !== guarded.mark) throw policyChanged(node.schemaId);
   }
 }

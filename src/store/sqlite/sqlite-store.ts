@@ -38,7 +38,15 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import { type NodeWrite, type PutSchemaOutcome, type StartCheck, type Store, type StoredToken, type UncheckedSearch } from '../../domain/store';
+import {
+  type NodeWrite,
+  type PutSchemaOutcome,
+  type SchemaWithPolicy,
+  type StartCheck,
+  type Store,
+  type StoredToken,
+  type UncheckedSearch,
+} from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
@@ -257,7 +265,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.schemas.policy(customerId));
   }
 
-  schemaWithPolicy(customerId: string, schemaId: string): Promise<{ schema: SchemaRecord | undefined; policy: CustomerPolicy }> {
+  /** Always a fresh read: a function call here, with nothing to save by keeping it. */
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.run(() => ({ schema: this.schemas.get(customerId, schemaId), policy: this.schemas.policy(customerId) }));
   }
 
