@@ -4,6 +4,7 @@
 // unlinkedTypes and day; one row per person, with its index, as person.counts.cypher answers it (which says why the
 // traversal has its shape). The traversal is a COLLECT subquery, as in search.one-by-key.cypher, so that it is
 // still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
+// Each row also has the person's customer's secureTypes, unlinkedTypes and timezone, as person.counts.cypher says.
 UNWIND $people AS person
 OPTIONAL MATCH (source:Id {customer: person.customer, type: person.type, value: person.value})
 WITH person, COLLECT {
@@ -30,4 +31,18 @@ RETURN person.index AS index, visited, idsRead, COLLECT {
   WITH impressions.deliveryId AS deliveryId, sum(impressions.count) AS total,
        sum(CASE WHEN impressions.day = person.day THEN impressions.count ELSE 0 END) AS today
   RETURN {deliveryId: deliveryId, total: total, today: today}
-} AS counts
+} AS counts,
+       COLLECT {
+         MATCH (idType:IdType {customer: person.customer})
+         WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+         RETURN idType.name
+       } AS secureTypes,
+       COLLECT {
+         MATCH (idType:IdType {customer: person.customer})
+         WHERE idType.links = false AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+         RETURN idType.name
+       } AS unlinkedTypes,
+       COLLECT {
+         MATCH (settings:Settings {customer: person.customer})
+         RETURN settings.timezone
+       } AS timezone

@@ -9,6 +9,11 @@
 // this shape). When no node holds the ID, `visited` is 0 (the aggregation still answers one row), and the ID given
 // is counted alone. `visited` and `idsRead` past maxNodes or maxIds mean component_too_large, and then nothing is
 // counted.
+//
+// It also reads what the person's checks used of the customer's policy, as customer.policy.cypher reads them: the
+// types declared secure, those declared `links: false` (`unlinkedTypes` above), and the time zone (`day`). A service
+// process that made the checks with a policy it kept uses the counts only while these are still what it kept
+// (src/store/neo4j/kept-policies.ts).
 MATCH (source:Id {customer: $customer, type: $type, value: $value})
 MATCH path = (source)-[:LINKED*0..20000001]-(reached)
 WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
@@ -34,4 +39,18 @@ RETURN visited, idsRead, COLLECT {
   WITH impressions.deliveryId AS deliveryId, sum(impressions.count) AS total,
        sum(CASE WHEN impressions.day = $day THEN impressions.count ELSE 0 END) AS today
   RETURN {deliveryId: deliveryId, total: total, today: today}
-} AS counts
+} AS counts,
+       COLLECT {
+         MATCH (idType:IdType {customer: $customer})
+         WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+         RETURN idType.name
+       } AS secureTypes,
+       COLLECT {
+         MATCH (idType:IdType {customer: $customer})
+         WHERE idType.links = false AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+         RETURN idType.name
+       } AS unlinkedTypes,
+       COLLECT {
+         MATCH (settings:Settings {customer: $customer})
+         RETURN settings.timezone
+       } AS timezone

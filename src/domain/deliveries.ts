@@ -183,6 +183,12 @@ export interface PersonRequest {
   /** TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS: component_too_large past them, as for a search. */
   maxNodes: number;
   maxIds: number;
+  /**
+   * Set when the person (unlinkedTypes), the day and the secure check came from a policy the store kept (its
+   * showingPolicy mark): the store uses counts it reads only while the policy is still that one, and refuses the
+   * call with schema_changed otherwise.
+   */
+  policyMark?: string;
 }
 
 /** A person's impressions of one delivery: in all, and on one calendar day. */

@@ -11,9 +11,9 @@ import {
   type PersonRequest,
   type Platform,
 } from './deliveries';
-import { DomainError } from './errors';
-import type { IdPair } from './model';
-import type { Store } from './store';
+import { DomainError, isDomainError } from './errors';
+import type { CustomerPolicy, IdPair } from './model';
+import type { KeptPolicyUse, Store } from './store';
 
 export interface EligibleBody {
   user: IdPair;
@@ -45,6 +45,9 @@ export interface ShowingLimits {
   traversalMaxNodes: number;
   traversalMaxIds: number;
 }
+
+/** Reads of the policy an eligibility or impression makes at most (see againstPolicyChanges). */
+const POLICY_ATTEMPTS = 3;
 
 /** What a request asks eligibility about, with `at` as an instant. */
 interface Moment {
@@ -168,30 +171,71 @@ export class ShowingService {
   ) {}
 
   /**
-   * The person of `user`, and the customer's time zone. A secure `user` needs a bearer token (`authenticated`): the
-   * answers' counts would tell a holder of the mapi token alone whether a secure value belongs to someone.
+   * The person of `user`, and the customer's time zone, from the customer's policy as the store may have kept it
+   * (`kept`; the store's read of the counts checks it again). A secure `user` needs a bearer token
+   * (`authenticated`): the answers' counts would tell a holder of the mapi token alone whether a secure value
+   * belongs to someone. That refusal is never answered from a kept policy: it is checked again against a fresh read.
    */
-  private async person(customerId: string, authenticated: boolean, user: IdPair): Promise<{ person: PersonRequest; timeZone: string }> {
-    const { settings, unlinkedTypes, secureTypes } = await this.store.customerPolicy(customerId);
+  private async person(
+    customerId: string,
+    authenticated: boolean,
+    user: IdPair,
+    kept: KeptPolicyUse | undefined,
+  ): Promise<{ person: PersonRequest; timeZone: string }> {
+    const { policy, mark } =
+      kept === undefined ? { policy: await this.store.customerPolicy(customerId), mark: undefined } : await this.store.showingPolicy(customerId, kept);
+    try {
+      return this.personOf(customerId, authenticated, user, policy, mark);
+    } catch (e) {
+      if (mark === undefined || kept === 'renew' || !isDomainError(e)) throw e;
+      return this.person(customerId, authenticated, user, 'renew');
+    }
+  }
+
+  private personOf(
+    customerId: string,
+    authenticated: boolean,
+    user: IdPair,
+    { settings, unlinkedTypes, secureTypes }: CustomerPolicy,
+    mark: string | undefined,
+  ): { person: PersonRequest; timeZone: string } {
     if (secureTypes.has(user.type) && !authenticated) {
       throw new DomainError(
         'authentication_required',
         'A user of a secure ID type needs a bearer token of the customer in Authorization, beside the mapi token in X-SERVICE-MAPI-TOKEN.',
       );
     }
+    const bounds = { maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds };
     return {
-      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds },
+      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], ...bounds, ...(mark === undefined ? {} : { policyMark: mark }) },
       timeZone: settings.timezone,
     };
+  }
+
+  /**
+   * Runs `call` with the policy the store kept, and again with a fresh read to keep when the store found it changed
+   * meanwhile (schema_changed); the last of POLICY_ATTEMPTS reads it without keeping it, which the store then does
+   * not check again, as before it kept any: so a call is never answered schema_changed.
+   */
+  private async againstPolicyChanges<T>(call: (kept: KeptPolicyUse | undefined) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await call(attempt === 1 ? 'answer' : attempt < POLICY_ATTEMPTS ? 'renew' : undefined);
+      } catch (e) {
+        if (!(isDomainError(e) && e.code === 'schema_changed' && attempt < POLICY_ATTEMPTS)) throw e;
+      }
+    }
   }
 
   /** `authenticated`: the caller sent a bearer token of the customer (or the administrator token). */
   async eligible(customerId: string, authenticated: boolean, body: EligibleBody): Promise<Eligibility> {
     const at = instantOf(body.at, '/body/at');
-    const { person, timeZone } = await this.person(customerId, authenticated, body.user);
     const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
-    // The store reads counts, and the person, only for deliveries the other rules leave.
-    const state: EligibilityState = await this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
+    const state: EligibilityState = await this.againstPolicyChanges(async (kept) => {
+      const { person, timeZone } = await this.person(customerId, authenticated, body.user, kept);
+      // The store reads counts, and the person, only for deliveries the other rules leave.
+      return this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
+    });
     const deliveries: Delivery[] = [];
     const excluded: Array<{ deliveryId: number; reason: ExclusionReason }> = [];
     for (const delivery of state.deliveries) {
@@ -207,18 +251,20 @@ export class ShowingService {
   /** `authenticated`: as for eligible. A refusal comes before the store call, so nothing is counted and no key stored. */
   async impression(customerId: string, authenticated: boolean, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
     const at = instantOf(body.at, '/body/at');
-    const { person, timeZone } = await this.person(customerId, authenticated, body.user);
-    return this.store.recordImpression(
-      {
-        person,
-        deliveryId,
-        platform: body.platform ?? 'other',
-        day: calendarDay(at, timeZone),
-        ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
-        receivedAt: new Date().toISOString(),
-      },
-      refuseOverCap,
-    );
+    return this.againstPolicyChanges(async (kept) => {
+      const { person, timeZone } = await this.person(customerId, authenticated, body.user, kept);
+      return this.store.recordImpression(
+        {
+          person,
+          deliveryId,
+          platform: body.platform ?? 'other',
+          day: calendarDay(at, timeZone),
+          ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
+          receivedAt: new Date().toISOString(),
+        },
+        refuseOverCap,
+      );
+    });
   }
 }
 

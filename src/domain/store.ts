@@ -51,9 +51,12 @@ export interface SchemaWithPolicy {
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
-/** schema_changed for a write checked against a policy the store kept (NodeAddress.policyMark) that has changed since. */
-export const policyChanged = (schemaId: string): DomainError =>
-  new DomainError('schema_changed', `Schema '${schemaId}' or the customer's settings or blocklist changed while the write was running; send it again.`);
+/**
+ * schema_changed for a call checked against a policy the store kept (NodeAddress.policyMark, PersonRequest.policyMark)
+ * that has changed since; the call is checked again against a fresh read.
+ */
+export const policyChanged = (): DomainError =>
+  new DomainError('schema_changed', "The customer's schemas, settings or blocklist changed while the request was running; send it again.");
 
 /** What a store answers when a write would make a node hold more than NodeAddress.maxIds IDs; nothing is written. */
 export const nodeIdLimitReached = (node: NodeAddress): DomainError =>
@@ -207,6 +210,12 @@ export interface Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
   /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
+  /**
+   * customerPolicy for `_eligible` and `_impression`, whose reads of the person's counts check it again: as for
+   * schemaWithPolicy, a store may answer what it kept ('answer') or read afresh and keep that ('renew'), with a
+   * `mark` that the PersonRequest carries (PersonRequest.policyMark).
+   */
+  showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }>;
   /**
    * A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against.
    * For a write that may add IDs, a store may keep what it read: with `kept: 'answer'` it may answer what it kept

@@ -55,10 +55,16 @@ export interface Answer {
 }
 
 /** One request; rejects when no answer came within `timeoutMs` (a hang) or the connection failed. */
-export async function call(base: string, method: string, url: string, options: { token?: string; body?: unknown; timeoutMs?: number } = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  method: string,
+  url: string,
+  options: { token?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
+): Promise<Answer> {
   const res = await fetch(`${base}${url}`, {
     method,
     headers: {
+      ...options.headers,
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
     },

@@ -32,6 +32,9 @@ const nameByText = new Map<string, StatementName>(STATEMENT_NAMES.map((name) => 
 // The schema statements too (applySchema): a handler sees them by their names, such as `schema/id.unique-value`.
 for (const statement of statements.schema) nameByText.set(statement.sent, statement.name as StatementName);
 
+/** What person.counts reads of a customer that declared no secure or `links: false` type and put no settings. */
+const NO_POLICY = { secureTypes: [], unlinkedTypes: [], timezone: [] };
+
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
 function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
   switch (name) {
@@ -170,13 +173,14 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
         document: isKnown(c.known, 7, 2) ? null : storedDocument,
       }));
     case 'person.counts':
-      return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }] }];
+      return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }], ...NO_POLICY }];
     case 'person.counts-many':
       return (params.people as Array<{ index: number }>).map((p) => ({
         index: p.index,
         visited: 1,
         idsRead: 2,
         counts: [{ deliveryId: 7, total: 2, today: 1 }],
+        ...NO_POLICY,
       }));
     case 'impression.counted-by':
       return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
@@ -1500,6 +1504,27 @@ describe('Neo4j store, with a fake driver', () => {
         true,
       ]);
       expect(counts).toMatchObject({ day: '2026-06-01', deliveryId: null });
+    });
+
+    test('when the person was made from a kept policy that person.counts reads otherwise, then schema_changed and nothing counted; when it reads the same, then the counts', async () => {
+      let timezone = ['UTC'];
+      const fake = fakeStore((name) =>
+        name === 'customer.policy'
+          ? [{ secureTypes: [], unlinkedTypes: ['ip'], settings: [{ requireToken: false, timezone: 'UTC' }], blocklist: [], schema: [] }]
+          : name === 'person.counts'
+            ? [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }], secureTypes: [], unlinkedTypes: ['ip'], timezone }]
+            : undefined,
+      );
+      const { mark } = await fake.store.showingPolicy('acme', 'answer');
+      expect(await fake.store.showingPolicy('acme', 'answer')).toMatchObject({ mark });
+      expect(fake.named('customer.policy')).toHaveLength(1);
+      const kept = { ...person, policyMark: mark as string };
+      expect((await fake.store.eligibility(kept, '2026-06-01')).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+
+      timezone = ['Asia/Tokyo'];
+      await expect(fake.store.eligibility(kept, '2026-06-01')).rejects.toMatchObject({ code: 'schema_changed' });
+      await expect(fake.store.recordImpression({ ...impression, person: kept }, () => undefined)).rejects.toMatchObject({ code: 'schema_changed' });
+      expect(fake.named('impression.record')).toEqual([]);
     });
 
     test('when the person is past the bounds, then component_too_large and nothing counted', async () => {

@@ -4,6 +4,7 @@
 // on the other at once. What a process keeps between requests (a customer's policy, for its node writes) is checked
 // in each write's own transaction, so a change made through the other process holds at the next write all the same.
 import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
+import { buildCondition, buildDelivery } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 
 interface SearchAnswer {
@@ -184,6 +185,47 @@ describe('two service processes on one Neo4j', () => {
       ],
       total: 7,
     });
+  });
+
+  test("when one process makes a type secure or changes the time zone, then the other's next _eligible and _impression answer the change, though it kept the policy", async () => {
+    const open = { id_types: [{ type: 'member_id' }, { type: 'email' }] };
+    expect((await call(one.base, 'PUT', '/v1/keptshow/schema/member', { token: ADMIN_TOKEN, body: open })).status).toBe(201);
+    const node = { schema: 'member', key: { type: 'member_id', id: 'm-1' }, ids: [{ type: 'email', id: 'ann@example.com' }] };
+    expect((await call(one.base, 'POST', '/v1/keptshow/node/_create', { body: node })).status).toBe(201);
+    const issued = await call(one.base, 'POST', '/v1/keptshow/token', { token: ADMIN_TOKEN, body: { kind: 'mapi' } });
+    const mapi = { 'x-service-mapi-token': (issued.json as { token: string }).token };
+    // In period on 1 December 2026, with caps far from reached.
+    const delivery = buildDelivery({
+      condition: buildCondition({
+        trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] },
+        max_total_count: 1000,
+        max_total_count_per_day: 1000,
+      }),
+    });
+    const created = await call(one.base, 'POST', '/v1/delivery', { headers: mapi, body: delivery });
+    expect(created.status).toBe(201);
+    const deliveryId = (created.json as { delivery_id: number }).delivery_id;
+    const byMember = { type: 'member_id', id: 'm-1' };
+    const shown = (at: string) =>
+      call(two.base, 'POST', `/v1/delivery/${deliveryId}/_impression`, { headers: mapi, body: { user: byMember, platform: 'ios', at } });
+    const eligible = (user: object) =>
+      call(two.base, 'POST', '/v1/delivery/_eligible', { headers: mapi, body: { user, event_name: 'app_open', at: '2026-12-01T12:00:00Z' } });
+
+    // The other process reads the policy once, and then keeps it.
+    expect((await eligible({ type: 'email', id: 'ann@example.com' })).status).toBe(200);
+    expect(await shown('2026-12-01T23:30:00Z')).toMatchObject({ status: 201, json: { person_total: 1, person_today: 1 } });
+
+    // 23:40 UTC on 1 December is 2 December in Tokyo: a new day for the person's daily count.
+    expect((await call(one.base, 'PUT', '/v1/keptshow/settings', { token: ADMIN_TOKEN, body: { timezone: 'Asia/Tokyo' } })).status).toBe(200);
+    expect(await shown('2026-12-01T23:40:00Z')).toMatchObject({ status: 201, json: { person_total: 2, person_today: 1 } });
+
+    const secured = { id_types: [{ type: 'member_id' }, { type: 'email', secure: true }] };
+    expect((await call(one.base, 'PUT', '/v1/keptshow/schema/member', { token: ADMIN_TOKEN, body: secured })).status).toBe(200);
+    expect(await eligible({ type: 'email', id: 'ann@example.com' })).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
+    // Secure no more (once no node holds an email): the refusal kept on the other process is not answered again.
+    expect((await call(one.base, 'POST', '/v1/keptshow/node/_delete', { body: { schema: 'member', key: byMember } })).status).toBe(204);
+    expect((await call(one.base, 'PUT', '/v1/keptshow/schema/member', { token: ADMIN_TOKEN, body: open })).status).toBe(200);
+    expect((await eligible({ type: 'email', id: 'ann@example.com' })).status).toBe(200);
   });
 
   test('when a write is answered 2xx by one process, then a search on the other sees it at once', async () => {

@@ -9,6 +9,10 @@
 //
 // Only what a write checks again is kept: an entry whose schema exists, and whose blocklist is the one its digest
 // names (a read of the rules and the digest of one put, even should a put's commit land between them).
+//
+// `_eligible` and `_impression` keep the customer's policy the same way: what they use of it (the types declared
+// secure, those declared `links: false`, the time zone) is read again by their person.counts statement, and the
+// counts are used only while it is still what was kept.
 import { createHash } from 'node:crypto';
 import type { SchemaWithPolicy } from '../../domain/store';
 
@@ -22,9 +26,15 @@ export const blocklistDigest = (rules: string): string => createHash('sha256').u
 export const policyMark = (requireToken: boolean | null | undefined, digest: string | null | undefined): string =>
   JSON.stringify([requireToken ?? null, digest ?? null]);
 
-/** What the policy statements read of the settings and the blocklist, each a list of at most one (none when absent). */
+/** The mark of what eligibility and impressions use of the policy: secure and `links: false` types, and the time zone. */
+export const showingMark = (secureTypes: readonly string[], unlinkedTypes: readonly string[], timezone: string | null | undefined): string =>
+  JSON.stringify([[...secureTypes].sort(), [...unlinkedTypes].sort(), timezone ?? null]);
+
+/** What the policy statements read of the settings, the blocklist and the types, each setting a list of at most one. */
 export interface MarkedRow {
-  settings: Array<{ requireToken: boolean | null }>;
+  secureTypes: string[];
+  unlinkedTypes: string[];
+  settings: Array<{ requireToken: boolean | null; timezone: string | null }>;
   blocklist: string[];
   blocklistDigest?: Array<string | null>;
 }
@@ -34,17 +44,26 @@ type Kept = SchemaWithPolicy & { mark: string };
 export class KeptPolicies {
   private readonly kept = new Map<string, Kept>();
 
-  get(customerId: string, schemaId: string): Kept | undefined {
+  /** What is kept for node writes to the schema, or (null) for eligibility and impressions. */
+  get(customerId: string, schemaId: string | null): Kept | undefined {
     return this.kept.get(keyOf(customerId, schemaId));
   }
 
   /** Keeps what was read, when a write can check it again, and answers it with its mark; else answers it unmarked. */
-  keep(customerId: string, schemaId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): SchemaWithPolicy {
+  keepForWrites(customerId: string, schemaId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): SchemaWithPolicy {
     if (row === undefined || read.schema === undefined) return read;
     const [rules] = row.blocklist;
     const [digest] = row.blocklistDigest ?? [];
     if (rules !== undefined && (typeof digest !== 'string' || blocklistDigest(rules) !== digest)) return read;
-    const kept = { ...read, mark: policyMark(row.settings[0]?.requireToken, digest) };
+    return this.keep(customerId, schemaId, { ...read, mark: policyMark(row.settings[0]?.requireToken, digest) });
+  }
+
+  /** Keeps what was read for eligibility and impressions, and answers it with its mark. */
+  keepForShowing(customerId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): SchemaWithPolicy {
+    return this.keep(customerId, null, { ...read, mark: showingMark(row?.secureTypes ?? [], row?.unlinkedTypes ?? [], row?.settings[0]?.timezone) });
+  }
+
+  private keep(customerId: string, schemaId: string | null, kept: Kept): Kept {
     const key = keyOf(customerId, schemaId);
     this.kept.delete(key);
     // A Map keeps insertion order: the entry read longest ago goes.
@@ -54,10 +73,10 @@ export class KeptPolicies {
   }
 
   /** Forgets the policy a write was refused for having been checked against (`mark`), unless a newer one replaced it. */
-  forget(customerId: string, schemaId: string, mark: string): void {
+  forget(customerId: string, schemaId: string | null, mark: string): void {
     const key = keyOf(customerId, schemaId);
     if (this.kept.get(key)?.mark === mark) this.kept.delete(key);
   }
 }
 
-const keyOf = (customerId: string, schemaId: string) => JSON.stringify([customerId, schemaId]);
+const keyOf = (customerId: string, schemaId: string | null) => JSON.stringify([customerId, schemaId]);

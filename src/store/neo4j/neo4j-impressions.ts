@@ -11,9 +11,10 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
-import { personTooLarge } from '../../domain/store';
+import { personTooLarge, policyChanged } from '../../domain/store';
 import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
 import { parseStored } from './neo4j-deliveries';
+import { showingMark } from './kept-policies';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query, rowsByAsk } from './query';
 
@@ -22,6 +23,9 @@ export interface PersonCountsRow {
   visited: number;
   idsRead: number;
   counts: Array<{ deliveryId: number; total: number; today: number }>;
+  secureTypes: string[];
+  unlinkedTypes: string[];
+  timezone: Array<string | null>;
 }
 
 /**
@@ -71,8 +75,12 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
   return rowsByAsk(rows, asks.length).map(([row]) => row);
 }
 
-/** The counts of a person.counts row; personTooLarge past the person's bounds. */
+/**
+ * The counts of a person.counts row; personTooLarge past the person's bounds. schema_changed when the person was
+ * checked against a kept policy (PersonRequest.policyMark) that the row says has changed.
+ */
 export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
+  if (row && p.policyMark !== undefined && showingMark(row.secureTypes, row.unlinkedTypes, row.timezone[0]) !== p.policyMark) throw policyChanged();
   if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
 }

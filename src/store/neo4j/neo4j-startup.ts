@@ -275,6 +275,9 @@ export class ConnectingStore implements Store {
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
     return this.use((s) => s.customerPolicy(customerId));
   }
+  showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
+    return this.use((s) => s.showingPolicy(customerId, kept));
+  }
   schemaWithPolicy(customerId: string, schemaId: string, options?: { kept?: KeptPolicyUse }): Promise<SchemaWithPolicy> {
     return this.use((s) => s.schemaWithPolicy(customerId, schemaId, options));
   }

@@ -46,6 +46,7 @@ import {
   type KeptPolicyUse,
   type NodeWrite,
   type PutSchemaOutcome,
+  policyChanged,
   type SchemaWithPolicy,
   type StartCheck,
   type Store,
@@ -349,6 +350,16 @@ export class Neo4jStore implements Store {
     return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId: null })).policy;
   }
 
+  /** With 'answer', no statement while this process keeps what an earlier read answered (./kept-policies.ts). */
+  async showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
+    if (kept === 'answer') {
+      const answer = this.keptPolicies.get(customerId, null);
+      if (answer) return answer;
+    }
+    const row = await this.policies.get({ customerId, schemaId: null });
+    return this.keptPolicies.keepForShowing(customerId, row, this.schemas.policyOf(customerId, row));
+  }
+
   /**
    * One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone.
    * With `kept: 'answer'`, none while this process keeps what an earlier read answered (./kept-policies.ts).
@@ -360,7 +371,7 @@ export class Neo4jStore implements Store {
     }
     const row = await this.policies.get({ customerId, schemaId });
     const read = this.schemas.policyOf(customerId, row);
-    return options.kept === undefined ? read : this.keptPolicies.keep(customerId, schemaId, row, read);
+    return options.kept === undefined ? read : this.keptPolicies.keepForWrites(customerId, schemaId, row, read);
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
@@ -551,8 +562,11 @@ export class Neo4jStore implements Store {
     const deliveries: Delivery[] = [];
     const others: Delivery[] = [];
     for (const delivery of await this.catalogues.get(person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
-    // The person is read only when a delivery could be shown.
-    if (deliveries.length === 0) return { deliveries, others, person: new Map() };
+    // The person is read only when a delivery could be shown. Without that read, a kept policy is checked by one.
+    if (deliveries.length === 0) {
+      if (person.policyMark !== undefined && (await this.showingPolicy(person.customerId, 'renew')).mark !== person.policyMark) throw policyChanged();
+      return { deliveries, others, person: new Map() };
+    }
     // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
     const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
     const counts = [...countsOf(person, await this.peopleWithin(person).get({ person, day }))].filter(([deliveryId]) => existing.has(deliveryId));

@@ -51,6 +51,6 @@ export class SchemaGuards {
     }
     const guarded = await reading;
     if (guarded === undefined || !declaresAsExpected(guarded.declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
-    if (node.policyMark !== undefined && node.policyMark !== guarded.mark) throw policyChanged(node.schemaId);
+    if (node.policyMark !== undefined && node.policyMark !== guarded.mark) throw policyChanged();
   }
 }

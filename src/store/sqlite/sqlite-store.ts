@@ -265,6 +265,11 @@ export class SqliteStore implements Store {
     return this.run(() => this.schemas.policy(customerId));
   }
 
+  /** Always a fresh read, as schemaWithPolicy is. */
+  showingPolicy(customerId: string): Promise<{ policy: CustomerPolicy }> {
+    return this.run(() => ({ policy: this.schemas.policy(customerId) }));
+  }
+
   /** Always a fresh read: a function call here, with nothing to save by keeping it. */
   schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.run(() => ({ schema: this.schemas.get(customerId, schemaId), policy: this.schemas.policy(customerId) }));
