@@ -57,7 +57,7 @@ export interface NodeAddress {
   /**
    * Set when the write was checked against a policy the store kept from an earlier read (SchemaWithPolicy.mark):
    * the store applies the write only while the customer's policy is still that one, decided in the write's own
-   * transaction as expectedTypes are, and refuses it with schema_changed otherwise (and reads afresh next time).
+   * transaction as expectedTypes are, and refuses it with schema_changed otherwise (and the domain checks it again against a fresh read).
    */
   policyMark?: string;
   /**

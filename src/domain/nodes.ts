@@ -34,7 +34,14 @@ export type BulkItem =
  * What checking a write reads: its schema and the customer's policy, together (once per request, or per schema and
  * bulk round). `kept`: a write whose store transaction checks the policy again may use what the store keeps of it.
  */
-type Reads = (schemaId: string, kept?: KeptPolicyUse) => Promise<SchemaWithPolicy>;
+interface Reads {
+  (schemaId: string, kept?: KeptPolicyUse): Promise<SchemaWithPolicy>;
+  /**
+   * A later attempt of a write the store refused with schema_changed: 'answer' reads afresh ('renew'), so the
+   * attempt is never checked against what was kept before, and the store keeps the fresh read for the next writes.
+   */
+  readonly afresh: boolean;
+}
 
 /** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
 const SCHEMA_ATTEMPTS = 3;
@@ -51,37 +58,37 @@ export class NodeService {
   ) {}
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planCreate(actor, body, this.reads(actor));
+    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
+      const w = await this.planCreate(actor, body, reads);
       await this.store.createNode(w.node, w.ids);
     });
   }
 
   async insert(actor: Actor, body: NodeRef & { ids: IdPair[] }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planInsert(actor, body, this.reads(actor));
+    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
+      const w = await this.planInsert(actor, body, reads);
       await this.store.insertIds(w.node, w.ids);
     });
   }
 
   async replace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean): Promise<void> {
-    await this.checkedAgainstSchemaChanges(async () => {
-      const w = await this.planReplace(actor, body, upsert, this.reads(actor));
+    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
+      const w = await this.planReplace(actor, body, upsert, reads);
       await this.store.replaceId(w.node, w.where, w.set, w.upsert);
     });
   }
 
   async rekey(actor: Actor, body: NodeRef & { set: { id: string } }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(async () => {
+    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
       // Only the new key is checked against the blocklist: rekeying is how a node leaves a blocked key.
       const newKey = [{ id: { type: body.key.type, id: body.set.id }, path: '/body/set' }];
-      const node = await this.checked(actor, body, [], this.reads(actor), newKey);
+      const node = await this.checked(actor, body, [], reads, newKey);
       await this.store.rekey(node, body.set.id);
     });
   }
 
   async delete(actor: Actor, body: NodeRef & { where?: IdPair }): Promise<void> {
-    const w = await this.planDelete(actor, body, this.reads(actor));
+    const w = await this.planDelete(actor, body, this.reads(actor, false));
     if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
     else await this.store.deleteNode(w.node);
   }
@@ -106,7 +113,7 @@ export class NodeService {
     const outcomes: Array<DomainError | undefined> = items.map(() => undefined);
     let pending = items.map((_item, index) => index);
     for (let attempt = 1; pending.length > 0; attempt += 1) {
-      const reads = this.readsOncePerRound(actor);
+      const reads = this.readsOncePerRound(actor, attempt > 1);
       const planned: Array<{ index: number; write: NodeWrite }> = [];
       for (const index of pending) {
         try {
@@ -128,13 +135,13 @@ export class NodeService {
   }
 
   /**
-   * Runs a check-then-write again when the store refused the write because the schema changed in between (see
-   * NodeAddress.expectedTypes): the second check reads the new schema and answers what it says.
+   * Runs a check-then-write again when the store refused the write because the schema or the kept policy changed in
+   * between (see NodeAddress.expectedTypes and policyMark): the next check reads them afresh and answers what they say.
    */
-  private async checkedAgainstSchemaChanges(checkThenWrite: () => Promise<void>): Promise<void> {
+  private async checkedAgainstSchemaChanges(actor: Actor, checkThenWrite: (reads: Reads) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await checkThenWrite();
+        await checkThenWrite(this.reads(actor, attempt > 1));
         return;
       } catch (e) {
         if (!(isDomainError(e) && e.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS)) throw e;
@@ -142,17 +149,21 @@ export class NodeService {
     }
   }
 
-  private readsOncePerRound(actor: Actor): Reads {
+  private readsOncePerRound(actor: Actor, afresh: boolean): Reads {
     const read = new Map<string, ReturnType<Reads>>();
-    return (schemaId, kept) => {
-      const key = JSON.stringify([schemaId, kept ?? null]);
-      let both = read.get(key);
-      if (!both) {
-        both = this.store.schemaWithPolicy(actor.customerId, schemaId, { kept });
-        read.set(key, both);
-      }
-      return both;
-    };
+    const reads = this.reads(actor, afresh);
+    return Object.assign(
+      (schemaId: string, kept?: KeptPolicyUse) => {
+        const key = JSON.stringify([schemaId, kept ?? null]);
+        let both = read.get(key);
+        if (!both) {
+          both = reads(schemaId, kept);
+          read.set(key, both);
+        }
+        return both;
+      },
+      { afresh },
+    );
   }
 
   private plan(actor: Actor, item: BulkItem, reads: Reads): Promise<NodeWrite> {
@@ -202,8 +213,12 @@ export class NodeService {
     return { kind: 'removeId', node, id: body.where };
   }
 
-  private reads(actor: Actor): Reads {
-    return (schemaId, kept) => this.store.schemaWithPolicy(actor.customerId, schemaId, { kept });
+  private reads(actor: Actor, afresh: boolean): Reads {
+    return Object.assign(
+      (schemaId: string, kept?: KeptPolicyUse) =>
+        this.store.schemaWithPolicy(actor.customerId, schemaId, { kept: afresh && kept === 'answer' ? 'renew' : kept }),
+      { afresh },
+    );
   }
 
   /**
@@ -216,17 +231,16 @@ export class NodeService {
    */
   private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, addsIds = false): Promise<NodeAddress> {
     const read = await reads(ref.schema, addsIds ? 'answer' : undefined);
-    if (read.mark === undefined) return this.checkedAgainst(actor, ref, mentioned, blockable, read);
     try {
-      return { ...this.checkedAgainst(actor, ref, mentioned, blockable, read), policyMark: read.mark };
+      return this.checkedAgainst(actor, ref, mentioned, blockable, read);
     } catch (e) {
-      if (!isDomainError(e)) throw e;
-      const fresh = await reads(ref.schema, 'renew');
-      return { ...this.checkedAgainst(actor, ref, mentioned, blockable, fresh), ...(fresh.mark === undefined ? {} : { policyMark: fresh.mark }) };
+      if (!isDomainError(e) || read.mark === undefined || reads.afresh) throw e;
+      return this.checkedAgainst(actor, ref, mentioned, blockable, await reads(ref.schema, 'renew'));
     }
   }
 
-  private checkedAgainst(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, { schema, policy }: SchemaWithPolicy): NodeAddress {
+  /** The checks against one read; the write carries the read's mark, if any, for its store to check again. */
+  private checkedAgainst(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, { schema, policy, mark }: SchemaWithPolicy): NodeAddress {
     requireTokenIfAsked(actor, policy);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
     const declared = new Map(schema.idTypes.map((t) => [t.type, t]));
@@ -255,6 +269,7 @@ export class NodeService {
       expectedTypes,
       maxIds: this.limits.nodeMaxIds,
       ...(actor.audit ? { audit: actor.audit } : {}),
+      ...(mark === undefined ? {} : { policyMark: mark }),
     };
   }
 }

@@ -36,7 +36,6 @@ import {
   type WriteAudit,
 } from './model';
 
-/** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
 /** How a write that may add IDs reads its policy (Store.schemaWithPolicy): what the store kept, or afresh to keep. */
 export type KeptPolicyUse = 'answer' | 'renew';
 
@@ -48,6 +47,7 @@ export interface SchemaWithPolicy {
   mark?: string;
 }
 
+/** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 

@@ -5,6 +5,7 @@
 import neo4j, { type Driver, type Integer, Neo4jError } from 'neo4j-driver';
 import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
 import { DomainError } from '../../src/domain/errors';
+import { NodeService } from '../../src/domain/nodes';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
 import type { NodeWrite, StartCheck, UncheckedSearch } from '../../src/domain/store';
@@ -1015,9 +1016,10 @@ describe('Neo4j store, with a fake driver', () => {
       ];
       const expected = [{ type: 'member_id', secure: false }];
 
-      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed, and the next read is afresh", async () => {
-        let stored = blocklistDigest(rules);
-        const fake = fakeStore((name) => (name === 'customer.policy' ? [policyRow(stored)] : name === 'schema.guard' ? guardRow(stored) : undefined));
+      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed; the store answers what it kept until a read renews it", async () => {
+        let current = rules;
+        const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
+        const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
         const first = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
         expect(first.mark).toEqual(expect.any(String));
         expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
@@ -1026,13 +1028,34 @@ describe('Neo4j store, with a fake driver', () => {
         expect((await fake.store.schemaWithPolicy('acme', 'member')).mark).toBeUndefined();
 
         await fake.store.createNode({ ...member('m1'), expectedTypes: expected, policyMark: first.mark }, []);
-        stored = blocklistDigest('[]');
+        current = '[]';
         await expect(fake.store.createNode({ ...member('m2'), expectedTypes: expected, policyMark: first.mark }, [])).rejects.toMatchObject({
           code: 'schema_changed',
         });
-        const renewed = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
+        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
+        const renewed = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'renew' });
         expect(fake.named('customer.policy')).toHaveLength(3);
         expect(renewed.mark).not.toEqual(first.mark);
+        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(renewed);
+      });
+
+      test('when a node write checked against a kept policy is refused because the blocklist changed, then its next attempt reads afresh and it goes through', async () => {
+        let current = rules;
+        const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
+        const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
+        const nodes = new NodeService(fake.store, { nodeMaxIds: 100 });
+        const actor = { customerId: 'acme', authenticated: true };
+        await nodes.create(actor, { schema: 'member', key: { type: 'member_id', id: 'm1' } });
+        current = JSON.stringify([{ type: 'device', values: ['d8'] }]);
+        await nodes.create(actor, { schema: 'member', key: { type: 'member_id', id: 'm2' } });
+        // m1 read and kept the policy; m2 was checked against it and refused by its guard (its node.create, sent
+        // with the guard, rolled back), then read the policy afresh and went.
+        expect(fake.named('customer.policy')).toHaveLength(2);
+        expect(fake.named('schema.guard')).toHaveLength(3);
+        expect(fake.named('node.create').map((c) => c.params.keyId)).toEqual(['m1', 'm2', 'm2']);
+        // The fresh read is kept: the next write reads nothing.
+        await nodes.create(actor, { schema: 'member', key: { type: 'member_id', id: 'm3' } });
+        expect(fake.named('customer.policy')).toHaveLength(2);
       });
 
       test('when the rules read are not the ones their digest names, or the schema is absent, then nothing is kept', async () => {

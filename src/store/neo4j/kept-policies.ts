@@ -4,8 +4,9 @@
 // schema's declarations and what the checks used of the policy besides them: whether a token is required, and
 // the digest of the blocklist. A write checked against a kept policy carries the mark of what it was checked
 // against (NodeAddress.policyMark); the guard's statement refuses it (schema_changed) unless the same holds now,
-// and the store then forgets the policy, so that the write's next attempt is checked against a fresh read. So a
-// changed setting, blocklist or schema holds for every process at its next write, as when every write read it.
+// and the write's next attempt is checked against a fresh read ('renew', src/domain/nodes.ts), which is kept
+// instead. So a changed setting, blocklist or schema holds for every process at its next write, as when every
+// write read it.
 //
 // Only what a write checks again is kept: an entry whose schema exists, and whose blocklist is the one its digest
 // names (a read of the rules and the digest of one put, even should a put's commit land between them).
@@ -70,12 +71,6 @@ export class KeptPolicies {
     if (this.kept.size >= KEPT) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(key, kept);
     return kept;
-  }
-
-  /** Forgets the policy a write was refused for having been checked against (`mark`), unless a newer one replaced it. */
-  forget(customerId: string, schemaId: string | null, mark: string): void {
-    const key = keyOf(customerId, schemaId);
-    if (this.kept.get(key)?.mark === mark) this.kept.delete(key);
   }
 }
 

@@ -23,7 +23,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
-import { type DomainError, isDomainError } from '../../domain/errors';
+import type { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type CustomerPolicy,
@@ -417,15 +417,15 @@ export class Neo4jStore implements Store {
   // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
 
   createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'create', node, ids }));
+    return this.nodeWrites.apply({ kind: 'create', node, ids });
   }
 
   insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'insert', node, ids }));
+    return this.nodeWrites.apply({ kind: 'insert', node, ids });
   }
 
   replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.forgettingRefusedPolicy(node, this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert }));
+    return this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert });
   }
 
   removeId(node: NodeAddress, id: IdPair): Promise<void> {
@@ -440,26 +440,8 @@ export class Neo4jStore implements Store {
     return rekey(this.write, node, newId);
   }
 
-  async applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    const outcomes = await applyNodeWrites(this.write, writes);
-    outcomes.forEach((outcome, index) => this.forgetRefusedPolicy((writes[index] as NodeWrite).node, outcome));
-    return outcomes;
-  }
-
-  /** A write checked against a kept policy and refused with schema_changed: the policy is read afresh for the next. */
-  private async forgettingRefusedPolicy(node: NodeAddress, writing: Promise<void>): Promise<void> {
-    try {
-      await writing;
-    } catch (e) {
-      this.forgetRefusedPolicy(node, e);
-      throw e;
-    }
-  }
-
-  private forgetRefusedPolicy(node: NodeAddress, outcome: unknown): void {
-    if (node.policyMark !== undefined && isDomainError(outcome) && outcome.code === 'schema_changed') {
-      this.keptPolicies.forget(node.customerId, node.schemaId, node.policyMark);
-    }
+  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
+    return applyNodeWrites(this.write, writes);
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
