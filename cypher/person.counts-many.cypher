@@ -1,10 +1,11 @@
 // params: people, maxNodes, maxIds
 // person.counts.cypher for many people at once, each of every delivery (GatheredReads in
 // src/store/neo4j/gathered-reads.ts): `people` is a list of maps, each with index, customer, type, value,
-// unlinkedTypes and day; one row per person, with its index, as person.counts.cypher answers it (which says why the
+// unlinkedTypes, day and deliveryIds; one row per person, with its index, as person.counts.cypher answers it (which says why the
 // traversal has its shape). The traversal is a COLLECT subquery, as in search.one-by-key.cypher, so that it is
 // still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
-// Each row also has the person's customer's secureTypes, unlinkedTypes and timezone, as person.counts.cypher says.
+// Each row also has the person's customer's secureTypes, unlinkedTypes, timezone and catalogueVersion, and the live
+// counts of the person's deliveryIds, as person.counts.cypher says.
 UNWIND $people AS person
 OPTIONAL MATCH (source:Id {customer: person.customer, type: person.type, value: person.value})
 WITH person, COLLECT {
@@ -45,4 +46,14 @@ RETURN person.index AS index, visited, idsRead, COLLECT {
        COLLECT {
          MATCH (settings:Settings {customer: person.customer})
          RETURN settings.timezone
-       } AS timezone
+       } AS timezone,
+       COLLECT {
+         MATCH (sequence:Sequence {customer: person.customer, name: 'catalogue'})
+         RETURN sequence.last
+       } AS catalogueVersion,
+       COLLECT {
+         UNWIND person.deliveryIds AS deliveryId
+         MATCH (delivery:Delivery {customer: person.customer, deliveryId: deliveryId})
+         RETURN {deliveryId: deliveryId, deliveryCount: coalesce(delivery.deliveryCount, 0), iphoneCount: coalesce(delivery.iphoneCount, 0),
+                 androidCount: coalesce(delivery.androidCount, 0)}
+       } AS live

@@ -1,4 +1,4 @@
-// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryId
+// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryId, deliveryIds
 // A person's impressions, in one statement: the IDs of the person (docs/deliveries.md), whose impressions add up, then
 // for each delivery (only `deliveryId` when it is not null) the sum of the counts recorded against those IDs, in all
 // and on the calendar `day` (one index seek per ID: impression_id).
@@ -14,6 +14,9 @@
 // types declared secure, those declared `links: false` (`unlinkedTypes` above), and the time zone (`day`). A service
 // process that made the checks with a policy it kept uses the counts only while these are still what it kept
 // (src/store/neo4j/kept-policies.ts).
+//
+// And for eligibility weighed against a catalogue the process kept (delivery.catalogue.cypher): the catalogue's
+// version now, and the live counts of the deliveries `deliveryIds` (those left to weigh; [] otherwise).
 MATCH (source:Id {customer: $customer, type: $type, value: $value})
 MATCH path = (source)-[:LINKED*0..20000001]-(reached)
 WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
@@ -53,4 +56,14 @@ RETURN visited, idsRead, COLLECT {
        COLLECT {
          MATCH (settings:Settings {customer: $customer})
          RETURN settings.timezone
-       } AS timezone
+       } AS timezone,
+       COLLECT {
+         MATCH (sequence:Sequence {customer: $customer, name: 'catalogue'})
+         RETURN sequence.last
+       } AS catalogueVersion,
+       COLLECT {
+         UNWIND $deliveryIds AS deliveryId
+         MATCH (delivery:Delivery {customer: $customer, deliveryId: deliveryId})
+         RETURN {deliveryId: deliveryId, deliveryCount: coalesce(delivery.deliveryCount, 0), iphoneCount: coalesce(delivery.iphoneCount, 0),
+                 androidCount: coalesce(delivery.androidCount, 0)}
+       } AS live

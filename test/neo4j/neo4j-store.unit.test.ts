@@ -36,6 +36,12 @@ for (const statement of statements.schema) nameByText.set(statement.sent, statem
 /** What person.counts reads of a customer that declared no secure or `links: false` type and put no settings. */
 const NO_POLICY = { secureTypes: [], unlinkedTypes: [], timezone: [] };
 
+/** What person.counts reads of a catalogue no delivery write changed (version 0), with the live counts asked for. */
+const unchangedCatalogue = (deliveryIds: unknown) => ({
+  catalogueVersion: [],
+  live: ((deliveryIds ?? []) as Integer[]).map((deliveryId) => ({ deliveryId: deliveryId.toNumber(), ...STORED_COUNTS })),
+});
+
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
 function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
   switch (name) {
@@ -161,20 +167,21 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ total: 1, items: [{ document: storedDocument, ...STORED_COUNTS }] }];
     case 'delivery.catalogue':
       // The document only when the caller has not parsed revision 2 of delivery 7 yet.
-      return [{ deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
+      return [{ version: 0, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
     case 'impression.lock':
       return [{ document: storedDocument, ...STORED_COUNTS, answer: null }];
     case 'delivery.catalogue-many':
       // Neo4j answers the index as a number (disableLosslessIntegers).
       return (params.customers as Array<{ index: Integer; known: unknown }>).map((c) => ({
         index: c.index.toNumber(),
+        version: 0,
         deliveryId: 7,
         revision: 2,
         ...STORED_COUNTS,
         document: isKnown(c.known, 7, 2) ? null : storedDocument,
       }));
     case 'person.counts':
-      return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }], ...NO_POLICY }];
+      return [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }], ...NO_POLICY, ...unchangedCatalogue(params.deliveryIds) }];
     case 'person.counts-many':
       return (params.people as Array<{ index: number }>).map((p) => ({
         index: p.index,
@@ -182,6 +189,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
         idsRead: 2,
         counts: [{ deliveryId: 7, total: 2, today: 1 }],
         ...NO_POLICY,
+        ...unchangedCatalogue((p as { deliveryIds?: unknown }).deliveryIds),
       }));
     case 'impression.counted-by':
       return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
@@ -452,6 +460,8 @@ describe('Neo4j store, with a fake driver', () => {
       ...customers.map((c) => store.findActiveToken(`hash-${c}`)),
       ...customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')),
     ]);
+    // Their catalogues kept now, each goes straight to person.counts: those that wait go together.
+    await Promise.all(customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')));
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
     await store.recordImpression(impression, () => undefined);
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
@@ -1467,6 +1477,7 @@ describe('Neo4j store, with a fake driver', () => {
         ['acme', 'condition', '1'],
         ['acme', 'message', '3'],
         ['acme', 'delivery', '1'],
+        ['acme', 'catalogue', '1'],
       ]);
       expect(created.condition.conditionId).toBe(1);
       expect(created.message.map((m) => m.messageId)).toEqual([2, 3, 4]);
@@ -1486,7 +1497,10 @@ describe('Neo4j store, with a fake driver', () => {
       expect(replaced?.deliveryId).toBe(7);
       expect(replaced?.condition).toMatchObject({ conditionId: 70, iphoneDeliveryCount: 1, androidDeliveryCount: 2, deliveryCount: 3 });
       expect(replaced?.message.map((m) => m.messageId)).toEqual([701, 100]);
-      expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([['acme', 'message', '1']]);
+      expect(fake.named('sequence.next').map((c) => [c.params.customer, c.params.name, String(c.params.count)])).toEqual([
+        ['acme', 'message', '1'],
+        ['acme', 'catalogue', '1'],
+      ]);
     });
 
     test('when a delivery is missing, then get and replace give undefined and delete false', async () => {
@@ -1509,15 +1523,31 @@ describe('Neo4j store, with a fake driver', () => {
     const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: ['ip'], maxNodes: 10, maxIds: 10 };
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
 
-    test('when eligibility is read twice, then the documents come with live counts, and the second read asks only for documents that changed', async () => {
-      const fake = fakeStore();
+    test('when eligibility is read twice, then the second weighs the catalogue kept by the first, with the live counts person.counts reads', async () => {
+      let live = 3;
+      const fake = fakeStore((name, params) =>
+        name === 'person.counts'
+          ? [
+              {
+                visited: 1,
+                idsRead: 2,
+                counts: [{ deliveryId: 7, total: 2, today: 1 }],
+                ...NO_POLICY,
+                ...unchangedCatalogue(params.deliveryIds),
+                live: (params.deliveryIds as Integer[]).map(() => ({ deliveryId: 7, deliveryCount: live, iphoneCount: 1, androidCount: 2 })),
+              },
+            ]
+          : undefined,
+      );
       const first = await fake.store.eligibility(person, '2026-06-01');
       expect(first.deliveries).toEqual([storedDelivery]);
       expect(first.person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
-      await fake.store.eligibility(person, '2026-06-01');
-      const [before, after] = fake.named('delivery.catalogue').map((c) => c.params.known as unknown[]);
-      expect(before).toEqual([]);
-      expect(isKnown(after, 7, 2)).toBe(true);
+      live = 9;
+      const second = await fake.store.eligibility(person, '2026-06-01');
+      expect(second.deliveries.map((d) => d.condition.deliveryCount)).toEqual([9]);
+      expect(second.person).toEqual(first.person);
+      expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toEqual(['delivery.catalogue', 'person.counts', 'person.counts']);
+      expect(fake.named('person.counts').map((c) => (c.params.deliveryIds as Integer[]).map(String))).toEqual([[], ['7']]);
       const counts = fake.named('person.counts')[0]?.params;
       expect([counts?.type, counts?.value, counts?.unlinkedTypes, String(counts?.maxNodes), neo4j.isInt(counts?.maxNodes)]).toEqual([
         'device',
@@ -1529,13 +1559,62 @@ describe('Neo4j store, with a fake driver', () => {
       expect(counts).toMatchObject({ day: '2026-06-01', deliveryId: null });
     });
 
+    test('when person.counts answers another catalogue version than the kept one, then the catalogue is read again, asking only for documents that changed', async () => {
+      let version = 0;
+      const fake = fakeStore((name, params) =>
+        name === 'person.counts'
+          ? [{ visited: 1, idsRead: 2, counts: [], ...NO_POLICY, ...unchangedCatalogue(params.deliveryIds), catalogueVersion: version === 0 ? [] : [version] }]
+          : name === 'delivery.catalogue'
+            ? [{ version, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }]
+            : undefined,
+      );
+      await fake.store.eligibility(person, '2026-06-01');
+      version = 4;
+      expect((await fake.store.eligibility(person, '2026-06-01')).deliveries).toEqual([storedDelivery]);
+      expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toEqual([
+        'delivery.catalogue',
+        'person.counts',
+        'person.counts',
+        'delivery.catalogue',
+        'person.counts',
+      ]);
+      const [before, after] = fake.named('delivery.catalogue').map((c) => c.params.known as unknown[]);
+      expect(before).toEqual([]);
+      expect(isKnown(after, 7, 2)).toBe(true);
+      // Kept again at the new version: the next eligibility reads no catalogue.
+      await fake.store.eligibility(person, '2026-06-01');
+      expect(fake.named('delivery.catalogue')).toHaveLength(2);
+    });
+
+    test('when nothing in a kept catalogue is left to weigh, then the catalogue is read again instead of the person', async () => {
+      const fake = fakeStore();
+      await fake.store.eligibility(person, '2026-06-01');
+      const state = await fake.store.eligibility(person, '2026-06-01', () => false);
+      expect(state.others).toEqual([storedDelivery]);
+      expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toEqual([
+        'delivery.catalogue',
+        'person.counts',
+        'delivery.catalogue',
+      ]);
+    });
+
     test('when the person was made from a kept policy that person.counts reads otherwise, then schema_changed and nothing counted; when it reads the same, then the counts', async () => {
       let timezone = ['UTC'];
-      const fake = fakeStore((name) =>
+      const fake = fakeStore((name, params) =>
         name === 'customer.policy'
           ? [{ secureTypes: [], unlinkedTypes: ['ip'], settings: [{ requireToken: false, timezone: 'UTC' }], blocklist: [], schema: [] }]
           : name === 'person.counts'
-            ? [{ visited: 1, idsRead: 2, counts: [{ deliveryId: 7, total: 2, today: 1 }], secureTypes: [], unlinkedTypes: ['ip'], timezone }]
+            ? [
+                {
+                  visited: 1,
+                  idsRead: 2,
+                  counts: [{ deliveryId: 7, total: 2, today: 1 }],
+                  secureTypes: [],
+                  unlinkedTypes: ['ip'],
+                  timezone,
+                  ...unchangedCatalogue(params.deliveryIds),
+                },
+              ]
             : undefined,
       );
       const { mark } = await fake.store.showingPolicy('acme', 'answer');

@@ -228,6 +228,63 @@ describe('two service processes on one Neo4j', () => {
     expect((await eligible({ type: 'email', id: 'ann@example.com' })).status).toBe(200);
   });
 
+  test("when one process creates, replaces or deletes a delivery, then the other's next _eligible weighs the change, though it kept the catalogue", async () => {
+    expect((await call(one.base, 'PUT', '/v1/keptcat/schema/member', { token: ADMIN_TOKEN, body: { id_types: [{ type: 'member_id' }] } })).status).toBe(201);
+    const issued = await call(one.base, 'POST', '/v1/keptcat/token', { token: ADMIN_TOKEN, body: { kind: 'mapi' } });
+    const mapi = { 'x-service-mapi-token': (issued.json as { token: string }).token };
+    // In period on 1 December 2026, with caps far from reached.
+    const condition = (overrides: object = {}) =>
+      buildCondition({
+        trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] },
+        max_total_count: 1000,
+        max_total_count_per_day: 1000,
+        ...overrides,
+      });
+    const create = async () => {
+      const created = await call(one.base, 'POST', '/v1/delivery', { headers: mapi, body: buildDelivery({ condition: condition() }) });
+      expect(created.status).toBe(201);
+      return (created.json as { delivery_id: number }).delivery_id;
+    };
+    const user = { type: 'member_id', id: 'm-1' };
+    const shownByTwo = async () => {
+      const answer = await call(two.base, 'POST', '/v1/delivery/_eligible', {
+        headers: mapi,
+        body: { user, event_name: 'app_open', at: '2026-12-01T12:00:00Z' },
+      });
+      expect(answer.status).toBe(200);
+      const { deliveries } = answer.json as { deliveries: Array<{ delivery_id: number; condition: { delivery_count: number } }> };
+      return deliveries.map((d) => [d.delivery_id, d.condition.delivery_count]).sort((a, b) => (a[0] as number) - (b[0] as number));
+    };
+
+    const first = await create();
+    // The other process reads the catalogue once, and then keeps it.
+    expect(await shownByTwo()).toEqual([[first, 0]]);
+    expect(await shownByTwo()).toEqual([[first, 0]]);
+    const second = await create();
+    expect(await shownByTwo()).toEqual([
+      [first, 0],
+      [second, 0],
+    ]);
+    // A display counted through the first process shows in the other's counts at once (they are read live).
+    const shown = await call(one.base, 'POST', `/v1/delivery/${second}/_impression`, {
+      headers: mapi,
+      body: { user, platform: 'ios', at: '2026-12-01T12:00:00Z' },
+    });
+    expect(shown.status).toBe(201);
+    expect(await shownByTwo()).toEqual([
+      [first, 0],
+      [second, 1],
+    ]);
+    const replaced = await call(one.base, 'PUT', `/v1/delivery/${first}`, {
+      headers: mapi,
+      body: buildDelivery({ condition: condition({ is_active: false }) }),
+    });
+    expect(replaced.status).toBe(200);
+    expect(await shownByTwo()).toEqual([[second, 1]]);
+    expect((await call(one.base, 'DELETE', `/v1/delivery/${second}`, { headers: mapi })).status).toBe(204);
+    expect(await shownByTwo()).toEqual([]);
+  });
+
   test('when a write is answered 2xx by one process, then a search on the other sees it at once', async () => {
     const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
     expect((await call(one.base, 'PUT', '/v1/reads/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);

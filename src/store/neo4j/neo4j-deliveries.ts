@@ -17,7 +17,8 @@ import {
 import { deliveryDocument, parseDeliveryDocument } from '../delivery-document';
 import { int, type Query, rowsByAsk } from './query';
 
-type SequenceName = 'delivery' | 'condition' | 'message';
+/** `catalogue` counts the changes of the customer's deliveries: its count is their version (Catalogue). */
+type SequenceName = 'delivery' | 'condition' | 'message' | 'catalogue';
 
 /** A delivery as the statements return it: the document and the counts kept beside it. */
 interface StoredDelivery {
@@ -29,7 +30,10 @@ interface StoredDelivery {
 
 type Counts = Omit<StoredDelivery, 'document'>;
 
-const countsOf = (row: Counts): DeliveryCounts => ({
+/** A delivery's live counts, as person.counts.cypher reads them (`live`) for a kept catalogue. */
+export type LiveCounts = Counts & { deliveryId: number };
+
+export const countsOf = (row: Counts): DeliveryCounts => ({
   deliveryCount: row.deliveryCount,
   iphoneDeliveryCount: row.iphoneCount,
   androidDeliveryCount: row.androidCount,
@@ -38,7 +42,16 @@ const countsOf = (row: Counts): DeliveryCounts => ({
 export const parseStored = (row: StoredDelivery): Delivery => withCounts(parseDeliveryDocument(row.document), countsOf(row));
 
 /** A row of delivery.catalogue.cypher: the document is null when the caller knows its revision. */
-type CatalogueRow = Counts & { deliveryId: number; revision: number; document: string | null };
+type CatalogueRow = Counts & { version: number; deliveryId: number; revision: number; document: string | null };
+
+/**
+ * A customer's deliveries as a catalogue read answered them, with the catalogue's version then: what eligibility
+ * weighs while person.counts.cypher answers the same version (their counts, read then, are not live).
+ */
+export interface Catalogue {
+  version: number;
+  deliveries: Delivery[];
+}
 
 /** A delivery's document as parsed, and the revision it was read at (delivery.catalogue.cypher). */
 interface ParsedRevision {
@@ -59,6 +72,29 @@ export class Neo4jDeliveries {
    * never use a stale one; only documents that changed are read again.
    */
   private readonly documents = new LRUCache<string, Map<number, ParsedRevision>>({ max: CACHED_CUSTOMERS });
+
+  /**
+   * The last catalogue read of each customer, by its version, which every create, replacement and delete of one of
+   * the customer's deliveries raises in the database (their `catalogue` sequence): eligibility weighs a kept one, and
+   * its person.counts statement answers the version now, so that processes sharing one Neo4j never weigh a stale one.
+   * A customer without deliveries is not kept (a read of its catalogue answers no row, so no version).
+   */
+  private readonly catalogues = new LRUCache<string, Catalogue>({ max: CACHED_CUSTOMERS });
+
+  /** The customer's catalogue as last read by this process; undefined when none is kept. */
+  kept(customerId: string): Catalogue | undefined {
+    return this.catalogues.get(customerId);
+  }
+
+  /** Forgets the customer's kept catalogue if it is still the one of `version` (a newer read may have replaced it). */
+  forget(customerId: string, version: number): void {
+    if (this.catalogues.get(customerId)?.version === version) this.catalogues.delete(customerId);
+  }
+
+  /** Raises the customer's catalogue version: the last statement of each delivery write (after its other sequences). */
+  private async changed(q: Query, customerId: string): Promise<void> {
+    await this.next(q, customerId, 'catalogue', 1);
+  }
 
   /** The customer's next `count` ids of a sequence, in increasing order. */
   private async next(q: Query, customerId: string, name: SequenceName, count: number): Promise<number[]> {
@@ -127,6 +163,8 @@ export class Neo4jDeliveries {
     });
     // Deleted deliveries leave the cache with this.
     this.documents.set(customerId, fresh);
+    const [first] = rows;
+    if (first !== undefined) this.catalogues.set(customerId, { version: first.version, deliveries });
     return deliveries;
   }
 
@@ -157,6 +195,7 @@ export class Neo4jDeliveries {
       ...this.properties(delivery),
       write: writeId,
     });
+    await this.changed(q, customerId);
     return delivery;
   }
 
@@ -179,13 +218,16 @@ export class Neo4jDeliveries {
       counts: { iphoneDeliveryCount, androidDeliveryCount, deliveryCount },
     });
     await q('delivery.update', { customer: customerId, deliveryId: int(deliveryId), ...this.properties(delivery) });
+    await this.changed(q, customerId);
     return delivery;
   }
 
   /** Call inside a write transaction. Its impressions and idempotency keys are left to sweepDeleted. */
   async delete(q: Query, customerId: string, deliveryId: number): Promise<boolean> {
     const [row] = await q<{ deleted: number }>('delivery.delete', { customer: customerId, deliveryId: int(deliveryId) });
-    return (row?.deleted ?? 0) > 0;
+    const deleted = (row?.deleted ?? 0) > 0;
+    if (deleted) await this.changed(q, customerId);
+    return deleted;
   }
 
   /**

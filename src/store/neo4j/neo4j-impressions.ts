@@ -13,7 +13,7 @@ import {
 import type { IdPair } from '../../domain/model';
 import { personTooLarge, policyChanged } from '../../domain/store';
 import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
-import { parseStored } from './neo4j-deliveries';
+import { type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark } from './kept-policies';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query, rowsByAsk } from './query';
@@ -26,6 +26,10 @@ export interface PersonCountsRow {
   secureTypes: string[];
   unlinkedTypes: string[];
   timezone: Array<string | null>;
+  /** The customer's catalogue version now ([] before its first delivery write; delivery.catalogue.cypher). */
+  catalogueVersion: number[];
+  /** The live counts of the ask's deliveryIds. */
+  live: LiveCounts[];
 }
 
 /**
@@ -36,13 +40,17 @@ export async function personCounts(q: Query, p: PersonRequest, day: string, deli
   return countsOf(p, await personCountsRow(q, { person: p, day }, deliveryId));
 }
 
-/** What one person.counts statement asks about: a person, of every delivery, on `day`. */
+/**
+ * What one person.counts statement asks about: a person, of every delivery, on `day`; and the live counts of
+ * `deliveryIds` (none when absent), for eligibility weighed against a kept catalogue.
+ */
 export interface PersonAsk {
   person: PersonRequest;
   day: string;
+  deliveryIds?: number[];
 }
 
-export async function personCountsRow(q: Query, { person: p, day }: PersonAsk, deliveryId?: number): Promise<PersonCountsRow | undefined> {
+export async function personCountsRow(q: Query, { person: p, day, deliveryIds = [] }: PersonAsk, deliveryId?: number): Promise<PersonCountsRow | undefined> {
   const [row] = await q<PersonCountsRow>('person.counts', {
     customer: p.customerId,
     type: p.user.type,
@@ -52,6 +60,7 @@ export async function personCountsRow(q: Query, { person: p, day }: PersonAsk, d
     maxIds: int(p.maxIds),
     day,
     deliveryId: deliveryId === undefined ? null : int(deliveryId),
+    deliveryIds: deliveryIds.map(int),
   });
   return row;
 }
@@ -59,13 +68,14 @@ export async function personCountsRow(q: Query, { person: p, day }: PersonAsk, d
 /** personCountsRow of many people with the same maxNodes and maxIds, in one statement (person.counts-many.cypher). */
 export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Array<PersonCountsRow | undefined>> {
   const [first] = asks;
-  const people = asks.map(({ person: p, day }, index) => ({
+  const people = asks.map(({ person: p, day, deliveryIds = [] }, index) => ({
     index: int(index),
     customer: p.customerId,
     type: p.user.type,
     value: p.user.id,
     unlinkedTypes: p.unlinkedTypes,
     day,
+    deliveryIds: deliveryIds.map(int),
   }));
   const rows = await q<PersonCountsRow & { index: number }>('person.counts-many', {
     people,

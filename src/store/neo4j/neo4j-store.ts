@@ -21,6 +21,7 @@ import {
   type ImpressionRequest,
   type ImpressionState,
   type PersonRequest,
+  withCounts,
 } from '../../domain/deliveries';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { DomainError } from '../../domain/errors';
@@ -56,7 +57,7 @@ import {
 import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
-import { Neo4jDeliveries } from './neo4j-deliveries';
+import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, findActiveTokens, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
@@ -539,20 +540,49 @@ export class Neo4jStore implements Store {
 
   // ---- showing messages (./neo4j-impressions.ts)
 
-  /** The catalogue, then the person; each read shared with concurrent calls (./gathered-reads.ts). */
-  async eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
+  /**
+   * The catalogue, then the person; each read shared with concurrent calls (./gathered-reads.ts). The catalogue is
+   * the one this process kept, when it keeps one (Neo4jDeliveries.kept): the person's statement then also answers
+   * the catalogue's version and the live counts of the deliveries left to weigh, and when another version is
+   * current the request is weighed again against a fresh read. One statement a request instead of two.
+   */
+  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
+    return this.eligibilityAgainst(person, day, showable, this.deliveries.kept(person.customerId));
+  }
+
+  private async eligibilityAgainst(
+    person: PersonRequest,
+    day: string,
+    showable: (delivery: Delivery) => boolean,
+    kept: Catalogue | undefined,
+  ): Promise<EligibilityState> {
     const deliveries: Delivery[] = [];
     const others: Delivery[] = [];
-    for (const delivery of await this.catalogues.get(person.customerId)) (showable(delivery) ? deliveries : others).push(delivery);
-    // The person is read only when a delivery could be shown. Without that read, a kept policy is checked by one.
+    for (const delivery of kept?.deliveries ?? (await this.catalogues.get(person.customerId))) (showable(delivery) ? deliveries : others).push(delivery);
+    // The person is read only when a delivery could be shown. Without that read, which would check them, a kept
+    // catalogue is read again, and a kept policy too.
     if (deliveries.length === 0) {
+      if (kept) return this.eligibilityAgainst(person, day, showable, undefined);
       if (person.policyMark !== undefined && (await this.showingPolicy(person.customerId, 'renew')).mark !== person.policyMark) throw policyChanged();
       return { deliveries, others, person: new Map() };
     }
+    const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
+    const row = await this.peopleWithin(person).get({ person, day, deliveryIds });
+    if (kept && (row?.catalogueVersion[0] ?? 0) !== kept.version) {
+      this.deliveries.forget(person.customerId, kept.version);
+      return this.eligibilityAgainst(person, day, showable, undefined);
+    }
     // Not those of deleted deliveries whose impressions are still to sweep (deleteDelivery).
     const existing = new Set([...deliveries, ...others].map((d) => d.deliveryId));
-    const counts = [...countsOf(person, await this.peopleWithin(person).get({ person, day }))].filter(([deliveryId]) => existing.has(deliveryId));
-    return { deliveries, others, person: new Map(counts) };
+    const counts = [...countsOf(person, row)].filter(([deliveryId]) => existing.has(deliveryId));
+    if (!kept) return { deliveries, others, person: new Map(counts) };
+    // A kept catalogue's counts are those of its read: the live ones come with the person.
+    const live = new Map((row?.live ?? []).map((l) => [l.deliveryId, l]));
+    const weighed = deliveries.flatMap((d) => {
+      const counted = live.get(d.deliveryId);
+      return counted ? [withCounts(d, deliveryCountsOf(counted))] : [];
+    });
+    return { deliveries: weighed, others, person: new Map(counts) };
   }
 
   /** The shared person.counts reads of people with the bounds of `person` (their statement's LIMIT). */
@@ -561,7 +591,7 @@ export class Neo4jStore implements Store {
     let people = this.people.get(bounds);
     if (people === undefined) {
       people = new GatheredReads(this.read, {
-        key: ({ person: p, day }) => JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day]),
+        key: ({ person: p, day, deliveryIds }) => JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? []]),
         alone: (q, ask) => personCountsRow(q, ask),
         together: personCountsRows,
         atOnce: SHARED_READS_AT_ONCE,
