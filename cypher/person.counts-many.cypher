@@ -1,11 +1,11 @@
 // params: people, maxNodes, maxIds
 // person.counts.cypher for many people at once, each of every delivery (GatheredReads in
 // src/store/neo4j/gathered-reads.ts): `people` is a list of maps, each with index, customer, type, value,
-// unlinkedTypes, day and deliveryIds; one row per person, with its index, as person.counts.cypher answers it (which says why the
+// unlinkedTypes, day, deliveryIds and keptToken; one row per person, with its index, as person.counts.cypher answers it (which says why the
 // traversal has its shape). The traversal is a COLLECT subquery, as in search.one-by-key.cypher, so that it is
 // still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
 // Each row also has the person's customer's secureTypes, unlinkedTypes, timezone and catalogueVersion, and the live
-// counts of the person's deliveryIds, as person.counts.cypher says.
+// counts of the person's deliveryIds, and tokenActive, as person.counts.cypher says.
 UNWIND $people AS person
 OPTIONAL MATCH (source:Id {customer: person.customer, type: person.type, value: person.value})
 WITH person, COLLECT {
@@ -56,4 +56,8 @@ RETURN person.index AS index, visited, idsRead, COLLECT {
          MATCH (delivery:Delivery {customer: person.customer, deliveryId: deliveryId})
          RETURN {deliveryId: deliveryId, deliveryCount: coalesce(delivery.deliveryCount, 0), iphoneCount: coalesce(delivery.iphoneCount, 0),
                  androidCount: coalesce(delivery.androidCount, 0)}
-       } AS live
+       } AS live,
+       person.keptToken IS NULL OR EXISTS {
+         MATCH (token:Token {tokenHash: person.keptToken})
+         WHERE token.revokedAt IS NULL AND token.customer = person.customer AND token.kind = 'mapi'
+       } AS tokenActive

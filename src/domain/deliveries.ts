@@ -189,6 +189,12 @@ export interface PersonRequest {
    * call with schema_changed otherwise.
    */
   policyMark?: string;
+  /**
+   * Set when the call's mapi token was one its process kept from an earlier request (TokenService), not read
+   * afresh: the hash of that token. The store checks, in the statement or transaction that reads the person's
+   * counts, that it is still an active mapi token of the customer, and refuses the call with invalid_token otherwise.
+   */
+  keptToken?: string;
 }
 
 /** A person's impressions of one delivery: in all, and on one calendar day. */

@@ -41,6 +41,14 @@ export interface Eligibility {
 
 export type CapName = 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day';
 
+/** Who asks: the customer the mapi token names; `authenticated`: the caller also sent a bearer token of the customer (or the administrator token). */
+export interface ShowingCaller {
+  customerId: string;
+  authenticated: boolean;
+  /** The mapi token's hash when its process kept it rather than read it (PersonRequest.keptToken). */
+  keptToken?: string;
+}
+
 export interface ShowingLimits {
   traversalMaxNodes: number;
   traversalMaxIds: number;
@@ -176,25 +184,20 @@ export class ShowingService {
    * (`authenticated`): the answers' counts would tell a holder of the mapi token alone whether a secure value
    * belongs to someone. That refusal is never answered from a kept policy: it is checked again against a fresh read.
    */
-  private async person(
-    customerId: string,
-    authenticated: boolean,
-    user: IdPair,
-    kept: KeptPolicyUse | undefined,
-  ): Promise<{ person: PersonRequest; timeZone: string }> {
+  private async person(caller: ShowingCaller, user: IdPair, kept: KeptPolicyUse | undefined): Promise<{ person: PersonRequest; timeZone: string }> {
+    const { customerId } = caller;
     const { policy, mark } =
       kept === undefined ? { policy: await this.store.customerPolicy(customerId), mark: undefined } : await this.store.showingPolicy(customerId, kept);
     try {
-      return this.personOf(customerId, authenticated, user, policy, mark);
+      return this.personOf(caller, user, policy, mark);
     } catch (e) {
       if (mark === undefined || kept === 'renew' || !isDomainError(e)) throw e;
-      return this.person(customerId, authenticated, user, 'renew');
+      return this.person(caller, user, 'renew');
     }
   }
 
   private personOf(
-    customerId: string,
-    authenticated: boolean,
+    { customerId, authenticated, keptToken }: ShowingCaller,
     user: IdPair,
     { settings, unlinkedTypes, secureTypes }: CustomerPolicy,
     mark: string | undefined,
@@ -207,7 +210,14 @@ export class ShowingService {
     }
     const bounds = { maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds };
     return {
-      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], ...bounds, ...(mark === undefined ? {} : { policyMark: mark }) },
+      person: {
+        customerId,
+        user,
+        unlinkedTypes: [...unlinkedTypes],
+        ...bounds,
+        ...(mark === undefined ? {} : { policyMark: mark }),
+        ...(keptToken === undefined ? {} : { keptToken }),
+      },
       timeZone: settings.timezone,
     };
   }
@@ -227,12 +237,11 @@ export class ShowingService {
     }
   }
 
-  /** `authenticated`: the caller sent a bearer token of the customer (or the administrator token). */
-  async eligible(customerId: string, authenticated: boolean, body: EligibleBody): Promise<Eligibility> {
+  async eligible(caller: ShowingCaller, body: EligibleBody): Promise<Eligibility> {
     const at = instantOf(body.at, '/body/at');
     const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
     const state: EligibilityState = await this.againstPolicyChanges(async (kept) => {
-      const { person, timeZone } = await this.person(customerId, authenticated, body.user, kept);
+      const { person, timeZone } = await this.person(caller, body.user, kept);
       // The store reads counts, and the person, only for deliveries the other rules leave.
       return this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
     });
@@ -248,11 +257,11 @@ export class ShowingService {
     return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.deliveryId - b.deliveryId) };
   }
 
-  /** `authenticated`: as for eligible. A refusal comes before the store call, so nothing is counted and no key stored. */
-  async impression(customerId: string, authenticated: boolean, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
+  /** A refusal comes before the store call, so nothing is counted and no key stored. */
+  async impression(caller: ShowingCaller, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
     const at = instantOf(body.at, '/body/at');
     return this.againstPolicyChanges(async (kept) => {
-      const { person, timeZone } = await this.person(customerId, authenticated, body.user, kept);
+      const { person, timeZone } = await this.person(caller, body.user, kept);
       return this.store.recordImpression(
         {
           person,

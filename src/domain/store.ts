@@ -55,6 +55,9 @@ export const schemaChanged = (schemaId: string): DomainError =>
  * schema_changed for a call checked against a policy the store kept (NodeAddress.policyMark, PersonRequest.policyMark)
  * that has changed since; the call is checked again against a fresh read.
  */
+/** invalid_token for a call whose kept mapi token (PersonRequest.keptToken) the store found revoked or gone. */
+export const keptTokenRevoked = (): DomainError => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
+
 export const policyChanged = (): DomainError =>
   new DomainError('schema_changed', "The customer's schemas, settings or blocklist changed while the request was running; send it again.");
 

@@ -3,7 +3,7 @@
 // secure type needs a bearer token beside the mapi token). A header that is present but malformed, unknown or
 // revoked is 401 on every endpoint that reads it, even where no token is needed. Each header is resolved once per
 // request: the rate limiter, which runs before the routes, and the route's own check share the answer (one store lookup).
-import type { Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../domain/errors';
 import type { Caller, TokenService } from '../domain/tokens';
 import type { TokenKind } from '../domain/model';
@@ -13,8 +13,8 @@ const BEARER = /^Bearer +(\S+) *$/i;
 /** Each header's caller, once resolved (a failure is kept too). */
 type Identifications = Partial<Record<TokenKind, Promise<Caller>>>;
 
-async function identify(tokens: TokenService, req: Request, kind: TokenKind): Promise<Caller> {
-  if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi');
+async function identify(tokens: TokenService, req: Request, kind: TokenKind, kept: boolean): Promise<Caller> {
+  if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi', { kept });
   const header = req.get('authorization');
   if (header === undefined) return { kind: 'anonymous' };
   const match = BEARER.exec(header);
@@ -22,10 +22,13 @@ async function identify(tokens: TokenService, req: Request, kind: TokenKind): Pr
   return tokens.identify(match[1], 'bearer');
 }
 
-/** The caller named by the header `kind` reads, resolved at most once per request (a failure is kept too). */
-function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind): Promise<Caller> {
+/**
+ * The caller named by the header `kind` reads, resolved at most once per request (a failure is kept too). `kept`:
+ * a mapi token its process kept may stand for the lookup (TokenService.identify).
+ */
+function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind, kept = false): Promise<Caller> {
   const identifications = (res.locals.identifications ??= {}) as Identifications;
-  return (identifications[kind] ??= identify(tokens, req, kind));
+  return (identifications[kind] ??= identify(tokens, req, kind, kept));
 }
 
 /**
@@ -53,18 +56,44 @@ export function bearerCaller(tokens: TokenService): RequestHandler {
   };
 }
 
-/** The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. */
-export function mapiCustomer(tokens: TokenService): RequestHandler {
+/**
+ * The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. `kept`: for a
+ * route whose store statement checks the token (PersonRequest.keptToken), a token its process kept stands for the
+ * lookup, and res.locals.keptMapi holds its hash; the route then ends with recheckKeptMapi.
+ */
+export function mapiCustomer(tokens: TokenService, options: { kept?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
-    const caller = await identifyOnce(tokens, req, res, 'mapi');
+    const caller = await identifyOnce(tokens, req, res, 'mapi', options.kept);
     if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'Send a mapi token in X-SERVICE-MAPI-TOKEN.');
     if (caller.kind === 'admin') {
       throw new DomainError('forbidden', 'The administrator token names no customer; send a mapi token in X-SERVICE-MAPI-TOKEN.');
     }
     res.locals.customerId = caller.customerId;
+    if (caller.keptHash !== undefined) res.locals.keptMapi = caller.keptHash;
     next();
   };
 }
+
+/**
+ * The last handler of a route that took a kept mapi token: any refusal of the request is answered only once the
+ * token is read afresh, so that a revoked token is 401 before any other answer, as on the routes that read it.
+ */
+export function recheckKeptMapi(tokens: TokenService): ErrorRequestHandler {
+  return async (err: unknown, req, res, next) => {
+    if (res.locals.keptMapi !== undefined) {
+      try {
+        await tokens.identify(req.get('x-service-mapi-token'), 'mapi');
+      } catch (fresh) {
+        next(fresh);
+        return;
+      }
+    }
+    next(err);
+  };
+}
+
+/** The hash of the kept mapi token the request was taken with (mapiCustomer with `kept`); undefined when it was read. */
+export const keptMapiOf = (res: Response): string | undefined => res.locals.keptMapi as string | undefined;
 
 export const callerOf = (res: Response): Caller => (res.locals.caller as Caller | undefined) ?? { kind: 'anonymous' };
 

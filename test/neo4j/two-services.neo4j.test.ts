@@ -94,6 +94,39 @@ describe('two service processes on one Neo4j', () => {
     }
   });
 
+  test('when one process revokes a mapi token, then the other, which kept it, answers the very next _eligible and _impression with it 401 invalid_token, before any other refusal', async () => {
+    expect((await call(one.base, 'PUT', '/v1/keptmapi/schema/member', { token: ADMIN_TOKEN, body: { id_types: [{ type: 'member_id' }] } })).status).toBe(201);
+    const issued = await call(one.base, 'POST', '/v1/keptmapi/token', { token: ADMIN_TOKEN, body: { kind: 'mapi' } });
+    const { token, token_id: tokenId } = issued.json as { token: string; token_id: string };
+    const mapi = { 'x-service-mapi-token': token };
+    const created = await call(one.base, 'POST', '/v1/delivery', { headers: mapi, body: buildDelivery() });
+    expect(created.status).toBe(201);
+    const deliveryId = (created.json as { delivery_id: number }).delivery_id;
+    const user = { type: 'member_id', id: 'm-1' };
+    const eligible = (body: object) => call(two.base, 'POST', '/v1/delivery/_eligible', { headers: mapi, body });
+    const shown = (id: number) => call(two.base, 'POST', `/v1/delivery/${id}/_impression`, { headers: mapi, body: { user, platform: 'ios' } });
+
+    // The other process reads the token once, and then keeps it.
+    expect((await eligible({ user, event_name: 'app_open' })).status).toBe(200);
+    expect((await eligible({ user, event_name: 'app_open' })).status).toBe(200);
+    expect((await call(one.base, 'DELETE', `/v1/keptmapi/token/${tokenId}`, { token: ADMIN_TOKEN })).status).toBe(204);
+
+    const revoked = { status: 401, json: { code: 'invalid_token' } };
+    expect(await eligible({ user, event_name: 'app_open' })).toMatchObject(revoked);
+    // No delivery left to weigh, so the person is not read: still refused.
+    expect(await eligible({ user, event_name: 'nothing_triggers_on_this' })).toMatchObject(revoked);
+    expect(await shown(deliveryId)).toMatchObject(revoked);
+    // What would be 400 or 404 with an active token is 401 first, as where the token is read.
+    expect(await eligible({ user, event_name: 'app_open', at: 'not a time' })).toMatchObject(revoked);
+    expect(await shown(deliveryId + 1000)).toMatchObject(revoked);
+    // Nothing was counted.
+    const fresh = await call(one.base, 'POST', '/v1/keptmapi/token', { token: ADMIN_TOKEN, body: { kind: 'mapi' } });
+    const delivery = await call(two.base, 'GET', `/v1/delivery/${deliveryId}`, {
+      headers: { 'x-service-mapi-token': (fresh.json as { token: string }).token },
+    });
+    expect(delivery).toMatchObject({ status: 200, json: { condition: { delivery_count: 0 } } });
+  });
+
   test('when one process drops a type from a schema, then the other refuses that type on its next request', async () => {
     const declared = { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'legacy' }] };
     expect((await call(one.base, 'PUT', '/v1/drop/schema/member', { token: ADMIN_TOKEN, body: declared })).status).toBe(201);

@@ -11,6 +11,7 @@ import type { Delivery, ImpressionOutcome, ImpressionRequest, ImpressionState, P
 import { DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
 import { capReached, type CapName } from '../../src/domain/showing';
+import { hashToken } from '../../src/domain/tokens';
 import type { Store } from '../../src/domain/store';
 import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
@@ -881,6 +882,52 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const state = await store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY, () => false);
         expect(state).toEqual({ deliveries: [], others: [expect.objectContaining({ deliveryId: d.deliveryId })], person: new Map() });
         await expect(store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
+      });
+    });
+
+    // ------------------------------------------------------------------ a kept mapi token
+    describe('a kept mapi token', () => {
+      test('when a call names a kept mapi token, then it is answered while the token is an active mapi token of the customer; else invalid_token, and nothing is counted', async () => {
+        const c = await customerWith(MEMBER);
+        const other = newCustomer();
+        const d = await deliveryWith(c);
+        const user = id('member_id', 'm1');
+        const tokenOf = async (customerId: string, kind: 'mapi' | 'bearer', suffix: string) => {
+          const token = {
+            tokenId: `tok_${customerId}_${suffix}`,
+            customerId,
+            kind,
+            label: null,
+            createdAt: new Date().toISOString(),
+            tokenHash: hashToken(`${customerId}-${suffix}`),
+          };
+          await store().createToken(token);
+          return token;
+        };
+        const mapi = await tokenOf(c, 'mapi', 'mapi');
+        const kept = { keptToken: mapi.tokenHash };
+        expect((await store().eligibility(personOf(c, user, kept), DAY)).deliveries.map((x) => x.deliveryId)).toEqual([d.deliveryId]);
+        await show(c, d.deliveryId, user, 1, { person: kept, key: 'k1' });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
+
+        const revoked = await tokenOf(c, 'mapi', 'revoked');
+        expect(await store().revokeToken(c, revoked.tokenId)).toBe(true);
+        const refused = [
+          revoked.tokenHash,
+          (await tokenOf(c, 'bearer', 'bearer')).tokenHash,
+          (await tokenOf(other, 'mapi', 'mapi')).tokenHash,
+          hashToken('never issued'),
+        ];
+        for (const keptToken of refused) {
+          await expect(store().eligibility(personOf(c, user, { keptToken }), DAY)).rejects.toMatchObject({ code: 'invalid_token' });
+          // Also when no delivery is left to weigh, and the person is not read.
+          await expect(store().eligibility(personOf(c, user, { keptToken }), DAY, () => false)).rejects.toMatchObject({ code: 'invalid_token' });
+          // Not even the answer of an earlier display with the same key.
+          await expect(record(impression(c, d.deliveryId, user, { person: { keptToken }, key: 'k1' }))).rejects.toMatchObject({ code: 'invalid_token' });
+          await expect(record(impression(c, d.deliveryId, user, { person: { keptToken } }))).rejects.toMatchObject({ code: 'invalid_token' });
+        }
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
+        expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
       });
     });
 

@@ -1,11 +1,11 @@
 // GET/POST /v1/delivery, GET/PUT/DELETE /v1/delivery/{delivery_id}, and showing messages (POST
 // /v1/delivery/_eligible and /v1/delivery/{delivery_id}/_impression), for the customer the mapi token names. The two
 // showing calls also read a bearer token in Authorization: a `user` of a secure type needs one of that customer.
-import { type RequestHandler, type Response, type Router } from 'express';
+import { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { DeliveryService } from '../../domain/deliveries';
-import type { ShowingService } from '../../domain/showing';
+import type { ShowingCaller, ShowingService } from '../../domain/showing';
 import { authenticatedFor } from '../../domain/tokens';
-import { callerOf } from '../auth';
+import { callerOf, keptMapiOf } from '../auth';
 import { deliveryBody, draftOf, eligibilityBody, impressionBody } from '../delivery-bodies';
 import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
@@ -17,9 +17,22 @@ const customerOf = (res: Response): string => res.locals.customerId as string;
 /** Whether Authorization holds a bearer token of the mapi token's customer (or the administrator token); 403 for another customer's. */
 const bearerOfCustomer = (res: Response): boolean => authenticatedFor(callerOf(res), customerOf(res));
 
+/** Who asks _eligible or _impression: the mapi token's customer, any bearer token, and the mapi token's hash when kept. */
+const showingCaller = (res: Response): ShowingCaller => {
+  const keptToken = keptMapiOf(res);
+  return { customerId: customerOf(res), authenticated: bearerOfCustomer(res), ...(keptToken === undefined ? {} : { keptToken }) };
+};
+
+/** The mapi token's checks: read (`mapi`), or kept for a store statement to check and read again on a refusal. */
+export interface MapiChecks {
+  mapi: RequestHandler;
+  kept: RequestHandler;
+  recheck: ErrorRequestHandler;
+}
+
 export function deliveryRoutes(
   validators: Validators,
-  mapi: RequestHandler,
+  { mapi, kept, recheck }: MapiChecks,
   bearer: RequestHandler,
   services: { deliveries: DeliveryService; showing: ShowingService },
   publicBaseUrl: string | undefined,
@@ -73,23 +86,25 @@ export function deliveryRoutes(
   );
   router.post(
     '/v1/delivery/_eligible',
-    mapi,
+    kept,
     bearer,
     operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
-      res.json(eligibilityBody(await showing.eligible(customerOf(res), bearerOfCustomer(res), body)));
+      res.json(eligibilityBody(await showing.eligible(showingCaller(res), body)));
     }),
+    recheck,
   );
   router.post(
     '/v1/delivery/:delivery_id/_impression',
-    mapi,
+    kept,
     bearer,
     operation(validators, 'recordImpression', async ({ params, body }, _req, res) => {
       const deliveryId = params.delivery_id;
-      const { answer, replayed } = await showing.impression(customerOf(res), bearerOfCustomer(res), deliveryId, body);
+      const { answer, replayed } = await showing.impression(showingCaller(res), deliveryId, body);
       // The header Stripe's API uses to say so: this is an earlier answer, and nothing was counted.
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(201).json(impressionBody(answer));
     }),
+    recheck,
   );
   return router;
 }

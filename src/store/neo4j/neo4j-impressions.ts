@@ -11,7 +11,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
-import { personTooLarge, policyChanged } from '../../domain/store';
+import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
 import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
 import { type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark } from './kept-policies';
@@ -30,14 +30,8 @@ export interface PersonCountsRow {
   catalogueVersion: number[];
   /** The live counts of the ask's deliveryIds. */
   live: LiveCounts[];
-}
-
-/**
- * The person's impressions by delivery (only `deliveryId`'s when given), in all and on `day`: those recorded against
- * the IDs of the component of the user's ID, or the user's ID alone when no node holds it (person.counts.cypher).
- */
-export async function personCounts(q: Query, p: PersonRequest, day: string, deliveryId?: number): Promise<Map<number, PersonCounts>> {
-  return countsOf(p, await personCountsRow(q, { person: p, day }, deliveryId));
+  /** Whether the person's keptToken is still an active mapi token of the customer (true without one). */
+  tokenActive: boolean;
 }
 
 /**
@@ -61,6 +55,7 @@ export async function personCountsRow(q: Query, { person: p, day, deliveryIds = 
     day,
     deliveryId: deliveryId === undefined ? null : int(deliveryId),
     deliveryIds: deliveryIds.map(int),
+    keptToken: p.keptToken ?? null,
   });
   return row;
 }
@@ -76,6 +71,7 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
     unlinkedTypes: p.unlinkedTypes,
     day,
     deliveryIds: deliveryIds.map(int),
+    keptToken: p.keptToken ?? null,
   }));
   const rows = await q<PersonCountsRow & { index: number }>('person.counts-many', {
     people,
@@ -87,9 +83,11 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
 
 /**
  * The counts of a person.counts row; personTooLarge past the person's bounds. schema_changed when the person was
- * checked against a kept policy (PersonRequest.policyMark) that the row says has changed.
+ * checked against a kept policy (PersonRequest.policyMark) that the row says has changed; invalid_token, first,
+ * when the call's kept mapi token (PersonRequest.keptToken) is active no more.
  */
 export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
+  if (row && p.keptToken !== undefined && !row.tokenActive) throw keptTokenRevoked();
   if (row && p.policyMark !== undefined && showingMark(row.secureTypes, row.unlinkedTypes, row.timezone[0]) !== p.policyMark) throw policyChanged();
   if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
@@ -110,13 +108,15 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, check: (stat
     write: writeId,
   });
   // Sent with the lock: Neo4j counts once the lock is held, so the counts are what the impression before committed.
-  const counting = personCounts(q, r.person, r.day, r.deliveryId);
-  // Both settled first; then their outcomes in this order, so that a missing delivery or a replay is answered first.
-  await Promise.allSettled([locking, counting]);
+  const counting = personCountsRow(q, { person: r.person, day: r.day }, r.deliveryId);
+  // Both settled first; then their outcomes in this order: a kept mapi token revoked since first (nothing is
+  // answered to it, not even a replay), then a missing delivery or a replay, then the person's refusals.
+  const [, counted] = await Promise.allSettled([locking, counting]);
+  if (r.person.keptToken !== undefined && counted.status === 'fulfilled' && counted.value?.tokenActive === false) throw keptTokenRevoked();
   const [locked] = await locking;
   if (!locked) throw deliveryNotFound(r.deliveryId);
   if (locked.answer !== null) return { answer: parseImpressionAnswer(locked.answer), replayed: true };
-  const person = (await counting).get(r.deliveryId) ?? { total: 0, today: 0 };
+  const person = countsOf(r.person, await counting).get(r.deliveryId) ?? { total: 0, today: 0 };
   check({ delivery: parseStored(locked), person });
   const answer: ImpressionAnswer = {
     deliveryId: r.deliveryId,

@@ -45,6 +45,7 @@ import {
 } from '../../domain/model';
 import {
   type KeptPolicyUse,
+  keptTokenRevoked,
   type NodeWrite,
   type PutSchemaOutcome,
   policyChanged,
@@ -59,7 +60,7 @@ import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
-import { createToken, findActiveToken, findActiveTokens, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
+import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
 import {
   adoptKeys,
@@ -563,11 +564,13 @@ export class Neo4jStore implements Store {
     // catalogue is read again, and a kept policy too.
     if (deliveries.length === 0) {
       if (kept) return this.eligibilityAgainst(person, day, showable, undefined);
+      if (person.keptToken !== undefined && !isActiveMapiOf(person.customerId, await this.tokens.get(person.keptToken))) throw keptTokenRevoked();
       if (person.policyMark !== undefined && (await this.showingPolicy(person.customerId, 'renew')).mark !== person.policyMark) throw policyChanged();
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
     const row = await this.peopleWithin(person).get({ person, day, deliveryIds });
+    if (person.keptToken !== undefined && row?.tokenActive === false) throw keptTokenRevoked();
     if (kept && (row?.catalogueVersion[0] ?? 0) !== kept.version) {
       this.deliveries.forget(person.customerId, kept.version);
       return this.eligibilityAgainst(person, day, showable, undefined);
@@ -591,7 +594,8 @@ export class Neo4jStore implements Store {
     let people = this.people.get(bounds);
     if (people === undefined) {
       people = new GatheredReads(this.read, {
-        key: ({ person: p, day, deliveryIds }) => JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? []]),
+        key: ({ person: p, day, deliveryIds }) =>
+          JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
         alone: (q, ask) => personCountsRow(q, ask),
         together: personCountsRows,
         atOnce: SHARED_READS_AT_ONCE,

@@ -50,6 +50,9 @@ export async function tokenWrittenBy(q: Query, customerId: string, tokenId: stri
 
 const toStoredToken = (row: TokenRow & { tokenHash: string }): StoredToken => ({ ...toTokenRecord(row), tokenHash: row.tokenHash });
 
+/** Whether a findActiveToken answer is a mapi token of the customer (PersonRequest.keptToken). */
+export const isActiveMapiOf = (customerId: string, token: StoredToken | undefined): boolean => token?.kind === 'mapi' && token.customerId === customerId;
+
 export async function findActiveToken(q: Query, tokenHash: string): Promise<StoredToken | undefined> {
   const [row] = await q<TokenRow & { tokenHash: string }>('token.find-active', { tokenHash });
   return row ? toStoredToken(row) : undefined;

@@ -13,7 +13,7 @@ import {
   type Delivery,
 } from '../../domain/deliveries';
 import { isDomainError } from '../../domain/errors';
-import { personTooLarge } from '../../domain/store';
+import { keptTokenRevoked, personTooLarge } from '../../domain/store';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
 
@@ -26,6 +26,8 @@ export class SqliteShowing {
     private readonly reader: SqliteSearch,
   ) {
     this.s = {
+      // PersonRequest.keptToken: still an active mapi token of the customer.
+      mapiTokenActive: db.prepare("SELECT 1 FROM tokens WHERE token_hash = ? AND customer_id = ? AND kind = 'mapi' AND revoked_at IS NULL").pluck(),
       // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
       // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
       impressionsOfIdPks: db
@@ -44,8 +46,14 @@ export class SqliteShowing {
     };
   }
 
+  /** invalid_token when the call's kept mapi token is active no more (PersonRequest.keptToken). */
+  private refuseRevokedToken(person: PersonRequest): void {
+    if (person.keptToken !== undefined && this.s.mapiTokenActive.get(person.keptToken, person.customerId) === undefined) throw keptTokenRevoked();
+  }
+
   /** Store.eligibility. Call inside one read transaction: the counts of the deliveries and of the person agree. */
   eligibility(person: PersonRequest, day: string, showable: (delivery: Delivery) => boolean): EligibilityState {
+    this.refuseRevokedToken(person);
     const { shown: deliveries, others } = this.deliveries.split(person.customerId, showable);
     const counts = new Map<number, PersonCounts>();
     if (deliveries.length === 0) return { deliveries, others, person: counts };
@@ -59,6 +67,7 @@ export class SqliteShowing {
 
   /** Store.recordImpression. Call inside a write transaction: concurrent impressions are applied in turn. */
   record(r: ImpressionRequest, check: (state: ImpressionState) => void): ImpressionOutcome {
+    this.refuseRevokedToken(r.person);
     const c = r.person.customerId;
     const delivery = this.deliveries.one(c, r.deliveryId);
     if (delivery === undefined) throw deliveryNotFound(r.deliveryId);
