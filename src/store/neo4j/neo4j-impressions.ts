@@ -44,6 +44,10 @@ export interface PersonAsk {
   deliveryIds?: number[];
 }
 
+/**
+ * The person.counts row of one ask: the person's impressions by delivery (only `deliveryId`'s when given), in all and
+ * on `day`, recorded against the IDs of the component of the user's ID, or the user's ID alone when no node holds it.
+ */
 export async function personCountsRow(q: Query, { person: p, day, deliveryIds = [] }: PersonAsk, deliveryId?: number): Promise<PersonCountsRow | undefined> {
   const [row] = await q<PersonCountsRow>('person.counts', {
     customer: p.customerId,
