@@ -1,6 +1,6 @@
-// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryId, deliveryIds, keptToken
+// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryIds, keptToken
 // A person's impressions, in one statement: the IDs of the person (docs/deliveries.md), whose impressions add up, then
-// for each delivery (only `deliveryId` when it is not null) the sum of the counts recorded against those IDs, in all
+// for each delivery the sum of the counts recorded against those IDs, in all
 // and on the calendar `day` (one index seek per ID: impression_id).
 //
 // The person's IDs: every ID held by the nodes of the component of the ID given, never stepped through `links:
@@ -41,7 +41,6 @@ WITH visited, size(held) AS idsRead, CASE
 RETURN visited, idsRead, COLLECT {
   UNWIND ids AS wanted
   MATCH (impressions:ImpressionCount {customer: $customer, type: wanted.type, value: wanted.value})
-  WHERE $deliveryId IS NULL OR impressions.deliveryId = $deliveryId
   WITH impressions.deliveryId AS deliveryId, sum(impressions.count) AS total,
        sum(CASE WHEN impressions.day = $day THEN impressions.count ELSE 0 END) AS today
   RETURN {deliveryId: deliveryId, total: total, today: today}

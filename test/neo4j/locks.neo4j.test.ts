@@ -6,6 +6,7 @@ import type { Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { int } from '../../src/store/neo4j/query';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
+import { buildDraft } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
@@ -96,5 +97,46 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
     expect(failed).toEqual([]);
     const stored = await store.getSchema(c, 'member');
     expect(versions).toContainEqual(stored?.idTypes);
+  });
+
+  test('when an impression holds its transaction open, then an impression of another delivery of the same customer, which has no settings, is counted meanwhile', async () => {
+    const c = newCustomer();
+    const [first, second] = [await store.createDelivery(c, buildDraft()), await store.createDelivery(c, buildDraft())];
+    const impression = (deliveryId: number, value: string) => ({
+      customer: c,
+      deliveryId: int(deliveryId),
+      key: null,
+      write: `impression-${deliveryId}`,
+      type: 'device',
+      value,
+      unlinkedTypes: [],
+      maxNodes: int(100),
+      maxIds: int(100),
+      day: '2026-06-01',
+      platform: 'ios',
+      receivedAt: '2026-06-01T00:00:00.000Z',
+      keptToken: null,
+    });
+    const statement = loadStatement('impression.count');
+    const open = driver.session({ database: connection.database });
+    const held = await open.beginTransaction();
+    try {
+      await held.run(statement.sent, impression(first?.deliveryId ?? 0, 'd1'));
+      // Neo4j ends the second at its timeout if it waits for a lock the first holds.
+      const other = driver.session({ database: connection.database });
+      try {
+        const tx = await other.beginTransaction({ timeout: 20_000 });
+        const [row] = (await tx.run(statement.sent, impression(second?.deliveryId ?? 0, 'd2'))).records.map((r) => r.toObject());
+        await tx.commit();
+        expect((row?.answerCounts as unknown[]).map(Number)).toEqual([1, 1, 1]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await held.rollback();
+      await open.close();
+    }
+    expect((await store.getDelivery(c, second?.deliveryId ?? 0))?.condition.deliveryCount).toBe(1);
+    expect((await store.getDelivery(c, first?.deliveryId ?? 0))?.condition.deliveryCount).toBe(0);
   });
 });

@@ -168,8 +168,22 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'delivery.catalogue':
       // The document only when the caller has not parsed revision 2 of delivery 7 yet.
       return [{ version: 0, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
-    case 'impression.lock':
-      return [{ document: storedDocument, ...STORED_COUNTS, answer: null }];
+    case 'impression.count':
+      return [
+        {
+          document: storedDocument,
+          ...STORED_COUNTS,
+          answer: null,
+          earlierCounts: null,
+          answerCounts: [4, 3, 2],
+          visited: 1,
+          idsRead: 2,
+          total: 2,
+          today: 1,
+          ...NO_POLICY,
+          tokenActive: true,
+        },
+      ];
     case 'delivery.catalogue-many':
       // Neo4j answers the index as a number (disableLosslessIntegers).
       return (params.customers as Array<{ index: Integer; known: unknown }>).map((c) => ({
@@ -192,7 +206,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
         ...unchangedCatalogue((p as { deliveryIds?: unknown }).deliveryIds),
       }));
     case 'impression.counted-by':
-      return [{ answer: JSON.stringify({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 }) }];
+      return [{ answerCounts: [4, 3, 2] }];
     case 'impression.prune-keys':
       return [{ deleted: 1 }];
     case 'delivery.delete':
@@ -270,6 +284,8 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
   /** The transaction config of each statement of a read (auto-commit), write transaction and ping, in order. */
   const txConfigs: Array<{ kind: 'read' | 'write' | 'run'; config: unknown }> = [];
   let executeWrites = 0;
+  /** How each write transaction ended, in order. */
+  const ends: Array<'commit' | 'rollback'> = [];
   let driverClosed = 0;
   const tx = {
     run: async (text: string, params: Record<string, unknown> = {}) => {
@@ -308,10 +324,12 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
             commit: async () => {
               open = false;
               commits += 1;
+              ends.push('commit');
               if (options.loseCommitReplies && commits === 1) throw driverError('SessionExpired', 'Connection lost before the commit reply');
             },
             rollback: async () => {
               open = false;
+              ends.push('rollback');
             },
             isOpen: () => open,
           };
@@ -335,6 +353,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
     named: (name: StatementName) => calls.filter((c) => c.name === name),
     names: () => calls.map((c) => c.name),
     writes: () => executeWrites,
+    ends,
     driverClosed: () => driverClosed,
     failPing: (e: Error) => {
       pingAnswer = e;
@@ -1556,7 +1575,7 @@ describe('Neo4j store, with a fake driver', () => {
         '10',
         true,
       ]);
-      expect(counts).toMatchObject({ day: '2026-06-01', deliveryId: null });
+      expect(counts).toMatchObject({ day: '2026-06-01' });
     });
 
     test('when person.counts answers another catalogue version than the kept one, then the catalogue is read again, asking only for documents that changed', async () => {
@@ -1615,41 +1634,49 @@ describe('Neo4j store, with a fake driver', () => {
                   ...unchangedCatalogue(params.deliveryIds),
                 },
               ]
-            : undefined,
+            : name === 'impression.count'
+              ? [{ ...(defaultAnswer(name, params)[0] as object), unlinkedTypes: ['ip'], timezone }]
+              : undefined,
       );
       const { mark } = await fake.store.showingPolicy('acme', 'answer');
       expect(await fake.store.showingPolicy('acme', 'answer')).toMatchObject({ mark });
       expect(fake.named('customer.policy')).toHaveLength(1);
       const kept = { ...person, policyMark: mark as string };
       expect((await fake.store.eligibility(kept, '2026-06-01')).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+      await expect(fake.store.recordImpression({ ...impression, person: kept }, () => undefined)).resolves.toMatchObject({ replayed: false });
+      expect(fake.ends).toEqual(['commit']);
 
       timezone = ['Asia/Tokyo'];
       await expect(fake.store.eligibility(kept, '2026-06-01')).rejects.toMatchObject({ code: 'schema_changed' });
       await expect(fake.store.recordImpression({ ...impression, person: kept }, () => undefined)).rejects.toMatchObject({ code: 'schema_changed' });
-      expect(fake.named('impression.record')).toEqual([]);
+      expect(fake.ends).toEqual(['commit', 'rollback']);
     });
 
     test('when the person is past the bounds, then component_too_large and nothing counted', async () => {
-      const big = fakeStore((name) => (name === 'person.counts' ? [{ visited: 11, idsRead: 3, counts: [] }] : undefined));
+      const big = fakeStore((name, params) =>
+        name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), visited: 11, idsRead: 3, total: 0, today: 0 }] : undefined,
+      );
       await expect(big.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'component_too_large' });
-      expect(big.named('impression.record')).toEqual([]);
+      expect(big.ends).toEqual(['rollback']);
     });
 
-    test('when an impression is counted, then the lock comes first, the check sees the delivery and the person, and the answer is stored with the key', async () => {
+    test('when an impression is counted, then in one statement, whose check sees the delivery and the person, and the answer is its counts', async () => {
       const fake = fakeStore();
       const seen: unknown[] = [];
       const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
       expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
-      expect(fake.names().filter((n) => n.startsWith('impression.') || n === 'person.counts')).toEqual([
-        'impression.lock',
-        'person.counts',
-        'impression.record',
-      ]);
-      const record = fake.named('impression.record')[0]?.params;
-      expect(record).toMatchObject({ type: 'device', value: 'd1', day: '2026-06-01', platform: 'ios', key: 'k1' });
-      expect(JSON.parse(record?.answer as string)).toEqual({ delivery_id: 7, delivery_count: 4, person_total: 3, person_today: 2 });
-      expect(fake.named('person.counts')[0]?.params.deliveryId).toEqual(neo4j.int(7));
+      expect(fake.names()).toEqual(['impression.count']);
+      expect(fake.named('impression.count')[0]?.params).toMatchObject({
+        deliveryId: neo4j.int(7),
+        type: 'device',
+        value: 'd1',
+        day: '2026-06-01',
+        platform: 'ios',
+        key: 'k1',
+        keptToken: null,
+      });
+      expect(fake.ends).toEqual(['commit']);
     });
 
     test('when the check refuses, the delivery is missing, or the key was used, then nothing is counted', async () => {
@@ -1660,18 +1687,37 @@ describe('Neo4j store, with a fake driver', () => {
           throw cap;
         }),
       ).rejects.toBe(cap);
-      const missing = fakeStore((name) => (name === 'impression.lock' ? [] : undefined));
-      await expect(missing.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'delivery_not_found' });
-      // The earlier answer as impression.lock reads it: stored with the wire's names.
-      const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
-      const replay = fakeStore((name) =>
-        name === 'impression.lock' ? [{ document: storedDocument, ...STORED_COUNTS, answer: JSON.stringify(earlier) }] : undefined,
+      expect(refused.ends).toEqual(['rollback']);
+      const missing = fakeStore((name, params) =>
+        name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), document: null, deliveryCount: 0 }] : undefined,
       );
-      await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({
-        answer: { deliveryId: 7, deliveryCount: 1, personTotal: 1, personToday: 1 },
-        replayed: true,
+      await expect(missing.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'delivery_not_found' });
+      // The earlier answer as an earlier version stored it (a document with the wire's names), and as its counts.
+      const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
+      const replays = [{ answer: JSON.stringify(earlier) }, { earlierCounts: [1, 1, 1] }].map((stored) =>
+        fakeStore((name, params) => (name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), ...stored }] : undefined)),
+      );
+      for (const replay of replays) {
+        await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({
+          answer: { deliveryId: 7, deliveryCount: 1, personTotal: 1, personToday: 1 },
+          replayed: true,
+        });
+      }
+      // The statement counts nothing for a missing delivery or a repeat: whatever ends their transactions.
+      expect(missing.ends).toHaveLength(1);
+    });
+
+    test('when the kept mapi token was revoked, then invalid_token comes first, even before a missing delivery or a repeat', async () => {
+      const revoked = fakeStore((name, params) =>
+        name === 'impression.count'
+          ? [{ ...(defaultAnswer(name, params)[0] as object), document: null, earlierCounts: [1, 1, 1], tokenActive: false }]
+          : undefined,
+      );
+      await expect(revoked.store.recordImpression({ ...impression, person: { ...person, keptToken: 'hash' } }, () => undefined)).rejects.toMatchObject({
+        code: 'invalid_token',
       });
-      for (const fake of [refused, missing, replay]) expect(fake.named('impression.record')).toEqual([]);
+      expect(revoked.named('impression.count')[0]?.params.keptToken).toBe('hash');
+      expect(revoked.ends).toEqual(['rollback']);
     });
   });
 
@@ -1867,7 +1913,7 @@ describe('Neo4j store, with a fake driver', () => {
         answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 },
         replayed: false,
       });
-      expect(fake.named('impression.record')).toHaveLength(1);
+      expect(fake.named('impression.count')).toHaveLength(1);
 
       // A schema or delivery delete leaves no mark: what it deleted being gone after an attempt that reached its
       // commit is the sign. A node delete's history entry carries its write id.

@@ -1,6 +1,6 @@
 // The delivery half of the Neo4j store: each delivery is a :Delivery vertex whose `document` is the JSON of the
 // Delivery as written (src/store/delivery-document.ts) (what the client controls, and the ids), with its live counts as properties beside it
-// (impression.record.cypher keeps them). Delivery, condition and message ids come from the customer's own :Sequence
+// (impression.count.cypher keeps them). Delivery, condition and message ids come from the customer's own :Sequence
 // counters and are never given out twice to one customer. Every method runs inside a transaction of the store (it
 // receives the transaction's Query).
 import { LRUCache } from 'lru-cache';

@@ -7,12 +7,13 @@ import {
   type ImpressionOutcome,
   type ImpressionRequest,
   type ImpressionState,
+  NO_IMPRESSIONS,
   type PersonCounts,
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
 import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
-import { impressionAnswerDocument, parseImpressionAnswer } from '../delivery-document';
+import { parseImpressionAnswer } from '../delivery-document';
 import { type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark } from './kept-policies';
 import { adoptInBatches, type Write } from './neo4j-transactions';
@@ -45,10 +46,9 @@ export interface PersonAsk {
 }
 
 /**
- * The person.counts row of one ask: the person's impressions by delivery (only `deliveryId`'s when given), in all and
- * on `day`, recorded against the IDs of the component of the user's ID, or the user's ID alone when no node holds it.
+ * The person.counts row of one ask: the person's impressions by delivery, in all and on `day`, recorded against the IDs of the component of the user's ID, or the user's ID alone when no node holds it.
  */
-export async function personCountsRow(q: Query, { person: p, day, deliveryIds = [] }: PersonAsk, deliveryId?: number): Promise<PersonCountsRow | undefined> {
+export async function personCountsRow(q: Query, { person: p, day, deliveryIds = [] }: PersonAsk): Promise<PersonCountsRow | undefined> {
   const [row] = await q<PersonCountsRow>('person.counts', {
     customer: p.customerId,
     type: p.user.type,
@@ -57,7 +57,6 @@ export async function personCountsRow(q: Query, { person: p, day, deliveryIds = 
     maxNodes: int(p.maxNodes),
     maxIds: int(p.maxIds),
     day,
-    deliveryId: deliveryId === undefined ? null : int(deliveryId),
     deliveryIds: deliveryIds.map(int),
     keptToken: p.keptToken ?? null,
   });
@@ -97,56 +96,75 @@ export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Ma
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
 }
 
+/** A row of impression.count.cypher. */
+interface CountRow extends Pick<PersonCountsRow, 'visited' | 'idsRead' | 'secureTypes' | 'unlinkedTypes' | 'timezone' | 'tokenActive'> {
+  document: string | null;
+  deliveryCount: number;
+  iphoneCount: number;
+  androidCount: number;
+  /** The answer stored with the idempotency key: as a document by an earlier version, or as its counts. */
+  answer: string | null;
+  earlierCounts: AnswerCounts | null;
+  /** What this impression answers when it is counted. */
+  answerCounts: AnswerCounts;
+  total: number;
+  today: number;
+}
+
+/** An impression answer as the graph keeps it: its delivery count, person total and person today. */
+type AnswerCounts = [number, number, number];
+
+const answerOf = (deliveryId: number, [deliveryCount, personTotal, personToday]: AnswerCounts): ImpressionAnswer => ({
+  deliveryId,
+  deliveryCount,
+  personTotal,
+  personToday,
+});
+
 /**
- * One impression inside one write transaction of the store call `writeId`: the delivery's lock first
- * (impression.lock.cypher), so that impressions of one delivery are applied one at a time, each reading what the one
- * before committed; then the idempotency key, the person's counts, `check`, and the count.
+ * One impression inside one write transaction of the store call `writeId`, in one statement (impression.count.cypher):
+ * the delivery's lock first, so that impressions of one delivery are applied one at a time, each reading what the
+ * one before committed; then the idempotency key, the person's counts and what the person's checks used of the
+ * policy, and the count. The checks come after, on what it read, in this order: a kept mapi token revoked since first
+ * (nothing is answered to it, not even a replay), a missing delivery or a replay (nothing was counted), then the
+ * person's refusals and `check`. A refusal throws, which rolls the transaction back, count included.
  */
 export async function recordInGraph(q: Query, r: ImpressionRequest, check: (state: ImpressionState) => void, writeId: string): Promise<ImpressionOutcome> {
-  const c = r.person.customerId;
-  const deliveryId = int(r.deliveryId);
-  const locking = q<{ document: string; deliveryCount: number; iphoneCount: number; androidCount: number; answer: string | null }>('impression.lock', {
-    customer: c,
-    deliveryId,
+  const p = r.person;
+  const [row] = await q<CountRow>('impression.count', {
+    customer: p.customerId,
+    deliveryId: int(r.deliveryId),
     key: r.idempotencyKey ?? null,
     write: writeId,
-  });
-  // Sent with the lock: Neo4j counts once the lock is held, so the counts are what the impression before committed.
-  const counting = personCountsRow(q, { person: r.person, day: r.day }, r.deliveryId);
-  // Both settled first; then their outcomes in this order: a kept mapi token revoked since first (nothing is
-  // answered to it, not even a replay), then a missing delivery or a replay, then the person's refusals.
-  const [, counted] = await Promise.allSettled([locking, counting]);
-  if (r.person.keptToken !== undefined && counted.status === 'fulfilled' && counted.value?.tokenActive === false) throw keptTokenRevoked();
-  const [locked] = await locking;
-  if (!locked) throw deliveryNotFound(r.deliveryId);
-  if (locked.answer !== null) return { answer: parseImpressionAnswer(locked.answer), replayed: true };
-  const person = countsOf(r.person, await counting).get(r.deliveryId) ?? { total: 0, today: 0 };
-  check({ delivery: parseStored(locked), person });
-  const answer: ImpressionAnswer = {
-    deliveryId: r.deliveryId,
-    deliveryCount: locked.deliveryCount + 1,
-    personTotal: person.total + 1,
-    personToday: person.today + 1,
-  };
-  await q('impression.record', {
-    customer: c,
-    deliveryId,
-    type: r.person.user.type,
-    value: r.person.user.id,
+    type: p.user.type,
+    value: p.user.id,
+    unlinkedTypes: p.unlinkedTypes,
+    maxNodes: int(p.maxNodes),
+    maxIds: int(p.maxIds),
     day: r.day,
     platform: r.platform,
-    key: r.idempotencyKey ?? null,
-    answer: impressionAnswerDocument(answer),
     receivedAt: r.receivedAt,
-    write: writeId,
+    keptToken: p.keptToken ?? null,
   });
-  return { answer, replayed: false };
+  if (row === undefined) throw new Error('impression.count answered no row');
+  if (p.keptToken !== undefined && !row.tokenActive) throw keptTokenRevoked();
+  if (row.document === null) throw deliveryNotFound(r.deliveryId);
+  if (row.answer !== null) return { answer: parseImpressionAnswer(row.answer), replayed: true };
+  if (row.earlierCounts !== null) return { answer: answerOf(r.deliveryId, row.earlierCounts), replayed: true };
+  const counts = [{ deliveryId: r.deliveryId, total: row.total, today: row.today }];
+  const person = countsOf(p, { ...row, counts, catalogueVersion: [], live: [] }).get(r.deliveryId) ?? NO_IMPRESSIONS;
+  check({ delivery: parseStored({ ...row, document: row.document }), person });
+  return { answer: answerOf(r.deliveryId, row.answerCounts), replayed: false };
 }
 
 /** ifCommitted of an impression: the answer of the impression this store call counted, when its commit went through. */
 export async function countedBy(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome | undefined> {
-  const [row] = await q<{ answer: string }>('impression.counted-by', { customer: r.person.customerId, deliveryId: int(r.deliveryId), write: writeId });
-  return row ? { answer: parseImpressionAnswer(row.answer), replayed: false } : undefined;
+  const [row] = await q<{ answerCounts: AnswerCounts }>('impression.counted-by', {
+    customer: r.person.customerId,
+    deliveryId: int(r.deliveryId),
+    write: writeId,
+  });
+  return row ? { answer: answerOf(r.deliveryId, row.answerCounts), replayed: false } : undefined;
 }
 
 /** Retention of idempotency keys: up to `limit` of those stored before `before`. */

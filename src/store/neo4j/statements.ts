@@ -96,8 +96,7 @@ export const STATEMENT_NAMES = [
 
   'person.counts',
   'person.counts-many',
-  'impression.lock',
-  'impression.record',
+  'impression.count',
   'impression.counted-by',
   'impression.erase',
   'impression.erase-keys',
@@ -141,6 +140,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/token.unique-id',
   'schema/token.unique-hash',
   'schema/settings.unique-customer',
+  'schema/settings.text-customer',
   'schema/blocklist.unique-customer',
   'schema/delivery.unique-customer-id',
   'schema/deleteddelivery.unique-customer-id',
@@ -169,7 +169,7 @@ export interface SchemaObject {
   constraint: boolean;
 }
 
-const CREATES = /^CREATE (CONSTRAINT|INDEX) ([A-Za-z_][A-Za-z0-9_]*) IF NOT EXISTS\b/m;
+const CREATES = /^CREATE (CONSTRAINT|(?:TEXT )?INDEX) ([A-Za-z_][A-Za-z0-9_]*) IF NOT EXISTS\b/m;
 
 /** What the schema statements create (those that drop what an earlier version made create nothing). */
 export function schemaObjects(schema: Statement[]): SchemaObject[] {
