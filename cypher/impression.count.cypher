@@ -1,45 +1,62 @@
-// params: customer, deliveryId, key, write, type, value, unlinkedTypes, maxNodes, maxIds, day, platform, receivedAt, keptToken
-// One impression in one statement: takes the delivery's write lock, reads what the impression is checked against,
-// and counts it. The store checks the row it answers inside the same transaction, and rolls the transaction back when
-// a check refuses the impression (src/store/neo4j/neo4j-impressions.ts), so a refused impression counts nothing.
+// params: customer, deliveryId, key, write, type, value, unlinkedTypes, maxNodes, maxIds, day, platform, receivedAt, keptToken, keptPolicy
+// One impression in one auto-commit statement: takes the delivery's write lock, reads what the impression is checked
+// against, checks it, and counts it only when every check lets it through. `outcome` says what happened, and
+// src/store/neo4j/neo4j-impressions.ts answers it: 'counted', or what refused or answered it instead. Whatever
+// is not counted writes nothing but the lock's mark.
 //
 // The lock comes first: the SET writes a value no other call writes, so it is taken before anything is read, and
 // every impression of a delivery takes it. They are applied one at a time, and each reads what the one before it
 // committed, which is what keeps the caps exact. A delete that committed while this waited for the lock leaves the
-// node without properties: no such delivery now, and then `document` is null and nothing is counted. So is it when
-// the idempotency key `key` (null when none was given) already has an answer: a repeat, answered that answer.
+// node without properties: no such delivery now.
+//
+// The outcomes other than 'counted', checked in this order:
+// - 'invalid_token': `keptToken`, the hash of the mapi token a process kept rather than read for this call
+//   (src/domain/tokens.ts), is not an active mapi token of the customer now (no check when it is null);
+// - 'delivery_not_found';
+// - 'counted_before': an earlier attempt of the same store call (`write`) counted it, and its reply was lost: its
+//   answer, `countedCounts`, is answered again;
+// - 'replayed': the idempotency key `key` (null when none was given) has an answer: `answerCounts`, or `answer`,
+//   the document an earlier version stored;
+// - 'caps_unknown': the delivery's vertex lacks its caps (an earlier version wrote it), which the store then copies
+//   from its document (delivery.keep-caps.cypher) before it runs this again;
+// - 'schema_changed': `keptPolicy` (null when the person's checks read the policy afresh) is not what they would use
+//   of the policy now: the types declared secure and those declared `links: false` (`unlinkedTypes` above), as
+//   sets, and the time zone (`day`);
+// - 'component_too_large': `visited` or `idsRead` past maxNodes or maxIds;
+// - the name of the cap that counting it would pass (docs/deliveries.md), the rule of capReached in
+//   src/domain/showing.ts, with the delivery's document and counts and the person's, which the store names the
+//   refusal with.
 //
 // What is read after the lock, as person.counts.cypher reads it (which says why the traversal has its shape): the
-// person's impressions of the delivery, in all (`total`) and on the calendar `day` (`today`), with `visited` and
-// `idsRead` (past maxNodes or maxIds, nothing is counted); the policy the person's checks used (secureTypes,
-// unlinkedTypes, timezone); and tokenActive for `keptToken`. The customer's :Settings are read through the text index
-// settings_customer_text: in a statement that writes, Neo4j reads a vertex by a uniqueness constraint's index with a
-// locking seek, and for a customer without settings that locks the absent entry exclusively until the commit, so
-// every impression of the customer would wait for the one before.
+// person's impressions of the delivery, in all (`total`) and on the calendar `day` (`today`). The customer's
+// :Settings are read through the text index settings_customer_text: in a statement that writes, Neo4j reads a vertex
+// by a uniqueness constraint's index with a locking seek, and for a customer without settings that locks the absent
+// entry exclusively until the commit, so every impression of the customer would wait for the one before.
 //
 // The count: the delivery's counts, the impressions recorded against the ID (type, value) on `day`, and with an
 // idempotency key its answer to give its repeats, with that ID, by which an erase finds it. `answerCounts` is that
-// answer's delivery count, person total and person today, which `countedBy` and `countedCounts` keep for the store
-// call that counted (impression.counted-by.cypher; an earlier version kept the answer as a document, `countedAnswer`).
+// answer's delivery count, person total and person today, which `countedBy` and `countedCounts` keep for an
+// attempt of the same store call that runs again.
 OPTIONAL MATCH (locking:Delivery {customer: $customer, deliveryId: $deliveryId})
 SET locking.impressionLock = $write
 WITH CASE WHEN locking.document IS NULL THEN null ELSE locking END AS delivery
+WITH delivery, CASE WHEN delivery.countedBy = $write THEN delivery.countedCounts END AS ours
 OPTIONAL MATCH (earlier:ImpressionKey {customer: $customer, deliveryId: $deliveryId, key: $key})
 OPTIONAL MATCH (source:Id {customer: $customer, type: $type, value: $value})
-WITH delivery, earlier, COLLECT {
+WITH delivery, ours, earlier, COLLECT {
   MATCH path = (source)-[:LINKED*0..20000001]-(reached)
   WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
   RETURN DISTINCT reached
   LIMIT $maxNodes + $maxIds + 1
 } AS vertices
-WITH delivery, earlier, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH delivery, earlier, nodes, COLLECT {
+WITH delivery, ours, earlier, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH delivery, ours, earlier, nodes, COLLECT {
   UNWIND nodes AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
   RETURN DISTINCT id
 } AS held
-WITH delivery, earlier, size(nodes) AS visited, held
-WITH delivery, earlier, visited, size(held) AS idsRead, CASE
+WITH delivery, ours, earlier, size(nodes) AS visited, held
+WITH delivery, ours, earlier, visited, size(held) AS idsRead, CASE
          WHEN visited = 0 THEN [{type: $type, value: $value}]
          WHEN visited <= $maxNodes AND size(held) <= $maxIds THEN [id IN held | {type: id.type, value: id.value}]
          ELSE []
@@ -49,12 +66,49 @@ CALL (ids) {
   MATCH (impressions:ImpressionCount {customer: $customer, type: wanted.type, value: wanted.value, deliveryId: $deliveryId})
   RETURN sum(impressions.count) AS total, sum(CASE WHEN impressions.day = $day THEN impressions.count ELSE 0 END) AS today
 }
-WITH delivery, earlier, visited, idsRead, total, today, coalesce(delivery.deliveryCount, 0) AS deliveryCount,
-     coalesce(delivery.iphoneCount, 0) AS iphoneCount, coalesce(delivery.androidCount, 0) AS androidCount
-WITH delivery, earlier, visited, idsRead, total, today, deliveryCount, iphoneCount, androidCount,
-     [deliveryCount + 1, total + 1, today + 1] AS answerCounts
-CALL (delivery, earlier, answerCounts) {
-  WITH delivery, answerCounts WHERE delivery IS NOT NULL AND earlier IS NULL
+WITH delivery, ours, earlier, visited, idsRead, total, today,
+     COLLECT {
+       MATCH (idType:IdType {customer: $customer})
+       WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+       RETURN idType.name
+     } AS secureTypes,
+     COLLECT {
+       MATCH (idType:IdType {customer: $customer})
+       WHERE idType.links = false AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
+       RETURN idType.name
+     } AS unlinkedTypes,
+     head(COLLECT {
+       MATCH (settings:Settings)
+       USING TEXT INDEX settings:Settings(customer)
+       WHERE settings.customer = $customer
+       RETURN settings.timezone
+     }) AS timezone,
+     $keptToken IS NULL OR EXISTS {
+       MATCH (token:Token {tokenHash: $keptToken})
+       WHERE token.revokedAt IS NULL AND token.customer = $customer AND token.kind = 'mapi'
+     } AS tokenActive
+WITH delivery, ours, earlier, visited, idsRead, total, today, tokenActive,
+     $keptPolicy IS NULL OR (
+       size(secureTypes) = size($keptPolicy.secureTypes) AND all(name IN secureTypes WHERE name IN $keptPolicy.secureTypes) AND
+       size(unlinkedTypes) = size($keptPolicy.unlinkedTypes) AND all(name IN unlinkedTypes WHERE name IN $keptPolicy.unlinkedTypes) AND
+       coalesce(timezone = $keptPolicy.timezone, timezone IS NULL AND $keptPolicy.timezone IS NULL)
+     ) AS policyHolds,
+     coalesce(delivery.deliveryCount, 0) AS deliveryCount
+WITH delivery, ours, earlier, total, today, deliveryCount, [deliveryCount + 1, total + 1, today + 1] AS answerCounts, CASE
+         WHEN NOT tokenActive THEN 'invalid_token'
+         WHEN delivery IS NULL THEN 'delivery_not_found'
+         WHEN ours IS NOT NULL THEN 'counted_before'
+         WHEN earlier IS NOT NULL THEN 'replayed'
+         WHEN delivery.maxDeliveryCount IS NULL THEN 'caps_unknown'
+         WHEN NOT policyHolds THEN 'schema_changed'
+         WHEN visited > $maxNodes OR idsRead > $maxIds THEN 'component_too_large'
+         WHEN deliveryCount >= delivery.maxDeliveryCount THEN 'max_delivery_count'
+         WHEN total >= delivery.maxTotalCount THEN 'max_total_count'
+         WHEN today >= delivery.maxTotalCountPerDay THEN 'max_total_count_per_day'
+         ELSE 'counted'
+       END AS outcome
+CALL (delivery, outcome, answerCounts) {
+  WITH delivery, answerCounts WHERE outcome = 'counted'
   SET delivery.deliveryCount = answerCounts[0],
       delivery.iphoneCount = coalesce(delivery.iphoneCount, 0) + CASE $platform WHEN 'ios' THEN 1 ELSE 0 END,
       delivery.androidCount = coalesce(delivery.androidCount, 0) + CASE $platform WHEN 'android' THEN 1 ELSE 0 END,
@@ -69,25 +123,12 @@ CALL (delivery, earlier, answerCounts) {
                             createdAt: datetime($receivedAt), type: $type, value: $value})
   )
 }
-RETURN delivery.document AS document, deliveryCount, iphoneCount, androidCount, earlier.answer AS answer,
-       earlier.answerCounts AS earlierCounts, answerCounts, visited, idsRead, total, today,
-       COLLECT {
-         MATCH (idType:IdType {customer: $customer})
-         WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
-         RETURN idType.name
-       } AS secureTypes,
-       COLLECT {
-         MATCH (idType:IdType {customer: $customer})
-         WHERE idType.links = false AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
-         RETURN idType.name
-       } AS unlinkedTypes,
-       COLLECT {
-         MATCH (settings:Settings)
-         USING TEXT INDEX settings:Settings(customer)
-         WHERE settings.customer = $customer
-         RETURN settings.timezone
-       } AS timezone,
-       $keptToken IS NULL OR EXISTS {
-         MATCH (token:Token {tokenHash: $keptToken})
-         WHERE token.revokedAt IS NULL AND token.customer = $customer AND token.kind = 'mapi'
-       } AS tokenActive
+RETURN outcome,
+       CASE outcome
+         WHEN 'counted' THEN answerCounts
+         WHEN 'counted_before' THEN ours
+         WHEN 'replayed' THEN earlier.answerCounts
+       END AS answerCounts,
+       CASE outcome WHEN 'replayed' THEN earlier.answer END AS answer,
+       CASE WHEN outcome = 'caps_unknown' OR outcome STARTS WITH 'max_' THEN delivery.document END AS document,
+       deliveryCount, coalesce(delivery.iphoneCount, 0) AS iphoneCount, coalesce(delivery.androidCount, 0) AS androidCount, total, today

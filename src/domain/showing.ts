@@ -262,23 +262,24 @@ export class ShowingService {
     const at = instantOf(body.at, '/body/at');
     return this.againstPolicyChanges(async (kept) => {
       const { person, timeZone } = await this.person(caller, body.user, kept);
-      return this.store.recordImpression(
-        {
-          person,
-          deliveryId,
-          platform: body.platform ?? 'other',
-          day: calendarDay(at, timeZone),
-          ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
-          receivedAt: new Date().toISOString(),
-        },
-        refuseOverCap,
-      );
+      return this.store.recordImpression({
+        person,
+        deliveryId,
+        platform: body.platform ?? 'other',
+        day: calendarDay(at, timeZone),
+        ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
+        receivedAt: new Date().toISOString(),
+      });
     });
   }
 }
 
-/** The check every store runs inside an impression's transaction: 409 cap_reached, naming the cap, when counting it would pass one. */
-function refuseOverCap({ delivery, person }: ImpressionState): void {
+/**
+ * The rule every store applies to an impression before it counts it, in the same transaction: 409 cap_reached,
+ * naming the cap, when counting it would pass one (capReached). The Neo4j store applies capReached inside its
+ * statement, and this names the refusal.
+ */
+export function refuseOverCap({ delivery, person }: ImpressionState): void {
   const cap = capReached(delivery, person);
   if (cap !== undefined) {
     throw new DomainError('cap_reached', `Counting this display would pass the delivery's ${cap}; nothing was counted.`, undefined, { cap });

@@ -1,16 +1,7 @@
 // The port every store implements (src/store/sqlite/, src/store/neo4j/), owned by the domain that uses it: nothing
 // under src/domain/ imports from src/store/. Each write is one atomic transaction; rule violations that only the
 // store can see (a key already in use, an ID already held) come back as DomainErrors with their codes.
-import type {
-  Delivery,
-  DeliveryDraft,
-  DeliveryPage,
-  EligibilityState,
-  ImpressionOutcome,
-  ImpressionRequest,
-  ImpressionState,
-  PersonRequest,
-} from './deliveries';
+import type { Delivery, DeliveryDraft, DeliveryPage, EligibilityState, ImpressionOutcome, ImpressionRequest, PersonRequest } from './deliveries';
 import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { DomainError } from './errors';
 import type { GraphComponent, GraphQuery } from './graph';
@@ -335,11 +326,12 @@ export interface Store {
   eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
   /**
    * One atomic change: delivery_not_found when the customer has no such delivery; the earlier answer, counting
-   * nothing, when the idempotency key was used for this delivery; else `check` decides on the delivery and the
-   * person's counts (it throws cap_reached, and nothing is counted), and the impression is counted. Impressions of
-   * one delivery are applied one at a time, so concurrent ones never pass a cap.
+   * nothing, when the idempotency key was used for this delivery; else the impression is counted, unless counting
+   * it would pass a cap of the delivery, judged on its live counts and the person's (refuseOverCap in ./showing.ts
+   * throws cap_reached, and nothing is counted). Impressions of one delivery are applied one at a time, so
+   * concurrent ones never pass a cap.
    */
-  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome>;
+  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome>;
   /** Deletes up to `limit` idempotency keys stored before `before` (an ISO instant); answers how many it deleted. */
   pruneImpressionKeys(before: string, limit: number): Promise<number>;
   /**

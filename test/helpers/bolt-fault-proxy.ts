@@ -1,10 +1,15 @@
 // A TCP proxy between a Neo4j driver and Neo4j that can lose the reply to one commit: the commit happens on the
 // server, but the driver's connection breaks before it hears so (what a network failure or a restarting load
-// balancer does at the worst moment). It reads the client's side of the Bolt protocol just enough to find COMMIT.
+// balancer does at the worst moment). It reads the client's side of the Bolt protocol just enough to find COMMIT, or
+// the PULL of an auto-commit query, whose reply is its commit's.
 import net from 'node:net';
 
 /** COMMIT: a structure with no fields (marker B0) and signature 0x12. */
 const COMMIT = [0xb0, 0x12];
+/** PULL: a structure with one field (marker B1) and signature 0x3F. */
+const PULL = [0xb1, 0x3f];
+/** The key of the bookmark a committed transaction's reply carries (a PackStream string of 8 bytes, marker 88). */
+const BOOKMARK = Buffer.from([0x88, ...Buffer.from('bookmark')]);
 const HANDSHAKE_BYTES = 20;
 /** The server's answer to the handshake that announces the manifest negotiation (Bolt 5.7+ drivers offer it). */
 const MANIFEST = Buffer.from([0x00, 0x00, 0x01, 0xff]);
@@ -13,10 +18,11 @@ export interface BoltFaultProxy {
   /** bolt://127.0.0.1:<port>: give this to the driver instead of Neo4j's own address. */
   uri: string;
   /**
-   * Arms the fault for the next COMMIT on any connection: the proxy passes it to Neo4j, waits for Neo4j's reply,
-   * then closes the driver's connection without passing the reply on. One commit only; then it disarms.
+   * Arms the fault for the next COMMIT on any connection, or with 'auto-commit' the next PULL: the proxy passes it to
+   * Neo4j, waits for Neo4j's reply that says it committed (its bookmark), then closes the driver's connection
+   * without passing anything of the reply on. One commit only; then it disarms.
    */
-  loseNextCommitReply(): void;
+  loseNextCommitReply(of?: 'transaction' | 'auto-commit'): void;
   /** How many commit replies were lost so far. */
   readonly lostCommitReplies: number;
   close(): Promise<void>;
@@ -37,8 +43,8 @@ class ClientStream {
     this.phase = bytes.equals(MANIFEST) ? 'versionSelection' : 'messages';
   }
 
-  /** Reads all of `data`; returns the offset just after the first COMMIT message that ends in it, or -1. */
-  findCommitEnd(data: Buffer): number {
+  /** Reads all of `data`; returns the offset just after the first `signature` message (COMMIT, PULL) that ends in it, or -1. */
+  findEnd(data: Buffer, signature: number[]): number {
     let commitEnd = -1;
     for (let i = 0; i < data.length; i += 1) {
       const byte = data[i] as number;
@@ -68,9 +74,9 @@ class ClientStream {
           this.chunkLeft = ((this.header[0] as number) << 8) | (this.header[1] as number);
           this.header = [];
           if (this.chunkLeft === 0) {
-            const isCommit = this.messageStart[0] === COMMIT[0] && this.messageStart[1] === COMMIT[1];
+            const found = this.messageStart[0] === signature[0] && this.messageStart[1] === signature[1];
             this.messageStart = [];
-            if (isCommit && commitEnd < 0) commitEnd = i + 1;
+            if (found && commitEnd < 0) commitEnd = i + 1;
           }
           break;
       }
@@ -80,7 +86,7 @@ class ClientStream {
 }
 
 export async function startBoltFaultProxy(target: { host: string; port: number }): Promise<BoltFaultProxy> {
-  let armed = false;
+  let armed: number[] | undefined;
   let lost = 0;
   const sockets = new Set<net.Socket>();
 
@@ -94,6 +100,7 @@ export async function startBoltFaultProxy(target: { host: string; port: number }
     let serverBytes = Buffer.alloc(0);
     let versionSeen = false;
     let awaitingCommitReply = false;
+    let reply = Buffer.alloc(0);
 
     const closeBoth = () => {
       client.destroy();
@@ -112,12 +119,12 @@ export async function startBoltFaultProxy(target: { host: string; port: number }
 
     client.on('data', (data: Buffer) => {
       if (awaitingCommitReply) return;
-      const commitEnd = stream.findCommitEnd(data);
+      const commitEnd = stream.findEnd(data, armed ?? COMMIT);
       if (!armed || commitEnd < 0) {
         upstream.write(data);
         return;
       }
-      armed = false;
+      armed = undefined;
       awaitingCommitReply = true;
       upstream.write(data.subarray(0, commitEnd));
     });
@@ -131,9 +138,12 @@ export async function startBoltFaultProxy(target: { host: string; port: number }
         }
       }
       if (awaitingCommitReply) {
-        // Neo4j has answered the commit, so it is done; the driver never hears it.
-        lost += 1;
-        closeBoth();
+        // Once Neo4j has answered the commit, it is done; the driver never hears it.
+        reply = Buffer.concat([reply, data]);
+        if (reply.includes(BOOKMARK)) {
+          lost += 1;
+          closeBoth();
+        }
         return;
       }
       client.write(data);
@@ -144,8 +154,8 @@ export async function startBoltFaultProxy(target: { host: string; port: number }
   const { port } = server.address() as net.AddressInfo;
   return {
     uri: `bolt://127.0.0.1:${port}`,
-    loseNextCommitReply: () => {
-      armed = true;
+    loseNextCommitReply: (of = 'transaction') => {
+      armed = of === 'transaction' ? COMMIT : PULL;
     },
     get lostCommitReplies() {
       return lost;

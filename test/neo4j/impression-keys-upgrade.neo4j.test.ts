@@ -4,10 +4,9 @@
 // person's; keys of other customers stay. The earlier keys are written directly (test-only Cypher).
 import type { Driver } from 'neo4j-driver';
 import neo4j from 'neo4j-driver';
-import type { ImpressionState } from '../../src/domain/deliveries';
 import { ADOPT_KEYS_BATCH } from '../../src/store/neo4j/neo4j-impressions';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import { buildDraft } from '../helpers/deliveries';
+import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 
 describe('a Neo4j database whose idempotency keys name no ID', () => {
@@ -24,8 +23,10 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
     // acme and bolt each have delivery 1, made by the store.
     const store = await Neo4jStore.connect(connection);
     try {
-      await store.createDelivery('acme', buildDraft());
-      await store.createDelivery('bolt', buildDraft());
+      // Caps no test here reaches.
+      const draft = buildDraft({ condition: buildCondition({ max_total_count: 100, max_total_count_per_day: 100 }) });
+      await store.createDelivery('acme', draft);
+      await store.createDelivery('bolt', draft);
     } finally {
       await store.close();
     }
@@ -51,7 +52,6 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
     idempotencyKey: key,
     receivedAt: new Date().toISOString(),
   });
-  const noCheck = (_state: ImpressionState) => undefined;
 
   test('when the store connects, then the keys are marked, still replay, and an erase of their customer deletes them all, not those of others', async () => {
     const store = await Neo4jStore.connect(connection);
@@ -64,7 +64,7 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
           { customer: 'bolt', key: 'k-cy', type: '', value: '' },
         ],
       );
-      await expect(store.recordImpression(request('acme', 'k-bob'), noCheck)).resolves.toEqual({ answer: answered(2), replayed: true });
+      await expect(store.recordImpression(request('acme', 'k-bob'))).resolves.toEqual({ answer: answered(2), replayed: true });
 
       const audit = { requestId: 'req-erase', actor: 'admin' };
       await store.erase({
@@ -77,9 +77,9 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
         audit,
       });
 
-      expect((await store.recordImpression(request('acme', 'k-ann'), noCheck)).replayed).toBe(false);
-      expect((await store.recordImpression(request('acme', 'k-bob'), noCheck)).replayed).toBe(false);
-      await expect(store.recordImpression(request('bolt', 'k-cy'), noCheck)).resolves.toEqual({ answer: answered(3), replayed: true });
+      expect((await store.recordImpression(request('acme', 'k-ann'))).replayed).toBe(false);
+      expect((await store.recordImpression(request('acme', 'k-bob'))).replayed).toBe(false);
+      await expect(store.recordImpression(request('bolt', 'k-cy'))).resolves.toEqual({ answer: answered(3), replayed: true });
       // The keys counted now name their ID.
       expect(await run("MATCH (key:ImpressionKey {customer: 'acme'}) RETURN key.type AS type, key.value AS value")).toEqual([
         { type: 'device', value: 'd-1' },

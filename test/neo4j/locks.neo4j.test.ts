@@ -116,6 +116,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
       platform: 'ios',
       receivedAt: '2026-06-01T00:00:00.000Z',
       keptToken: null,
+      keptPolicy: null,
     });
     const statement = loadStatement('impression.count');
     const open = driver.session({ database: connection.database });

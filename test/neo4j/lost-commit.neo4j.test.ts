@@ -6,7 +6,7 @@ import type { Delivery } from '../../src/domain/deliveries';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { StoredToken } from '../../src/domain/store';
 import { boltAddress, type BoltFaultProxy, startBoltFaultProxy } from '../helpers/bolt-fault-proxy';
-import { buildDraft, buildMessage } from '../helpers/deliveries';
+import { buildCondition, buildDraft, buildMessage } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
@@ -25,9 +25,9 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
   });
 
   /** Runs `write` with the reply to its commit lost, and checks that the fault did happen (else the test proves nothing). */
-  async function withLostCommitReply<T>(write: () => Promise<T>): Promise<T> {
+  async function withLostCommitReply<T>(write: () => Promise<T>, of?: 'auto-commit'): Promise<T> {
     const before = proxy.lostCommitReplies;
-    proxy.loseNextCommitReply();
+    proxy.loseNextCommitReply(of);
     try {
       return await write();
     } finally {
@@ -176,6 +176,29 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       const original = await store.createDelivery(c, buildDraft());
       await expect(withLostCommitReply(() => store.deleteDelivery(c, original.deliveryId))).resolves.toBe(true);
       expect(await store.getDelivery(c, original.deliveryId)).toBeUndefined();
+    });
+  });
+
+  describe('impressions', () => {
+    const impression = (customerId: string, deliveryId: number, idempotencyKey?: string) => ({
+      person: { customerId, user: { type: 'device', id: 'd-1' }, unlinkedTypes: [], maxNodes: 10, maxIds: 10 },
+      deliveryId,
+      platform: 'ios' as const,
+      day: '2026-06-01',
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      receivedAt: new Date().toISOString(),
+    });
+    const counted = (n: number) => ({ answer: { deliveryId: expect.any(Number), deliveryCount: n, personTotal: n, personToday: n }, replayed: false });
+
+    test('when an impression loses the reply of its statement, which committed, then it answers that count, counted once, also with a key', async () => {
+      const c = newCustomer();
+      const condition = buildCondition({ max_total_count: 10, max_total_count_per_day: 10 });
+      const { deliveryId } = await store.createDelivery(c, buildDraft({ condition }));
+      await expect(withLostCommitReply(() => store.recordImpression(impression(c, deliveryId)), 'auto-commit')).resolves.toEqual(counted(1));
+      await expect(withLostCommitReply(() => store.recordImpression(impression(c, deliveryId, 'k1')), 'auto-commit')).resolves.toEqual(counted(2));
+      // Its key answers its repeats with the same answer.
+      await expect(store.recordImpression(impression(c, deliveryId, 'k1'))).resolves.toEqual({ ...counted(2), replayed: true });
+      await expect(store.recordImpression(impression(c, deliveryId))).resolves.toEqual(counted(3));
     });
   });
 });

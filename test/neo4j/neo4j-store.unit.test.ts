@@ -169,21 +169,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // The document only when the caller has not parsed revision 2 of delivery 7 yet.
       return [{ version: 0, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
     case 'impression.count':
-      return [
-        {
-          document: storedDocument,
-          ...STORED_COUNTS,
-          answer: null,
-          earlierCounts: null,
-          answerCounts: [4, 3, 2],
-          visited: 1,
-          idsRead: 2,
-          total: 2,
-          today: 1,
-          ...NO_POLICY,
-          tokenActive: true,
-        },
-      ];
+      return [{ outcome: 'counted', answerCounts: [4, 3, 2], answer: null, document: null, ...STORED_COUNTS, total: 2, today: 1 }];
     case 'delivery.catalogue-many':
       // Neo4j answers the index as a number (disableLosslessIntegers).
       return (params.customers as Array<{ index: Integer; known: unknown }>).map((c) => ({
@@ -205,8 +191,6 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
         ...NO_POLICY,
         ...unchangedCatalogue((p as { deliveryIds?: unknown }).deliveryIds),
       }));
-    case 'impression.counted-by':
-      return [{ answerCounts: [4, 3, 2] }];
     case 'impression.prune-keys':
       return [{ deleted: 1 }];
     case 'delivery.delete':
@@ -274,8 +258,9 @@ const isKnown = (known: unknown, deliveryId: number, revision: number): boolean 
   (known as Array<[unknown, unknown]>).some(([d, r]) => String(d) === String(deliveryId) && String(r) === String(revision));
 
 /**
- * `loseCommitReplies`: the first commit of every write fails as a connection lost before its reply would (the write
- * then runs again, as a driver runs it again when a commit's reply is lost). Retries wait 1 ms and stop 50 ms after
+ * `loseCommitReplies`: the first commit of every write, or the first auto-commit statement of a write session, fails
+ * as a connection lost before its reply would, after it was applied (the write then runs again, as a driver runs it
+ * again when a commit's reply is lost). Retries wait 1 ms and stop 50 ms after
  * the first failure.
  */
 function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean; callTimeoutMs?: number } = {}) {
@@ -303,6 +288,8 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
       sessions.opened += 1;
       sessions.configs.push(config);
       let commits = 0;
+      let autoCommits = 0;
+      const writing = (config as { defaultAccessMode?: string }).defaultAccessMode === neo4j.session.WRITE;
       return {
         run: async (text: string, params: Record<string, unknown> = {}, config?: unknown) => {
           if (text === statements.byName['store.ping'].sent) {
@@ -312,8 +299,11 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
             if (pingAnswer) throw pingAnswer;
             return { records: [] };
           }
-          txConfigs.push({ kind: 'read', config });
-          return tx.run(text, params);
+          txConfigs.push({ kind: writing ? 'write' : 'read', config });
+          const result = await tx.run(text, params);
+          autoCommits += 1;
+          if (writing && options.loseCommitReplies && autoCommits === 1) throw driverError('SessionExpired', 'Connection lost before the reply');
+          return result;
         },
         beginTransaction: (config?: unknown) => {
           txConfigs.push({ kind: 'write', config });
@@ -482,7 +472,7 @@ describe('Neo4j store, with a fake driver', () => {
     // Their catalogues kept now, each goes straight to person.counts: those that wait go together.
     await Promise.all(customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')));
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
-    await store.recordImpression(impression, () => undefined);
+    await store.recordImpression(impression);
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
     // Two deleted deliveries, each with nothing left but its mark, in one call.
     await store.sweepDeletedDeliveries(2);
@@ -501,7 +491,9 @@ describe('Neo4j store, with a fake driver', () => {
     // (the Neo4j suites run them); store.ping runs in floor's read and in ping. The separation statements past the
     // nodes' lookup run only for nodes that exist, and separation.check only for a node with a ban, which this fake
     // never answers: the separation contract runs them on Neo4j, where each statement's parameters are checked too.
-    // The why statements past why.shortest run only when it reads 1,000 tied chains (the why contract does).
+    // The why statements past why.shortest run only when it reads 1,000 tied chains (the why contract does), and
+    // delivery.keep-caps only for a delivery an earlier version wrote (the impression test here and the upgrade
+    // suite on Neo4j run it).
     const unused = STATEMENT_NAMES.filter((name) => !fake.names().includes(name) && !retried.names().includes(name));
     expect(unused).toEqual([
       'store.await-indexes',
@@ -513,6 +505,7 @@ describe('Neo4j store, with a fake driver', () => {
       'why.nodes-of-ids',
       'why.labels',
       'sequence.adopt-shared',
+      'delivery.keep-caps',
       'impression.adopt-keys',
       'history.adopt-mentions',
     ]);
@@ -1635,7 +1628,7 @@ describe('Neo4j store, with a fake driver', () => {
                 },
               ]
             : name === 'impression.count'
-              ? [{ ...(defaultAnswer(name, params)[0] as object), unlinkedTypes: ['ip'], timezone }]
+              ? [{ ...(defaultAnswer(name, params)[0] as object), outcome: params.keptPolicy === null || timezone[0] === 'UTC' ? 'counted' : 'schema_changed' }]
               : undefined,
       );
       const { mark } = await fake.store.showingPolicy('acme', 'answer');
@@ -1643,29 +1636,40 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('customer.policy')).toHaveLength(1);
       const kept = { ...person, policyMark: mark as string };
       expect((await fake.store.eligibility(kept, '2026-06-01')).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
-      await expect(fake.store.recordImpression({ ...impression, person: kept }, () => undefined)).resolves.toMatchObject({ replayed: false });
-      expect(fake.ends).toEqual(['commit']);
+      await expect(fake.store.recordImpression({ ...impression, person: kept })).resolves.toMatchObject({ replayed: false });
+      // The statement compares the kept policy itself.
+      expect(fake.named('impression.count')[0]?.params.keptPolicy).toEqual({ secureTypes: [], unlinkedTypes: ['ip'], timezone: 'UTC' });
 
       timezone = ['Asia/Tokyo'];
       await expect(fake.store.eligibility(kept, '2026-06-01')).rejects.toMatchObject({ code: 'schema_changed' });
-      await expect(fake.store.recordImpression({ ...impression, person: kept }, () => undefined)).rejects.toMatchObject({ code: 'schema_changed' });
-      expect(fake.ends).toEqual(['commit', 'rollback']);
+      await expect(fake.store.recordImpression({ ...impression, person: kept })).rejects.toMatchObject({ code: 'schema_changed' });
+      // A person read afresh is not compared.
+      await fake.store.recordImpression(impression);
+      expect(fake.named('impression.count')[2]?.params.keptPolicy).toBeNull();
     });
 
-    test('when the person is past the bounds, then component_too_large and nothing counted', async () => {
-      const big = fakeStore((name, params) =>
-        name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), visited: 11, idsRead: 3, total: 0, today: 0 }] : undefined,
-      );
-      await expect(big.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'component_too_large' });
-      expect(big.ends).toEqual(['rollback']);
+    /** A store whose impression.count answers `outcome`, with `row` over its default row. */
+    const answering = (outcome: string, row: object = {}) =>
+      fakeStore((name, params) => (name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), outcome, ...row }] : undefined));
+
+    test('when the statement refuses the impression, then the error of its refusal, and nothing else runs', async () => {
+      const refusals = [
+        ['component_too_large', 'component_too_large'],
+        ['delivery_not_found', 'delivery_not_found'],
+        ['invalid_token', 'invalid_token'],
+        ['schema_changed', 'schema_changed'],
+      ];
+      for (const [outcome, code] of refusals) {
+        const refused = answering(outcome as string, { answerCounts: null });
+        await expect(refused.store.recordImpression(impression)).rejects.toMatchObject({ code });
+        expect(refused.names()).toEqual(['impression.count']);
+      }
     });
 
-    test('when an impression is counted, then in one statement, whose check sees the delivery and the person, and the answer is its counts', async () => {
+    test('when an impression is counted, then in one auto-commit statement, and the answer is its counts', async () => {
       const fake = fakeStore();
-      const seen: unknown[] = [];
-      const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, (state) => seen.push(state));
+      const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' });
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
-      expect(seen).toEqual([{ delivery: storedDelivery, person: { total: 2, today: 1 } }]);
       expect(fake.names()).toEqual(['impression.count']);
       expect(fake.named('impression.count')[0]?.params).toMatchObject({
         deliveryId: neo4j.int(7),
@@ -1675,49 +1679,52 @@ describe('Neo4j store, with a fake driver', () => {
         platform: 'ios',
         key: 'k1',
         keptToken: null,
+        keptPolicy: null,
       });
-      expect(fake.ends).toEqual(['commit']);
+      expect(fake.ends).toEqual([]);
+      expect(fake.txConfigs.map((c) => c.kind)).toEqual(['write']);
     });
 
-    test('when the check refuses, the delivery is missing, or the key was used, then nothing is counted', async () => {
-      const refused = fakeStore();
-      const cap = new DomainError('cap_reached', 'max_total_count', undefined, { cap: 'max_total_count' });
-      await expect(
-        refused.store.recordImpression(impression, () => {
-          throw cap;
-        }),
-      ).rejects.toBe(cap);
-      expect(refused.ends).toEqual(['rollback']);
-      const missing = fakeStore((name, params) =>
-        name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), document: null, deliveryCount: 0 }] : undefined,
-      );
-      await expect(missing.store.recordImpression(impression, () => undefined)).rejects.toMatchObject({ code: 'delivery_not_found' });
+    test('when the statement refuses over a cap, then refuseOverCap names it, judged on the delivery and the person the statement read', async () => {
+      // storedDelivery's caps: 3 in all, 1 a day. The person at 3 is refused; below both caps, the refusal is a fault.
+      const refused = answering('max_total_count', { answerCounts: null, document: storedDocument, total: 3 });
+      await expect(refused.store.recordImpression(impression)).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+      const disagreeing = answering('max_total_count', { answerCounts: null, document: storedDocument, total: 2, today: 0 });
+      await expect(disagreeing.store.recordImpression(impression)).rejects.toThrow('which refuseOverCap lets through');
+    });
+
+    test('when the key was used, then its answer, as an earlier version stored it or as its counts, replayed', async () => {
       // The earlier answer as an earlier version stored it (a document with the wire's names), and as its counts.
       const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
-      const replays = [{ answer: JSON.stringify(earlier) }, { earlierCounts: [1, 1, 1] }].map((stored) =>
-        fakeStore((name, params) => (name === 'impression.count' ? [{ ...(defaultAnswer(name, params)[0] as object), ...stored }] : undefined)),
-      );
+      const replays = [answering('replayed', { answer: JSON.stringify(earlier), answerCounts: null }), answering('replayed', { answerCounts: [1, 1, 1] })];
       for (const replay of replays) {
-        await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' }, () => undefined)).resolves.toEqual({
+        await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' })).resolves.toEqual({
           answer: { deliveryId: 7, deliveryCount: 1, personTotal: 1, personToday: 1 },
           replayed: true,
         });
       }
-      // The statement counts nothing for a missing delivery or a repeat: whatever ends their transactions.
-      expect(missing.ends).toHaveLength(1);
     });
 
-    test('when the kept mapi token was revoked, then invalid_token comes first, even before a missing delivery or a repeat', async () => {
-      const revoked = fakeStore((name, params) =>
-        name === 'impression.count'
-          ? [{ ...(defaultAnswer(name, params)[0] as object), document: null, earlierCounts: [1, 1, 1], tokenActive: false }]
+    test("when the delivery's vertex lacks its caps, then they are copied from its document and the impression runs again", async () => {
+      let runs = 0;
+      const fake = fakeStore((name, params) =>
+        name === 'impression.count' && (runs += 1) === 1
+          ? [{ ...(defaultAnswer(name, params)[0] as object), outcome: 'caps_unknown', answerCounts: null, document: storedDocument }]
           : undefined,
       );
-      await expect(revoked.store.recordImpression({ ...impression, person: { ...person, keptToken: 'hash' } }, () => undefined)).rejects.toMatchObject({
-        code: 'invalid_token',
+      await expect(fake.store.recordImpression(impression)).resolves.toMatchObject({ replayed: false });
+      expect(fake.names()).toEqual(['impression.count', 'delivery.keep-caps', 'impression.count']);
+      const { condition: c } = storedDelivery;
+      expect(fake.named('delivery.keep-caps')[0]?.params).toEqual({
+        customer: 'acme',
+        deliveryId: neo4j.int(7),
+        document: storedDocument,
+        maxDeliveryCount: neo4j.int(c.maxDeliveryCount),
+        maxTotalCount: neo4j.int(c.maxTotalCount),
+        maxTotalCountPerDay: neo4j.int(c.maxTotalCountPerDay),
       });
-      expect(revoked.named('impression.count')[0]?.params.keptToken).toBe('hash');
-      expect(revoked.ends).toEqual(['rollback']);
+      const [first, second] = fake.named('impression.count').map((call) => call.params.write);
+      expect(second).toBe(first);
     });
   });
 
@@ -1890,11 +1897,12 @@ describe('Neo4j store, with a fake driver', () => {
       let lastWrite: unknown;
       const fake = fakeStore(
         (name, params) => {
+          // A run again of the impression finds the count of the run whose reply was lost.
+          if (name === 'impression.count' && params.write === lastWrite) return [{ ...(defaultAnswer(name, params)[0] as object), outcome: 'counted_before' }];
           if ('write' in params) lastWrite = params.write;
           if (name === 'schema.last-write') return [{ lastWrite, created: true }];
           if (name === 'token.last-write') return [{ lastWrite }];
           if (name === 'delivery.written-by') return params.write === lastWrite ? [{ document: deliveryDocument(stored), ...STORED_COUNTS }] : [];
-          if (name === 'impression.counted-by') return params.write === lastWrite ? undefined : [];
           return undefined;
         },
         { loseCommitReplies: true },
@@ -1909,11 +1917,12 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('delivery.update')).toHaveLength(1);
       const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
       const impression = { person, deliveryId: 7, platform: 'android' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
-      await expect(fake.store.recordImpression(impression, () => undefined)).resolves.toEqual({
+      await expect(fake.store.recordImpression(impression)).resolves.toEqual({
         answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 },
         replayed: false,
       });
-      expect(fake.named('impression.count')).toHaveLength(1);
+      // The impression is its own transaction: its run again finds what the first run counted.
+      expect(fake.named('impression.count').map((c) => c.params.write)).toEqual([lastWrite, lastWrite]);
 
       // A schema or delivery delete leaves no mark: what it deleted being gone after an attempt that reached its
       // commit is the sign. A node delete's history entry carries its write id.

@@ -191,10 +191,10 @@ describe('round trips to Neo4j per call', () => {
           }),
       },
       {
-        // The mapi token and the policy kept too: the one statement of the transaction checks them.
-        statements: ['impression.count'],
-        transactions: 1,
-        roundTrips: 2,
+        // The mapi token and the policy kept too: the one statement, its own transaction, checks them.
+        statements: ['auto:impression.count'],
+        transactions: 0,
+        roundTrips: 1,
       },
     ],
     [

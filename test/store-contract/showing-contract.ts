@@ -7,10 +7,10 @@
 //   keeps what earlier tests and runs wrote. The one exception is pruneImpressionKeys, which is not per customer:
 //   its test only asserts on the keys it stored itself, with instants no other test uses.
 // Every assertion reads back what is stored (getDelivery, listDeliveries, eligibility), not merely what a call returned.
-import type { Delivery, ImpressionOutcome, ImpressionRequest, ImpressionState, PersonCounts, PersonRequest, Platform } from '../../src/domain/deliveries';
-import { DomainError } from '../../src/domain/errors';
+import type { Delivery, ImpressionOutcome, ImpressionRequest, PersonCounts, PersonRequest, Platform } from '../../src/domain/deliveries';
+import { type DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
-import { capReached, type CapName } from '../../src/domain/showing';
+import type { CapName } from '../../src/domain/showing';
 import { hashToken } from '../../src/domain/tokens';
 import type { Store } from '../../src/domain/store';
 import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
@@ -38,15 +38,6 @@ const MEMBER_SHARED_DEVICE: SchemaRecord = {
 
 const ZERO: PersonCounts = { total: 0, today: 0 };
 const counts = (total: number, today: number): PersonCounts => ({ total, today });
-
-/** The check the service runs inside the transaction (refuseOverCap, src/domain/showing.ts): cap_reached naming the first cap reached. */
-function refuseOverCap({ delivery, person }: ImpressionState): void {
-  const cap = capReached(delivery, person);
-  if (cap !== undefined) throw new DomainError('cap_reached', `Counting this display would pass the delivery's ${cap}.`, undefined, { cap });
-}
-
-/** A check that lets every impression through. */
-const allowAll = (): void => undefined;
 
 /** The three counters the store keeps in a delivery. */
 const countersOf = (d: Delivery | undefined) => ({
@@ -113,10 +104,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       receivedAt: o.receivedAt ?? new Date().toISOString(),
     });
 
-    const record = (request: ImpressionRequest, check: (state: ImpressionState) => void = refuseOverCap): Promise<ImpressionOutcome> =>
-      store().recordImpression(request, check);
+    const record = (request: ImpressionRequest): Promise<ImpressionOutcome> => store().recordImpression(request);
 
-    /** Records `times` displays, one after the other, through the service's check. */
+    /** Records `times` displays, one after the other. */
     async function show(customerId: string, deliveryId: number, user: IdPair, times = 1, o: Shown = {}): Promise<void> {
       for (let i = 0; i < times; i += 1) await record(impression(customerId, deliveryId, user, o));
     }
@@ -230,7 +220,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
     // ------------------------------------------------------------------ recordImpression
     describe('recordImpression', () => {
-      test("when the delivery is unknown (or another customer's), then delivery_not_found, the check is not called, and nothing is counted", async () => {
+      test("when the delivery is unknown (or another customer's), then delivery_not_found, and nothing is counted", async () => {
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c);
         const user = id('member_id', 'm1');
@@ -238,13 +228,11 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const other = await customerWith(MEMBER);
         const ofOther = await deliveryWith(other);
         await deliveryWith(other);
-        const check = jest.fn(refuseOverCap);
 
-        await expect(record(impression(c, d.deliveryId + 1_000, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.deliveryId + 1_000, user))).rejects.toMatchObject({ code: 'delivery_not_found' });
         // The other customer has a delivery of that number too: it is not this customer's.
-        await expect(record(impression(c, d.deliveryId + 1, user), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
-        await expect(record(impression(c, d.deliveryId + 1, user, { key: 'k-unknown' }), check)).rejects.toMatchObject({ code: 'delivery_not_found' });
-        expect(check).not.toHaveBeenCalled();
+        await expect(record(impression(c, d.deliveryId + 1, user))).rejects.toMatchObject({ code: 'delivery_not_found' });
+        await expect(record(impression(c, d.deliveryId + 1, user, { key: 'k-unknown' }))).rejects.toMatchObject({ code: 'delivery_not_found' });
 
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
         expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
@@ -298,22 +286,30 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await countsFor(c, p2, d.deliveryId, DAY)).toEqual(counts(1, 1));
       });
 
-      test("when a display is checked, then the check sees the delivery as stored, with its live counts, and the person's counts before this one", async () => {
+      test("when a display is checked, then the caps are judged on the delivery's live counts and the person's counts before this one", async () => {
         const c = await customerWith(MEMBER);
         await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
-        const d = await deliveryWith(c, { max_total_count: 50 });
+        const d = await deliveryWith(c, { max_delivery_count: 6, max_total_count: 4 });
         await show(c, d.deliveryId, id('member_id', 'p1'), 2, { platform: 'android' });
         await show(c, d.deliveryId, id('device', 'd1'), 1, { day: NEXT_DAY });
         await show(c, d.deliveryId, id('member_id', 'p2'), 1, { platform: 'ios' });
-        const before = await store().getDelivery(c, d.deliveryId);
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(4, 1, 2));
 
-        const seen: ImpressionState[] = [];
-        await record(impression(c, d.deliveryId, id('device', 'd1')), (state) => {
-          seen.push(state);
+        // The person of d1 (and p1) has 3 in all, 2 of them on DAY.
+        await expect(record(impression(c, d.deliveryId, id('device', 'd1')))).resolves.toEqual({
+          answer: { deliveryId: d.deliveryId, deliveryCount: 5, personTotal: 4, personToday: 3 },
+          replayed: false,
         });
-        expect(seen).toEqual([{ delivery: before, person: counts(3, 2) }]);
-        expect(countersOf(seen[0]?.delivery)).toEqual(counters(4, 1, 2));
-        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(5, 1, 2));
+        await expect(record(impression(c, d.deliveryId, id('member_id', 'p1'), { day: NEXT_DAY }))).rejects.toMatchObject({
+          code: 'cap_reached',
+          members: { cap: 'max_total_count' },
+        });
+        await expect(record(impression(c, d.deliveryId, id('member_id', 'p2')))).resolves.toMatchObject({ answer: { deliveryCount: 6, personTotal: 2 } });
+        await expect(record(impression(c, d.deliveryId, id('member_id', 'p3')))).rejects.toMatchObject({
+          code: 'cap_reached',
+          members: { cap: 'max_delivery_count' },
+        });
+        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(6, 1, 2));
       });
 
       test('when a delivery is replaced, then its counts stay, impressions go on counting, and its new caps apply', async () => {
@@ -362,36 +358,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       });
     });
 
-    // ------------------------------------------------------------------ the check refusing
+    // ------------------------------------------------------------------ refused over a cap
     describe('a refused display', () => {
-      test('when the check throws, then its very error comes out and nothing is counted', async () => {
-        const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        const d = await deliveryWith(c);
-        await show(c, d.deliveryId, id('member_id', 'm1'), 2, { platform: 'ios' });
-        const thrown = new DomainError('cap_reached', 'refused by the test', undefined, { cap: 'max_total_count' });
-
-        await expect(
-          record(impression(c, d.deliveryId, id('device', 'd1'), { platform: 'ios' }), () => {
-            throw thrown;
-          }),
-        ).rejects.toBe(thrown);
-        await expect(
-          record(impression(c, d.deliveryId, id('member_id', 'm2'), { platform: 'android', day: NEXT_DAY }), () => {
-            throw thrown;
-          }),
-        ).rejects.toBe(thrown);
-
-        expect(await storedCounters(c, d.deliveryId)).toEqual(counters(2, 2, 0));
-        expect(await seenBy(c, id('device', 'd1'))).toEqual([[d.deliveryId, counts(2, 2)]]);
-        expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
-        // And the next display is counted as if the refused ones had never been.
-        await expect(record(impression(c, d.deliveryId, id('device', 'd1')), allowAll)).resolves.toEqual({
-          answer: { deliveryId: d.deliveryId, deliveryCount: 3, personTotal: 3, personToday: 3 },
-          replayed: false,
-        });
-      });
-
       test.each<[CapName, Caps]>([
         ['max_delivery_count', { max_delivery_count: 3 }],
         ['max_total_count', { max_total_count: 3 }],
@@ -453,16 +421,14 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await seenBy(c, id('member_id', 'm2'), NEXT_DAY)).toEqual([]);
       });
 
-      test('when a key is used again once the cap is reached, then the first answer comes back rather than cap_reached, and the check is not called', async () => {
+      test('when a key is used again once the cap is reached, then the first answer comes back rather than cap_reached', async () => {
         const c = await customerWith(MEMBER);
         const d = await deliveryWith(c, { max_total_count: 1 });
         const user = id('member_id', 'm1');
         const first = await record(impression(c, d.deliveryId, user, { key: 'k-capped' }));
         await expect(record(impression(c, d.deliveryId, user))).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
-        const check = jest.fn(refuseOverCap);
 
-        await expect(record(impression(c, d.deliveryId, user, { key: 'k-capped' }), check)).resolves.toEqual({ answer: first.answer, replayed: true });
-        expect(check).not.toHaveBeenCalled();
+        await expect(record(impression(c, d.deliveryId, user, { key: 'k-capped' }))).resolves.toEqual({ answer: first.answer, replayed: true });
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
         expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
       });
@@ -735,7 +701,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       /** Whether a repeat of `key` answers a stored answer (replayed) or is counted again (the key's answer is gone). */
       const replays = async (customerId: string, deliveryId: number, user: IdPair, key: string, person: Partial<PersonRequest> = {}): Promise<boolean> =>
-        (await record(impression(customerId, deliveryId, user, { key, person }), allowAll)).replayed;
+        (await record(impression(customerId, deliveryId, user, { key, person }))).replayed;
 
       test('when an ID is erased (scope id), then the idempotency keys of the impressions recorded against it go, and the keys of other IDs and customers stay', async () => {
         const c = await customerWith(MEMBER);
@@ -940,16 +906,14 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm2'), [id('cookie', 'k1'), id('cookie', 'k2')]);
         await store().createNode(member(c, 'm3'), [id('cookie', 'k2')]);
         const d = await deliveryWith(c);
-        const check = jest.fn(refuseOverCap);
         for (const bounds of [{ maxNodes: 2 }, { maxIds: 4 }]) {
           for (const user of [id('member_id', 'm1'), id('cookie', 'k2'), id('member_id', 'm3')]) {
             await expect(store().eligibility(personOf(c, user, bounds), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
-            await expect(record(impression(c, d.deliveryId, user, { person: bounds, key: `k-${user.id}` }), check)).rejects.toMatchObject({
+            await expect(record(impression(c, d.deliveryId, user, { person: bounds, key: `k-${user.id}` }))).rejects.toMatchObject({
               code: 'component_too_large',
             });
           }
         }
-        expect(check).not.toHaveBeenCalled();
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(0));
         expect(await seenBy(c, id('member_id', 'm2'))).toEqual([]);
 

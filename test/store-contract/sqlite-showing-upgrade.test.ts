@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from '../../src/store/sqlite/driver';
-import type { Delivery, ImpressionState } from '../../src/domain/deliveries';
+import type { Delivery } from '../../src/domain/deliveries';
 import { migrations } from '../../src/store/sqlite/migrations';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { id } from './contract';
@@ -71,13 +71,12 @@ beforeAll(() => {
 
 const person = { customerId: 'acme', user: id('device', 'd-1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
 const request = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
-const noCheck = (_state: ImpressionState) => undefined;
 
 test('when a file made before impressions is opened, then its deliveries keep their counts and count on from them', async () => {
   const store = new SqliteStore({ path: file });
   try {
     expect(await store.getDelivery('acme', 7)).toEqual(read);
-    const outcome = await store.recordImpression(request, noCheck);
+    const outcome = await store.recordImpression(request);
     expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 5, personTotal: 1, personToday: 1 }, replayed: false });
     expect((await store.getDelivery('acme', 7))?.condition).toMatchObject({ deliveryCount: 5, iphoneDeliveryCount: 3, androidDeliveryCount: 1 });
     const { deliveries, person: counts } = await store.eligibility(person, '2026-06-01');

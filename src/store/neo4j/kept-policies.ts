@@ -31,6 +31,12 @@ export const policyMark = (requireToken: boolean | null | undefined, digest: str
 export const showingMark = (secureTypes: readonly string[], unlinkedTypes: readonly string[], timezone: string | null | undefined): string =>
   JSON.stringify([[...secureTypes].sort(), [...unlinkedTypes].sort(), timezone ?? null]);
 
+/** What a showing mark says (impression.count.cypher's `keptPolicy`), to compare in a statement. */
+export function showingPolicyOf(mark: string): { secureTypes: string[]; unlinkedTypes: string[]; timezone: string | null } {
+  const [secureTypes, unlinkedTypes, timezone] = JSON.parse(mark) as [string[], string[], string | null];
+  return { secureTypes, unlinkedTypes, timezone };
+}
+
 /** What the policy statements read of the settings, the blocklist and the types, each setting a list of at most one. */
 export interface MarkedRow {
   secureTypes: string[];

@@ -41,6 +41,13 @@ export const countsOf = (row: Counts): DeliveryCounts => ({
 
 export const parseStored = (row: StoredDelivery): Delivery => withCounts(parseDeliveryDocument(row.document), countsOf(row));
 
+/** A delivery's caps, as the properties of its vertex that impression.count.cypher checks (integers, as counts are). */
+export const capsOf = ({ condition: c }: Delivery) => ({
+  maxDeliveryCount: int(c.maxDeliveryCount),
+  maxTotalCount: int(c.maxTotalCount),
+  maxTotalCountPerDay: int(c.maxTotalCountPerDay),
+});
+
 /** A row of delivery.catalogue.cypher: the document is null when the caller knows its revision. */
 type CatalogueRow = Counts & { version: number; deliveryId: number; revision: number; document: string | null };
 
@@ -104,13 +111,14 @@ export class Neo4jDeliveries {
     return Array.from({ length: count }, (_, i) => last - count + 1 + i);
   }
 
-  /** The searchable copies of a few document fields (see delivery.create.cypher), beside the document itself. */
+  /** The searchable copies of a few document fields and the caps (see delivery.create.cypher), beside the document itself. */
   private properties(delivery: Delivery) {
     return {
       name: delivery.name,
       // An integer, like the ids: a JS number would be stored as a float (the document keeps the exact value anyway).
       priority: int(delivery.priority),
       isActive: delivery.condition.isActive,
+      ...capsOf(delivery),
       document: deliveryDocument(delivery),
     };
   }

@@ -1,21 +1,21 @@
 // Showing messages on Neo4j (docs/deliveries.md): a person's IDs and impressions, and counting one impression. Counts are
 // (:ImpressionCount) vertices per delivery, ID and calendar day; idempotency keys (:ImpressionKey) vertices. Every
-// function runs inside a transaction of the store (it receives the transaction's Query).
+// function runs inside a call of the store (it receives the call's Query): recordInGraph in a write whose every
+// statement is its own transaction (Transactions.writeAlone), the others in a read or a write transaction.
 import {
   deliveryNotFound,
   type ImpressionAnswer,
   type ImpressionOutcome,
   type ImpressionRequest,
-  type ImpressionState,
-  NO_IMPRESSIONS,
   type PersonCounts,
   type PersonRequest,
 } from '../../domain/deliveries';
 import type { IdPair } from '../../domain/model';
+import { type CapName, refuseOverCap } from '../../domain/showing';
 import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
-import { parseImpressionAnswer } from '../delivery-document';
-import { type LiveCounts, parseStored } from './neo4j-deliveries';
-import { showingMark } from './kept-policies';
+import { parseDeliveryDocument, parseImpressionAnswer } from '../delivery-document';
+import { capsOf, type LiveCounts, parseStored } from './neo4j-deliveries';
+import { showingMark, showingPolicyOf } from './kept-policies';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query, rowsByAsk } from './query';
 
@@ -96,17 +96,22 @@ export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Ma
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
 }
 
+/** What impression.count.cypher did with an impression: counted it, or why not. */
+type Outcome =
+  'counted' | 'counted_before' | 'replayed' | 'invalid_token' | 'delivery_not_found' | 'caps_unknown' | 'schema_changed' | 'component_too_large' | CapName;
+
 /** A row of impression.count.cypher. */
-interface CountRow extends Pick<PersonCountsRow, 'visited' | 'idsRead' | 'secureTypes' | 'unlinkedTypes' | 'timezone' | 'tokenActive'> {
+interface CountRow {
+  outcome: Outcome;
+  /** The answer, unless the impression was refused: its delivery count, person total and person today. */
+  answerCounts: AnswerCounts | null;
+  /** The answer an earlier version stored as a document with the idempotency key. */
+  answer: string | null;
+  /** With 'caps_unknown' and a cap's name. */
   document: string | null;
   deliveryCount: number;
   iphoneCount: number;
   androidCount: number;
-  /** The answer stored with the idempotency key: as a document by an earlier version, or as its counts. */
-  answer: string | null;
-  earlierCounts: AnswerCounts | null;
-  /** What this impression answers when it is counted. */
-  answerCounts: AnswerCounts;
   total: number;
   today: number;
 }
@@ -121,17 +126,24 @@ const answerOf = (deliveryId: number, [deliveryCount, personTotal, personToday]:
   personToday,
 });
 
+/** Runs of impression.count for one impression: a second after its delivery's caps were copied, and one to spare. */
+const COUNT_RUNS = 3;
+
 /**
- * One impression inside one write transaction of the store call `writeId`, in one statement (impression.count.cypher):
- * the delivery's lock first, so that impressions of one delivery are applied one at a time, each reading what the
- * one before committed; then the idempotency key, the person's counts and what the person's checks used of the
- * policy, and the count. The checks come after, on what it read, in this order: a kept mapi token revoked since first
- * (nothing is answered to it, not even a replay), a missing delivery or a replay (nothing was counted), then the
- * person's refusals and `check`. A refusal throws, which rolls the transaction back, count included.
+ * One impression of the store call `writeId`, in one auto-commit statement (impression.count.cypher) that takes the
+ * delivery's lock, reads the idempotency key, the person's counts and what the person's checks used of the policy,
+ * checks them and counts the impression only when every check lets it through; a refused impression counts
+ * nothing. The checks, in this order: a kept mapi token revoked since (nothing is answered to it, not even a
+ * replay), a missing delivery, a replay, the person's refusals, then the caps: the statement applies their rule
+ * (capReached), and refuseOverCap, given what it read, names the refusal.
+ *
+ * The statement is its own transaction, so a run again after a lost reply finds what the attempt that committed
+ * did, and answers its answer ('counted_before'). A delivery an earlier version wrote gets its caps copied from its
+ * document first ('caps_unknown').
  */
-export async function recordInGraph(q: Query, r: ImpressionRequest, check: (state: ImpressionState) => void, writeId: string): Promise<ImpressionOutcome> {
+export async function recordInGraph(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome> {
   const p = r.person;
-  const [row] = await q<CountRow>('impression.count', {
+  const params = {
     customer: p.customerId,
     deliveryId: int(r.deliveryId),
     key: r.idempotencyKey ?? null,
@@ -145,26 +157,39 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, check: (stat
     platform: r.platform,
     receivedAt: r.receivedAt,
     keptToken: p.keptToken ?? null,
-  });
-  if (row === undefined) throw new Error('impression.count answered no row');
-  if (p.keptToken !== undefined && !row.tokenActive) throw keptTokenRevoked();
-  if (row.document === null) throw deliveryNotFound(r.deliveryId);
-  if (row.answer !== null) return { answer: parseImpressionAnswer(row.answer), replayed: true };
-  if (row.earlierCounts !== null) return { answer: answerOf(r.deliveryId, row.earlierCounts), replayed: true };
-  const counts = [{ deliveryId: r.deliveryId, total: row.total, today: row.today }];
-  const person = countsOf(p, { ...row, counts, catalogueVersion: [], live: [] }).get(r.deliveryId) ?? NO_IMPRESSIONS;
-  check({ delivery: parseStored({ ...row, document: row.document }), person });
-  return { answer: answerOf(r.deliveryId, row.answerCounts), replayed: false };
+    keptPolicy: p.policyMark === undefined ? null : showingPolicyOf(p.policyMark),
+  };
+  for (let run = 1; ; run += 1) {
+    const [row] = await q<CountRow>('impression.count', params);
+    if (row === undefined) throw new Error('impression.count answered no row');
+    switch (row.outcome) {
+      case 'counted':
+      case 'counted_before':
+        return { answer: answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: false };
+      case 'replayed':
+        return { answer: row.answer !== null ? parseImpressionAnswer(row.answer) : answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: true };
+      case 'invalid_token':
+        throw keptTokenRevoked();
+      case 'delivery_not_found':
+        throw deliveryNotFound(r.deliveryId);
+      case 'schema_changed':
+        throw policyChanged();
+      case 'component_too_large':
+        throw personTooLarge(p);
+      case 'caps_unknown':
+        if (run === COUNT_RUNS) throw new Error("impression.count kept finding the delivery's caps missing");
+        await keepCaps(q, p.customerId, r.deliveryId, row.document as string);
+        break;
+      default:
+        refuseOverCap({ delivery: parseStored({ ...row, document: row.document as string }), person: { total: row.total, today: row.today } });
+        throw new Error(`impression.count refused the impression over ${row.outcome}, which refuseOverCap lets through`);
+    }
+  }
 }
 
-/** ifCommitted of an impression: the answer of the impression this store call counted, when its commit went through. */
-export async function countedBy(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome | undefined> {
-  const [row] = await q<{ answerCounts: AnswerCounts }>('impression.counted-by', {
-    customer: r.person.customerId,
-    deliveryId: int(r.deliveryId),
-    write: writeId,
-  });
-  return row ? { answer: answerOf(r.deliveryId, row.answerCounts), replayed: false } : undefined;
+/** Copies a delivery's caps from its document to its vertex, where an earlier version did not write them. */
+async function keepCaps(q: Query, customerId: string, deliveryId: number, document: string): Promise<void> {
+  await q('delivery.keep-caps', { customer: customerId, deliveryId: int(deliveryId), document, ...capsOf(parseDeliveryDocument(document)) });
 }
 
 /** Retention of idempotency keys: up to `limit` of those stored before `before`. */

@@ -13,16 +13,7 @@
 import type { WhyFound, WhyQuery } from '../../domain/why';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BlockRule } from '../../domain/blocklist';
-import type {
-  Delivery,
-  DeliveryDraft,
-  DeliveryPage,
-  EligibilityState,
-  ImpressionOutcome,
-  ImpressionRequest,
-  ImpressionState,
-  PersonRequest,
-} from '../../domain/deliveries';
+import type { Delivery, DeliveryDraft, DeliveryPage, EligibilityState, ImpressionOutcome, ImpressionRequest, PersonRequest } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type {
@@ -371,8 +362,8 @@ export class ConnectingStore implements Store {
   eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState> {
     return this.use((s) => s.eligibility(person, day, showable));
   }
-  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
-    return this.use((s) => s.recordImpression(request, check));
+  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
+    return this.use((s) => s.recordImpression(request));
   }
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
     return this.use((s) => s.pruneImpressionKeys(before, limit));

@@ -19,7 +19,6 @@ import {
   EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
-  type ImpressionState,
   type PersonRequest,
   withCounts,
 } from '../../domain/deliveries';
@@ -62,17 +61,7 @@ import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from '.
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
-import {
-  adoptKeys,
-  countedBy,
-  countsOf,
-  type PersonAsk,
-  personCountsRow,
-  personCountsRows,
-  type PersonCountsRow,
-  pruneKeys,
-  recordInGraph,
-} from './neo4j-impressions';
+import { adoptKeys, countsOf, type PersonAsk, personCountsRow, personCountsRows, type PersonCountsRow, pruneKeys, recordInGraph } from './neo4j-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { whyInGraph } from './neo4j-why';
@@ -606,13 +595,8 @@ export class Neo4jStore implements Store {
     return people;
   }
 
-  recordImpression(request: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
-    return this.write((q, writeId) => recordInGraph(q, request, check, writeId), {
-      ifCommitted: async (q, writeId) => {
-        const counted = await countedBy(q, request, writeId);
-        return counted ? { result: counted } : undefined;
-      },
-    });
+  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
+    return this.transactions.writeAlone((q, writeId) => recordInGraph(q, request, writeId));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {

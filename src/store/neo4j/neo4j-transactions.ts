@@ -2,7 +2,8 @@
 // its statements as an auto-commit query, one Bolt round trip each; a write runs in one explicit transaction whose
 // BEGIN goes out with its first statement, and whose function has no effect outside the transaction, so that it
 // can be run again (and a run again after a lost commit reply answers what the committed attempt did: see
-// write()). Both retry what the driver's managed transactions retry, on the driver's schedule. Sessions are closed
+// write()); a write of one statement that checks itself can be one auto-commit query too (writeAlone()). Each
+// retries what the driver's managed transactions retry, on the driver's schedule. Sessions are closed
 // in `finally`; every session names the database; every call has a time limit (bounded), which Neo4j enforces on
 // its transactions too (txConfig). What each call does inside its transaction is in the files beside this one.
 import { randomUUID } from 'node:crypto';
@@ -210,8 +211,24 @@ export class Transactions {
    * and then sees the deletion.
    */
   async read<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
+    return this.autoCommitted('READ', work, limitMs);
+  }
+
+  /**
+   * A write whose every statement is its own transaction (auto-commit): one round trip a statement, where a write
+   * transaction of one statement costs two (the statement with BEGIN, then COMMIT) and sends three messages the
+   * driver writes one by one. For a write of one statement that makes its own checks and refusals, and that, run
+   * again after a lost reply, finds and answers what its committed attempt did by the call's write id, made here
+   * and kept across its attempts (see write; impression.count.cypher). Retried and bounded as a read is.
+   */
+  async writeAlone<T>(work: (q: Query, writeId: string) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
+    const writeId = randomUUID();
+    return this.autoCommitted('WRITE', (q) => work(q, writeId), limitMs);
+  }
+
+  private async autoCommitted<T>(accessMode: 'READ' | 'WRITE', work: (q: Query) => Promise<T>, limitMs: number): Promise<T> {
     const deadline = Date.now() + limitMs;
-    const session = this.session('READ');
+    const session = this.session(accessMode);
     const autoCommit: Runner = {
       run: (text: string, params?: Record<string, unknown>) => {
         notPast(deadline);

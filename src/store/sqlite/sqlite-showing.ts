@@ -7,12 +7,12 @@ import {
   type EligibilityState,
   type ImpressionOutcome,
   type ImpressionRequest,
-  type ImpressionState,
   type PersonCounts,
   type PersonRequest,
   type Delivery,
 } from '../../domain/deliveries';
 import { isDomainError } from '../../domain/errors';
+import { refuseOverCap } from '../../domain/showing';
 import { keptTokenRevoked, personTooLarge } from '../../domain/store';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
@@ -66,7 +66,7 @@ export class SqliteShowing {
   }
 
   /** Store.recordImpression. Call inside a write transaction: concurrent impressions are applied in turn. */
-  record(r: ImpressionRequest, check: (state: ImpressionState) => void): ImpressionOutcome {
+  record(r: ImpressionRequest): ImpressionOutcome {
     this.refuseRevokedToken(r.person);
     const c = r.person.customerId;
     const delivery = this.deliveries.one(c, r.deliveryId);
@@ -77,7 +77,7 @@ export class SqliteShowing {
     }
     // One row for this delivery, or none when the person never saw it.
     const [, total, today] = this.personImpressions(r.person, r.day, r.deliveryId)[0] ?? [r.deliveryId, 0, 0];
-    check({ delivery, person: { total, today } });
+    refuseOverCap({ delivery, person: { total, today } });
     const answer = {
       deliveryId: r.deliveryId,
       deliveryCount: this.deliveries.count(c, r.deliveryId, r.person.user, r.day, r.platform),

@@ -14,7 +14,6 @@ import {
   EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
-  type ImpressionState,
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
@@ -395,8 +394,8 @@ export class SqliteStore implements Store {
     return this.run(() => this.db.transaction(() => this.showing.eligibility(person, day, showable))());
   }
 
-  recordImpression(r: ImpressionRequest, check: (state: ImpressionState) => void): Promise<ImpressionOutcome> {
-    return this.write(() => this.showing.record(r, check));
+  recordImpression(r: ImpressionRequest): Promise<ImpressionOutcome> {
+    return this.write(() => this.showing.record(r));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
