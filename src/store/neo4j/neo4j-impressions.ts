@@ -46,7 +46,8 @@ export interface PersonAsk {
 }
 
 /**
- * The person.counts row of one ask: the person's impressions by delivery, in all and on `day`, recorded against the IDs of the component of the user's ID, or the user's ID alone when no node holds it.
+ * The person.counts row of one ask: the person's impressions by delivery, in all and on `day`, recorded against the
+ * IDs of the component of the user's ID, or the user's ID alone when no node holds it.
  */
 export async function personCountsRow(q: Query, { person: p, day, deliveryIds = [] }: PersonAsk): Promise<PersonCountsRow | undefined> {
   const [row] = await q<PersonCountsRow>('person.counts', {
