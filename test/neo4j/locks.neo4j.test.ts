@@ -103,20 +103,25 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
     const c = newCustomer();
     const [first, second] = [await store.createDelivery(c, buildDraft()), await store.createDelivery(c, buildDraft())];
     const impression = (deliveryId: number, value: string) => ({
-      customer: c,
-      deliveryId: int(deliveryId),
-      key: null,
-      write: `impression-${deliveryId}`,
-      type: 'device',
-      value,
-      unlinkedTypes: [],
+      impressions: [
+        {
+          index: int(0),
+          customer: c,
+          deliveryId: int(deliveryId),
+          key: null,
+          write: `impression-${deliveryId}`,
+          type: 'device',
+          value,
+          unlinkedTypes: [],
+          day: '2026-06-01',
+          platform: 'ios',
+          receivedAt: '2026-06-01T00:00:00.000Z',
+          keptToken: null,
+          keptPolicy: null,
+        },
+      ],
       maxNodes: int(100),
       maxIds: int(100),
-      day: '2026-06-01',
-      platform: 'ios',
-      receivedAt: '2026-06-01T00:00:00.000Z',
-      keptToken: null,
-      keptPolicy: null,
     });
     const statement = loadStatement('impression.count');
     const open = driver.session({ database: connection.database });

@@ -42,6 +42,9 @@ const unchangedCatalogue = (deliveryIds: unknown) => ({
   live: ((deliveryIds ?? []) as Integer[]).map((deliveryId) => ({ deliveryId: deliveryId.toNumber(), ...STORED_COUNTS })),
 });
 
+/** The first impression of an impression.count statement's parameters. */
+const firstImpression = (params: Record<string, unknown>) => (params.impressions as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+
 /** Rows every statement gets unless a test says otherwise: enough for each store method to run its whole path. */
 function defaultAnswer(name: StatementName, params: Record<string, unknown>): Row[] {
   switch (name) {
@@ -169,7 +172,16 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // The document only when the caller has not parsed revision 2 of delivery 7 yet.
       return [{ version: 0, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }];
     case 'impression.count':
-      return [{ outcome: 'counted', answerCounts: [4, 3, 2], answer: null, document: null, ...STORED_COUNTS, total: 2, today: 1 }];
+      return (params.impressions as Array<{ index: Integer }>).map((i) => ({
+        index: i.index.toNumber(),
+        outcome: 'counted',
+        answerCounts: [4, 3, 2],
+        answer: null,
+        document: null,
+        ...STORED_COUNTS,
+        total: 2,
+        today: 1,
+      }));
     case 'delivery.catalogue-many':
       // Neo4j answers the index as a number (disableLosslessIntegers).
       return (params.customers as Array<{ index: Integer; known: unknown }>).map((c) => ({
@@ -1628,7 +1640,12 @@ describe('Neo4j store, with a fake driver', () => {
                 },
               ]
             : name === 'impression.count'
-              ? [{ ...(defaultAnswer(name, params)[0] as object), outcome: params.keptPolicy === null || timezone[0] === 'UTC' ? 'counted' : 'schema_changed' }]
+              ? [
+                  {
+                    ...(defaultAnswer(name, params)[0] as object),
+                    outcome: firstImpression(params).keptPolicy === null || timezone[0] === 'UTC' ? 'counted' : 'schema_changed',
+                  },
+                ]
               : undefined,
       );
       const { mark } = await fake.store.showingPolicy('acme', 'answer');
@@ -1638,14 +1655,14 @@ describe('Neo4j store, with a fake driver', () => {
       expect((await fake.store.eligibility(kept, '2026-06-01')).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
       await expect(fake.store.recordImpression({ ...impression, person: kept })).resolves.toMatchObject({ replayed: false });
       // The statement compares the kept policy itself.
-      expect(fake.named('impression.count')[0]?.params.keptPolicy).toEqual({ secureTypes: [], unlinkedTypes: ['ip'], timezone: 'UTC' });
+      expect(firstImpression(fake.named('impression.count')[0]?.params ?? {}).keptPolicy).toEqual({ secureTypes: [], unlinkedTypes: ['ip'], timezone: 'UTC' });
 
       timezone = ['Asia/Tokyo'];
       await expect(fake.store.eligibility(kept, '2026-06-01')).rejects.toMatchObject({ code: 'schema_changed' });
       await expect(fake.store.recordImpression({ ...impression, person: kept })).rejects.toMatchObject({ code: 'schema_changed' });
       // A person read afresh is not compared.
       await fake.store.recordImpression(impression);
-      expect(fake.named('impression.count')[2]?.params.keptPolicy).toBeNull();
+      expect(firstImpression(fake.named('impression.count')[2]?.params ?? {}).keptPolicy).toBeNull();
     });
 
     /** A store whose impression.count answers `outcome`, with `row` over its default row. */
@@ -1671,7 +1688,7 @@ describe('Neo4j store, with a fake driver', () => {
       const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' });
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
       expect(fake.names()).toEqual(['impression.count']);
-      expect(fake.named('impression.count')[0]?.params).toMatchObject({
+      expect(firstImpression(fake.named('impression.count')[0]?.params ?? {})).toMatchObject({
         deliveryId: neo4j.int(7),
         type: 'device',
         value: 'd1',
@@ -1723,7 +1740,7 @@ describe('Neo4j store, with a fake driver', () => {
         maxTotalCount: neo4j.int(c.maxTotalCount),
         maxTotalCountPerDay: neo4j.int(c.maxTotalCountPerDay),
       });
-      const [first, second] = fake.named('impression.count').map((call) => call.params.write);
+      const [first, second] = fake.named('impression.count').map((call) => firstImpression(call.params).write);
       expect(second).toBe(first);
     });
   });
@@ -1884,6 +1901,35 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('node.last-write')[0]?.params).toEqual({ customer: 'acme', schema: 'member', keyType: 'member_id', keyId: 'm1' });
     });
 
+    test('when impressions share a statement and its reply is lost, then it runs again, and each answers what the committed run counted for it', async () => {
+      const counted = new Set<unknown>();
+      const fake = fakeStore(
+        (name, params) =>
+          name === 'impression.count'
+            ? (params.impressions as Array<{ index: Integer; write: unknown }>).map((i) => {
+                const before = counted.has(i.write);
+                counted.add(i.write);
+                return {
+                  ...(defaultAnswer(name, { impressions: [i] })[0] as object),
+                  index: i.index.toNumber(),
+                  outcome: before ? 'counted_before' : 'counted',
+                };
+              })
+            : undefined,
+        { loseCommitReplies: true },
+      );
+      const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
+      const impression = (deliveryId: number) => ({ person, deliveryId, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' });
+      const outcomes = await Promise.all([1, 2, 3, 4, 5].map((d) => fake.store.recordImpression(impression(d))));
+      expect(outcomes.map((o) => [o.answer.deliveryId, o.replayed])).toEqual([1, 2, 3, 4, 5].map((d) => [d, false]));
+      const runs = fake.named('impression.count').map((c) => (c.params.impressions as Array<{ write: unknown }>).map((i) => i.write));
+      // The three that waited went together, and that statement ran again with the same write ids.
+      const shared = runs.filter((writes) => writes.length === 3);
+      expect(shared).toHaveLength(2);
+      expect(shared[1]).toEqual(shared[0]);
+      expect(counted.size).toBe(5);
+    });
+
     test("when a commit reply is lost and nothing carries this call's write id, then the write runs again with the same write id", async () => {
       const fake = fakeStore((name) => (name === 'node.last-write' ? [{ lastWrite: 'another-call' }] : undefined), { loseCommitReplies: true });
       await fake.store.createNode(member('m1'), []);
@@ -1898,7 +1944,10 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore(
         (name, params) => {
           // A run again of the impression finds the count of the run whose reply was lost.
-          if (name === 'impression.count' && params.write === lastWrite) return [{ ...(defaultAnswer(name, params)[0] as object), outcome: 'counted_before' }];
+          if (name === 'impression.count') {
+            if (firstImpression(params).write === lastWrite) return [{ ...(defaultAnswer(name, params)[0] as object), outcome: 'counted_before' }];
+            lastWrite = firstImpression(params).write;
+          }
           if ('write' in params) lastWrite = params.write;
           if (name === 'schema.last-write') return [{ lastWrite, created: true }];
           if (name === 'token.last-write') return [{ lastWrite }];
@@ -1922,7 +1971,7 @@ describe('Neo4j store, with a fake driver', () => {
         replayed: false,
       });
       // The impression is its own transaction: its run again finds what the first run counted.
-      expect(fake.named('impression.count').map((c) => c.params.write)).toEqual([lastWrite, lastWrite]);
+      expect(fake.named('impression.count').map((c) => firstImpression(c.params).write)).toEqual([lastWrite, lastWrite]);
 
       // A schema or delivery delete leaves no mark: what it deleted being gone after an attempt that reached its
       // commit is the sign. A node delete's history entry carries its write id.

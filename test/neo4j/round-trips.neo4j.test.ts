@@ -329,6 +329,53 @@ describe('round trips to Neo4j per call', () => {
       expect(names).toEqual(customers.map((customer, i) => Array.from({ length: i }, (_, n) => `${customer} ${n}`)));
     });
 
+    test('then impressions of other deliveries share one statement, each counted or refused on its own; a second of a delivery waits for the next', async () => {
+      const token = { 'x-service-mapi-token': (await ok('POST', `/v1/${C}-i/token`, { ...admin, body: { kind: 'mapi', label: 'app' } })).body.token };
+      const ids: number[] = [];
+      for (let n = 0; n < 5; n += 1)
+        ids.push((await ok('POST', '/v1/delivery', { headers: token, body: { ...delivery, name: `gathered ${n}` } })).body.delivery_id);
+      const [d0, d1, d2, d3, d4] = ids as [number, number, number, number, number];
+      const impression = (deliveryId: number, user: string, idempotencyKey?: string) =>
+        app.store.recordImpression({
+          person: { customerId: `${C}-i`, user: { type: 'device', id: user }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 },
+          deliveryId,
+          platform: 'ios',
+          day: '2026-12-01',
+          ...(idempotencyKey ? { idempotencyKey } : {}),
+          receivedAt: new Date().toISOString(),
+        });
+      await impression(d4, 'keyed', 'k1');
+      const asked: Array<[number, string, string?]> = [
+        [d0, 'g0'],
+        [d1, 'g1'],
+        [d2, 'g2'],
+        [d3, 'g3'],
+        [d0, 'g4'],
+        [d1, 'g5'],
+        [d2, 'g6'],
+        [d3, 'g7'],
+        [999_999, 'g8'],
+        [d4, 'keyed', 'k1'],
+      ];
+      let settled: Array<PromiseSettledResult<Awaited<ReturnType<typeof impression>>>> = [];
+      const { statements } = await counted(async () => {
+        settled = await Promise.allSettled(asked.map(([deliveryId, user, key]) => impression(deliveryId, user, key)));
+      });
+      // Two alone; then the 6 that wait of distinct deliveries together, and the 2 seconds of d2 and d3 after them.
+      expect(statements).toEqual(Array<string>(SHARED_READS_AT_ONCE + 2).fill('auto:impression.count'));
+      const answers = settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as { code: string }).code));
+      expect(answers[8]).toBe('delivery_not_found');
+      expect(answers[9]).toEqual({ answer: { deliveryId: d4, deliveryCount: 1, personTotal: 1, personToday: 1 }, replayed: true });
+      for (const deliveryId of [d0, d1, d2, d3]) {
+        const ofDelivery = answers.flatMap((a) => (typeof a === 'object' && a.answer.deliveryId === deliveryId ? [a] : []));
+        expect(ofDelivery.map((a) => [a.answer.deliveryCount, a.answer.personTotal, a.replayed]).sort()).toEqual([
+          [1, 1, false],
+          [2, 1, false],
+        ]);
+        expect((await app.store.getDelivery(`${C}-i`, deliveryId))?.condition.deliveryCount).toBe(2);
+      }
+    });
+
     test('then token lookups share one statement, and one with the same hash reads it once', async () => {
       const hashes = [
         hashToken(mapi['x-service-mapi-token'] as string),

@@ -1015,6 +1015,42 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       );
 
       test(
+        'when 240 displays of 8 deliveries to 12 people race, each delivery against max_delivery_count 10 and max_total_count 2, then exactly 10 of each are counted, at most 2 to a person',
+        async () => {
+          const c = await customerWith(MEMBER);
+          // People 0-5 are nodes, each shown through its key or its cookie; 6-11 are IDs no node holds.
+          for (let p = 0; p < 6; p += 1) await store().createNode(member(c, `q${p}`), [id('cookie', `q${p}`)]);
+          const deliveries: Delivery[] = [];
+          for (let n = 0; n < 8; n += 1) deliveries.push(await deliveryWith(c, { max_delivery_count: 10, max_total_count: 2 }, `d${n}`));
+
+          const calls = Array.from({ length: 240 }, (_, i) => {
+            const d = deliveries[i % 8] as Delivery;
+            const p = Math.floor(i / 8) % 12;
+            const user = p < 6 ? (i % 16 < 8 ? id('member_id', `q${p}`) : id('cookie', `q${p}`)) : id('device', `loose-${p}`);
+            return () => record(impression(c, d.deliveryId, user)).then((o) => ({ ...o, p }));
+          });
+          const settled = await Promise.allSettled(calls.map((call) => call()));
+          const fulfilled = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+          const refused = settled.flatMap((s) => (s.status === 'rejected' ? [refusal(s.reason)] : []));
+
+          expect(fulfilled).toHaveLength(80);
+          expect(refused.filter((r) => r !== 'cap_reached/max_delivery_count' && r !== 'cap_reached/max_total_count')).toEqual([]);
+          for (const d of deliveries) {
+            const ofDelivery = fulfilled.filter((o) => o.answer.deliveryId === d.deliveryId);
+            expect([d.deliveryId, sortedNumbers(ofDelivery.map((o) => o.answer.deliveryCount))]).toEqual([d.deliveryId, upTo(10)]);
+            expect(await storedCounters(c, d.deliveryId)).toEqual(counters(10));
+            for (let p = 0; p < 12; p += 1) {
+              const user = p < 6 ? id('member_id', `q${p}`) : id('device', `loose-${p}`);
+              const shown = ofDelivery.filter((o) => o.p === p).length;
+              expect(shown).toBeLessThanOrEqual(2);
+              expect([d.deliveryId, p, (await countsFor(c, user, d.deliveryId)).total]).toEqual([d.deliveryId, p, shown]);
+            }
+          }
+        },
+        RACE_TIMEOUT,
+      );
+
+      test(
         'when 100 displays on one day and 100 on the next, to one person, race against max_total_count_per_day 2, then exactly 2 are counted each day',
         async () => {
           const c = await customerWith(MEMBER);

@@ -10,6 +10,7 @@ import {
   type PersonCounts,
   type PersonRequest,
 } from '../../domain/deliveries';
+import { compareCodePoints } from '../../domain/code-point-order';
 import type { IdPair } from '../../domain/model';
 import { type CapName, refuseOverCap } from '../../domain/showing';
 import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
@@ -101,8 +102,9 @@ export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Ma
 type Outcome =
   'counted' | 'counted_before' | 'replayed' | 'invalid_token' | 'delivery_not_found' | 'caps_unknown' | 'schema_changed' | 'component_too_large' | CapName;
 
-/** A row of impression.count.cypher. */
+/** A row of impression.count.cypher: one impression's. */
 interface CountRow {
+  index: number;
   outcome: Outcome;
   /** The answer, unless the impression was refused: its delivery count, person total and person today. */
   answerCounts: AnswerCounts | null;
@@ -127,6 +129,12 @@ const answerOf = (deliveryId: number, [deliveryCount, personTotal, personToday]:
   personToday,
 });
 
+/** An impression of the store call `writeId`: what impression.count.cypher counts. */
+export interface WrittenImpression {
+  request: ImpressionRequest;
+  writeId: string;
+}
+
 /** Runs of impression.count for one impression: a second after its delivery's caps were copied, and one to spare. */
 const COUNT_RUNS = 3;
 
@@ -143,48 +151,83 @@ const COUNT_RUNS = 3;
  * document first ('caps_unknown').
  */
 export async function recordInGraph(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome> {
-  const p = r.person;
-  const params = {
-    customer: p.customerId,
+  for (let run = 1; ; run += 1) {
+    const [row] = await countRows(q, [{ request: r, writeId }]);
+    const outcome = outcomeOf(r, row);
+    if (outcome !== 'caps_unknown') return outcome;
+    if (run === COUNT_RUNS) throw new Error("impression.count kept finding the delivery's caps missing");
+    await keepCaps(q, r.person.customerId, r.deliveryId, row?.document as string);
+  }
+}
+
+/**
+ * Impressions of distinct deliveries with the same maxNodes and maxIds, each as recordInGraph records it, in one
+ * auto-commit statement: the outcome of each, or its refusal, in the order given. An impression whose delivery's
+ * caps an earlier version did not write runs again alone, once they are copied.
+ */
+export async function recordAllInGraph(q: Query, impressions: WrittenImpression[]): Promise<Array<PromiseSettledResult<ImpressionOutcome>>> {
+  const rows = await countRows(q, impressions);
+  const settled: Array<PromiseSettledResult<ImpressionOutcome>> = [];
+  for (const [index, { request, writeId }] of impressions.entries()) {
+    try {
+      const outcome = outcomeOf(request, rows[index]);
+      settled.push({ status: 'fulfilled', value: outcome === 'caps_unknown' ? await recordInGraph(q, request, writeId) : outcome });
+    } catch (e) {
+      settled.push({ status: 'rejected', reason: e });
+    }
+  }
+  return settled;
+}
+
+/** The rows of impression.count for `impressions`, in their order; the statement takes their locks in delivery order. */
+async function countRows(q: Query, impressions: WrittenImpression[]): Promise<Array<CountRow | undefined>> {
+  const [first] = impressions;
+  const params = impressions.map(({ request: r, writeId }, index) => ({
+    index: int(index),
+    customer: r.person.customerId,
     deliveryId: int(r.deliveryId),
     key: r.idempotencyKey ?? null,
     write: writeId,
-    type: p.user.type,
-    value: p.user.id,
-    unlinkedTypes: p.unlinkedTypes,
-    maxNodes: int(p.maxNodes),
-    maxIds: int(p.maxIds),
+    type: r.person.user.type,
+    value: r.person.user.id,
+    unlinkedTypes: r.person.unlinkedTypes,
     day: r.day,
     platform: r.platform,
     receivedAt: r.receivedAt,
-    keptToken: p.keptToken ?? null,
-    keptPolicy: p.policyMark === undefined ? null : showingPolicyOf(p.policyMark),
-  };
-  for (let run = 1; ; run += 1) {
-    const [row] = await q<CountRow>('impression.count', params);
-    if (row === undefined) throw new Error('impression.count answered no row');
-    switch (row.outcome) {
-      case 'counted':
-      case 'counted_before':
-        return { answer: answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: false };
-      case 'replayed':
-        return { answer: row.answer !== null ? parseImpressionAnswer(row.answer) : answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: true };
-      case 'invalid_token':
-        throw keptTokenRevoked();
-      case 'delivery_not_found':
-        throw deliveryNotFound(r.deliveryId);
-      case 'schema_changed':
-        throw policyChanged();
-      case 'component_too_large':
-        throw personTooLarge(p);
-      case 'caps_unknown':
-        if (run === COUNT_RUNS) throw new Error("impression.count kept finding the delivery's caps missing");
-        await keepCaps(q, p.customerId, r.deliveryId, row.document as string);
-        break;
-      default:
-        refuseOverCap({ delivery: parseStored({ ...row, document: row.document as string }), person: { total: row.total, today: row.today } });
-        throw new Error(`impression.count refused the impression over ${row.outcome}, which refuseOverCap lets through`);
-    }
+    keptToken: r.person.keptToken ?? null,
+    keptPolicy: r.person.policyMark === undefined ? null : showingPolicyOf(r.person.policyMark),
+  }));
+  params.sort((a, b) => compareCodePoints(a.customer, b.customer) || a.deliveryId.compare(b.deliveryId));
+  const rows = await q<CountRow>('impression.count', {
+    impressions: params,
+    maxNodes: int(first?.request.person.maxNodes ?? 0),
+    maxIds: int(first?.request.person.maxIds ?? 0),
+  });
+  return rowsByAsk(rows, impressions.length).map(([row]) => row);
+}
+
+/** What a row of impression.count answers for impression `r`: its outcome, 'caps_unknown', or its refusal, thrown. */
+function outcomeOf(r: ImpressionRequest, row: CountRow | undefined): ImpressionOutcome | 'caps_unknown' {
+  if (row === undefined) throw new Error('impression.count answered no row for an impression');
+  switch (row.outcome) {
+    case 'counted':
+    case 'counted_before':
+      return { answer: answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: false };
+    case 'replayed':
+      return { answer: row.answer !== null ? parseImpressionAnswer(row.answer) : answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: true };
+    case 'invalid_token':
+      throw keptTokenRevoked();
+    case 'delivery_not_found':
+      throw deliveryNotFound(r.deliveryId);
+    case 'schema_changed':
+      throw policyChanged();
+    case 'component_too_large':
+      throw personTooLarge(r.person);
+    case 'caps_unknown':
+      return 'caps_unknown';
+    default:
+      refuseOverCap({ delivery: parseStored({ ...row, document: row.document as string }), person: { total: row.total, today: row.today } });
+      throw new Error(`impression.count refused the impression over ${row.outcome}, which refuseOverCap lets through`);
   }
 }
 

@@ -61,7 +61,18 @@ import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from '.
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
-import { adoptKeys, countsOf, type PersonAsk, personCountsRow, personCountsRows, type PersonCountsRow, pruneKeys, recordInGraph } from './neo4j-impressions';
+import {
+  adoptKeys,
+  countsOf,
+  type PersonAsk,
+  personCountsRow,
+  personCountsRows,
+  type PersonCountsRow,
+  pruneKeys,
+  recordAllInGraph,
+  recordInGraph,
+} from './neo4j-impressions';
+import { ImpressionGathering } from './gathered-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { whyInGraph } from './neo4j-why';
@@ -107,6 +118,13 @@ export const SHARED_READS_AT_ONCE = 2;
 
 /** Most shared reads one statement carries. */
 const SHARED_READS_PER_STATEMENT = 64;
+
+/**
+ * Impression statements that run at once before the next impressions wait to go together, and the most one statement
+ * carries: its deliveries' locks are held until it commits, so the impressions of those deliveries behind it wait.
+ */
+const IMPRESSIONS_AT_ONCE = 2;
+const IMPRESSIONS_PER_STATEMENT = 32;
 
 /** Vertices per transaction of the start-up labelling (addBrowserLabels). */
 const LABEL_BATCH = 10_000;
@@ -159,6 +177,7 @@ export class Neo4jStore implements Store {
   private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
   private readonly keptPolicies = new KeptPolicies();
   private readonly catalogues: GatheredReads<string, Delivery[]>;
+  private readonly impressions: ImpressionGathering;
   /** By the bounds of the people they read. */
   private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
   /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
@@ -269,6 +288,14 @@ export class Neo4jStore implements Store {
       atOnce: SHARED_READS_AT_ONCE,
       perStatement: SHARED_READS_PER_STATEMENT,
     });
+    this.impressions = new ImpressionGathering(
+      {
+        writeAlone: (work, limitMs) => this.transactions.writeAlone(work, limitMs),
+        alone: (q, { request, writeId }) => recordInGraph(q, request, writeId),
+        together: recordAllInGraph,
+      },
+      { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, atOnce: IMPRESSIONS_AT_ONCE, perStatement: IMPRESSIONS_PER_STATEMENT },
+    );
   }
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
@@ -596,7 +623,7 @@ export class Neo4jStore implements Store {
   }
 
   recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.transactions.writeAlone((q, writeId) => recordInGraph(q, request, writeId));
+    return this.impressions.record(request);
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {

@@ -218,12 +218,11 @@ export class Transactions {
    * A write whose every statement is its own transaction (auto-commit): one round trip a statement, where a write
    * transaction of one statement costs two (the statement with BEGIN, then COMMIT) and sends three messages the
    * driver writes one by one. For a write of one statement that makes its own checks and refusals, and that, run
-   * again after a lost reply, finds and answers what its committed attempt did by the call's write id, made here
-   * and kept across its attempts (see write; impression.count.cypher). Retried and bounded as a read is.
+   * again after a lost reply, finds and answers what its committed attempt did by a write id its caller made and
+   * keeps across the attempts (see write; impression.count.cypher). Retried and bounded as a read is.
    */
-  async writeAlone<T>(work: (q: Query, writeId: string) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
-    const writeId = randomUUID();
-    return this.autoCommitted('WRITE', (q) => work(q, writeId), limitMs);
+  async writeAlone<T>(work: (q: Query) => Promise<T>, limitMs = this.callTimeoutMs): Promise<T> {
+    return this.autoCommitted('WRITE', work, limitMs);
   }
 
   private async autoCommitted<T>(accessMode: 'READ' | 'WRITE', work: (q: Query) => Promise<T>, limitMs: number): Promise<T> {
