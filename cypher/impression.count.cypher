@@ -4,7 +4,7 @@
 // `impressions` is a list of maps, in the order of their deliveries (customer, then deliveryId), each with index,
 // customer, deliveryId, key, write, type, value, unlinkedTypes, day, platform, receivedAt, keptToken and keptPolicy;
 // one row per impression, with its index. An impression alone is a list of one; impressions that arrive while
-// others run go together (ImpressionGathering in src/store/neo4j/neo4j-impressions.ts). Each row's `outcome` says
+// others run go together (ImpressionGathering in src/store/neo4j/gathered-impressions.ts). Each row's `outcome` says
 // what happened, and neo4j-impressions.ts answers it: 'counted', or what refused or answered it instead. Whatever
 // is not counted writes nothing but the lock's mark.
 //

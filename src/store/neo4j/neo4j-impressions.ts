@@ -1,7 +1,8 @@
-// Showing messages on Neo4j (docs/deliveries.md): a person's IDs and impressions, and counting one impression. Counts are
+// Showing messages on Neo4j (docs/deliveries.md): a person's IDs and impressions, and counting impressions. Counts are
 // (:ImpressionCount) vertices per delivery, ID and calendar day; idempotency keys (:ImpressionKey) vertices. Every
-// function runs inside a call of the store (it receives the call's Query): recordInGraph in a write whose every
-// statement is its own transaction (Transactions.writeAlone), the others in a read or a write transaction.
+// function runs inside a call of the store (it receives the call's Query): recordInGraph and recordAllInGraph in a
+// write whose every statement is its own transaction (Transactions.writeAlone, through ./gathered-impressions.ts),
+// the others in a read or a write transaction.
 import {
   deliveryNotFound,
   type ImpressionAnswer,
