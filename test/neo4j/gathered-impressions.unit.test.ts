@@ -6,6 +6,7 @@ import { DomainError } from '../../src/domain/errors';
 import { ImpressionGathering, type ImpressionWriter } from '../../src/store/neo4j/gathered-impressions';
 import type { WrittenImpression } from '../../src/store/neo4j/neo4j-impressions';
 import type { Query } from '../../src/store/neo4j/query';
+import { heardOf, settle } from '../helpers/settling';
 
 /** An impression named by its ID's value. */
 const impression = (deliveryId: number, name: string, options: { customerId?: string; maxNodes?: number } = {}): ImpressionRequest => ({
@@ -58,22 +59,6 @@ function fakeWriter(options: { limits?: number[] } = {}) {
     },
   };
   return { statements, writer };
-}
-
-/** Lets promise callbacks run. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-/** What each caller heard: 'ok', or its error's message; undefined while it waits. */
-function heardOf(calls: Record<string, Promise<unknown>>) {
-  const heard: Record<string, string | undefined> = {};
-  for (const [name, call] of Object.entries(calls)) {
-    heard[name] = undefined;
-    call.then(
-      () => (heard[name] = 'ok'),
-      (e: unknown) => (heard[name] = e instanceof Error ? e.message : String(e)),
-    );
-  }
-  return heard;
 }
 
 describe('gathering of impressions', () => {

@@ -4,6 +4,7 @@
 import { DomainError } from '../../src/domain/errors';
 import type { RunBatch } from '../../src/store/neo4j/neo4j-bulk';
 import { NodeWriteGathering } from '../../src/store/neo4j/write-gathering';
+import { heardOf, settle } from '../helpers/settling';
 
 type Write = { node: { customerId: string }; name: string; refused?: boolean };
 
@@ -26,27 +27,11 @@ function fakeStore() {
   return { transactions, alone, together };
 }
 
-/** Lets promise callbacks run. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-/** What each write's caller heard: 'ok', or its error's message; undefined while it waits. */
-function outcomes(calls: Record<string, Promise<void>>) {
-  const heard: Record<string, string | undefined> = {};
-  for (const [name, call] of Object.entries(calls)) {
-    heard[name] = undefined;
-    call.then(
-      () => (heard[name] = 'ok'),
-      (e: unknown) => (heard[name] = e instanceof Error ? e.message : String(e)),
-    );
-  }
-  return heard;
-}
-
 describe('gathering of single node writes', () => {
   test('when fewer than atOnce transactions run, then a write goes alone at once', async () => {
     const store = fakeStore();
     const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 2, perTransaction: 8 });
-    const heard = outcomes({ a: gathering.apply(write('c', 'a')), b: gathering.apply(write('c', 'b')) });
+    const heard = heardOf({ a: gathering.apply(write('c', 'a')), b: gathering.apply(write('c', 'b')) });
     await settle();
     expect(store.transactions.map((t) => t.names)).toEqual([['a'], ['b']]);
     store.transactions.forEach((t) => t.end());
@@ -64,7 +49,7 @@ describe('gathering of single node writes', () => {
       x2: gathering.apply(write('c1', 'x2')),
       x3: gathering.apply(write('c1', 'x3')),
     };
-    const heard = outcomes(calls);
+    const heard = heardOf(calls);
     await settle();
     expect(store.transactions.map((t) => t.names)).toEqual([['first']]);
     expect(heard.x1).toBeUndefined();
@@ -89,7 +74,7 @@ describe('gathering of single node writes', () => {
   const oneAloneThenThreeWithARefusal = () => {
     const store = fakeStore();
     const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 1, perTransaction: 8 });
-    const heard = outcomes({
+    const heard = heardOf({
       first: gathering.apply(write('c', 'first')),
       a: gathering.apply(write('c', 'a')),
       b: gathering.apply(write('c', 'b', true)),

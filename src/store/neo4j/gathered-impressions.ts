@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors';
 import type { ImpressionOutcome, ImpressionRequest } from '../../domain/deliveries';
+import { StatementSlots } from './gathered-reads';
 import type { WrittenImpression } from './neo4j-impressions';
 import type { Query } from './query';
 
@@ -41,15 +42,16 @@ interface Waiting extends WrittenImpression {
  * impression has its write id from its arrival). An error that is no refusal (the store unavailable) fails all the
  * statement's impressions. A statement has the time its longest-waiting impression has left of `limitMs`.
  */
-export class ImpressionGathering {
-  private running = 0;
+export class ImpressionGathering extends StatementSlots {
   /** In arrival order. */
   private waiting: Waiting[] = [];
 
   constructor(
     private readonly writer: ImpressionWriter,
     private readonly options: ImpressionGatheringOptions,
-  ) {}
+  ) {
+    super();
+  }
 
   record(request: ImpressionRequest): Promise<ImpressionOutcome> {
     const impression = { request, writeId: randomUUID() };
@@ -59,16 +61,7 @@ export class ImpressionGathering {
     return new Promise((resolve, reject) => this.waiting.push({ ...impression, since: Date.now(), resolve, reject }));
   }
 
-  /** Counts `statement` as running until it settles, then starts what waits. */
-  private started<T>(statement: Promise<T>): Promise<T> {
-    this.running += 1;
-    return statement.finally(() => {
-      this.running -= 1;
-      this.next();
-    });
-  }
-
-  private next(): void {
+  protected next(): void {
     while (this.running < this.options.atOnce && this.waiting.length > 0) {
       const batch = this.nextBatch();
       const left = this.options.limitMs - (Date.now() - Math.min(...batch.map((w) => w.since)));

@@ -16,6 +16,23 @@ export interface ReadShape<A, R> {
   perStatement: number;
 }
 
+/** Statements of one kind running at once, and the start of what waits whenever one of them settles. */
+export abstract class StatementSlots {
+  protected running = 0;
+
+  /** Counts `statement` as running until it settles, then starts what waits. */
+  protected started<T>(statement: Promise<T>): Promise<T> {
+    this.running += 1;
+    return statement.finally(() => {
+      this.running -= 1;
+      this.next();
+    });
+  }
+
+  /** Starts statements for what waits, while fewer than allowed run. */
+  protected abstract next(): void;
+}
+
 interface Waiting<A, R> {
   ask: A;
   settle: Array<{ resolve: (answer: R) => void; reject: (error: unknown) => void }>;
@@ -28,14 +45,15 @@ interface Waiting<A, R> {
  * read by a statement that starts after its ask arrived, so it is as current as a read of its own: nothing is
  * kept between statements. A statement that fails fails each of its asks (the read has retried it first).
  */
-export class GatheredReads<A, R> {
-  private running = 0;
+export class GatheredReads<A, R> extends StatementSlots {
   private readonly waiting = new Map<string, Waiting<A, R>>();
 
   constructor(
     private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>,
     private readonly shape: ReadShape<A, R>,
-  ) {}
+  ) {
+    super();
+  }
 
   get(ask: A): Promise<R> {
     if (this.running < this.shape.atOnce && this.waiting.size === 0) {
@@ -49,16 +67,7 @@ export class GatheredReads<A, R> {
     });
   }
 
-  /** Counts `statement` as running until it settles, then starts what waits. */
-  private started<T>(statement: Promise<T>): Promise<T> {
-    this.running += 1;
-    return statement.finally(() => {
-      this.running -= 1;
-      this.next();
-    });
-  }
-
-  private next(): void {
+  protected next(): void {
     while (this.running < this.shape.atOnce && this.waiting.size > 0) {
       const batch: Array<Waiting<A, R>> = [];
       for (const [key, waiting] of this.waiting) {
