@@ -1,10 +1,12 @@
 // The queueing of src/store/neo4j/gathered-impressions.ts with fake statements whose end the test decides: which
 // impressions go alone, which wait and go together, and what each caller hears. The real store's shared statements
 // are checked by impression-gathering.neo4j.test.ts and the showing contract's races.
-import type { ImpressionOutcome, ImpressionRequest } from '../../src/domain/deliveries';
+import { assembleDelivery, type ImpressionOutcome, type ImpressionRequest, ZERO_COUNTS } from '../../src/domain/deliveries';
+import { deliveryDocument } from '../../src/store/delivery-document';
+import { buildDraft } from '../helpers/deliveries';
 import { DomainError } from '../../src/domain/errors';
 import { ImpressionGathering, type ImpressionWriter } from '../../src/store/neo4j/gathered-impressions';
-import type { WrittenImpression } from '../../src/store/neo4j/neo4j-impressions';
+import { recordAllInGraph, type WrittenImpression } from '../../src/store/neo4j/neo4j-impressions';
 import type { Query } from '../../src/store/neo4j/query';
 import { heardOf, settle } from '../helpers/settling';
 
@@ -155,5 +157,48 @@ describe('gathering of impressions', () => {
     await settle();
     expect(statements).toHaveLength(3);
     expect(lateHeard).toEqual({ first: 'ok', waiting: 'Neo4j did not answer within 0 s.' });
+  });
+});
+
+describe('impressions of one shared statement (recordAllInGraph)', () => {
+  /** A Query whose impression.count answers `outcomes` in turn, one a run (for every impression of the run); keep-caps as `keepCaps` says. */
+  function fakeQuery(outcomes: string[][], keepCaps: () => Promise<void> = () => Promise.resolve()) {
+    const names: string[] = [];
+    const q = (async (name: string, params: Record<string, unknown> = {}) => {
+      names.push(name);
+      if (name === 'delivery.keep-caps') {
+        await keepCaps();
+        return [];
+      }
+      const run = outcomes.shift() ?? [];
+      return (params.impressions as Array<{ index: { toNumber(): number } }>).map((i, n) => ({
+        index: i.index.toNumber(),
+        outcome: run[n],
+        answerCounts: [1, 1, 1],
+        answer: null,
+        document: DOCUMENT,
+        deliveryCount: 0,
+        iphoneCount: 0,
+        androidCount: 0,
+        total: 0,
+        today: 0,
+      }));
+    }) as Query;
+    return { q, names };
+  }
+  const DOCUMENT = deliveryDocument(assembleDelivery(buildDraft(), { deliveryId: 1, conditionId: 10, messageIds: [100], counts: ZERO_COUNTS }));
+  const written = (deliveryId: number) => ({ request: impression(deliveryId, `u${deliveryId}`), writeId: `w${deliveryId}` });
+
+  test("when an impression's delivery lacks its caps, then it runs again alone once they are copied, and a refusal then is its own", async () => {
+    const keepCaps = jest.fn(() => Promise.resolve());
+    const { q, names } = fakeQuery([['counted', 'caps_unknown', 'caps_unknown'], ['counted'], ['delivery_not_found']], keepCaps);
+    const settled = await recordAllInGraph(q, [written(1), written(2), written(3)]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.answer.deliveryId : (s.reason as DomainError).code))).toEqual([1, 2, 'delivery_not_found']);
+    expect(names).toEqual(['impression.count', 'delivery.keep-caps', 'impression.count', 'delivery.keep-caps', 'impression.count']);
+  });
+
+  test('when copying the caps fails otherwise than by a refusal, then the call fails, to be run again whole', async () => {
+    const { q } = fakeQuery([['counted', 'caps_unknown']], () => Promise.reject(new Error('connection lost')));
+    await expect(recordAllInGraph(q, [written(1), written(2)])).rejects.toThrow('connection lost');
   });
 });

@@ -12,6 +12,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { compareCodePoints } from '../../domain/code-point-order';
+import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { type CapName, refuseOverCap } from '../../domain/showing';
 import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
@@ -164,18 +165,27 @@ export async function recordInGraph(q: Query, r: ImpressionRequest, writeId: str
 /**
  * Impressions of distinct deliveries with the same maxNodes and maxIds, each as recordInGraph records it, in one
  * auto-commit statement: the outcome of each, or its refusal, in the order given. An impression whose delivery's
- * caps an earlier version did not write runs again alone, once they are copied.
+ * caps an earlier version did not write runs again alone, once they are copied; a failure of that statement that
+ * is no refusal fails the call, which runs again what it can (Transactions.writeAlone), as a failure of the shared
+ * statement does.
  */
 export async function recordAllInGraph(q: Query, impressions: WrittenImpression[]): Promise<Array<PromiseSettledResult<ImpressionOutcome>>> {
   const rows = await countRows(q, impressions);
   const settled: Array<PromiseSettledResult<ImpressionOutcome>> = [];
   for (const [index, { request, writeId }] of impressions.entries()) {
+    let outcome: ImpressionOutcome | 'caps_unknown';
     try {
-      const outcome = outcomeOf(request, rows[index]);
-      settled.push({ status: 'fulfilled', value: outcome === 'caps_unknown' ? await recordInGraph(q, request, writeId) : outcome });
+      outcome = outcomeOf(request, rows[index]);
+      if (outcome === 'caps_unknown') {
+        await keepCaps(q, request.person.customerId, request.deliveryId, rows[index]?.document as string);
+        outcome = await recordInGraph(q, request, writeId);
+      }
     } catch (e) {
+      if (!(e instanceof DomainError) && rows[index]?.outcome === 'caps_unknown') throw e;
       settled.push({ status: 'rejected', reason: e });
+      continue;
     }
+    settled.push({ status: 'fulfilled', value: outcome });
   }
   return settled;
 }
