@@ -1,9 +1,12 @@
 // params: customer, rows
-// node.held-among.cypher for many nodes, after node.lock-many, in a statement of its own: for each of `rows`
-// ({line, node, schema, keyType, keyId, ids}), whether the locked node still has that key (no row when it was
-// moved or deleted meanwhile), which of its `ids` it holds, and whether it has a separation (separation.check).
+// node.held-among.cypher for many nodes: sent with node.lock-many, in a statement of its own, so that it runs once
+// node.lock-many is done and reads what is committed now that the locks are held. For each of `rows` ({line,
+// schema, keyType, keyId, ids}), the node that has that key now (no row when none has), which of its `ids` it holds,
+// and whether it has a separation (separation.check). The caller compares each node with the one node.lock-many
+// locked for that line: another one, or no row, means the locked node was moved to another key (a rekey that
+// committed while node.lock-many waited) or deleted meanwhile.
 UNWIND $rows AS row
 MATCH (node:IdNode {customer: $customer, schema: row.schema, keyType: row.keyType, keyId: row.keyId})
-WHERE elementId(node) = row.node
-RETURN row.line AS line, [(node)-[:LINKED]->(id:Id) WHERE any(candidate IN row.ids WHERE candidate.type = id.type AND candidate.id = id.value) | {type: id.type, id: id.value}] AS held,
+RETURN row.line AS line, elementId(node) AS node,
+       [(node)-[:LINKED]->(id:Id) WHERE any(candidate IN row.ids WHERE candidate.type = id.type AND candidate.id = id.value) | {type: id.type, id: id.value}] AS held,
        EXISTS { (node)-[:SEPARATED]-(:IdNode) } AS separated

@@ -77,9 +77,10 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       // Every key has a node: n<line>.
       return (params.keys as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}` }));
     case 'node.held-many':
-      // Each node holds device=d<line> (as node.ids-many says), and nothing else asked of it.
+      // Each node, n<line> still at its key, holds device=d<line> (as node.ids-many says), and nothing else asked of it.
       return (params.rows as Array<{ line: number; ids: IdPair[] }>).map(({ line, ids }) => ({
         line,
+        node: `n${line}`,
         held: ids.filter((i) => i.type === 'device' && i.id === `d${line}`),
       }));
     case 'node.link-many':
@@ -1232,7 +1233,7 @@ describe('Neo4j store, with a fake driver', () => {
           case 'node.lock-many':
             return rows?.flatMap((r) => answer(r.keyId as string, r.line));
           case 'node.held-many':
-            return rows?.map((r) => ({ line: r.line, held: heldBy(r.keyId as string, r.ids ?? []) }));
+            return rows?.flatMap((r) => answer(r.keyId as string, r.line).map((found) => ({ ...found, held: heldBy(r.keyId as string, r.ids ?? []) })));
           case 'node.link-many':
             return rows?.map((r) => ({ line: r.line, fits: r.node !== 'n-m3' }));
           default:

@@ -17,6 +17,7 @@ import {
   deleteNodes,
   type InsertWrite,
   insertIntoNodes,
+  type AppendHistory,
   type JoiningWrite,
   joinsOthers,
   keyOf,
@@ -110,16 +111,26 @@ function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
   return run;
 }
 
-/** Applies a run of runFrom (all of one runKind) in the transaction: the first line refused, if one is (its index in the run). */
-function applyRun(q: Query, run: JoiningWrite[], writeId: string, guards: SchemaGuards, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
+/**
+ * Applies a run of runFrom (all of one runKind) in the transaction: the first line refused, if one is (its index
+ * in the run). `appendHistory`: for the transaction's last run, sent with its last statement (deletes append after).
+ */
+function applyRun(
+  q: Query,
+  run: JoiningWrite[],
+  writeId: string,
+  guards: SchemaGuards,
+  entries: HistoryEntry[],
+  appendHistory?: AppendHistory,
+): Promise<RunRefusal | undefined> {
   switch (run[0]?.kind) {
     case 'create':
-      return createNodes(q, run as CreateWrite[], writeId, guards, entries);
+      return createNodes(q, run as CreateWrite[], writeId, guards, entries, appendHistory);
     case 'insert':
-      return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries);
+      return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries, appendHistory);
     case 'replace':
     case 'removeId':
-      return changeNodes(q, run as ChangeWrite[], writeId, guards, entries);
+      return changeNodes(q, run as ChangeWrite[], writeId, guards, entries, appendHistory);
     default:
       return deleteNodes(q, run as DeleteWrite[], writeId, entries);
   }
@@ -138,12 +149,19 @@ export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?:
       async (q, writeId) => {
         const guards = new SchemaGuards();
         const entries: HistoryEntry[] = [];
+        const customer = lines[0]?.node.customerId ?? '';
+        let appended = false;
+        // All lines' entries in one statement: the batch commits them all or none.
+        const appendAll = () => {
+          appended = true;
+          return appendHistory(q, customer, entries, writeId);
+        };
         for (let at = 0; at < lines.length;) {
           const run = runFrom(lines, at);
           if (run.length > 1) {
             let refused;
             try {
-              refused = await applyRun(q, run, writeId, guards, entries);
+              refused = await applyRun(q, run, writeId, guards, entries, at + run.length === lines.length ? appendAll : undefined);
             } catch (e) {
               // A key taken since node.keys-taken looked: the constraint names no line (the lines then run alone).
               if (isConstraintViolation(e)) throw new LineRefused('unattributed');
@@ -164,8 +182,7 @@ export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?:
           }
           at += 1;
         }
-        // All lines' entries in one statement: the batch commits them all or none.
-        await appendHistory(q, lines[0]?.node.customerId ?? '', entries, writeId);
+        if (!appended) await appendAll();
       },
       {
         // A uniqueness violation found only at commit is the line's when it is alone, and names no line otherwise.

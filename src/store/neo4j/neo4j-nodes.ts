@@ -263,6 +263,13 @@ export function joinsOthers(w: NodeWrite): w is JoiningWrite {
 export type RunRefusal = { at: number; error: DomainError };
 
 /**
+ * Given to the last run of a transaction: appends the history entries of the transaction (the run's pushed onto them
+ * first). The run sends it right after its last statement, without waiting for that statement's answer: one round
+ * trip for both. A refusal answered by that last statement rolls the entries back with the rest.
+ */
+export type AppendHistory = () => Promise<void>;
+
+/**
  * The schema guards of each line of a run that may add IDs (all, unless `adds` says otherwise), in order: the
  * lines before the first line refused, and that refusal.
  */
@@ -297,35 +304,42 @@ export async function createNodes(
   writeId: string,
   guards: SchemaGuards,
   entries: HistoryEntry[],
+  appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
   const rows: Array<{ line: number; schema: string; keyType: string; keyId: string; ids: IdPair[] }> = [];
-  let { passed, refused } = await guardRun(q, creates, writeId, guards);
-  for (const [at, w] of passed.entries()) {
+  let overLimit: RunRefusal | undefined;
+  for (const [at, w] of creates.entries()) {
     const ids = canonicalIds([w.node.key, ...w.ids]);
     if (wouldPassIdLimit(w.node, 0, ids.length)) {
-      refused = { at, error: nodeIdLimitReached(w.node) };
+      overLimit = { at, error: nodeIdLimitReached(w.node) };
       break;
     }
     rows.push({ line: at, ...keyOf(w.node), ids });
   }
-  if (rows.length === 0) return refused;
   const customer = creates[0]?.node.customerId;
   const write = (line: number) => creates[line] as CreateWrite;
-  const taken = await q<{ line: number }>('node.keys-taken', { customer, keys: rows.map(({ ids: _ids, ...key }) => key) });
+  // The guards, then which keys are taken: sent at once, run in this order, one round trip.
+  const guarding = guardRun(q, creates, writeId, guards);
+  const taking = rows.length === 0 ? Promise.resolve([]) : q<{ line: number }>('node.keys-taken', { customer, keys: rows.map(({ ids: _ids, ...key }) => key) });
+  await together(guarding, taking);
+  const refused = firstRefusal((await guarding).refused, overLimit);
+  const taken = (await taking).map((row) => row.line).filter((line) => refused === undefined || line < refused.at);
   if (taken.length > 0) {
-    const at = Math.min(...taken.map((row) => row.line));
+    const at = Math.min(...taken);
     const { node } = write(at);
     return { at, error: nodeExists(node.schemaId, node.key) };
   }
   // A line refused by its own checks is refused whatever the lines before it do: those run again without it.
   if (refused) return refused;
-  const made = new Set((await q<{ line: number }>('node.create-many', { customer, nodes: rows, write: writeId })).map((row) => row.line));
-  // The domain checked each schema, but a concurrent removal may have happened since.
-  const unmade = rows.find((row) => !made.has(row.line));
-  if (unmade) return { at: unmade.line, error: new DomainError('schema_not_found', `Schema '${write(unmade.line).node.schemaId}' does not exist.`) };
+  const creating = q<{ line: number }>('node.create-many', { customer, nodes: rows, write: writeId });
   const now = new Date().toISOString();
   // The key first, then the IDs in the order given, as a single create records them (and SQLite).
   for (const { node, ids } of creates) entries.push(historyEntry(node, 'create', uniqueIds([node.key, ...ids]), [], now));
+  await together(creating, appendHistory?.());
+  const made = new Set((await creating).map((row) => row.line));
+  // The domain checked each schema, but a concurrent removal may have happened since.
+  const unmade = rows.find((row) => !made.has(row.line));
+  if (unmade) return { at: unmade.line, error: new DomainError('schema_not_found', `Schema '${write(unmade.line).node.schemaId}' does not exist.`) };
   return undefined;
 }
 
@@ -337,6 +351,32 @@ async function lockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, wri
   const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
   const locked = await q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
   return locked.map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
+}
+
+/** What node.held-many answers of a line whose node node.lock-many locked, still at its key. */
+type Holding = { node: string; held: IdPair[]; separated: boolean };
+
+/**
+ * lockHolding for the lines of a run (one customer's): locks their nodes in line order (node.lock-many) and reads
+ * again which of `idsOf` each holds (node.held-many), both sent at once after `before` (the run's guards, already
+ * sent): one round trip. Answers, by line, those whose node is still at its key once locked; a line missing is
+ * node_not_found, as lockAndRead answers it.
+ */
+async function lockHoldingMany<W extends { node: NodeAddress }>(
+  q: Query,
+  run: readonly W[],
+  writeId: string,
+  idsOf: (w: W) => IdPair[],
+  before: Promise<unknown>,
+): Promise<Map<number, Holding>> {
+  const customer = run[0]?.node.customerId;
+  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
+  const locking = q<{ line: number; node: string }>('node.lock-many', { customer, keys, write: writeId });
+  const asked = keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) }));
+  const reading = q<Holding & { line: number }>('node.held-many', { customer, rows: asked });
+  await together(before, locking, reading);
+  const locked = new Map((await locking).map((row) => [row.line, row.node]));
+  return new Map((await reading).filter((row) => locked.get(row.line) === row.node).map(({ line, ...holding }) => [line, holding]));
 }
 
 /**
@@ -351,49 +391,41 @@ export async function insertIntoNodes(
   writeId: string,
   guards: SchemaGuards,
   entries: HistoryEntry[],
+  appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
-  const { passed, refused } = await guardRun(q, inserts, writeId, guards);
-  if (passed.length === 0) return refused;
-  const customer = inserts[0]?.node.customerId;
-  const locked = await lockMany(q, passed, writeId);
-  const found = locked.map((row) => ({ ...row, ids: (inserts[row.line] as InsertWrite).ids.map((id) => ({ type: id.type, id: id.id })) }));
-  const rows = await q<{ line: number; held: IdPair[]; separated: boolean }>('node.held-many', { customer, rows: found });
-  const still = new Map(rows.map((row) => [row.line, row.held]));
-  const missing = passed.findIndex((_, line) => !still.has(line));
-  const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound((inserts[missing] as InsertWrite).node) };
+  const write = (line: number) => inserts[line] as InsertWrite;
+  const guarding = guardRun(q, inserts, writeId, guards);
+  const found = await lockHoldingMany(q, inserts, writeId, (w) => w.ids, guarding);
+  const { passed, refused } = await guarding;
+  const missing = passed.findIndex((_, line) => !found.has(line));
+  const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound(write(missing).node) };
+  const checked = [...found].filter(([line]) => line < passed.length);
   let exists: RunRefusal | undefined;
-  for (const [line, held] of still) {
+  for (const [line, { held }] of checked) {
     // The first ID the node holds in request order, as the single insert names it.
-    const first = (inserts[line] as InsertWrite).ids.find((id) => held.some((h) => sameId(h, id)));
+    const first = write(line).ids.find((id) => held.some((h) => sameId(h, id)));
     if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(first) };
   }
-  const nodeOf = new Map(found.map((row) => [row.line, row.node]));
   const separated = await separatedRefusal(
     q,
-    rows
-      .filter((row) => row.separated)
-      .map((row) => ({
-        line: row.line,
-        node: (inserts[row.line] as InsertWrite).node,
-        target: nodeOf.get(row.line) as string,
-        ids: (inserts[row.line] as InsertWrite).ids,
-      })),
+    checked.filter(([, row]) => row.separated).map(([line, row]) => ({ line, node: write(line).node, target: row.node, ids: write(line).ids })),
     writeId,
   );
   const before = firstRefusal(refused, notFound, exists, separated);
   if (before) return before;
-  const linking = found.map(({ line, node }) => {
-    const w = inserts[line] as InsertWrite;
+  const linking = checked.map(([line, { node }]) => {
+    const w = write(line);
     return { line, node, ids: canonicalIds(w.ids), maxIds: w.node.maxIds === undefined ? null : int(w.node.maxIds) };
   });
-  const fitted = await q<{ line: number; fits: boolean }>('node.link-many', { rows: linking });
-  const over = fitted.filter((row) => !row.fits).map((row) => row.line);
-  if (over.length > 0) {
-    const at = Math.min(...over);
-    return { at, error: nodeIdLimitReached((inserts[at] as InsertWrite).node) };
-  }
+  const fitting = q<{ line: number; fits: boolean }>('node.link-many', { rows: linking });
   const now = new Date().toISOString();
   for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
+  await together(fitting, appendHistory?.());
+  const over = (await fitting).filter((row) => !row.fits).map((row) => row.line);
+  if (over.length > 0) {
+    const at = Math.min(...over);
+    return { at, error: nodeIdLimitReached(write(at).node) };
+  }
   return undefined;
 }
 
@@ -411,52 +443,51 @@ export async function changeNodes(
   writeId: string,
   guards: SchemaGuards,
   entries: HistoryEntry[],
+  appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
-  const { passed, refused } = await guardRun(q, changes, writeId, guards, (w) => w.kind === 'replace');
-  if (passed.length === 0) return refused;
   const write = (line: number) => changes[line] as ChangeWrite;
-  const locked = await lockMany(q, passed, writeId);
-  const asked = locked.map((row) => ({ ...row, ids: namedIds(write(row.line)).map((id) => ({ type: id.type, id: id.id })) }));
-  const rows = await q<{ line: number; held: IdPair[]; separated: boolean }>('node.held-many', { customer: changes[0]?.node.customerId, rows: asked });
-  const still = new Map(rows.map((row) => [row.line, row.held]));
-  const missing = passed.findIndex((_, line) => !still.has(line));
+  const guarding = guardRun(q, changes, writeId, guards, (w) => w.kind === 'replace');
+  const found = await lockHoldingMany(q, changes, writeId, namedIds, guarding);
+  const { passed, refused } = await guarding;
+  const missing = passed.findIndex((_, line) => !found.has(line));
   const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound(write(missing).node) };
   const planned: Array<{ line: number; node: string; change: Change }> = [];
   let exists: RunRefusal | undefined;
-  const nodeOf = new Map(locked.map((row) => [row.line, row.node]));
   for (const line of passed.keys()) {
-    const held = still.get(line);
-    const node = nodeOf.get(line);
-    if (!held || node === undefined) continue;
+    const row = found.get(line);
+    if (!row) continue;
     try {
-      planned.push({ line, node, change: changeOf(write(line), (id) => held.some((h) => sameId(h, id))) });
+      planned.push({ line, node: row.node, change: changeOf(write(line), (id) => row.held.some((h) => sameId(h, id))) });
     } catch (e) {
       if (!isDomainError(e)) throw e;
       if (!exists || line < exists.at) exists = { at: line, error: e };
     }
   }
-  const banned = new Set(rows.filter((row) => row.separated).map((row) => row.line));
   const separated = await separatedRefusal(
     q,
-    planned.flatMap(({ line, node, change: { link } }) => (link && banned.has(line) ? [{ line, node: write(line).node, target: node, ids: [link] }] : [])),
+    planned.flatMap(({ line, node, change: { link } }) =>
+      link && found.get(line)?.separated ? [{ line, node: write(line).node, target: node, ids: [link] }] : [],
+    ),
     writeId,
   );
   const before = firstRefusal(refused, notFound, exists, separated);
   if (before) return before;
   const unlinks = planned.flatMap(({ node, change: { unlink } }) => (unlink ? [{ node, type: unlink.type, id: unlink.id }] : []));
-  if (unlinks.length > 0) await q('node.unlink-many', { rows: unlinks });
   const links = planned.flatMap(({ line, node, change: { link, grows } }) => {
     const { maxIds } = write(line).node;
     return link ? [{ line, node, ids: [{ type: link.type, id: link.id }], maxIds: grows && maxIds !== undefined ? int(maxIds) : null }] : [];
   });
-  const fitted = links.length > 0 ? await q<{ line: number; fits: boolean }>('node.link-many', { rows: links }) : [];
-  const over = fitted.filter((row) => !row.fits).map((row) => row.line);
+  // Sent at once, run in this order: all unlinks, all links, the history.
+  const unlinking = unlinks.length > 0 ? q('node.unlink-many', { rows: unlinks }) : Promise.resolve([]);
+  const fitting = links.length > 0 ? q<{ line: number; fits: boolean }>('node.link-many', { rows: links }) : Promise.resolve([]);
+  const now = new Date().toISOString();
+  for (const { line, change } of planned) entries.push(...changeEntries(write(line), change, now));
+  await together(unlinking, fitting, appendHistory?.());
+  const over = (await fitting).filter((row) => !row.fits).map((row) => row.line);
   if (over.length > 0) {
     const at = Math.min(...over);
     return { at, error: nodeIdLimitReached(write(at).node) };
   }
-  const now = new Date().toISOString();
-  for (const { line, change } of planned) entries.push(...changeEntries(write(line), change, now));
   return undefined;
 }
 

@@ -20,10 +20,11 @@ export function rowsByAsk<R extends { index: number }>(rows: R[], asks: number):
 /**
  * Awaits statements sent one after the other without waiting for each answer (the driver pipelines them, and
  * Neo4j runs them in the order sent): one round trip for all. Every one settles before this does, so that the
- * transaction ends with none in flight; then the first failure, in the order given, is thrown.
+ * transaction ends with none in flight; then the first failure, in the order given, is thrown. An undefined
+ * place is a statement not sent.
  */
-export async function together(...sent: Array<Promise<unknown>>): Promise<void> {
-  const settled = await Promise.allSettled(sent);
+export async function together(...sent: Array<Promise<unknown> | undefined>): Promise<void> {
+  const settled = await Promise.allSettled(sent.map((s) => s ?? Promise.resolve()));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
 }
