@@ -12,7 +12,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { compareCodePoints } from '../../domain/code-point-order';
-import { DomainError } from '../../domain/errors';
+import { isDomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { type CapName, refuseOverCap } from '../../domain/showing';
 import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
@@ -181,7 +181,7 @@ export async function recordAllInGraph(q: Query, impressions: WrittenImpression[
         outcome = await recordInGraph(q, request, writeId);
       }
     } catch (e) {
-      if (!(e instanceof DomainError) && rows[index]?.outcome === 'caps_unknown') throw e;
+      if (!isDomainError(e) && rows[index]?.outcome === 'caps_unknown') throw e;
       settled.push({ status: 'rejected', reason: e });
       continue;
     }

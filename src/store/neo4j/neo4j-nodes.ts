@@ -344,13 +344,22 @@ export async function createNodes(
 }
 
 /**
- * node.lock-many: locks the nodes of `run` (one customer's), in line order; the key and element id of each found
- * (its line: its index in `run`). The statement after it must find each by its key again, as after takeLock.
+ * node.lock-many, sent: locks the nodes of `run` (one customer's), in line order. `keys`: each line's key (its line:
+ * its index in `run`); `locking`: the element id of each node found, by line.
+ */
+function sendLockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
+  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
+  const locking = q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
+  return { keys, locking };
+}
+
+/**
+ * sendLockMany, awaited: the key and element id of each node found. The statement after it must find each by its
+ * key again, as after lockAndRead.
  */
 async function lockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
-  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
-  const locked = await q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
-  return locked.map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
+  const { keys, locking } = sendLockMany(q, run, writeId);
+  return (await locking).map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
 }
 
 /** What node.held-many answers of a line whose node node.lock-many locked, still at its key. */
@@ -369,11 +378,9 @@ async function lockHoldingMany<W extends { node: NodeAddress }>(
   idsOf: (w: W) => IdPair[],
   before: Promise<unknown>,
 ): Promise<Map<number, Holding>> {
-  const customer = run[0]?.node.customerId;
-  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
-  const locking = q<{ line: number; node: string }>('node.lock-many', { customer, keys, write: writeId });
+  const { keys, locking } = sendLockMany(q, run, writeId);
   const asked = keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) }));
-  const reading = q<Holding & { line: number }>('node.held-many', { customer, rows: asked });
+  const reading = q<Holding & { line: number }>('node.held-many', { customer: run[0]?.node.customerId, rows: asked });
   await together(before, locking, reading);
   const locked = new Map((await locking).map((row) => [row.line, row.node]));
   return new Map((await reading).filter((row) => locked.get(row.line) === row.node).map(({ line, ...holding }) => [line, holding]));
