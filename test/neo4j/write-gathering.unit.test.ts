@@ -28,15 +28,40 @@ function fakeStore() {
 }
 
 describe('gathering of single node writes', () => {
-  test('when fewer than atOnce transactions run, then a write goes alone at once', async () => {
+  test('when fewer than atOnce transactions run, none of its customer, then a write goes alone at once', async () => {
     const store = fakeStore();
     const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 2, perTransaction: 8 });
-    const heard = heardOf({ a: gathering.apply(write('c', 'a')), b: gathering.apply(write('c', 'b')) });
+    const heard = heardOf({ a: gathering.apply(write('c1', 'a')), b: gathering.apply(write('c2', 'b')) });
     await settle();
     expect(store.transactions.map((t) => t.names)).toEqual([['a'], ['b']]);
     store.transactions.forEach((t) => t.end());
     await settle();
     expect(heard).toEqual({ a: 'ok', b: 'ok' });
+  });
+
+  test('when its customer has a transaction running, then a write waits for it though a slot is free, and the next customer with none takes the slot', async () => {
+    const store = fakeStore();
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 2, perTransaction: 8 });
+    const heard = heardOf({
+      first: gathering.apply(write('c1', 'first')),
+      x1: gathering.apply(write('c1', 'x1')),
+      x2: gathering.apply(write('c1', 'x2')),
+      y1: gathering.apply(write('c2', 'y1')),
+    });
+    await settle();
+    // c1 waits behind its running transaction; c2 has none, so y1 goes at once.
+    expect(store.transactions.map((t) => t.names)).toEqual([['first'], ['y1']]);
+    store.transactions[1]?.end();
+    await settle();
+    // The free slot is not c1's while its transaction runs.
+    expect(store.transactions).toHaveLength(2);
+    expect(heard).toEqual({ first: undefined, x1: undefined, x2: undefined, y1: 'ok' });
+    store.transactions[0]?.end();
+    await settle();
+    expect(store.transactions[2]?.names).toEqual(['x1', 'x2']);
+    store.transactions[2]?.end();
+    await settle();
+    expect(heard).toEqual({ first: 'ok', x1: 'ok', x2: 'ok', y1: 'ok' });
   });
 
   test('when all slots are taken, then writes wait, and go together per customer, up to the cap, the customers taking turns', async () => {

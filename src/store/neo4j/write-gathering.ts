@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors';
 import type { NodeWrite } from '../../domain/store';
 import { applyInBatches, type RunBatch } from './neo4j-bulk';
 
-/** How many single node write transactions run at once; writes that arrive meanwhile wait, and go together. */
+/** How many single node write transactions run at once, of different customers; writes that arrive meanwhile wait, and go together. */
 export const NODE_WRITE_TRANSACTIONS_AT_ONCE = 2;
 
 /** Most writes one gathered transaction carries: its locks are held until it commits, so the writes behind it wait that long. */
@@ -29,19 +29,24 @@ export interface GatheringOptions {
 }
 
 /**
- * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write that finds fewer than
- * `atOnce` of these transactions running goes at once, alone, in a transaction of its own (`alone`), as it
- * would without this. One that arrives while they all run waits with the other writes of its customer (a
- * transaction appends the history of one customer), and when a transaction ends, the customers take turns: the
- * next has up to `perTransaction` of its writes applied in arrival order as the lines of one bulk batch
- * (`together`, with applyInBatches): a refused write rolls that transaction back, the writes before it run
- * again together, and it then runs first of its own transaction, so each write is atomic, commits or is refused
- * on its own, and its caller gets its own refusal, as the single write would throw it. An error that is no
+ * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write whose customer has no
+ * transaction running, and that finds fewer than `atOnce` of these transactions running, goes at once, alone, in a
+ * transaction of its own (`alone`), as it would without this. Any other waits with the other writes of its customer
+ * (a transaction appends the history of one customer), and when a transaction ends, the customers with none
+ * running take turns: the next has up to `perTransaction` of its writes applied in arrival order as the lines of
+ * one bulk batch (`together`, with applyInBatches): a refused write rolls that transaction back, the writes before
+ * it run again together, and it then runs first of its own transaction, so each write is atomic, commits or is
+ * refused on its own, and its caller gets its own refusal, as the single write would throw it. An error that is no
  * refusal (the store unavailable) fails the writes of that transaction that had not yet committed. A shared
  * transaction has the time its longest-waiting write has left of `limitMs`, so no write answers later than alone.
+ *
+ * One customer's writes run in one transaction at a time: those that arrive meanwhile make the next one larger, and
+ * a write costs less the more it shares (docs/neo4j-performance.md); customers' transactions run side by side.
  */
 export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
   private running = 0;
+  /** The customers with a transaction running: each has at most one. */
+  private readonly busy = new Set<string>();
   /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
   private readonly waiting = new Map<string, Array<Waiting<W>>>();
 
@@ -60,12 +65,12 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
   }
 
   apply(write: W): Promise<void> {
-    if (this.running < this.atOnce) {
-      this.running += 1;
-      return this.alone(write).finally(() => this.done());
+    const customer = write.node.customerId;
+    if (this.running < this.atOnce && !this.busy.has(customer)) {
+      this.start(customer);
+      return this.alone(write).finally(() => this.done(customer));
     }
     return new Promise((resolve, reject) => {
-      const customer = write.node.customerId;
       const queue = this.waiting.get(customer) ?? [];
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the write's own error, passed on as it was
       queue.push({ write, since: Date.now(), settle: (error) => (error === undefined ? resolve() : reject(error)) });
@@ -73,21 +78,29 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
     });
   }
 
-  private done(): void {
+  private start(customer: string): void {
+    this.running += 1;
+    this.busy.add(customer);
+  }
+
+  private done(customer: string): void {
     this.running -= 1;
+    this.busy.delete(customer);
     this.next();
   }
 
-  /** Starts a transaction for the customer whose turn it is, while fewer than atOnce run. */
+  /** Starts a transaction for the customer whose turn it is among those with none running, while fewer than atOnce run. */
   private next(): void {
-    while (this.running < this.atOnce && this.waiting.size > 0) {
-      const [customer, queue] = this.waiting.entries().next().value as [string, Array<Waiting<W>>];
+    while (this.running < this.atOnce) {
+      const turn = [...this.waiting].find(([customer]) => !this.busy.has(customer));
+      if (turn === undefined) return;
+      const [customer, queue] = turn;
       const batch = queue.splice(0, this.perTransaction);
       // The customer's writes left over wait behind the other customers'.
       this.waiting.delete(customer);
       if (queue.length > 0) this.waiting.set(customer, queue);
-      this.running += 1;
-      void this.applyTogether(batch).finally(() => this.done());
+      this.start(customer);
+      void this.applyTogether(batch).finally(() => this.done(customer));
     }
   }
 
