@@ -17,6 +17,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
 import { buildDraft, buildMessage } from '../helpers/deliveries';
 import { buildQuery } from '../store-contract/contract';
+import { settle } from '../helpers/settling';
 
 type Row = Record<string, unknown>;
 type Answer = Row[] | Error;
@@ -276,7 +277,10 @@ const isKnown = (known: unknown, deliveryId: number, revision: number): boolean 
  * again when a commit's reply is lost). Retries wait 1 ms and stop 50 ms after
  * the first failure.
  */
-function fakeStore(handler: Handler = () => undefined, options: { loseCommitReplies?: boolean; callTimeoutMs?: number } = {}) {
+function fakeStore(
+  handler: Handler = () => undefined,
+  options: { loseCommitReplies?: boolean; callTimeoutMs?: number; firstCommitAnswers?: Promise<void> } = {},
+) {
   const calls: Call[] = [];
   const sessions = { opened: 0, closed: 0, configs: [] as unknown[] };
   /** The transaction config of each statement of a read (auto-commit), write transaction and ping, in order. */
@@ -327,6 +331,7 @@ function fakeStore(handler: Handler = () => undefined, options: { loseCommitRepl
             commit: async () => {
               open = false;
               commits += 1;
+              if (ends.length === 0) await options.firstCommitAnswers;
               ends.push('commit');
               if (options.loseCommitReplies && commits === 1) throw driverError('SessionExpired', 'Connection lost before the commit reply');
             },
@@ -1017,6 +1022,20 @@ describe('Neo4j store, with a fake driver', () => {
       const { items } = await fake.store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
       expect(items).toEqual([expect.objectContaining({ at: '1970-01-01T00:00:00.000Z', requestId: 'r1', actor: 'admin', op: 'create' })]);
       expect(items[0]).not.toHaveProperty('request_id');
+    });
+
+    test('when a node write sends its COMMIT, then the next write of its customer begins its transaction before that commit answers', async () => {
+      let answer = () => {};
+      const fake = fakeStore(undefined, { firstCommitAnswers: new Promise<void>((resolve) => (answer = resolve)) });
+      const first = fake.store.createNode(member('m1'), [id('device', 'd1')]);
+      const second = fake.store.createNode(member('m2'), [id('device', 'd2')]);
+      for (let i = 0; i < 100 && fake.writes() < 2; i += 1) await settle();
+      // The second runs its statements while the first's commit has not answered.
+      expect(fake.writes()).toBe(2);
+      expect(fake.ends).toEqual([]);
+      answer();
+      await Promise.all([first, second]);
+      expect(fake.ends).toEqual(['commit', 'commit']);
     });
 
     test('when createNode is called, then the IDs go out once each, key included, in code-point order', async () => {

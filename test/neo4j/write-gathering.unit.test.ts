@@ -10,17 +10,23 @@ type Write = { node: { customerId: string }; name: string; refused?: boolean };
 
 const write = (customerId: string, name: string, refused = false): Write => ({ node: { customerId }, name, refused });
 
-/** Transactions that end when the test says: `alone` runs one write, `together` a batch (refusing its first refused write). */
+/**
+ * Transactions that end when the test says: `alone` runs one write, `together` a batch (refusing its first refused
+ * write). `commit` sends a transaction's COMMIT (it says so to the gathering) without ending it.
+ */
 function fakeStore() {
-  const transactions: Array<{ names: string[]; end: (error?: Error) => void }> = [];
-  const started = (names: string[]) =>
-    new Promise<void>((resolve, reject) => transactions.push({ names, end: (error) => (error ? reject(error) : resolve()) }));
-  const alone = async (w: Write) => {
-    await started([w.name]);
+  const transactions: Array<{ names: string[]; end: (error?: Error) => void; commit: () => void }> = [];
+  const started = (names: string[], committing: () => void) =>
+    new Promise<void>((resolve, reject) => transactions.push({ names, end: (error) => (error ? reject(error) : resolve()), commit: committing }));
+  const alone = async (w: Write, committing: () => void) => {
+    await started([w.name], committing);
     if (w.refused) throw new DomainError('node_exists', `${w.name} exists`);
   };
-  const together: RunBatch<Write> = async (lines) => {
-    await started(lines.map((l) => l.name));
+  const together = async (lines: Write[], _limitMs: number, committing: () => void): ReturnType<RunBatch<Write>> => {
+    await started(
+      lines.map((l) => l.name),
+      committing,
+    );
     const at = lines.findIndex((l) => l.refused);
     return at < 0 ? undefined : { at, error: new DomainError('node_exists', `${lines[at]?.name} exists`) };
   };
@@ -62,6 +68,33 @@ describe('gathering of single node writes', () => {
     store.transactions[2]?.end();
     await settle();
     expect(heard).toEqual({ first: 'ok', x1: 'ok', x2: 'ok', y1: 'ok' });
+  });
+
+  test("when its customer's transaction sends its COMMIT, then the writes waiting behind it begin theirs, and the next after it ends", async () => {
+    const store = fakeStore();
+    const gathering = new NodeWriteGathering<Write>(store.alone, store.together, { limitMs: Infinity, atOnce: 2, perTransaction: 8 });
+    const heard = heardOf({ first: gathering.apply(write('c', 'first')), x1: gathering.apply(write('c', 'x1')) });
+    await settle();
+    expect(store.transactions.map((t) => t.names)).toEqual([['first']]);
+    store.transactions[0]?.commit();
+    await settle();
+    // The second begins while the first commits; the first has not answered yet.
+    expect(store.transactions.map((t) => t.names)).toEqual([['first'], ['x1']]);
+    expect(heard).toEqual({ first: undefined, x1: undefined });
+    // Sent again (a retried commit), it changes nothing: x2 waits for the customer's running transaction.
+    store.transactions[0]?.commit();
+    const x2 = heardOf({ x2: gathering.apply(write('c', 'x2')) });
+    await settle();
+    expect(store.transactions).toHaveLength(2);
+    store.transactions[0]?.end();
+    await settle();
+    expect(store.transactions).toHaveLength(2);
+    store.transactions[1]?.end();
+    await settle();
+    expect(store.transactions[2]?.names).toEqual(['x2']);
+    store.transactions[2]?.end();
+    await settle();
+    expect({ ...heard, ...x2 }).toEqual({ first: 'ok', x1: 'ok', x2: 'ok' });
   });
 
   test('when all slots are taken, then writes wait, and go together per customer, up to the cap, the customers taking turns', async () => {

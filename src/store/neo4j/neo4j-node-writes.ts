@@ -63,14 +63,17 @@ function nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddres
   };
 }
 
-/** One node write as its own transaction; alone in it, the write appends its history entry itself (NodeWork). */
-export function writeNode(write: Write, w: NodeWrite): Promise<void> {
+/**
+ * One node write as its own transaction; alone in it, the write appends its history entry itself (NodeWork).
+ * `committing`: see WriteOptions.
+ */
+export function writeNode(write: Write, w: NodeWrite, committing?: () => void): Promise<void> {
   const { work, onConstraintViolation } = nodeWork(w);
   return write(
     async (q, writeId) => {
       await work(q, writeId, new SchemaGuards(), [], true);
     },
-    { onConstraintViolation, ifCommitted: nodeWritten(w) },
+    { onConstraintViolation, ifCommitted: nodeWritten(w), committing },
   );
 }
 
@@ -139,9 +142,14 @@ function applyRun(
 /**
  * Runs `lines` in order in one transaction with one write id (RunBatch of ./neo4j-bulk.ts). A line refused with
  * a DomainError, or by a uniqueness constraint (node_exists), rolls the whole transaction back and is answered
- * as a Refusal. `limitMs`: the store's call limit unless given.
+ * as a Refusal. `limitMs`: the store's call limit unless given; `committing`: see WriteOptions.
  */
-export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?: number): Promise<Refusal | 'unattributed' | undefined> {
+export async function writeNodeBatch(
+  write: Write,
+  lines: NodeWrite[],
+  limitMs?: number,
+  committing?: () => void,
+): Promise<Refusal | 'unattributed' | undefined> {
   const steps = lines.map((w) => nodeWork(w));
   const alone = steps.length === 1 ? steps[0] : undefined;
   try {
@@ -192,6 +200,7 @@ export async function writeNodeBatch(write: Write, lines: NodeWrite[], limitMs?:
         },
         ifCommitted: nodeWritten(lines[lines.length - 1] as NodeWrite),
         limitMs,
+        committing,
       },
     );
     return undefined;

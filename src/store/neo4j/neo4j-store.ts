@@ -262,8 +262,8 @@ export class Neo4jStore implements Store {
     this.write = (work, options) => this.transactions.write(work, options);
     this.keySearches = new KeySearches(this.read);
     this.nodeWrites = new NodeWriteGathering(
-      (w) => writeNode(this.write, w),
-      (lines, limitMs) => writeNodeBatch(this.write, lines, limitMs),
+      (w, committing) => writeNode(this.write, w, committing),
+      (lines, limitMs, committing) => writeNodeBatch(this.write, lines, limitMs, committing),
       { limitMs: callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS },
     );
     const { read } = this;

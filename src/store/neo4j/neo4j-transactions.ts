@@ -80,6 +80,8 @@ export interface WriteOptions<T> {
   ifCommitted?: IfCommitted<T>;
   /** Its time limit (see bounded); the store's NEO4J_CALL_TIMEOUT_MS unless given. */
   limitMs?: number;
+  /** Called as an attempt sends its COMMIT, every statement of it answered. */
+  committing?: () => void;
 }
 
 /** A write run by Transactions.write: what Neo4jStore hands to the code that builds a write of several steps. */
@@ -277,6 +279,7 @@ export class Transactions {
         const result = await work(q, writeId);
         // A later attempt may follow a commit that went through.
         reachedCommit = true;
+        options.committing?.();
         await tx.commit();
         return result;
       } catch (e) {

@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors';
 import type { NodeWrite } from '../../domain/store';
 import { applyInBatches, type RunBatch } from './neo4j-bulk';
 
-/** How many single node write transactions run at once, of different customers; writes that arrive meanwhile wait, and go together. */
+/** How many single node write transactions run at once (committing ones included); writes that arrive meanwhile wait, and go together. */
 export const NODE_WRITE_TRANSACTIONS_AT_ONCE = 2;
 
 /** Most writes one gathered transaction carries: its locks are held until it commits, so the writes behind it wait that long. */
@@ -18,8 +18,8 @@ interface Waiting<W> {
   settle: (error?: unknown) => void;
 }
 
-/** RunBatch, within `limitMs`. */
-export type RunTogether<W> = (lines: W[], limitMs: number) => ReturnType<RunBatch<W>>;
+/** RunBatch, within `limitMs`; `committing` is called as each of its transactions sends its COMMIT. */
+export type RunTogether<W> = (lines: W[], limitMs: number, committing: () => void) => ReturnType<RunBatch<W>>;
 
 export interface GatheringOptions {
   /** The store's time limit of a call (NEO4J_CALL_TIMEOUT_MS). */
@@ -29,23 +29,25 @@ export interface GatheringOptions {
 }
 
 /**
- * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write whose customer has no
- * transaction running, and that finds fewer than `atOnce` of these transactions running, goes at once, alone, in a
- * transaction of its own (`alone`), as it would without this. Any other waits with the other writes of its customer
- * (a transaction appends the history of one customer), and when a transaction ends, the customers with none
- * running take turns: the next has up to `perTransaction` of its writes applied in arrival order as the lines of
- * one bulk batch (`together`, with applyInBatches): a refused write rolls that transaction back, the writes before
- * it run again together, and it then runs first of its own transaction, so each write is atomic, commits or is
- * refused on its own, and its caller gets its own refusal, as the single write would throw it. An error that is no
- * refusal (the store unavailable) fails the writes of that transaction that had not yet committed. A shared
- * transaction has the time its longest-waiting write has left of `limitMs`, so no write answers later than alone.
+ * Store.createNode, insertIds, replaceId, removeId and deleteNode on Neo4j. A write whose customer is not busy (has
+ * no transaction running that has not sent its COMMIT yet), and that finds fewer than `atOnce` of these transactions
+ * running, goes at once, alone, in a transaction of its own (`alone`), as it would without this. Any other waits
+ * with the other writes of its customer (a transaction appends the history of one customer), and when a transaction
+ * sends its COMMIT or ends, the customers not busy take turns: the next has up to `perTransaction` of its writes
+ * applied in arrival order as the lines of one bulk batch (`together`, with applyInBatches): a refused write rolls
+ * that transaction back, the writes before it run again together, and it then runs first of its own transaction, so
+ * each write is atomic, commits or is refused on its own, and its caller gets its own refusal, as the single write
+ * would throw it. An error that is no refusal (the store unavailable) fails the writes of that transaction that had
+ * not yet committed. A shared transaction has the time its longest-waiting write has left of `limitMs`, so no write
+ * answers later than alone.
  *
- * One customer's writes run in one transaction at a time: those that arrive meanwhile make the next one larger, and
- * a write costs less the more it shares (docs/neo4j-performance.md); customers' transactions run side by side.
+ * One customer's writes run in one transaction at a time, the next beginning as the one before sends its COMMIT:
+ * those that arrive meanwhile make the next one larger, and a write costs less the more it shares
+ * (docs/neo4j-performance.md); customers' transactions run side by side.
  */
 export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
   private running = 0;
-  /** The customers with a transaction running: each has at most one. */
+  /** The customers with a transaction running that has not sent its COMMIT yet (each has at most one). */
   private readonly busy = new Set<string>();
   /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
   private readonly waiting = new Map<string, Array<Waiting<W>>>();
@@ -55,7 +57,7 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
   private readonly perTransaction: number;
 
   constructor(
-    private readonly alone: (write: W) => Promise<void>,
+    private readonly alone: (write: W, committing: () => void) => Promise<void>,
     private readonly together: RunTogether<W>,
     options: GatheringOptions,
   ) {
@@ -67,8 +69,8 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
   apply(write: W): Promise<void> {
     const customer = write.node.customerId;
     if (this.running < this.atOnce && !this.busy.has(customer)) {
-      this.start(customer);
-      return this.alone(write).finally(() => this.done(customer));
+      const committing = this.start(customer);
+      return this.alone(write, committing).finally(() => this.done(committing));
     }
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(customer) ?? [];
@@ -78,18 +80,30 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
     });
   }
 
-  private start(customer: string): void {
+  /**
+   * Counts a transaction of `customer` as running, and as busy until the function it answers is called: when the
+   * transaction sends its COMMIT (the customer's next one may then begin, its first round trip beside the commit's),
+   * or else when it ends. Called again, it does nothing.
+   */
+  private start(customer: string): () => void {
     this.running += 1;
     this.busy.add(customer);
+    let busy = true;
+    return () => {
+      if (!busy) return;
+      busy = false;
+      this.busy.delete(customer);
+      this.next();
+    };
   }
 
-  private done(customer: string): void {
+  private done(committing: () => void): void {
     this.running -= 1;
-    this.busy.delete(customer);
+    committing();
     this.next();
   }
 
-  /** Starts a transaction for the customer whose turn it is among those with none running, while fewer than atOnce run. */
+  /** Starts a transaction for the customer whose turn it is among those not busy, while fewer than atOnce run. */
   private next(): void {
     while (this.running < this.atOnce) {
       const turn = [...this.waiting].find(([customer]) => !this.busy.has(customer));
@@ -99,12 +113,12 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
       // The customer's writes left over wait behind the other customers'.
       this.waiting.delete(customer);
       if (queue.length > 0) this.waiting.set(customer, queue);
-      this.start(customer);
-      void this.applyTogether(batch).finally(() => this.done(customer));
+      const committing = this.start(customer);
+      void this.applyTogether(batch, committing).finally(() => this.done(committing));
     }
   }
 
-  private async applyTogether(batch: Array<Waiting<W>>): Promise<void> {
+  private async applyTogether(batch: Array<Waiting<W>>, committing: () => void): Promise<void> {
     // Each caller hears as soon as its write committed or was refused (settling twice changes nothing).
     const run: RunBatch<Waiting<W>> = async (lines) => {
       const left = this.limitMs - (Date.now() - Math.min(...lines.map((line) => line.since)));
@@ -112,6 +126,7 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
       const outcome = await this.together(
         lines.map((line) => line.write),
         left,
+        committing,
       );
       if (outcome === undefined) for (const line of lines) line.settle();
       else if (outcome !== 'unattributed' && outcome.at === 0) lines[0]?.settle(outcome.error);
