@@ -87,7 +87,8 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'node.link-many':
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
     case 'node.ids-many':
-      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, ids: [{ type: 'device', id: `d${line}` }] }));
+      // Each node, n<line> still at its key, holds device=d<line>.
+      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}`, ids: [{ type: 'device', id: `d${line}` }] }));
     case 'node.lock':
       return [{ node: 'n1' }];
     case 'node.find':
@@ -1194,6 +1195,18 @@ describe('Neo4j store, with a fake driver', () => {
         ['m2', 'delete', [id('device', 'd0')]],
         ['m3', 'delete', [id('device', 'd1')]],
       ]);
+    });
+
+    test('when a delete of a bulk batch finds at its key another node than the one it locked, then that line is node_not_found, as a lone delete answers it', async () => {
+      // m3's node was rekeyed while its lock was awaited: its key now names another node, in the batch and alone.
+      const fake = fakeStore((name, params) => {
+        if (name === 'node.ids-many')
+          return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, node: line === 1 ? 'other' : `n${line}`, ids: [] }));
+        if (name === 'node.ids' && params.keyId === 'm3') return [{ node: 'other', ids: [] }];
+        return undefined;
+      });
+      const outcomes = await fake.store.applyNodeWrites(['m2', 'm3', 'm4'].map((k): NodeWrite => ({ kind: 'deleteNode', node: member(k) })));
+      expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', undefined]);
     });
 
     test('when a bulk batch has consecutive upserts and ID removals, then each step is one statement for all of them, and each line records what it changed', async () => {

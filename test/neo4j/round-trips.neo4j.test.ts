@@ -228,6 +228,37 @@ describe('round trips to Neo4j per call', () => {
         roundTrips: 4,
       },
     ],
+    [
+      // A delete reads the customer's policy afresh (it keeps none), as a lone delete does; then the locks and the read
+      // of what the nodes hold in one round trip, the deletes and the history in the next.
+      '_bulk of 4 deletes',
+      {
+        prepare: async () => {
+          seq += 1;
+          for (let i = 1; i <= 4; i++)
+            await ok('POST', `/v1/${C}/node/_create`, { body: node(`bdel-${seq}-${i}`, [{ type: 'device', id: `bdel-${seq}-${i}` }]) });
+        },
+        send: () => {
+          const lines = [1, 2, 3, 4].map((i) =>
+            JSON.stringify({ op: 'delete', body: { schema: 'member', key: { type: 'member_id', id: `bdel-${seq}-${i}` } } }),
+          );
+          return ok('POST', `/v1/${C}/node/_bulk`, { headers: { 'content-type': 'application/x-ndjson' }, body: `${lines.join('\n')}\n` });
+        },
+      },
+      {
+        statements: [
+          'auto:customer.policy',
+          'auto:schema.list',
+          'auto:customer.policy',
+          'node.lock-many',
+          'node.ids-many',
+          'node.delete-many',
+          'history.append',
+        ],
+        transactions: 1,
+        roundTrips: 5,
+      },
+    ],
   ];
 
   // Separations: a fresh pair each time (admin token: no token lookup).

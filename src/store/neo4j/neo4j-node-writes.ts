@@ -116,7 +116,7 @@ function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
 
 /**
  * Applies a run of runFrom (all of one runKind) in the transaction: the first line refused, if one is (its index
- * in the run). `appendHistory`: for the transaction's last run, sent with its last statement (deletes append after).
+ * in the run). `appendHistory`: for the transaction's last run, sent with its last statement.
  */
 function applyRun(
   q: Query,
@@ -135,7 +135,7 @@ function applyRun(
     case 'removeId':
       return changeNodes(q, run as ChangeWrite[], writeId, guards, entries, appendHistory);
     default:
-      return deleteNodes(q, run as DeleteWrite[], writeId, entries);
+      return deleteNodes(q, run as DeleteWrite[], writeId, entries, appendHistory);
   }
 }
 

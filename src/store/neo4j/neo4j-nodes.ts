@@ -343,47 +343,50 @@ export async function createNodes(
   return undefined;
 }
 
-/**
- * node.lock-many, sent: locks the nodes of `run` (one customer's), in line order. `keys`: each line's key (its line:
- * its index in `run`); `locking`: the element id of each node found, by line.
- */
-function sendLockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
-  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
-  const locking = q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
-  return { keys, locking };
-}
+/** Each line's key, as node.lock-many and the reads sent with it name it (its line: its index in the run). */
+type LineKey = { line: number } & ReturnType<typeof keyOf>;
 
 /**
- * sendLockMany, awaited: the key and element id of each node found. The statement after it must find each by its
- * key again, as after lockAndRead.
+ * lockAndRead for the lines of a run (one customer's): locks their nodes in line order (node.lock-many) and sends
+ * `read` of their keys with it, after `before` (the run's guards, already sent): one round trip. `read` must find
+ * each node by its key again and answer its element id. Answers `read`'s rows, by line, of the nodes still at their
+ * keys once locked; a line missing is node_not_found, as lockAndRead answers it.
  */
-async function lockMany(q: Query, run: ReadonlyArray<{ node: NodeAddress }>, writeId: string) {
-  const { keys, locking } = sendLockMany(q, run, writeId);
-  return (await locking).map(({ line, node }) => ({ ...(keys[line] as (typeof keys)[number]), node }));
+async function lockAndReadMany<R extends { line: number; node: string }>(
+  q: Query,
+  run: ReadonlyArray<{ node: NodeAddress }>,
+  writeId: string,
+  read: (keys: LineKey[]) => Promise<R[]>,
+  before: Promise<unknown> = Promise.resolve(),
+): Promise<Map<number, R>> {
+  const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
+  const locking = q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
+  const reading = read(keys);
+  await together(before, locking, reading);
+  const locked = new Map((await locking).map((row) => [row.line, row.node]));
+  return new Map((await reading).filter((row) => locked.get(row.line) === row.node).map((row) => [row.line, row]));
 }
 
 /** What node.held-many answers of a line whose node node.lock-many locked, still at its key. */
 type Holding = { node: string; held: IdPair[]; separated: boolean };
 
 /**
- * lockHolding for the lines of a run (one customer's): locks their nodes in line order (node.lock-many) and reads
- * again which of `idsOf` each holds (node.held-many), both sent at once after `before` (the run's guards, already
- * sent): one round trip. Answers, by line, those whose node is still at its key once locked; a line missing is
- * node_not_found, as lockAndRead answers it.
+ * lockHolding for the lines of a run (one customer's), with lockAndReadMany: which of `idsOf` each node holds
+ * (node.held-many).
  */
-async function lockHoldingMany<W extends { node: NodeAddress }>(
+function lockHoldingMany<W extends { node: NodeAddress }>(
   q: Query,
   run: readonly W[],
   writeId: string,
   idsOf: (w: W) => IdPair[],
   before: Promise<unknown>,
 ): Promise<Map<number, Holding>> {
-  const { keys, locking } = sendLockMany(q, run, writeId);
-  const asked = keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) }));
-  const reading = q<Holding & { line: number }>('node.held-many', { customer: run[0]?.node.customerId, rows: asked });
-  await together(before, locking, reading);
-  const locked = new Map((await locking).map((row) => [row.line, row.node]));
-  return new Map((await reading).filter((row) => locked.get(row.line) === row.node).map(({ line, ...holding }) => [line, holding]));
+  const held = (keys: LineKey[]) =>
+    q<Holding & { line: number }>('node.held-many', {
+      customer: run[0]?.node.customerId,
+      rows: keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) })),
+    });
+  return lockAndReadMany(q, run, writeId, held, before);
 }
 
 /**
@@ -519,19 +522,25 @@ async function separatedRefusal(
 }
 
 /**
- * Consecutive deletes of one customer's bulk batch (their keys distinct): lock the nodes (node.lock-many), read
- * again what each holds (node.ids-many), delete them (node.delete-many). A node missing, or moved by a rekey while
- * its lock was awaited, refuses its line (node_not_found), the first such in line order.
+ * Consecutive deletes of one customer's bulk batch (their keys distinct): lock the nodes (node.lock-many) and read
+ * again what each holds (node.ids-many) in one round trip, then delete them (node.delete-many), with `appendHistory`
+ * when given. A node missing, or moved by a rekey while its lock was awaited, refuses its line (node_not_found), the
+ * first such in line order.
  */
-export async function deleteNodes(q: Query, deletes: readonly DeleteWrite[], writeId: string, entries: HistoryEntry[]): Promise<RunRefusal | undefined> {
-  const locked = await lockMany(q, deletes, writeId);
-  const rows = await q<{ line: number; ids: IdPair[] }>('node.ids-many', { customer: deletes[0]?.node.customerId, rows: locked });
-  const held = new Map(rows.map((row) => [row.line, row.ids]));
+export async function deleteNodes(
+  q: Query,
+  deletes: readonly DeleteWrite[],
+  writeId: string,
+  entries: HistoryEntry[],
+  appendHistory?: AppendHistory,
+): Promise<RunRefusal | undefined> {
+  const ids = (keys: LineKey[]) => q<{ line: number; node: string; ids: IdPair[] }>('node.ids-many', { customer: deletes[0]?.node.customerId, rows: keys });
+  const held = await lockAndReadMany(q, deletes, writeId, ids);
   const missing = deletes.findIndex((_, line) => !held.has(line));
   if (missing >= 0) return { at: missing, error: nodeNotFound((deletes[missing] as DeleteWrite).node) };
-  await q('node.delete-many', { nodes: locked.map((row) => row.node) });
   const now = new Date().toISOString();
-  for (const [line, { node }] of deletes.entries()) entries.push(historyEntry(node, 'delete', [], [...(held.get(line) ?? [])].sort(byTypeThenId), now));
+  for (const [line, { node }] of deletes.entries()) entries.push(historyEntry(node, 'delete', [], [...(held.get(line)?.ids ?? [])].sort(byTypeThenId), now));
+  await together(q('node.delete-many', { nodes: [...held.values()].map((row) => row.node) }), appendHistory?.());
   return undefined;
 }
 
