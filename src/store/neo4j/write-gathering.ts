@@ -47,7 +47,7 @@ export interface GatheringOptions {
  */
 export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
   private running = 0;
-  /** The customers with a transaction running that has not sent its COMMIT yet (each has at most one). */
+  /** The customers with a transaction running that has not sent its (first) COMMIT yet: each has at most one. */
   private readonly busy = new Set<string>();
   /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
   private readonly waiting = new Map<string, Array<Waiting<W>>>();
@@ -82,8 +82,9 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
 
   /**
    * Counts a transaction of `customer` as running, and as busy until the function it answers is called: when the
-   * transaction sends its COMMIT (the customer's next one may then begin, its first round trip beside the commit's),
-   * or else when it ends. Called again, it does nothing.
+   * transaction sends its COMMIT (the customer's next one may then begin, its first round trip beside the commit's;
+   * for a batch a refusal splits into several, when the first sends it), or else when it ends. Called again, it does
+   * nothing.
    */
   private start(customer: string): () => void {
     this.running += 1;
