@@ -69,8 +69,8 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
   apply(write: W): Promise<void> {
     const customer = write.node.customerId;
     if (this.running < this.atOnce && !this.busy.has(customer)) {
-      const committing = this.start(customer);
-      return this.alone(write, committing).finally(() => this.done(committing));
+      const turn = this.start(customer);
+      return this.alone(write, turn.committing).finally(turn.done);
     }
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(customer) ?? [];
@@ -81,41 +81,48 @@ export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'custo
   }
 
   /**
-   * Counts a transaction of `customer` as running, and as busy until the function it answers is called: when the
-   * transaction sends its COMMIT (the customer's next one may then begin, its first round trip beside the commit's;
-   * for a batch a refusal splits into several, when the first sends it), or else when it ends. Called again, it does
-   * nothing.
+   * Counts a transaction of `customer` as running, and its customer as busy until the transaction sends its COMMIT
+   * (`committing`: the customer's next one may then begin, its first round trip beside the commit's; for a batch a
+   * refusal splits into several, when the first sends it) or ends (`done`), whichever comes first.
    */
-  private start(customer: string): () => void {
+  private start(customer: string): { committing: () => void; done: () => void } {
     this.running += 1;
     this.busy.add(customer);
     let busy = true;
-    return () => {
-      if (!busy) return;
+    const free = () => {
+      if (busy) this.busy.delete(customer);
       busy = false;
-      this.busy.delete(customer);
-      this.next();
     };
-  }
-
-  private done(committing: () => void): void {
-    this.running -= 1;
-    committing();
-    this.next();
+    return {
+      committing: () => {
+        free();
+        this.next();
+      },
+      done: () => {
+        this.running -= 1;
+        free();
+        this.next();
+      },
+    };
   }
 
   /** Starts a transaction for the customer whose turn it is among those not busy, while fewer than atOnce run. */
   private next(): void {
     while (this.running < this.atOnce) {
-      const turn = [...this.waiting].find(([customer]) => !this.busy.has(customer));
-      if (turn === undefined) return;
-      const [customer, queue] = turn;
+      let customer: string | undefined;
+      for (const waiting of this.waiting.keys()) {
+        if (this.busy.has(waiting)) continue;
+        customer = waiting;
+        break;
+      }
+      if (customer === undefined) return;
+      const queue = this.waiting.get(customer) as Array<Waiting<W>>;
       const batch = queue.splice(0, this.perTransaction);
       // The customer's writes left over wait behind the other customers'.
       this.waiting.delete(customer);
       if (queue.length > 0) this.waiting.set(customer, queue);
-      const committing = this.start(customer);
-      void this.applyTogether(batch, committing).finally(() => this.done(committing));
+      const turn = this.start(customer);
+      void this.applyTogether(batch, turn.committing).finally(turn.done);
     }
   }
 
