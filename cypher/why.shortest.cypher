@@ -12,6 +12,8 @@
 // (compareChains in src/domain/why.ts), as SQLite does; at most maxChains of them, as equal chains multiply with
 // every hop that two nodes share more than one ID on. When maxChains are read, more may tie: the start nodes'
 // element ids are answered too, and the exact search (src/domain/why-chain.ts) runs from them.
+// A chain's vertices are lists, [schema, key type, key id] for a node and [type, value] for an ID: tens of chains
+// of maps cost the service more to decode than the rest of the call.
 //
 // Bounded as SQLite's search is: the search reads what lies around both ends, and may read no more than maxNodes
 // nodes and maxIds IDs. It looks for a chain of at most 2 hops (node to node), then 6, 16 and 50; before each, it
@@ -72,7 +74,7 @@ CALL (a, b, aHolders, bHolders, go, tooLarge2) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains2
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains2
 }
 WITH froms, tos, same, a, b, aHolders, bHolders, chains2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
 CALL (a, b, aHolders, bHolders, go2) {
@@ -94,7 +96,7 @@ CALL (a, b, aHolders, bHolders, go2, tooLarge6) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains6
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains6
 }
 WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
 CALL (a, b, aHolders, bHolders, go6) {
@@ -116,7 +118,7 @@ CALL (a, b, aHolders, bHolders, go6, tooLarge16) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains16
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains16
 }
 WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
 CALL (a, b, aHolders, bHolders, go16) {
@@ -138,7 +140,7 @@ CALL (a, b, aHolders, bHolders, go16, tooLarge50) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN {type: v.type, id: v.value} ELSE {schema: v.schema, type: v.keyType, id: v.keyId} END]) AS chains50
+  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains50
 }
 RETURN size(froms) > 0 AS fromFound, size(tos) > 0 AS toFound, size(froms) AS fromCount, size(tos) AS toCount,
   [n IN same | {schema: n.schema, type: n.keyType, id: n.keyId}] AS same,

@@ -22,9 +22,9 @@ function fakeQuery(gone: number): { q: Query; ran: string[] } {
         tooLarge: false,
         chains: [
           [
-            { schema: 'member', type: 'member_id', id: 'a' },
-            { type: 'cookie', id: 'x' },
-            { schema: 'member', type: 'member_id', id: 'b' },
+            ['member', 'member_id', 'a'],
+            ['cookie', 'x'],
+            ['member', 'member_id', 'b'],
           ],
         ],
         fromElements: ['A'],

@@ -8,6 +8,8 @@ import { runWhySearchAsync, type AsyncWhyGraph, type WhyVertex } from '../../dom
 import { int, type Query } from './query';
 
 type Vertex = { schema?: string; type: string; id: string };
+/** A vertex of a chain as why.shortest answers it: [schema, key type, key id] for a node, [type, value] for an ID. */
+type ChainVertex = [string, string, string] | [string, string];
 
 interface Row {
   fromFound: boolean;
@@ -16,7 +18,7 @@ interface Row {
   toCount: number;
   same: Vertex[];
   tooLarge: boolean;
-  chains: Vertex[][];
+  chains: ChainVertex[][];
   /** The start nodes' element ids, only when maxChains chains were read. */
   fromElements: string[];
   toElements: string[];
@@ -79,10 +81,10 @@ async function shortestInGraph(q: Query, query: WhyQuery, maxChains: number): Pr
   }
   const chains: Chain[] = row.chains.map((path) => {
     // A `where` start searches from its Id vertex: the chain is what lies between the two ends' Id vertices.
-    const vertices = path.slice(path[0]?.schema === undefined ? 1 : 0, path.at(-1)?.schema === undefined ? -1 : undefined);
+    const vertices = path.slice(path[0]?.length === 2 ? 1 : 0, path.at(-1)?.length === 2 ? -1 : undefined);
     return {
-      nodes: vertices.filter((_, i) => i % 2 === 0).map(nodeOf),
-      vias: vertices.filter((_, i) => i % 2 === 1).map((v): IdPair => ({ type: v.type, id: v.id })),
+      nodes: vertices.filter((_, i) => i % 2 === 0).map(([schemaId, type, id]): ChainNode => ({ schemaId, key: { type, id: id as string } })),
+      vias: vertices.filter((_, i) => i % 2 === 1).map(([type, id]): IdPair => ({ type, id })),
     };
   });
   const shortest = Math.min(...chains.map((c) => c.vias.length));
