@@ -85,7 +85,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
         held: ids.filter((i) => i.type === 'device' && i.id === `d${line}`),
       }));
     case 'node.link-many':
-      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true }));
+      return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, fits: true, linked: true }));
     case 'node.ids-many':
       // Each node, n<line> still at its key, holds device=d<line>.
       return (params.rows as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}`, ids: [{ type: 'device', id: `d${line}` }] }));
@@ -1173,9 +1173,9 @@ describe('Neo4j store, with a fake driver', () => {
       expect(outcomes).toEqual([undefined, undefined, undefined]);
       expect(fake.names().filter((name) => name.startsWith('node.'))).toEqual(['node.lock-many', 'node.held-many', 'node.link-many']);
       expect(fake.named('node.link-many')[0]?.params.rows).toEqual([
-        { line: 0, node: 'n0', ids: [id('cookie', 'm2')], maxIds: null },
-        { line: 1, node: 'n1', ids: [id('cookie', 'm3')], maxIds: null },
-        { line: 2, node: 'n2', ids: [id('cookie', 'm4')], maxIds: null },
+        { line: 0, schema: 'member', keyType: 'member_id', keyId: 'm2', ids: [id('cookie', 'm2')], maxIds: null },
+        { line: 1, schema: 'member', keyType: 'member_id', keyId: 'm3', ids: [id('cookie', 'm3')], maxIds: null },
+        { line: 2, schema: 'member', keyType: 'member_id', keyId: 'm4', ids: [id('cookie', 'm4')], maxIds: null },
       ]);
     });
 
@@ -1234,8 +1234,8 @@ describe('Neo4j store, with a fake driver', () => {
       ]);
       // Only the upsert that adds grows its node, and only it is checked against the node's limit.
       expect(fake.named('node.link-many')[0]?.params.rows).toEqual([
-        { line: 0, node: 'n0', ids: [id('device', 'x0')], maxIds: null },
-        { line: 1, node: 'n1', ids: [id('device', 'd9')], maxIds: neo4j.int(5) },
+        { line: 0, schema: 'member', keyType: 'member_id', keyId: 'm0', ids: [id('device', 'x0')], maxIds: null },
+        { line: 1, schema: 'member', keyType: 'member_id', keyId: 'm1', ids: [id('device', 'd9')], maxIds: neo4j.int(5) },
       ]);
       const appended = fake.named('history.append')[0]?.params.entries as Array<{ keyId: string; entry: string }>;
       expect(appended.map((e) => [e.keyId, JSON.parse(e.entry).op, JSON.parse(e.entry).added, JSON.parse(e.entry).removed])).toEqual([
@@ -1267,7 +1267,8 @@ describe('Neo4j store, with a fake driver', () => {
           case 'node.held-many':
             return rows?.flatMap((r) => answer(r.keyId as string, r.line).map((found) => ({ ...found, held: heldBy(r.keyId as string, r.ids ?? []) })));
           case 'node.link-many':
-            return rows?.map((r) => ({ line: r.line, fits: r.node !== 'n-m3' }));
+            // Found by key: m1 has no node.
+            return rows?.flatMap((r) => (r.keyId === 'm1' ? [] : [{ line: r.line, fits: r.keyId !== 'm3', linked: true }]));
           default:
             return undefined;
         }
@@ -1292,8 +1293,8 @@ describe('Neo4j store, with a fake driver', () => {
       expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
       // The last two were linked together, in one statement.
       expect(fake.named('node.link-many').at(-1)?.params.rows).toEqual([
-        { line: 0, node: 'n-m4', ids: [set], maxIds: neo4j.int(5) },
-        { line: 1, node: 'n-m5', ids: [set], maxIds: neo4j.int(5) },
+        { line: 0, schema: 'member', keyType: 'member_id', keyId: 'm4', ids: [set], maxIds: neo4j.int(5) },
+        { line: 1, schema: 'member', keyType: 'member_id', keyId: 'm5', ids: [set], maxIds: neo4j.int(5) },
       ]);
     });
 
@@ -1309,8 +1310,8 @@ describe('Neo4j store, with a fake driver', () => {
       expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', 'id_exists', 'node_id_limit_reached', undefined, undefined]);
       // The last two were linked together, in one statement.
       expect(fake.named('node.link-many').at(-1)?.params.rows).toEqual([
-        { line: 0, node: 'n-m4', ids: [id('cookie', 'k4')], maxIds: neo4j.int(5) },
-        { line: 1, node: 'n-m5', ids: [id('cookie', 'k5')], maxIds: neo4j.int(5) },
+        { line: 0, schema: 'member', keyType: 'member_id', keyId: 'm4', ids: [id('cookie', 'k4')], maxIds: neo4j.int(5) },
+        { line: 1, schema: 'member', keyType: 'member_id', keyId: 'm5', ids: [id('cookie', 'k5')], maxIds: neo4j.int(5) },
       ]);
     });
 

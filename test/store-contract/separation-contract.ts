@@ -151,6 +151,22 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       expect((await store().listSeparations(newCustomer(), 0, 2)).total).toBe(0);
     });
 
+    test('when one batch adds an ID to both nodes of a ban, then the later line is separated_nodes and only the earlier node holds it', async () => {
+      const { c, ann, bob } = await annAndBob(store());
+      await store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'b', audit });
+      const inserts = await store().applyNodeWrites([
+        { kind: 'insert', node: checked(ann), ids: [id('cookie', 'c7')] },
+        { kind: 'insert', node: checked(bob), ids: [id('cookie', 'c7')] },
+      ]);
+      const upserts = await store().applyNodeWrites([
+        { kind: 'replace', node: checked(bob), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
+        { kind: 'replace', node: checked(ann), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
+      ]);
+      expect([...inserts, ...upserts].map((r) => r?.code)).toEqual([undefined, 'separated_nodes', undefined, 'separated_nodes']);
+      expect(await store().getNodeIds(ann)).toEqual([id('cookie', 'c1'), id('cookie', 'c7'), id('device', 'tablet'), id('member_id', 'ann')]);
+      expect(await store().getNodeIds(bob)).toEqual([id('cookie', 'c8'), id('member_id', 'bob')]);
+    });
+
     test('when many writes race to add one ID to both nodes of a ban, then afterwards at most one of them holds it', async () => {
       const c = newCustomer();
       await store().putSchema(c, MEMBER);

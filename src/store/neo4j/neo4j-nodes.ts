@@ -348,9 +348,9 @@ type LineKey = { line: number } & ReturnType<typeof keyOf>;
 
 /**
  * lockAndRead for the lines of a run (one customer's): locks their nodes in line order (node.lock-many) and sends
- * `read` of their keys with it, after `before` (the run's guards, already sent): one round trip. `read` must find
- * each node by its key again and answer its element id. Answers `read`'s rows, by line, of the nodes still at their
- * keys once locked; a line missing is node_not_found, as lockAndRead answers it.
+ * `read` of their keys with it, after `before` (the run's guards, already sent) and before what `after` sends: one
+ * round trip. `read` must find each node by its key again and answer its element id. Answers `read`'s rows, by line,
+ * of the nodes still at their keys once locked; a line missing is node_not_found, as lockAndRead answers it.
  */
 async function lockAndReadMany<R extends { line: number; node: string }>(
   q: Query,
@@ -358,11 +358,12 @@ async function lockAndReadMany<R extends { line: number; node: string }>(
   writeId: string,
   read: (keys: LineKey[]) => Promise<R[]>,
   before: Promise<unknown> = Promise.resolve(),
+  after?: () => Promise<unknown>,
 ): Promise<Map<number, R>> {
   const keys = run.map(({ node }, line) => ({ line, ...keyOf(node) }));
   const locking = q<{ line: number; node: string }>('node.lock-many', { customer: run[0]?.node.customerId, keys, write: writeId });
   const reading = read(keys);
-  await together(before, locking, reading);
+  await together(before, locking, reading, after?.());
   const locked = new Map((await locking).map((row) => [row.line, row.node]));
   return new Map((await reading).filter((row) => locked.get(row.line) === row.node).map((row) => [row.line, row]));
 }
@@ -380,20 +381,74 @@ function lockHoldingMany<W extends { node: NodeAddress }>(
   writeId: string,
   idsOf: (w: W) => IdPair[],
   before: Promise<unknown>,
+  after?: () => Promise<unknown>,
 ): Promise<Map<number, Holding>> {
   const held = (keys: LineKey[]) =>
     q<Holding & { line: number }>('node.held-many', {
       customer: run[0]?.node.customerId,
       rows: keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) })),
     });
-  return lockAndReadMany(q, run, writeId, held, before);
+  return lockAndReadMany(q, run, writeId, held, before, after);
+}
+
+/** A line of node.link-many: its node's key, the IDs it links, and the most IDs the node may then hold (null: no limit). */
+type LinkRow = LineKey & { ids: IdPair[]; maxIds: unknown };
+
+const linkRow = (line: number, node: NodeAddress, ids: IdPair[], maxIds: number | undefined): LinkRow => ({
+  line,
+  ...keyOf(node),
+  ids: ids.map((id) => ({ type: id.type, id: id.id })),
+  maxIds: maxIds === undefined ? null : int(maxIds),
+});
+
+/** What node.link-many answers of a line whose node is at its key: whether it fitted, and whether it was linked. */
+type Linked = { line: number; fits: boolean; linked: boolean };
+
+/** node.link-many of a customer's nodes; with `skipSeparated`, a node that has a separation links nothing. */
+const linkMany = (q: Query, customer: string | undefined, rows: LinkRow[], skipSeparated: boolean) =>
+  rows.length === 0 ? Promise.resolve([]) : q<Linked>('node.link-many', { customer, rows, skipSeparated });
+
+/** node_id_limit_reached of the first line in line order that did not fit, if one did not. */
+function firstOver(linked: readonly Linked[], nodeOf: (line: number) => NodeAddress): RunRefusal | undefined {
+  const over = linked.filter((row) => !row.fits).map((row) => row.line);
+  if (over.length === 0) return undefined;
+  const at = Math.min(...over);
+  return { at, error: nodeIdLimitReached(nodeOf(at)) };
+}
+
+/**
+ * The lines of a run whose nodes have a separation, linked last and one at a time in line order: each line's
+ * separation.check (refuseIfSeparated) sees what the lines before it linked, so one batch cannot give an ID to both
+ * nodes of a ban. The first line refused, if one is; the lines after it are left alone.
+ */
+async function linkSeparated(
+  q: Query,
+  customer: string | undefined,
+  lines: Array<{ row: LinkRow; node: NodeAddress; target: string }>,
+  writeId: string,
+): Promise<RunRefusal | undefined> {
+  for (const { row, node, target } of [...lines].sort((x, y) => x.row.line - y.row.line)) {
+    try {
+      await refuseIfSeparated(q, node, target, row.ids, writeId);
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      return { at: row.line, error: e };
+    }
+    const over = firstOver(await linkMany(q, customer, [row], false), () => node);
+    if (over) return over;
+  }
+  return undefined;
 }
 
 /**
  * Consecutive inserts of one customer's bulk batch (each joinsOthers, their keys distinct), each step one
- * statement for all of them: lock the nodes (node.lock-many), read again what they hold (node.held-many), link
- * (node.link-many). Each line is refused as the single insert would refuse it; the lines' refusals do not depend
- * on each other (distinct nodes), so the first in line order is answered, as createNodes does.
+ * statement for all of them, and every step sent at once (one round trip), as what an insert links does not depend
+ * on what its node holds: the guards, lock the nodes (node.lock-many), read what they hold (node.held-many), link
+ * (node.link-many, finding each node again by its key), and the history when this is the transaction's last run.
+ * Each line is then refused as the single insert would refuse it, and a refusal rolls back what was linked with the
+ * rest of the transaction. The lines' refusals do not depend on each other (distinct nodes), so the first in line
+ * order is answered, as createNodes does. A node with a separation links nothing in that round trip, and is linked
+ * after, once separation.check has let it (linkSeparated).
  */
 export async function insertIntoNodes(
   q: Query,
@@ -404,8 +459,23 @@ export async function insertIntoNodes(
   appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
   const write = (line: number) => inserts[line] as InsertWrite;
+  const customer = inserts[0]?.node.customerId;
+  const rows = inserts.map((w, line) => linkRow(line, w.node, canonicalIds(w.ids), w.node.maxIds));
+  const now = new Date().toISOString();
+  for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
   const guarding = guardRun(q, inserts, writeId, guards);
-  const found = await lockHoldingMany(q, inserts, writeId, (w) => w.ids, guarding);
+  let linking: Promise<Linked[]> = Promise.resolve([]);
+  const found = await lockHoldingMany(
+    q,
+    inserts,
+    writeId,
+    (w) => w.ids,
+    guarding,
+    () => {
+      linking = linkMany(q, customer, rows, true);
+      return together(linking, appendHistory?.());
+    },
+  );
   const { passed, refused } = await guarding;
   const missing = passed.findIndex((_, line) => !found.has(line));
   const notFound = missing < 0 ? undefined : { at: missing, error: nodeNotFound(write(missing).node) };
@@ -416,27 +486,22 @@ export async function insertIntoNodes(
     const first = write(line).ids.find((id) => held.some((h) => sameId(h, id)));
     if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(first) };
   }
-  const separated = await separatedRefusal(
-    q,
-    checked.filter(([, row]) => row.separated).map(([line, row]) => ({ line, node: write(line).node, target: row.node, ids: write(line).ids })),
-    writeId,
+  const linked = new Map((await linking).map((row) => [row.line, row]));
+  const over = firstOver(
+    checked.flatMap(([line]) => (linked.get(line)?.linked ? [linked.get(line) as Linked] : [])),
+    (line) => write(line).node,
   );
-  const before = firstRefusal(refused, notFound, exists, separated);
-  if (before) return before;
-  const linking = checked.map(([line, { node }]) => {
-    const w = write(line);
-    return { line, node, ids: canonicalIds(w.ids), maxIds: w.node.maxIds === undefined ? null : int(w.node.maxIds) };
-  });
-  const fitting = q<{ line: number; fits: boolean }>('node.link-many', { rows: linking });
-  const now = new Date().toISOString();
-  for (const { node, ids } of inserts) entries.push(historyEntry(node, 'insert', uniqueIds(ids), [], now));
-  await together(fitting, appendHistory?.());
-  const over = (await fitting).filter((row) => !row.fits).map((row) => row.line);
-  if (over.length > 0) {
-    const at = Math.min(...over);
-    return { at, error: nodeIdLimitReached(write(at).node) };
-  }
-  return undefined;
+  const refusal = firstRefusal(refused, notFound, exists, over);
+  const separated = checked.filter(([line, row]) => row.separated && (refusal === undefined || line < refusal.at));
+  return firstRefusal(
+    refusal,
+    await linkSeparated(
+      q,
+      customer,
+      separated.map(([line, row]) => ({ row: rows[line] as LinkRow, node: write(line).node, target: row.node })),
+      writeId,
+    ),
+  );
 }
 
 /**
@@ -473,52 +538,36 @@ export async function changeNodes(
       if (!exists || line < exists.at) exists = { at: line, error: e };
     }
   }
-  const separated = await separatedRefusal(
-    q,
-    planned.flatMap(({ line, node, change: { link } }) =>
-      link && found.get(line)?.separated ? [{ line, node: write(line).node, target: node, ids: [link] }] : [],
-    ),
-    writeId,
-  );
-  const before = firstRefusal(refused, notFound, exists, separated);
+  const before = firstRefusal(refused, notFound, exists);
   if (before) return before;
+  const customer = changes[0]?.node.customerId;
   const unlinks = planned.flatMap(({ node, change: { unlink } }) => (unlink ? [{ node, type: unlink.type, id: unlink.id }] : []));
   const links = planned.flatMap(({ line, node, change: { link, grows } }) => {
     const { maxIds } = write(line).node;
-    return link ? [{ line, node, ids: [{ type: link.type, id: link.id }], maxIds: grows && maxIds !== undefined ? int(maxIds) : null }] : [];
+    return link ? [{ node, row: linkRow(line, write(line).node, [link], grows ? maxIds : undefined), separated: found.get(line)?.separated === true }] : [];
   });
-  // Sent at once, run in this order: all unlinks, all links, the history.
+  // Sent at once, run in this order: all unlinks, all links but those of nodes with a separation, the history.
   const unlinking = unlinks.length > 0 ? q('node.unlink-many', { rows: unlinks }) : Promise.resolve([]);
-  const fitting = links.length > 0 ? q<{ line: number; fits: boolean }>('node.link-many', { rows: links }) : Promise.resolve([]);
+  const fitting = linkMany(
+    q,
+    customer,
+    links.filter((l) => !l.separated).map((l) => l.row),
+    false,
+  );
   const now = new Date().toISOString();
   for (const { line, change } of planned) entries.push(...changeEntries(write(line), change, now));
   await together(unlinking, fitting, appendHistory?.());
-  const over = (await fitting).filter((row) => !row.fits).map((row) => row.line);
-  if (over.length > 0) {
-    const at = Math.min(...over);
-    return { at, error: nodeIdLimitReached(write(at).node) };
-  }
-  return undefined;
-}
-
-/**
- * refuseIfSeparated for the lines of a run whose nodes have a separation (none: no statement), one after the other
- * in line order: the first line refused, if one is.
- */
-async function separatedRefusal(
-  q: Query,
-  lines: Array<{ line: number; node: NodeAddress; target: string; ids: IdPair[] }>,
-  writeId: string,
-): Promise<RunRefusal | undefined> {
-  for (const { line, node, target, ids } of [...lines].sort((x, y) => x.line - y.line)) {
-    try {
-      await refuseIfSeparated(q, node, target, ids, writeId);
-    } catch (e) {
-      if (!isDomainError(e)) throw e;
-      return { at: line, error: e };
-    }
-  }
-  return undefined;
+  const over = firstOver(await fitting, (line) => write(line).node);
+  const separated = links.filter((l) => l.separated && (over === undefined || l.row.line < over.at));
+  return firstRefusal(
+    over,
+    await linkSeparated(
+      q,
+      customer,
+      separated.map(({ node, row }) => ({ row, node: write(row.line).node, target: node })),
+      writeId,
+    ),
+  );
 }
 
 /**
