@@ -264,8 +264,9 @@ export type RunRefusal = { at: number; error: DomainError };
 
 /**
  * Given to the last run of a transaction: appends the history entries of the transaction (the run's pushed onto them
- * first). The run sends it right after its last statement, without waiting for that statement's answer: one round
- * trip for both. A refusal answered by that last statement rolls the entries back with the rest.
+ * first). The run sends it right after its changes, without waiting for their answers: one round trip for all (the
+ * links of nodes with a separation come after it, linkSeparated). A refusal answered after it rolls the entries back
+ * with the rest.
  */
 export type AppendHistory = () => Promise<void>;
 
