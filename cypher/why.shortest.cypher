@@ -8,12 +8,14 @@
 // when it names one, by the predicate on the relationships, as in search.traverse-all.cypher).
 // allShortestPaths runs as Neo4j's bidirectional breadth-first search (ShortestPath in the plan;
 // test/store-contract/neo4j.neo4j.test.ts checks it), with both predicates inside the search. Every shortest
-// chain rather than one, because which one shortestPath returns is not defined, and the caller keeps the smallest
-// (compareChains in src/domain/why.ts), as SQLite does; at most maxChains of them, as equal chains multiply with
-// every hop that two nodes share more than one ID on. When maxChains are read, more may tie: the start nodes'
-// element ids are answered too, and the exact search (src/domain/why-chain.ts) runs from them.
-// A chain's vertices are lists, [schema, key type, key id] for a node and [type, value] for an ID: tens of chains
-// of maps cost the service more to decode than the rest of the call.
+// chain rather than one, because which one shortestPath returns is not defined: at most maxChains of them, ordered
+// by the tie rule (compareChains in src/domain/why.ts: the vias, then the node keys), and only the smallest is
+// answered, without the Id vertices of `where` starts at its ends. Each vertex is a list, [schema, key type, key
+// id] for a node and [type, value] for an ID, which orders as the rule does: lists element by element, and strings
+// read from the store by code point (Neo4j compares them as UTF-8; a string parameter it would compare by UTF-16
+// unit; the contract case with characters past U+FFFF checks it). Equal chains multiply with every hop that two
+// nodes share more than one ID on: when maxChains are read, more may tie, and no chain is answered but the start
+// nodes' element ids, from which the exact search (src/domain/why-chain.ts) runs.
 //
 // Bounded as SQLite's search is: the search reads what lies around both ends, and may read no more than maxNodes
 // nodes and maxIds IDs. It looks for a chain of at most 2 hops (node to node), then 6, 16 and 50; before each, it
@@ -74,9 +76,11 @@ CALL (a, b, aHolders, bHolders, go, tooLarge2) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains2
+  WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
+  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  RETURN collect(chain)[..1] AS chains2, count(*) AS read2
 }
-WITH froms, tos, same, a, b, aHolders, bHolders, chains2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, read2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
 CALL (a, b, aHolders, bHolders, go2) {
   WITH a, b, aHolders, bHolders WHERE go2
   UNWIND [a, b] AS end
@@ -96,9 +100,11 @@ CALL (a, b, aHolders, bHolders, go2, tooLarge6) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains6
+  WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
+  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  RETURN collect(chain)[..1] AS chains6, count(*) AS read6
 }
-WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, read2, read6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
 CALL (a, b, aHolders, bHolders, go6) {
   WITH a, b, aHolders, bHolders WHERE go6
   UNWIND [a, b] AS end
@@ -118,9 +124,11 @@ CALL (a, b, aHolders, bHolders, go6, tooLarge16) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains16
+  WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
+  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  RETURN collect(chain)[..1] AS chains16, count(*) AS read16
 }
-WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
+WITH froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, read2, read6, read16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
 CALL (a, b, aHolders, bHolders, go16) {
   WITH a, b, aHolders, bHolders WHERE go16
   UNWIND [a, b] AS end
@@ -140,11 +148,16 @@ CALL (a, b, aHolders, bHolders, go16, tooLarge50) {
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
-  RETURN collect([v IN nodes(p) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END]) AS chains50
+  WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
+  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  RETURN collect(chain)[..1] AS chains50, count(*) AS read50
 }
+WITH froms, tos, same, chains2 + chains6 + chains16 + chains50 AS chains, read2 + read6 + read16 + read50 AS read,
+  tooLarge2 OR tooLarge6 OR tooLarge16 OR tooLarge50 AS tooLarge
+WITH froms, tos, same, chains, tooLarge, read >= $maxChains AS exact
 RETURN size(froms) > 0 AS fromFound, size(tos) > 0 AS toFound, size(froms) AS fromCount, size(tos) AS toCount,
   [n IN same | {schema: n.schema, type: n.keyType, id: n.keyId}] AS same,
-  tooLarge2 OR tooLarge6 OR tooLarge16 OR tooLarge50 AS tooLarge,
-  chains2 + chains6 + chains16 + chains50 AS chains,
-  CASE WHEN size(chains2 + chains6 + chains16 + chains50) >= $maxChains THEN [n IN froms | elementId(n)] ELSE [] END AS fromElements,
-  CASE WHEN size(chains2 + chains6 + chains16 + chains50) >= $maxChains THEN [n IN tos | elementId(n)] ELSE [] END AS toElements
+  tooLarge,
+  CASE WHEN exact THEN null ELSE head(chains) END AS chain,
+  CASE WHEN exact THEN [n IN froms | elementId(n)] ELSE [] END AS fromElements,
+  CASE WHEN exact THEN [n IN tos | elementId(n)] ELSE [] END AS toElements

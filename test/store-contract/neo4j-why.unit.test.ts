@@ -12,25 +12,28 @@ const query: WhyQuery = { customerId: 'c', from: key('a'), to: key('b'), unlinke
 function fakeQuery(gone: number): { q: Query; ran: string[] } {
   const ran: string[] = [];
   const rows: Record<string, (params: Record<string, unknown>) => unknown[]> = {
-    'why.shortest': () => [
-      {
-        fromFound: true,
-        toFound: true,
-        fromCount: 1,
-        toCount: 1,
-        same: [],
-        tooLarge: false,
-        chains: [
-          [
-            ['member', 'member_id', 'a'],
-            ['cookie', 'x'],
-            ['member', 'member_id', 'b'],
-          ],
-        ],
-        fromElements: ['A'],
-        toElements: ['B'],
-      },
-    ],
+    // One chain read: the statement answers it, or, when that is maxChains, the start nodes for the exact search.
+    'why.shortest': (p) => {
+      const exact = Number(p.maxChains) <= 1;
+      const chain = [
+        ['member', 'member_id', 'a'],
+        ['cookie', 'x'],
+        ['member', 'member_id', 'b'],
+      ];
+      return [
+        {
+          fromFound: true,
+          toFound: true,
+          fromCount: 1,
+          toCount: 1,
+          same: [],
+          tooLarge: false,
+          chain: exact ? null : chain,
+          fromElements: exact ? ['A'] : [],
+          toElements: exact ? ['B'] : [],
+        },
+      ];
+    },
     'why.ids-of-nodes': (p) => (p.nodes as string[]).map((node) => ({ node, id: 'X', type: 'cookie' })),
     'why.nodes-of-ids': () => ['A', 'B'].map((node) => ({ id: 'X', node })),
     'why.labels': () => [

@@ -114,6 +114,29 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       expect(shown(backward.missing === undefined ? backward.chain : undefined)).toEqual(chain([6, 5, 4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]));
     });
 
+    // U+FFFD comes before U+1F600 in code-point order, and after it in UTF-16 code units (0xFFFD > 0xD83D): a store
+    // that compared strings as UTF-16 (JavaScript's <, Java's compareTo) would answer the other chains.
+    test('when equal chains differ past U+FFFF, then the smallest in code-point order, of vias and of node keys', async () => {
+      const c = await customerWith([
+        ['p', [id('cookie', 'k\u{1F600}'), id('cookie', 'k\uFFFD')]],
+        ['q\u{1F600}', [id('cookie', 'k\u{1F600}'), id('device', 'd')]],
+        ['q\uFFFD', [id('cookie', 'k\uFFFD'), id('device', 'd')]],
+        ['r\u{1F600}', [id('device', 'd'), id('device', 'e')]],
+        ['r\uFFFD', [id('device', 'd'), id('device', 'e')]],
+        ['s', [id('device', 'e')]],
+      ]);
+      const viaFound = await store().why(query(c, byKey(member(c, 'p')), byKey(member(c, 'r\uFFFD'))));
+      expect(shown(viaFound.missing === undefined ? viaFound.chain : undefined)).toEqual([
+        'member/member_id:p',
+        'via cookie:k\uFFFD',
+        'member/member_id:q\uFFFD',
+        'via device:d',
+        'member/member_id:r\uFFFD',
+      ]);
+      const nodeFound = await store().why(query(c, { where: { id: id('device', 'd') } }, byKey(member(c, 's'))));
+      expect(shown(nodeFound.missing === undefined ? nodeFound.chain : undefined)).toEqual(['member/member_id:r\uFFFD', 'via device:e', 'member/member_id:s']);
+    });
+
     test('when a start holds no node, then which one is answered', async () => {
       const c = await customerWith([['a', [id('device', 'd1')]]]);
       expect(await store().why(query(c, byKey(member(c, 'nobody')), byKey(member(c, 'a'))))).toEqual({ missing: 'from' });

@@ -1,9 +1,9 @@
-// `_why` on Neo4j: one statement (cypher/why.shortest.cypher) finds both starts' nodes and the shortest chains
-// between them; the smallest by compareChains is kept here, the rule SQLite's search follows. When more chains
-// tie than it reads, the exact search SQLite runs (src/domain/why-chain.ts) answers instead, a statement a level.
+// `_why` on Neo4j: one statement (cypher/why.shortest.cypher) finds both starts' nodes and the smallest of the
+// shortest chains between them, by the rule SQLite's search follows (compareChains). When more chains tie than it
+// reads, the exact search SQLite runs (src/domain/why-chain.ts) answers instead, a statement a level.
 import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
-import { compareChains, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
+import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
 import { runWhySearchAsync, type AsyncWhyGraph, type WhyVertex } from '../../domain/why-chain';
 import { int, type Query } from './query';
 
@@ -18,8 +18,9 @@ interface Row {
   toCount: number;
   same: Vertex[];
   tooLarge: boolean;
-  chains: ChainVertex[][];
-  /** The start nodes' element ids, only when maxChains chains were read. */
+  /** The smallest shortest chain (null when none): its vertices from a node of `from` to a node of `to`. */
+  chain: ChainVertex[] | null;
+  /** The start nodes' element ids, only when maxChains chains were read (then `chain` is null). */
   fromElements: string[];
   toElements: string[];
 }
@@ -75,21 +76,17 @@ async function shortestInGraph(q: Query, query: WhyQuery, maxChains: number): Pr
     throw new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
   }
   if (row.same.length > 0) return { chain: { nodes: [row.same.map(nodeOf).sort(compareNodes)[0] as ChainNode], vias: [] } };
-  if (row.chains.length >= maxChains) {
+  if (row.fromElements.length > 0) {
     const vertices = (elements: string[]) => elements.map((e) => `n${e}`);
     return { chain: await runWhySearchAsync(graphOf(q, query), vertices(row.fromElements), vertices(row.toElements), query) };
   }
-  const chains: Chain[] = row.chains.map((path) => {
-    // A `where` start searches from its Id vertex: the chain is what lies between the two ends' Id vertices.
-    const vertices = path.slice(path[0]?.length === 2 ? 1 : 0, path.at(-1)?.length === 2 ? -1 : undefined);
-    return {
-      nodes: vertices.filter((_, i) => i % 2 === 0).map(([schemaId, type, id]): ChainNode => ({ schemaId, key: { type, id: id as string } })),
-      vias: vertices.filter((_, i) => i % 2 === 1).map(([type, id]): IdPair => ({ type, id })),
-    };
-  });
-  const shortest = Math.min(...chains.map((c) => c.vias.length));
-  if (shortest > WHY_SEARCH_HOPS) return { chain: undefined };
-  return { chain: chains.filter((c) => c.vias.length === shortest).sort(compareChains)[0] };
+  const vertices = row.chain;
+  if (!vertices) return { chain: undefined };
+  const chain: Chain = {
+    nodes: vertices.filter((_, i) => i % 2 === 0).map(([schemaId, type, id]): ChainNode => ({ schemaId, key: { type, id: id as string } })),
+    vias: vertices.filter((_, i) => i % 2 === 1).map(([type, id]): IdPair => ({ type, id })),
+  };
+  return { chain: chain.vias.length > WHY_SEARCH_HOPS ? undefined : chain };
 }
 
 /** The exact search's reads: vertices are 'n' or 'i' and an element id. */
