@@ -64,8 +64,8 @@ export interface paths {
          *     node of `to`: `path` alternates nodes and the IDs (`via`) each next node shares with the one before, and
          *     `hops` counts the vias. When one node is both a `from` and a `to` node, `path` is that node and `hops`
          *     is 0. Among equal shortest chains it is the smallest in code-point order of its vias (type, then id),
-         *     then of its node keys (schema, key type, key id): the same on every store, except that on Neo4j more than
-         *     1,000 equal chains are not all read (the answer is then the smallest of the first 1,000; docs/why.md).
+         *     then of its node keys (schema, key type, key id): the same on every store, however many chains tie
+         *     (docs/why.md).
          *
          *     The chain is looked for up to 50 hops. No chain within `max_hops` (absent: 10) but one within 50 is
          *     `linked: false` with `reason: max_hops`; none within 50 (another component) is `linked: false` with no
