@@ -287,6 +287,12 @@ export interface Store {
    * WHY_SEARCH_HOPS, never through an unlinked type; component_too_large past maxNodes nodes or maxIds IDs visited.
    */
   why(query: WhyQuery): Promise<WhyFound>;
+  /**
+   * `_why` with its starts checked against the customer's policy and their schemas, read with it: `check` throws
+   * the refusal before anything of the search is used, and the search never steps through the types the policy
+   * declares `links: false`. Answers the policy it was checked against. On Neo4j, one statement.
+   */
+  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy>;
 
   // History and erasure (docs/history-and-erasure.md). Every node write above appends its entries in its own
   // transaction, naming NodeAddress.audit; a write that changes nothing appends none.
@@ -347,3 +353,15 @@ export type UncheckedSearch = Omit<SearchQuery, 'hiddenTypes' | 'unlinkedTypes'>
 
 /** Throws the refusal of a search's start, given the customer's policy and the start's schema (undefined: absent or not named). */
 export type StartCheck = (policy: CustomerPolicy, schema: SchemaRecord | undefined) => void;
+
+/** A `_why` before its starts are checked: whether the caller has a token, where WhyQuery has the types it never steps through. */
+export type UncheckedWhy = Omit<WhyQuery, 'unlinkedTypes'> & { authenticated: boolean };
+
+/** Throws the refusal of a `_why`'s starts, given the customer's policy and each start's schema (undefined: absent or not named). */
+export type WhyCheck = (policy: CustomerPolicy, fromSchema: SchemaRecord | undefined, toSchema: SchemaRecord | undefined) => void;
+
+/** What Store.checkedWhy answers: the search's outcome, and the policy it was checked against. */
+export interface CheckedWhy {
+  found: WhyFound;
+  policy: CustomerPolicy;
+}

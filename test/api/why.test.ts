@@ -1,6 +1,6 @@
 // POST /_why through HTTP (on SQLite, and on Neo4j under test:neo4j): the shortest chain, its tie rule, max_hops,
 // hops 0, `links: false` types, secure masking, 404, 422 and bad bodies; every answer checked against openapi.yaml.
-import { startApp, type TestApp } from '../helpers/app';
+import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { buildNode, createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
 
@@ -95,6 +95,23 @@ describe('_why', () => {
     expect(res.body).toEqual({ linked: true, hops: 0, path: [node('s2')] });
   });
 
+  test('when a secure start that no node holds is asked without a token, then 401 first, not 404', async () => {
+    expectProblem(await why({ from: { where: id('email', 'nobody@example.org') }, to: member('s2') }), 401, 'authentication_required');
+    expectProblem(await why({ from: { where: id('email', 'nobody@example.org') }, to: member('s2') }, true), 404, 'node_not_found');
+  });
+
+  test('when the customer requires a token, then 401 without one, and the chain with one', async () => {
+    const strict = uniqueCustomer('why-strict');
+    await putSchema(app, strict, 'member', WHY_SCHEMA);
+    const { token: own } = await issueToken(app, strict);
+    for (const key of ['a', 'b']) await createNode(app, strict, buildNode({ key: id('member_id', key), ids: [id('device', 'shared')] }), own);
+    expect((await app.call('PUT', `/v1/${strict}/settings`, { token: ADMIN_TOKEN, body: { require_token: true } })).status).toBe(200);
+    const body = { from: member('a'), to: member('b') };
+    expectProblem(await app.call('POST', `/v1/${strict}/_why`, { body }), 401, 'authentication_required');
+    const res = await app.call('POST', `/v1/${strict}/_why`, { body, token: own });
+    expect(res.body).toEqual({ linked: true, hops: 1, path: [node('a'), via('device', 'shared'), node('b')] });
+  });
+
   test('when no node holds a start, then 404 node_not_found', async () => {
     expectProblem(await why({ from: member('nobody'), to: member('ann') }), 404, 'node_not_found');
     expectProblem(await why({ from: member('ann'), to: { where: id('device', 'nowhere') } }), 404, 'node_not_found');
@@ -102,6 +119,8 @@ describe('_why', () => {
 
   test('when a schema is unknown, then 404 schema_not_found', async () => {
     expectProblem(await why({ from: { schema: 'nope', key: id('member_id', 'ann') }, to: member('ann') }), 404, 'schema_not_found');
+    expectProblem(await why({ from: member('ann'), to: { schema: 'nope', key: id('member_id', 'ann') } }), 404, 'schema_not_found');
+    expectProblem(await why({ from: member('ann'), to: { schema: 'nope', where: id('device', 'tablet') } }), 404, 'schema_not_found');
   });
 
   test.each([

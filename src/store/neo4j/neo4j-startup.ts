@@ -34,7 +34,19 @@ import type {
   WriteAudit,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
-import type { NodeWrite, KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy, StartCheck, Store, StoredToken, UncheckedSearch } from '../../domain/store';
+import type {
+  CheckedWhy,
+  NodeWrite,
+  KeptPolicyUse,
+  PutSchemaOutcome,
+  SchemaWithPolicy,
+  StartCheck,
+  Store,
+  StoredToken,
+  UncheckedSearch,
+  UncheckedWhy,
+  WhyCheck,
+} from '../../domain/store';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
@@ -325,6 +337,10 @@ export class ConnectingStore implements Store {
   }
   why(query: WhyQuery): Promise<WhyFound> {
     return this.use((s) => s.why(query));
+  }
+
+  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
+    return this.use((s) => s.checkedWhy(query, check));
   }
   nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
     return this.use((s) => s.nodeHistory(customerId, schemaId, key, offset, limit));

@@ -53,6 +53,9 @@ import {
   type Store,
   type StoredToken,
   type UncheckedSearch,
+  type UncheckedWhy,
+  type WhyCheck,
+  type CheckedWhy,
 } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
@@ -75,7 +78,7 @@ import {
 import { ImpressionGathering } from './gathered-impressions';
 import { KeySearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
-import { whyInGraph } from './neo4j-why';
+import { whyInGraph, type WhyPolicyRow } from './neo4j-why';
 import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
@@ -500,6 +503,19 @@ export class Neo4jStore implements Store {
 
   why(query: WhyQuery): Promise<WhyFound> {
     return this.read((q) => whyInGraph(q, query));
+  }
+
+  /** One statement: why.shortest reads the policy with the starts' schemas, checked here before its answer is used. */
+  async checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
+    let policy: CustomerPolicy | undefined;
+    const checked = (row: WhyPolicyRow | undefined): string[] => {
+      const from = this.schemas.policyOf(query.customerId, row && { ...row, schema: row.fromSchema });
+      check(from.policy, from.schema, this.schemas.policyOf(query.customerId, row && { ...row, schema: row.toSchema }).schema);
+      policy = from.policy;
+      return [...from.policy.unlinkedTypes];
+    };
+    const found = await this.read((q) => whyInGraph(q, { ...query, check: checked }));
+    return { found, policy: policy as CustomerPolicy };
   }
 
   // ---- history and erasure

@@ -1,10 +1,12 @@
-// `_why` on Neo4j: one statement (cypher/why.shortest.cypher) finds both starts' nodes and the smallest of the
-// shortest chains between them, by the rule SQLite's search follows (compareChains). When more chains tie than it
-// reads, the exact search SQLite runs (src/domain/why-chain.ts) answers instead, a statement a level.
+// `_why` on Neo4j: one statement (cypher/why.shortest.cypher) reads the customer's policy the starts are checked
+// against, finds both starts' nodes and the smallest of the shortest chains between them, by the rule SQLite's
+// search follows (compareChains). When more chains tie than it reads, the exact search SQLite runs
+// (src/domain/why-chain.ts) answers instead, a statement a level.
 import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
 import { runWhySearchAsync, type AsyncWhyGraph, type WhyVertex } from '../../domain/why-chain';
+import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';
 
 type Vertex = { schema?: string; type: string; id: string };
@@ -12,6 +14,7 @@ type Vertex = { schema?: string; type: string; id: string };
 type ChainVertex = [string, string, string] | [string, string];
 
 interface Row {
+  policy: WhyPolicyRow;
   fromFound: boolean;
   toFound: boolean;
   fromCount: number;
@@ -48,10 +51,24 @@ const startParams = (side: 'from' | 'to', start: WhyStart) => ({
 
 const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: { type: v.type, id: v.id } });
 
-export async function whyInGraph(q: Query, query: WhyQuery, maxChains = MAX_CHAINS): Promise<WhyFound> {
+/** What why.shortest reads of the customer's policy: customer.policy.cypher's columns, with each start's schema. */
+export type WhyPolicyRow = Pick<PolicyRow, 'secureTypes' | 'unlinkedTypes' | 'settings' | 'blocklist'> & {
+  fromSchema: PolicyRow['schema'];
+  toSchema: PolicyRow['schema'];
+};
+
+/**
+ * A `_why` as why.shortest runs it: with the types it never steps through, or else with whether the caller has a
+ * token and `check`, which is given the policy the statement read before anything else of its answer is used,
+ * throws the refusal, and answers the policy's `links: false` types.
+ */
+export type WhyAsk =
+  (WhyQuery & { check?: undefined }) | (Omit<WhyQuery, 'unlinkedTypes'> & { authenticated: boolean; check: (policy: WhyPolicyRow | undefined) => string[] });
+
+export async function whyInGraph(q: Query, ask: WhyAsk, maxChains = MAX_CHAINS): Promise<WhyFound> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await shortestInGraph(q, query, maxChains);
+      return await shortestInGraph(q, ask, maxChains);
     } catch (e) {
       if (!(e instanceof GraphChanged)) throw e;
       if (attempt === ATTEMPTS) throw new DomainError('store_unavailable', 'The graph kept changing during the search; try again.');
@@ -59,17 +76,20 @@ export async function whyInGraph(q: Query, query: WhyQuery, maxChains = MAX_CHAI
   }
 }
 
-async function shortestInGraph(q: Query, query: WhyQuery, maxChains: number): Promise<WhyFound> {
+async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promise<WhyFound> {
   const [row] = await q<Row>('why.shortest', {
-    customer: query.customerId,
-    ...startParams('from', query.from),
-    ...startParams('to', query.to),
-    unlinkedTypes: query.unlinkedTypes,
-    maxStarts: int(query.maxNodes + 1),
-    maxNodes: int(query.maxNodes),
-    maxIds: int(query.maxIds),
+    customer: ask.customerId,
+    authenticated: ask.check ? ask.authenticated : true,
+    ...startParams('from', ask.from),
+    ...startParams('to', ask.to),
+    unlinkedTypes: ask.check ? null : ask.unlinkedTypes,
+    maxStarts: int(ask.maxNodes + 1),
+    maxNodes: int(ask.maxNodes),
+    maxIds: int(ask.maxIds),
     maxChains: int(maxChains),
   });
+  const { customerId, from, to, maxNodes, maxIds } = ask;
+  const query: WhyQuery = { customerId, from, to, maxNodes, maxIds, unlinkedTypes: ask.check ? ask.check(row?.policy) : ask.unlinkedTypes };
   if (!row?.fromFound) return { missing: 'from' };
   if (!row.toFound) return { missing: 'to' };
   if (row.fromCount > query.maxNodes || row.toCount > query.maxNodes || row.tooLarge) {

@@ -45,6 +45,9 @@ import {
   type Store,
   type StoredToken,
   type UncheckedSearch,
+  type UncheckedWhy,
+  type WhyCheck,
+  type CheckedWhy,
 } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { migrations } from './migrations';
@@ -54,7 +57,7 @@ import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
 import { type InlineBounds, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
 import { SqliteWhy } from './sqlite-why';
-import type { WhyFound, WhyQuery } from '../../domain/why';
+import { checkThenWhy, type WhyFound, type WhyQuery } from '../../domain/why';
 import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
@@ -432,6 +435,11 @@ export class SqliteStore implements Store {
   /** On the event loop: a bidirectional search reads far less than a search of the component, and stops at maxNodes. */
   why(query: WhyQuery): Promise<WhyFound> {
     return this.run(() => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes)));
+  }
+
+  /** The policy, then the search: both reads are function calls here. */
+  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
+    return checkThenWhy(this, query, check);
   }
 
   /**
