@@ -102,7 +102,7 @@ WITH policy, unlinkedTypes, froms, tos, same, coalesce(fromId, head(froms)) AS a
   CASE WHEN $fromKeyType IS NULL THEN $fromSchema END AS aHolders, CASE WHEN $toKeyType IS NULL THEN $toSchema END AS bHolders,
   allowed AND size(same) = 0 AND 0 < size(froms) <= $maxNodes AND 0 < size(tos) <= $maxNodes AS go
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go) {
-  WITH a, b, aHolders, bHolders WHERE go
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go
   UNWIND [a, b] AS end
   MATCH path = (end)-[:LINKED*0..3]-(reached)
   WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -114,7 +114,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go) {
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge2
 }
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go, tooLarge2) {
-  WITH a, b, aHolders, bHolders WHERE go AND NOT tooLarge2
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go AND NOT tooLarge2
   MATCH p = allShortestPaths((a)-[:LINKED*..6]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
@@ -126,7 +126,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go, tooLarge2) {
 }
 WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, read2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go2) {
-  WITH a, b, aHolders, bHolders WHERE go2
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go2
   UNWIND [a, b] AS end
   MATCH path = (end)-[:LINKED*0..7]-(reached)
   WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -138,7 +138,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go2) {
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge6
 }
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go2, tooLarge6) {
-  WITH a, b, aHolders, bHolders WHERE go2 AND NOT tooLarge6
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go2 AND NOT tooLarge6
   MATCH p = allShortestPaths((a)-[:LINKED*..14]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
@@ -150,7 +150,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go2, tooLarge6) {
 }
 WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, read2, read6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go6) {
-  WITH a, b, aHolders, bHolders WHERE go6
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go6
   UNWIND [a, b] AS end
   MATCH path = (end)-[:LINKED*0..17]-(reached)
   WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -162,7 +162,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go6) {
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge16
 }
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go6, tooLarge16) {
-  WITH a, b, aHolders, bHolders WHERE go6 AND NOT tooLarge16
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go6 AND NOT tooLarge16
   MATCH p = allShortestPaths((a)-[:LINKED*..34]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
@@ -174,7 +174,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go6, tooLarge16) {
 }
 WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, read2, read6, read16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go16) {
-  WITH a, b, aHolders, bHolders WHERE go16
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go16
   UNWIND [a, b] AS end
   MATCH path = (end)-[:LINKED*0..51]-(reached)
   WHERE all(v IN nodes(path) WHERE v = end OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -186,7 +186,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go16) {
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge50
 }
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go16, tooLarge50) {
-  WITH a, b, aHolders, bHolders WHERE go16 AND NOT tooLarge50
+  WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go16 AND NOT tooLarge50
   MATCH p = allShortestPaths((a)-[:LINKED*..102]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
     AND all(r IN relationships(p) WHERE (aHolders IS NULL OR endNode(r) <> a OR startNode(r).schema = aHolders)
