@@ -7,10 +7,12 @@
 // With skipSeparated, a node kept apart from another (SEPARATED) links nothing and answers `linked` false: its
 // caller sends this statement with the locks and reads, before it has asked separation.check, and links such a
 // node once it has.
-// Each Id vertex made here gets the labels node.create.cypher gives one (`type:`, `SecureId`), for Neo4j Browser.
+// Each Id vertex made here gets the labels node.create.cypher gives one (`type:`, `SecureId`), for Neo4j Browser;
+// the customer's secure types are read once for all rows.
+WITH COLLECT { MATCH (secureType:IdType {customer: $customer, secure: true}) RETURN secureType.name } AS secureTypes
 UNWIND $rows AS row
 MATCH (node:IdNode {customer: $customer, schema: row.schema, keyType: row.keyType, keyId: row.keyId})
-WITH row, node, COLLECT { MATCH (secureType:IdType {customer: node.customer, secure: true}) RETURN secureType.name } AS secureTypes,
+WITH row, node, secureTypes,
   size(row.ids) = 0 OR row.maxIds IS NULL OR COUNT { (node)-[:LINKED]->() } + size(row.ids) <= row.maxIds AS fits,
   NOT ($skipSeparated AND EXISTS { (node)-[:SEPARATED]-(:IdNode) }) AS linked
 FOREACH (held IN CASE WHEN fits AND linked THEN row.ids ELSE [] END |
