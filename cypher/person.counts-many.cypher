@@ -2,7 +2,7 @@
 // person.counts.cypher for many people at once, each of every delivery (GatheredReads in
 // src/store/neo4j/gathered-reads.ts): `people` is a list of maps, each with index, customer, type, value,
 // unlinkedTypes, day, deliveryIds and keptToken; one row per person, with its index, as person.counts.cypher answers it (which says why the
-// traversal has its shape). The traversal is a COLLECT subquery, as in search.one-by-key.cypher, so that it is
+// traversal has its shape). The traversal is a COLLECT subquery, as in search.one.cypher, so that it is
 // still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
 // Each row also has the person's customer's secureTypes, unlinkedTypes, timezone and catalogueVersion, and the live
 // counts of the person's deliveryIds, and tokenActive, as person.counts.cypher says.

@@ -43,7 +43,7 @@ export class SearchService {
     if (limit > this.limits.searchMaxLimit) {
       throw new DomainError('validation_failed', 'limit is too large.', [{ path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` }]);
     }
-    // The policy is read with the search (Store.checkedSearch): on Neo4j, from a keyed node, in its statement.
+    // The policy is read with the search (Store.checkedSearch): on Neo4j, in its statement.
     return this.store.checkedSearch(
       {
         customerId: actor.customerId,

@@ -331,6 +331,23 @@ describe('search', () => {
       ]);
     });
 
+    test('when more nodes than TRAVERSAL_MAX_NODES hold the where ID, then 422 component_too_large, from every step and schema; with one fewer, 200', async () => {
+      const other = uniqueCustomer('traverse');
+      await putSchema(small, other);
+      for (let i = 1; i <= 4; i += 1) await createNode(small, other, buildNode({ key: id('member_id', `h${i}`), ids: [id('cookie', 'shared')] }));
+      for (const step of ['ONE', 'ALL'] as const) {
+        for (const from of [{ where: id('cookie', 'shared') }, { schema: 'member', where: id('cookie', 'shared'), exclude: true }]) {
+          const res = await small.call('POST', `/v1/${other}/_search`, { body: buildSearch(from, { step }) });
+          expect({ step, from, status: res.status, code: res.body.code }).toEqual({ step, from, status: 422, code: 'component_too_large' });
+        }
+      }
+      const deleted = await small.call('POST', `/v1/${other}/node/_delete`, { body: { schema: 'member', key: id('member_id', 'h4') } });
+      expect(deleted.status).toBe(204);
+      const res = await small.call('POST', `/v1/${other}/_search`, { body: buildSearch({ where: id('cookie', 'shared') }, { step: 'ONE' }) });
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(4);
+    });
+
     test('when step ONE keeps the search small, then 200 where ALL would be refused', async () => {
       const res = await find(buildSearch({ schema: 'member', key: id('member_id', 'n1') }, { step: 'ONE' }));
       expect(res.status).toBe(200);

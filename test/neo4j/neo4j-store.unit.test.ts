@@ -11,7 +11,7 @@ import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } f
 import type { NodeWrite, StartCheck, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { deliveryDocument } from '../../src/store/delivery-document';
-import { KEY_SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
+import { SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
 import { blocklistDigest } from '../../src/store/neo4j/kept-policies';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } from '../../src/store/neo4j/statements';
@@ -115,26 +115,29 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
       return [{ start: 'n1' }];
     case 'search.start-by-where':
       return [{ source: 'i1', starts: ['n1'] }];
-    case 'search.all-by-key':
-    case 'search.one-by-key':
+    case 'search.all':
+    case 'search.one':
       // For each search, the policy of a customer with no settings or blocklist, whose schema `member` declares
-      // member_id and device.
-      return (params.searches as Array<{ index: unknown }>).map(({ index }) => ({
+      // member_id and device (answered when the search names a schema).
+      return (params.searches as Array<{ index: unknown; schema: string | null }>).map(({ index, schema }) => ({
         index,
         policy: {
           secureTypes: [],
           unlinkedTypes: [],
           settings: [],
           blocklist: [],
-          schema: [
-            {
-              schemaId: 'member',
-              idTypes: [
-                { type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 },
-                { type: 'device', secure: false, links: true, maxHolders: null, position: 1 },
-              ],
-            },
-          ],
+          schema:
+            schema === null
+              ? []
+              : [
+                  {
+                    schemaId: 'member',
+                    idTypes: [
+                      { type: 'member_id', secure: false, links: true, maxHolders: null, position: 0 },
+                      { type: 'device', secure: false, links: true, maxHolders: null, position: 1 },
+                    ],
+                  },
+                ],
         },
         visited: 2,
         ids: [{ type: 'member_id', ids: ['m1'] }],
@@ -441,6 +444,7 @@ describe('Neo4j store, with a fake driver', () => {
     };
     await store.checkedSearch({ ...unchecked, step: 'ONE' }, () => undefined);
     await store.checkedSearch({ ...unchecked, step: 'ALL' }, () => undefined);
+    await store.checkedSearch({ ...unchecked, key: undefined, where: { id: id('device', 'd1') }, step: 'ONE' }, () => undefined);
     const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
     await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
     await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
@@ -775,8 +779,8 @@ describe('Neo4j store, with a fake driver', () => {
       const result = await fake.store.checkedSearch(unchecked({ ...fromKey, where: { schemaId: 'member', id: id('device', 'd1') } }), (policy, schema) => {
         seen.push({ policy, schema });
       });
-      expect(fake.names()).toEqual(['search.one-by-key']);
-      const params = fake.named('search.one-by-key')[0]?.params as { policies: unknown; searches: unknown[]; maxNodes: unknown; maxIds: unknown };
+      expect(fake.names()).toEqual(['search.one']);
+      const params = fake.named('search.one')[0]?.params as { policies: unknown; searches: unknown[]; maxNodes: unknown; maxIds: unknown };
       expect(params.searches).toEqual([
         {
           index: neo4j.int(0),
@@ -804,7 +808,7 @@ describe('Neo4j store, with a fake driver', () => {
       ]);
       expect(result).toEqual({ results: [id('member_id', 'm1')], total: 1, visitedNodes: 2 });
       await fake.store.checkedSearch(unchecked({ ...fromKey, step: 'ALL' }), () => undefined);
-      expect(fake.names()).toEqual(['search.one-by-key', 'search.all-by-key']);
+      expect(fake.names()).toEqual(['search.one', 'search.all']);
     });
 
     test('when the check refuses the start, then its refusal comes out, not the answer', async () => {
@@ -817,20 +821,31 @@ describe('Neo4j store, with a fake driver', () => {
       ).rejects.toBe(refusal);
     });
 
-    test("when a checked search starts from an ID, then the policy (with the where's schema) is read first, checked, then the search", async () => {
+    test("when a checked search starts from an ID, then the same one statement reads the policy (with the where's schema, if any), finds the holders and traverses", async () => {
       const fake = fakeStore();
-      const order: string[] = [];
-      await fake.store.checkedSearch(unchecked({ where: { schemaId: 'member', id: id('device', 'd1') } }), () => {
-        order.push(`checked after ${fake.names().join(', ')}`);
+      const seen: Array<SchemaRecord | undefined> = [];
+      await fake.store.checkedSearch(unchecked({ where: { schemaId: 'member', id: id('device', 'd1') }, exclude: true }), (_, schema) => {
+        seen.push(schema);
       });
-      expect(order).toEqual(['checked after customer.policy']);
-      expect(fake.names()).toEqual(['customer.policy', 'search.start-by-where', 'search.traverse-one']);
-      expect(fake.named('customer.policy')[0]?.params).toEqual({ customer: 'acme', schemaId: 'member' });
+      await fake.store.checkedSearch(unchecked({ where: { id: id('device', 'd1') }, step: 'ALL' }), (_, schema) => {
+        seen.push(schema);
+      });
+      expect(fake.names()).toEqual(['search.one', 'search.all']);
+      const asked = (name: 'search.one' | 'search.all') => fake.named(name)[0]?.params as { policies: unknown[]; searches: unknown[] };
+      expect(asked('search.one').searches).toEqual([
+        expect.objectContaining({ customer: 'acme', schema: 'member', keyType: null, keyId: null, whereType: 'device', whereValue: 'd1', exclude: true }),
+      ]);
+      expect(asked('search.one').policies).toEqual([{ index: neo4j.int(0), customer: 'acme', schema: 'member' }]);
+      expect(asked('search.all').searches).toEqual([
+        expect.objectContaining({ schema: null, keyType: null, keyId: null, whereType: 'device', whereValue: 'd1' }),
+      ]);
+      expect(asked('search.all').policies).toEqual([{ index: neo4j.int(0), customer: 'acme', schema: null }]);
+      expect(seen).toEqual([expect.objectContaining({ schemaId: 'member' }), undefined]);
     });
   });
 
-  /** search.*-by-key.cypher's rows: each search of the statement finds its key, and that is its one ID. */
-  const keySearchRows = (params: Record<string, unknown>) =>
+  /** search.one.cypher's and search.all.cypher's rows: each search of the statement finds its key, and that is its one ID. */
+  const searchRows = (params: Record<string, unknown>) =>
     (params.searches as Array<{ index: unknown; keyId: string; sendsPolicy: boolean }>).map(({ index, keyId, sendsPolicy }) => ({
       index,
       // As the statement does: the policy only in the row of the first search of each customer and schema.
@@ -858,23 +873,23 @@ describe('Neo4j store, with a fake driver', () => {
   test('when searches from keyed nodes arrive while as many statements of them run as may, then those that wait go together in one statement, each answered its own row', async () => {
     const frozen: Array<() => void> = [];
     const fake = fakeStore((name, params) =>
-      name === 'search.one-by-key' && frozen.length < KEY_SEARCH_STATEMENTS_AT_ONCE
-        ? new Promise((resolve) => frozen.push(() => resolve(keySearchRows(params))))
-        : keySearchRows(params),
+      name === 'search.one' && frozen.length < SEARCH_STATEMENTS_AT_ONCE
+        ? new Promise((resolve) => frozen.push(() => resolve(searchRows(params))))
+        : searchRows(params),
     );
     const checkedWith: boolean[] = [];
     const search = (keyId: string) => keySearch(fake, keyId, 'ONE', (policy) => void checkedWith.push(policy.settings.requireToken));
-    const first = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
+    const first = Array.from({ length: SEARCH_STATEMENTS_AT_ONCE }, (_, i) => search(`first-${i}`));
     const waiting = ['w1', 'w2', 'w3'].map(search);
     await new Promise((resolve) => setImmediate(resolve));
     // The first ones each went at once, alone; the others wait for a statement to end.
-    expect(fake.named('search.one-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual(first.map(() => 1));
+    expect(fake.named('search.one').map((c) => (c.params.searches as unknown[]).length)).toEqual(first.map(() => 1));
     frozen.forEach((release) => release());
     const answers = await Promise.all(waiting);
     expect(answers.map((a) => a.results)).toEqual([[id('member_id', 'w1')], [id('member_id', 'w2')], [id('member_id', 'w3')]]);
-    expect(fake.named('search.one-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([...first.map(() => 1), 3]);
+    expect(fake.named('search.one').map((c) => (c.params.searches as unknown[]).length)).toEqual([...first.map(() => 1), 3]);
     // The three waited together, and the policy of their customer and schema was read once for them.
-    expect((fake.named('search.one-by-key').at(-1)?.params.policies as unknown[]).length).toBe(1);
+    expect((fake.named('search.one').at(-1)?.params.policies as unknown[]).length).toBe(1);
     await Promise.all(first);
     // Each was checked against that policy, though only one row carried it.
     expect(checkedWith).toEqual([...first.map(() => true), true, true, true]);
@@ -883,14 +898,12 @@ describe('Neo4j store, with a fake driver', () => {
   test('when as many statements of searches ALL run as may, then a search ONE still goes at once', async () => {
     const frozen: Array<() => void> = [];
     const fake = fakeStore((name, params) =>
-      name === 'search.all-by-key' ? new Promise((resolve) => frozen.push(() => resolve(keySearchRows(params)))) : keySearchRows(params),
+      name === 'search.all' ? new Promise((resolve) => frozen.push(() => resolve(searchRows(params)))) : searchRows(params),
     );
     const search = (keyId: string, step: 'ONE' | 'ALL') => keySearch(fake, keyId, step);
-    const all = Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE + 1 }, (_, i) => search(`all-${i}`, 'ALL'));
+    const all = Array.from({ length: SEARCH_STATEMENTS_AT_ONCE + 1 }, (_, i) => search(`all-${i}`, 'ALL'));
     expect((await search('one', 'ONE')).results).toEqual([id('member_id', 'one')]);
-    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual(
-      Array.from({ length: KEY_SEARCH_STATEMENTS_AT_ONCE }, () => 1),
-    );
+    expect(fake.named('search.all').map((c) => (c.params.searches as unknown[]).length)).toEqual(Array.from({ length: SEARCH_STATEMENTS_AT_ONCE }, () => 1));
     while (frozen.length > 0) frozen.shift()?.();
     await new Promise((resolve) => setImmediate(resolve));
     while (frozen.length > 0) frozen.shift()?.();
@@ -899,28 +912,28 @@ describe('Neo4j store, with a fake driver', () => {
 
   test('when a search ONE is running, then searches ALL take one statement at a time, and two again once it has ended', async () => {
     const frozen = new Map<string, Array<() => void>>([
-      ['search.one-by-key', []],
-      ['search.all-by-key', []],
+      ['search.one', []],
+      ['search.all', []],
     ]);
     const fake = fakeStore((name, params) => {
       const waiting = frozen.get(name);
-      return waiting ? new Promise((resolve) => waiting.push(() => resolve(keySearchRows(params)))) : keySearchRows(params);
+      return waiting ? new Promise((resolve) => waiting.push(() => resolve(searchRows(params)))) : searchRows(params);
     });
     const release = (name: string) => frozen.get(name)?.shift()?.();
     const one = keySearch(fake, 'one', 'ONE');
     const all = ['a1', 'a2', 'a3'].map((keyId) => keySearch(fake, keyId, 'ALL'));
     await new Promise((resolve) => setImmediate(resolve));
     // With the search ONE running, the second and third searches ALL wait for the first's statement.
-    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([1]);
-    release('search.one-by-key');
+    expect(fake.named('search.all').map((c) => (c.params.searches as unknown[]).length)).toEqual([1]);
+    release('search.one');
     expect((await one).results).toEqual([id('member_id', 'one')]);
-    release('search.all-by-key');
+    release('search.all');
     await new Promise((resolve) => setImmediate(resolve));
     // No search ONE is left: the two waiting go together, and a new search ALL gets a second statement.
     const late = keySearch(fake, 'a4', 'ALL');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(fake.named('search.all-by-key').map((c) => (c.params.searches as unknown[]).length)).toEqual([1, 2, 1]);
-    while ((frozen.get('search.all-by-key')?.length ?? 0) > 0) release('search.all-by-key');
+    expect(fake.named('search.all').map((c) => (c.params.searches as unknown[]).length)).toEqual([1, 2, 1]);
+    while ((frozen.get('search.all')?.length ?? 0) > 0) release('search.all');
     expect((await Promise.all([...all, late])).map((a) => a.results)).toEqual(['a1', 'a2', 'a3', 'a4'].map((keyId) => [id('member_id', keyId)]));
   });
 

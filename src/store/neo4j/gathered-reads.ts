@@ -1,4 +1,4 @@
-// Concurrent reads of one shape sharing one statement: the pattern of KeySearches (./neo4j-search.ts) for any read
+// Concurrent reads of one shape sharing one statement: the pattern of SharedSearches (./neo4j-search.ts) for any read
 // whose asks a `*-many` statement answers together (a token by its hash, a customer's policy, ...).
 import type { Query } from './query';
 

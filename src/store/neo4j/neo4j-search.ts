@@ -58,45 +58,47 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
 }
 
 /**
- * How many statements of searches from keyed nodes of one step run at once; searches that arrive meanwhile wait,
- * and go together. Fewer make larger batches: at 10 concurrent searches ONE, 2 cost the service and Neo4j about a
- * fifth less CPU a search than 4 did (docs/neo4j-performance.md).
+ * How many statements of searches of one step run at once; searches that arrive meanwhile wait, and go together.
+ * Fewer make larger batches: at 10 concurrent searches ONE, 2 cost the service and Neo4j about a fifth less CPU a
+ * search than 4 did (docs/neo4j-performance.md).
  */
-export const KEY_SEARCH_STATEMENTS_AT_ONCE = 2;
+export const SEARCH_STATEMENTS_AT_ONCE = 2;
 
 /** Most searches one statement carries. */
-const KEY_SEARCHES_PER_STATEMENT = 64;
+const SEARCHES_PER_STATEMENT = 64;
 
-/** What one search from a keyed node asks of search.*-by-key.cypher, and its row of the answer. */
-interface KeySearch {
+/** What one search asks of search.one.cypher or search.all.cypher, and its row of the answer. */
+interface SharedSearch {
   params: Record<string, unknown>;
   settle: (outcome: { row?: Reached & { policy: PolicyRow }; error?: unknown }) => void;
 }
 
+/** The statement of each step: both take a keyed start or a where start. */
+const STEP_STATEMENTS = { ONE: 'search.one', ALL: 'search.all' } as const satisfies Record<SearchQuery['step'], StatementName>;
+
 /**
- * Store.checkedSearch from keyed nodes: each search reads the customer's policy, finds its start and traverses in
- * one statement (search.*-by-key.cypher). Searches that arrive while KEY_SEARCH_STATEMENTS_AT_ONCE statements of
- * their step are running wait, and then go together in one statement (UNWIND over them): the fixed cost of a statement (its
- * round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A search that
+ * Store.checkedSearch: each search reads the customer's policy, finds its start nodes and traverses in one statement
+ * (search.one.cypher, search.all.cypher). Searches that arrive while SEARCH_STATEMENTS_AT_ONCE statements of their
+ * step are running wait, and then go together in one statement (UNWIND over them): the fixed cost of a statement
+ * (its round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A search that
  * finds a statement free goes at once, alone; none waits for others to come. A statement that fails fails each of
  * its searches (the read has retried it first).
  */
-export class KeySearches {
+export class SharedSearches {
   /** Statements running, by statement: searches of step ALL, which may take long, never hold up those of step ONE. */
   private readonly running = new Map<StatementName, number>();
-  private readonly waiting = new Map<string, KeySearch[]>();
+  private readonly waiting = new Map<string, SharedSearch[]>();
 
   constructor(private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>) {}
 
   async search(
-    query: UncheckedSearch & Pick<SearchQuery, 'key'>,
+    query: UncheckedSearch,
     check: StartCheck,
     policyOf: (row: PolicyRow | undefined) => { schema: SchemaRecord | undefined; policy: CustomerPolicy },
   ): Promise<SearchResult> {
-    const key = query.key as NonNullable<SearchQuery['key']>;
-    const statement = query.step === 'ALL' ? 'search.all-by-key' : 'search.one-by-key';
+    const statement = STEP_STATEMENTS[query.step];
     const params = {
-      ...keyStart(query.customerId, key, query.where),
+      ...(query.key ? keyStart(query.customerId, query.key, query.where) : whereStart(query.customerId, query.where)),
       exclude: query.exclude,
       authenticated: query.authenticated,
       havingType: query.havingType ?? null,
@@ -123,7 +125,7 @@ export class KeySearches {
       // Searches share a statement only with the same bounds, which are its LIMIT (a parameter, not a column).
       const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batch's own error, passed on as it was
-      const settle: KeySearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
+      const settle: SharedSearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
       const waiting = this.waiting.get(queue) ?? [];
       waiting.push({ params, settle });
       this.waiting.set(queue, waiting);
@@ -136,7 +138,7 @@ export class KeySearches {
     for (const [queue, waiting] of this.waiting) {
       const [statement, maxNodes, maxIds] = JSON.parse(queue) as [StatementName, number, number];
       while (waiting.length > 0 && (this.running.get(statement) ?? 0) < this.slots(statement)) {
-        this.start(statement, maxNodes, maxIds, waiting.splice(0, KEY_SEARCHES_PER_STATEMENT));
+        this.start(statement, maxNodes, maxIds, waiting.splice(0, SEARCHES_PER_STATEMENT));
       }
       if (waiting.length === 0) this.waiting.delete(queue);
     }
@@ -148,12 +150,13 @@ export class KeySearches {
    * core to them (on two cores, a mix of both answered a fifth more searches ONE, with a p99 a tenth lower).
    */
   private slots(statement: StatementName): number {
-    if (statement !== 'search.all-by-key') return KEY_SEARCH_STATEMENTS_AT_ONCE;
-    const onesActive = (this.running.get('search.one-by-key') ?? 0) > 0 || [...this.waiting.keys()].some((queue) => queue.startsWith('["search.one-by-key"'));
-    return onesActive ? 1 : KEY_SEARCH_STATEMENTS_AT_ONCE;
+    if (statement !== STEP_STATEMENTS.ALL) return SEARCH_STATEMENTS_AT_ONCE;
+    const ones = STEP_STATEMENTS.ONE;
+    const onesActive = (this.running.get(ones) ?? 0) > 0 || [...this.waiting.keys()].some((queue) => (JSON.parse(queue) as [StatementName])[0] === ones);
+    return onesActive ? 1 : SEARCH_STATEMENTS_AT_ONCE;
   }
 
-  private start(statement: StatementName, maxNodes: number, maxIds: number, batch: KeySearch[]): void {
+  private start(statement: StatementName, maxNodes: number, maxIds: number, batch: SharedSearch[]): void {
     this.running.set(statement, (this.running.get(statement) ?? 0) + 1);
     // Each customer's policy (with the schema searched) is read once, and sent back with its first search.
     const policyIndexes = new Map<string, number>();
@@ -270,12 +273,22 @@ export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId'
   return { nodes: [], source: undefined, fromId: false };
 }
 
-/** The parameters naming a keyed start node (search.start-by-key.cypher, search.*-by-key.cypher). */
+/** The parameters naming a keyed start node (search.start-by-key.cypher, search.one.cypher, search.all.cypher). */
 const keyStart = (customer: string, key: NonNullable<SearchQuery['key']>, where: SearchQuery['where']) => ({
   customer,
   schema: key.schemaId,
   keyType: key.key.type,
   keyId: key.key.id,
+  whereType: where?.id.type ?? null,
+  whereValue: where?.id.id ?? null,
+});
+
+/** The parameters naming the start nodes of a where condition in search.one.cypher and search.all.cypher. */
+const whereStart = (customer: string, where: SearchQuery['where']) => ({
+  customer,
+  schema: where?.schemaId ?? null,
+  keyType: null,
+  keyId: null,
   whereType: where?.id.type ?? null,
   whereValue: where?.id.id ?? null,
 });

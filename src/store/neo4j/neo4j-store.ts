@@ -57,7 +57,6 @@ import {
   type WhyCheck,
   type CheckedWhy,
 } from '../../domain/store';
-import { checkThenSearch } from '../../domain/search';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
@@ -76,7 +75,7 @@ import {
   recordInGraph,
 } from './neo4j-impressions';
 import { ImpressionGathering } from './gathered-impressions';
-import { KeySearches, searchGraph } from './neo4j-search';
+import { SharedSearches, searchGraph } from './neo4j-search';
 import { graphOf } from './neo4j-graph';
 import { whyInGraph, type WhyPolicyRow } from './neo4j-why';
 import type { WhyFound, WhyQuery } from '../../domain/why';
@@ -173,7 +172,7 @@ export class Neo4jStore implements Store {
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
   private readonly schemas = new Neo4jSchemas();
-  private readonly keySearches: KeySearches;
+  private readonly searches: SharedSearches;
   private readonly nodeWrites: NodeWriteGathering;
   /** Token lookups and policy reads of concurrent calls share statements (./gathered-reads.ts). */
   private readonly tokens: GatheredReads<string, StoredToken | undefined>;
@@ -263,7 +262,7 @@ export class Neo4jStore implements Store {
     this.transactions = new Transactions(driver, database, statements, callTimeoutMs, retry);
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
-    this.keySearches = new KeySearches(this.read);
+    this.searches = new SharedSearches(this.read);
     this.nodeWrites = new NodeWriteGathering(
       (w, committing) => writeNode(this.write, w, committing),
       (lines, limitMs, committing) => writeNodeBatch(this.write, lines, limitMs, committing),
@@ -490,11 +489,9 @@ export class Neo4jStore implements Store {
     return this.read((q) => searchGraph(q, query));
   }
 
-  /** From a keyed node, one statement (search.*-by-key.cypher); from an ID, the policy first, as SQLite reads it. */
+  /** One statement with the policy it is checked against (search.one.cypher, search.all.cypher). */
   checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
-    const { key } = query;
-    if (!key) return checkThenSearch(this, query, check);
-    return this.keySearches.search({ ...query, key }, check, (row) => this.schemas.policyOf(query.customerId, row));
+    return this.searches.search(query, check, (row) => this.schemas.policyOf(query.customerId, row));
   }
 
   graph(query: GraphQuery): Promise<GraphComponent> {

@@ -65,8 +65,8 @@ export const STATEMENT_NAMES = [
   'separation.list',
 
   'search.start-by-key',
-  'search.one-by-key',
-  'search.all-by-key',
+  'search.one',
+  'search.all',
   'search.start-by-where',
   'search.traverse-one',
   'search.traverse-one-from-id',

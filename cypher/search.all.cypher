@@ -1,24 +1,19 @@
 // params: policies, searches, maxNodes, maxIds
-// Step ALL from a keyed node, in one statement with what the search is checked against: the customer's policy,
-// read as customer.policy.cypher reads it (with the key's schema), which the caller checks the start against
-// before it uses the answer; then the keyed node (search.start-by-key.cypher: and, when a where condition is also
-// given, only if it holds that ID); then what search.traverse-all.cypher does from it, which says why the traversal
-// has its shape and what the answer holds. One statement instead of three saves two Bolt round trips.
+// Step ALL, in one statement with what the search is checked against: the customer's policy, read as
+// customer.policy.cypher reads it (with the start's schema), which the caller checks the start against before it
+// uses the answer; then the start nodes, as search.one.cypher finds them; then what search.traverse-all.cypher does
+// from the keyed node, or from the ID of a where condition, which says why the traversal has its shape and what the
+// answer holds. One statement instead of three saves two Bolt round trips.
 //
-// Many searches in one: `searches` is a list of maps, each with index, customer, schema, keyType, keyId, whereType,
-// whereValue, exclude, authenticated, havingType, answerBytes, policyIndex and sendsPolicy; one row per search,
-// with its index. Searches that arrive while others run are sent together, in one statement and one round trip
-// (KeySearches in src/store/neo4j/neo4j-search.ts). The policy is read once for each customer and schema among
-// them (`policies`: index, customer, schema; a search names its own by policyIndex), and sent back once, in the
-// row of the search whose sendsPolicy is true: read and decoded for each search, it cost as much as the search.
-// Each start is found through the unique index, by a hint: for a statement of several searches on a large graph,
-// Neo4j 5.26 otherwise planned one scan of every keyed node, joined with the searches.
+// Many searches in one, each with its policy read once for each customer and schema among them, as in
+// search.one.cypher, which says what `searches` and `policies` hold and why each start is found by a hint.
 //
 // The policy decides the types the traversal never steps through (those declared `links: false`) and those it
 // hides (the secure ones, from a caller without a token: `authenticated` false), as the domain's searchTypes
 // does. A search the domain refuses for the caller (a token the customer requires, or a start from a secure type,
-// missing) finds no start node, so that it costs no traversal. `exclude` leaves out the IDs of the start node.
-// No start node: nothing is visited.
+// missing) finds no start node, so that it costs no traversal. `exclude` leaves out the IDs of the start nodes.
+// No start node: nothing is visited. More than maxNodes start nodes: `visited` is their number, and nothing more is
+// read.
 //
 // The traversal is a COLLECT subquery, so that the row with the policy stays when it reaches nothing; its shape
 // (distinct end nodes, lower bound 0, LIMIT) is still planned as VarLengthExpand(Pruning,BFS,All), with the
@@ -56,31 +51,46 @@ WITH search, {secureTypes: secureTypes, unlinkedTypes: unlinkedTypes, settings: 
      unlinkedTypes,
      CASE WHEN search.authenticated THEN [] ELSE secureTypes END AS hiddenTypes,
      search.authenticated
-       OR NOT (coalesce(settings[0].requireToken, false) OR search.keyType IN secureTypes OR coalesce(search.whereType IN secureTypes, false)) AS allowed
-OPTIONAL MATCH (start:IdNode {customer: search.customer, schema: search.schema, keyType: search.keyType, keyId: search.keyId})
-USING INDEX start:IdNode(customer, schema, keyType, keyId)
+       OR NOT (coalesce(settings[0].requireToken, false) OR coalesce(search.keyType IN secureTypes, false) OR coalesce(search.whereType IN secureTypes, false)) AS allowed
+OPTIONAL MATCH (keyed:IdNode {customer: search.customer, schema: search.schema, keyType: search.keyType, keyId: search.keyId})
+USING INDEX keyed:IdNode(customer, schema, keyType, keyId)
 WHERE allowed
-  AND (search.whereType IS NULL OR EXISTS { (start)-[:LINKED]->(:Id {type: search.whereType, value: search.whereValue}) })
-WITH search, policy, hiddenTypes, unlinkedTypes, COLLECT {
-  MATCH path = (start)-[:LINKED*0..20000001]-(reached)
-  WHERE all(vertex IN nodes(path) WHERE NOT (vertex:Id AND vertex.type IN unlinkedTypes))
+  AND (search.whereType IS NULL OR EXISTS { (keyed)-[:LINKED]->(:Id {type: search.whereType, value: search.whereValue}) })
+OPTIONAL MATCH (source:Id {customer: search.customer, type: search.whereType, value: search.whereValue})
+USING INDEX source:Id(customer, type, value)
+WHERE allowed AND search.keyType IS NULL
+WITH search, policy, hiddenTypes, unlinkedTypes, keyed, source, CASE WHEN keyed IS NULL THEN COLLECT {
+  MATCH (source)<-[:LINKED]-(holder:IdNode)
+  WHERE search.schema IS NULL OR holder.schema = search.schema
+  RETURN holder
+  LIMIT $maxNodes + 1
+} ELSE [keyed] END AS starts
+WITH search, policy, hiddenTypes, unlinkedTypes, starts,
+  CASE WHEN size(starts) = 0 OR size(starts) > $maxNodes THEN [] WHEN keyed IS NOT NULL THEN [keyed] ELSE [source] END AS origins,
+  CASE WHEN keyed IS NULL AND search.schema IS NOT NULL AND search.whereType IN unlinkedTypes THEN search.schema END AS holdersSchema
+WITH search, policy, hiddenTypes, unlinkedTypes, starts, origins, COLLECT {
+  UNWIND origins AS origin
+  MATCH path = (origin)-[:LINKED*0..20000001]-(reached)
+  WHERE all(vertex IN nodes(path) WHERE vertex = origin OR NOT (vertex:Id AND vertex.type IN unlinkedTypes))
+    AND all(link IN relationships(path) WHERE holdersSchema IS NULL OR endNode(link) <> origin OR startNode(link).schema = holdersSchema)
   RETURN DISTINCT reached
   LIMIT $maxNodes + $maxIds + 1
 } AS vertices
-WITH search, policy, hiddenTypes, unlinkedTypes, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
-WITH search, policy, hiddenTypes, unlinkedTypes, vertices, nodes, size(nodes) AS visited
-WITH search, policy, hiddenTypes, unlinkedTypes, vertices, nodes, visited, size(vertices) - visited + COUNT {
+WITH search, policy, hiddenTypes, unlinkedTypes, starts, origins, vertices, [vertex IN vertices WHERE vertex:IdNode] AS nodes
+WITH search, policy, hiddenTypes, unlinkedTypes, starts, origins, vertices, nodes,
+  CASE WHEN size(starts) > $maxNodes THEN size(starts) ELSE size(nodes) END AS visited
+WITH search, policy, hiddenTypes, unlinkedTypes, starts, vertices, nodes, visited, size(vertices) - size(nodes) + COUNT {
   UNWIND CASE WHEN size(unlinkedTypes) = 0 THEN [] ELSE nodes END AS holder
   MATCH (holder)-[:LINKED]->(id:Id)
-  WHERE id.type IN unlinkedTypes
+  WHERE id.type IN unlinkedTypes AND NOT id IN origins
   RETURN DISTINCT id
 } AS idsRead
-WITH search, policy, hiddenTypes, visited, idsRead, vertices, nodes,
+WITH search, policy, hiddenTypes, starts, visited, idsRead, vertices, nodes,
   CASE WHEN visited > $maxNodes OR idsRead > $maxIds THEN 'none' WHEN search.exclude OR size(unlinkedTypes) > 0 THEN 'held' ELSE 'reached' END AS gather
 WITH search, policy, hiddenTypes, visited, idsRead, [vertex IN CASE gather WHEN 'reached' THEN vertices ELSE [] END WHERE vertex:Id] + COLLECT {
   UNWIND CASE gather WHEN 'held' THEN nodes ELSE [] END AS target
   MATCH (target)-[:LINKED]->(id:Id)
-  WHERE NOT (search.exclude AND target.schema = search.schema AND target.keyType = search.keyType AND target.keyId = search.keyId)
+  WHERE NOT (search.exclude AND target IN starts)
   RETURN DISTINCT id
 } AS held
 WITH search, policy, visited, idsRead, COLLECT {
