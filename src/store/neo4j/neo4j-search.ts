@@ -98,7 +98,7 @@ export class SharedSearches {
   ): Promise<SearchResult> {
     const statement = STEP_STATEMENTS[query.step];
     const params = {
-      ...(query.key ? keyStart(query.customerId, query.key, query.where) : whereStart(query.customerId, query.where)),
+      ...startParams(query.customerId, query.key, query.where),
       exclude: query.exclude,
       authenticated: query.authenticated,
       havingType: query.havingType ?? null,
@@ -257,7 +257,7 @@ export function traversalOf(start: StartNodes, query: Pick<SearchQuery, 'step' |
 
 export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, cap: unknown): Promise<StartNodes> {
   if (query.key) {
-    const rows = await q<{ start: string }>('search.start-by-key', keyStart(query.customerId, query.key, query.where));
+    const rows = await q<{ start: string }>('search.start-by-key', startParams(query.customerId, query.key, query.where));
     return { nodes: rows.map((r) => r.start), source: rows[0]?.start, fromId: false };
   }
   if (query.where) {
@@ -273,22 +273,16 @@ export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId'
   return { nodes: [], source: undefined, fromId: false };
 }
 
-/** The parameters naming a keyed start node (search.start-by-key.cypher, search.one.cypher, search.all.cypher). */
-const keyStart = (customer: string, key: NonNullable<SearchQuery['key']>, where: SearchQuery['where']) => ({
+/**
+ * The parameters naming a search's start (search.start-by-key.cypher, search.one.cypher, search.all.cypher): a keyed
+ * node, with the where condition it must hold when given; or, without a key, the holders of the where ID (of its
+ * schema, when it names one).
+ */
+const startParams = (customer: string, key: SearchQuery['key'], where: SearchQuery['where']) => ({
   customer,
-  schema: key.schemaId,
-  keyType: key.key.type,
-  keyId: key.key.id,
-  whereType: where?.id.type ?? null,
-  whereValue: where?.id.id ?? null,
-});
-
-/** The parameters naming the start nodes of a where condition in search.one.cypher and search.all.cypher. */
-const whereStart = (customer: string, where: SearchQuery['where']) => ({
-  customer,
-  schema: where?.schemaId ?? null,
-  keyType: null,
-  keyId: null,
+  schema: key?.schemaId ?? where?.schemaId ?? null,
+  keyType: key?.key.type ?? null,
+  keyId: key?.key.id ?? null,
   whereType: where?.id.type ?? null,
   whereValue: where?.id.id ?? null,
 });
