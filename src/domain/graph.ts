@@ -4,8 +4,8 @@
 import { compareCodePoints, byTypeThenId } from './code-point-order';
 import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type SearchQuery, type Step } from './model';
 import type { Actor } from './nodes';
-import { checkedStart, refuseIncompleteStart, type StartBody, startOf } from './search';
-import type { Store } from './store';
+import { checkedPolicy, checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
+import type { CheckedGraph, StartCheck, Store, UncheckedGraph } from './store';
 
 export interface GraphBody {
   match: { from: StartBody; step?: Step };
@@ -152,46 +152,57 @@ export class GraphService {
   async graph(actor: Actor, body: GraphBody, answerRoom?: AnswerRoom): Promise<GraphAnswer> {
     const { from } = body.match;
     refuseIncompleteStart(from);
-    const { secureTypes, unlinkedTypes } = await checkedStart(this.store, actor, from);
+    // The policy is read with the graph (Store.checkedGraph): on Neo4j, in its statement.
+    const { component, policy, declarations } = await this.store.checkedGraph(
+      {
+        customerId: actor.customerId,
+        ...startOf(from),
+        step: body.match.step ?? 'ALL',
+        exclude: from.exclude ?? false,
+        authenticated: actor.authenticated,
+        maxNodes: this.limits.traversalMaxNodes,
+        maxIds: this.limits.traversalMaxIds,
+        answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
+        ...(answerRoom ? { answerRoom } : {}),
+      },
+      (read, schema) => checkStart(actor, from, read, schema),
+    );
     // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
-    const hidden = actor.authenticated ? new Set<string>() : secureTypes;
-    const component = await this.store.graph({
-      customerId: actor.customerId,
-      ...startOf(from),
-      step: body.match.step ?? 'ALL',
-      exclude: from.exclude ?? false,
-      hiddenTypes: [...hidden],
-      unlinkedTypes: [...unlinkedTypes],
-      maxNodes: this.limits.traversalMaxNodes,
-      maxIds: this.limits.traversalMaxIds,
-      answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
-      ...(answerRoom ? { answerRoom } : {}),
-    });
+    const hidden = new Set(searchTypes(policy, actor.authenticated).hiddenTypes);
     const nodes = component.nodes.map((n) => ({
       schema: n.schemaId,
       key: { type: n.key.type, id: hidden.has(n.key.type) ? null : n.key.id },
       ids: n.ids.filter((id) => !hidden.has(id.type)).sort(byTypeThenId),
     }));
-    return { nodes, truncated: component.truncated, types: await this.typesOf(actor.customerId, nodes) };
+    return { nodes, truncated: component.truncated, types: typesOf(nodes, declarations) };
   }
+}
 
-  /** The declarations of the types the answer names (one per customer: docs/keeping-people-apart.md), in code-point order. */
-  private async typesOf(customerId: string, nodes: readonly GraphNode[]): Promise<GraphType[]> {
-    const named = new Set<string>();
-    for (const n of nodes) {
-      named.add(n.key.type);
-      for (const id of n.ids) named.add(id.type);
-    }
-    if (named.size === 0) return [];
-    const declarations = new Map<string, IdTypeDeclaration>();
-    for (const schema of await this.store.listSchemas(customerId)) {
-      for (const t of schema.idTypes) if (named.has(t.type)) declarations.set(t.type, t);
-    }
-    return [...named].sort(compareCodePoints).map((type) => {
-      const t = declarations.get(type);
-      // Every held type is declared by its node's schema (schema_in_use keeps it so); the defaults only if a
-      // schema replacement came between the two reads.
-      return { type, secure: t?.secure ?? false, links: t?.links !== false, ...(t?.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}) };
-    });
+/** The declarations of the types the answer names (one per customer: docs/keeping-people-apart.md), in code-point order. */
+function typesOf(nodes: readonly GraphNode[], declarations: readonly IdTypeDeclaration[]): GraphType[] {
+  const named = new Set<string>();
+  for (const n of nodes) {
+    named.add(n.key.type);
+    for (const id of n.ids) named.add(id.type);
   }
+  const declared = new Map(declarations.map((t) => [t.type, t]));
+  return [...named].sort(compareCodePoints).map((type) => {
+    const t = declared.get(type);
+    // Every held type is declared by its node's schema (schema_in_use keeps it so); the defaults only if a schema
+    // replacement came between the reads of a store that reads them apart.
+    return { type, secure: t?.secure ?? false, links: t?.links !== false, ...(t?.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}) };
+  });
+}
+
+/**
+ * Store.checkedGraph as reads in turn: the customer's policy (with the start's schema, when it names one), checked,
+ * then the graph, then, when it has nodes, the declarations of the customer's types. Stores whose reads cost no
+ * round trip use it as it is.
+ */
+export async function checkThenGraph(store: Store, query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+  const policy = await checkedPolicy(store, query, check);
+  const { authenticated, ...graph } = query;
+  const component = await store.graph({ ...graph, ...searchTypes(policy, authenticated) });
+  const declarations = component.nodes.length === 0 ? [] : (await store.listSchemas(query.customerId)).flatMap((s) => s.idTypes);
+  return { component, policy, declarations };
 }

@@ -73,14 +73,20 @@ export const searchTypes = (policy: CustomerPolicy, authenticated: boolean): Pic
  * then the search. Stores whose reads cost no round trip use it as it is.
  */
 export async function checkThenSearch(store: Store, query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
-  const schemaId = query.key?.schemaId ?? query.where?.schemaId;
-  const { schema, policy } =
-    schemaId === undefined
-      ? { schema: undefined, policy: await store.customerPolicy(query.customerId) }
-      : await store.schemaWithPolicy(query.customerId, schemaId);
-  check(policy, schema);
+  const policy = await checkedPolicy(store, query, check);
   const { authenticated: _, ...search } = query;
   return store.search({ ...search, ...searchTypes(policy, query.authenticated) });
+}
+
+/** The first read of checkThenSearch (and of the graph's): the customer's policy, with the start's schema when it names one, checked. */
+export async function checkedPolicy(store: Store, start: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, check: StartCheck): Promise<CustomerPolicy> {
+  const schemaId = start.key?.schemaId ?? start.where?.schemaId;
+  const { schema, policy } =
+    schemaId === undefined
+      ? { schema: undefined, policy: await store.customerPolicy(start.customerId) }
+      : await store.schemaWithPolicy(start.customerId, schemaId);
+  check(policy, schema);
+  return policy;
 }
 
 /** invalid_search unless the start names a keyed node (schema with key) or an ID (where). */
@@ -94,20 +100,10 @@ export function refuseIncompleteStart(from: StartBody): void {
 }
 
 /**
- * The search's rules on its start, for a start refuseIncompleteStart let through: the customer's required token,
- * the schema and the key's type, and a token for a start from a secure type. Answers the customer's policy.
+ * The search's rules on its start, for a start refuseIncompleteStart let through, given the customer's policy and
+ * the start's schema (undefined when absent or not named): the customer's required token, the schema and the key's
+ * type, and a token for a start from a secure type.
  */
-export async function checkedStart(store: Store, actor: Actor, from: StartBody): Promise<CustomerPolicy> {
-  // One read (on Neo4j one statement).
-  const { schema, policy } =
-    from.schema === undefined
-      ? { schema: undefined, policy: await store.customerPolicy(actor.customerId) }
-      : await store.schemaWithPolicy(actor.customerId, from.schema);
-  checkStart(actor, from, policy, schema);
-  return policy;
-}
-
-/** checkedStart's rules, given the policy and the start's schema (undefined when absent or not named). */
 export function checkStart(actor: Actor, from: StartBody, policy: CustomerPolicy, schema: SchemaRecord | undefined): void {
   // The token requirement is answered before anything the schema says, so that a caller without a token learns
   // nothing of the customer's schemas.

@@ -283,6 +283,13 @@ export interface Store {
    */
   graph(query: GraphQuery): Promise<GraphComponent>;
   /**
+   * The explorer's read with its start checked against the customer's policy and the start's schema, read with it:
+   * `check` throws the refusal before anything of the graph is used. The graph hides and steps through the types
+   * the policy says (searchTypes in ./search.ts). Answers the policy, and the declarations of the types the answer's
+   * nodes hold. On Neo4j, one statement when the answer fits the room every request may use.
+   */
+  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph>;
+  /**
    * `_why` (./why.ts): which start no node holds, or the chain, smallest by compareChains among the shortest within
    * WHY_SEARCH_HOPS, never through an unlinked type; component_too_large past maxNodes nodes or maxIds IDs visited.
    */
@@ -350,6 +357,17 @@ export interface Store {
 
 /** A search before its start is checked: whether the caller has a token, where SearchQuery has the types it hides. */
 export type UncheckedSearch = Omit<SearchQuery, 'hiddenTypes' | 'unlinkedTypes'> & { authenticated: boolean };
+
+/** The explorer's read before its start is checked: whether the caller has a token, where GraphQuery has the types it hides. */
+export type UncheckedGraph = Omit<GraphQuery, 'hiddenTypes' | 'unlinkedTypes'> & { authenticated: boolean };
+
+/** What Store.checkedGraph answers: the graph, the policy it was checked against, and the declarations of the types its nodes hold. */
+export interface CheckedGraph {
+  component: GraphComponent;
+  policy: CustomerPolicy;
+  /** One a type (a type has one declaration a customer), of at least every type the answer's nodes hold. */
+  declarations: IdTypeDeclaration[];
+}
 
 /** Throws the refusal of a search's start, given the customer's policy and the start's schema (undefined: absent or not named). */
 export type StartCheck = (policy: CustomerPolicy, schema: SchemaRecord | undefined) => void;

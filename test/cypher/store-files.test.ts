@@ -117,11 +117,11 @@ describe('loading statement files', () => {
   });
 });
 
-describe('the searches that share statements', () => {
-  test('when several searches share a statement, then each keyed node and each ID is found through its unique index, by a hint', () => {
+describe("the statements that find a search's start with its policy", () => {
+  test('when a statement reads the policy and finds the start, then each keyed node and each ID is found through its unique index, by a hint', () => {
     // Without it, Neo4j 5.26 planned a batch of searches on a graph of 200,000 nodes as a scan of every keyed node
     // joined with the searches: tens of thousands of database hits a statement instead of a few a search.
-    for (const name of ['search.one', 'search.all'] as const) {
+    for (const name of ['search.one', 'search.all', 'graph.one', 'graph.all'] as const) {
       expect([name, loadStatement(name).text]).toEqual([name, expect.stringContaining('USING INDEX keyed:IdNode(customer, schema, keyType, keyId)')]);
       expect([name, loadStatement(name).text]).toEqual([name, expect.stringContaining('USING INDEX source:Id(customer, type, value)')]);
     }
@@ -130,7 +130,7 @@ describe('the searches that share statements', () => {
 
 describe('the traversal bound', () => {
   test('when the ALL traversal bound is read, then it covers the largest TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS the configuration accepts', () => {
-    const bounds = ['search.traverse-all', 'search.all'].map((name) => Number(/\[:LINKED\*0\.\.(\d+)\]/.exec(readCypher(name))?.[1]));
+    const bounds = ['search.traverse-all', 'search.all', 'graph.all'].map((name) => Number(/\[:LINKED\*0\.\.(\d+)\]/.exec(readCypher(name))?.[1]));
     // The traversal stops at maxNodes + maxIds + 1 vertices, and a component of more than N vertices has N + 1 of
     // them within N hops: the bound must be at least the largest maxNodes + maxIds.
     const largest = 10_000_000;

@@ -8,7 +8,7 @@ import { DomainError } from '../../src/domain/errors';
 import { NodeService } from '../../src/domain/nodes';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
-import type { NodeWrite, StartCheck, UncheckedSearch } from '../../src/domain/store';
+import type { NodeWrite, StartCheck, UncheckedGraph, UncheckedSearch } from '../../src/domain/store';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { deliveryDocument } from '../../src/store/delivery-document';
 import { SEARCH_STATEMENTS_AT_ONCE } from '../../src/store/neo4j/neo4j-search';
@@ -146,10 +146,19 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'search.traverse-one':
     case 'search.traverse-one-from-id':
       return [{ visited: 2, ids: [{ type: 'member_id', ids: ['m1'] }] }];
-    case 'graph.reach-all':
-    case 'graph.reach-one':
-    case 'graph.reach-one-from-id':
-      return [{ visited: 1, idsRead: 2, nodes: [{ ref: 'n1', schema: 'member', keyType: 'member_id', keyId: 'm1', idCount: 2 }] }];
+    case 'graph.all':
+    case 'graph.one':
+      // The policy of a customer with no settings, blocklist or schema, and the one node n1, whose IDs are read apart.
+      return [
+        {
+          policy: { secureTypes: [], unlinkedTypes: [], settings: [], blocklist: [], schema: [] },
+          types: [],
+          visited: 1,
+          idsRead: 2,
+          withIds: false,
+          nodes: [{ ref: 'n1', level: null, start: true, schema: 'member', keyType: 'member_id', keyId: 'm1', idCount: 2, idChars: 0, ids: null }],
+        },
+      ];
     case 'graph.ids':
       return [
         {
@@ -949,23 +958,63 @@ describe('Neo4j store, with a fake driver', () => {
       answerNodes: 5,
       ...overrides,
     });
-    const reached = (...nodes: Array<{ ref: string; keyId: string; level?: number }>) => [
-      { visited: nodes.length, idsRead: nodes.length, nodes: nodes.map((n) => ({ schema: 'member', keyType: 'member_id', idCount: 1, ...n })) },
+    type Reached = { ref: string; keyId: string; level?: number; start?: boolean; ids?: IdPair[] | null };
+    const reached = (withIds: boolean, ...nodes: Reached[]) => [
+      {
+        policy: { secureTypes: ['email'], unlinkedTypes: ['ip'], settings: [], blocklist: [], schema: [] },
+        types: [
+          { type: 'email', secure: true, links: true, maxHolders: null },
+          { type: 'ip', secure: null, links: false, maxHolders: 3 },
+        ],
+        visited: nodes.length,
+        idsRead: nodes.length,
+        withIds,
+        nodes: nodes.map((n) => ({
+          level: null,
+          start: false,
+          schema: 'member',
+          keyType: 'member_id',
+          idCount: 1,
+          idChars: 30,
+          ...n,
+          ids: n.ids === undefined ? (withIds ? [id('member_id', n.keyId)] : null) : n.ids,
+        })),
+      },
     ];
 
-    test("when step is ALL from where, then one traversal from the Id vertex; on an ID that links nothing in a schema, to that schema's holders", async () => {
-      const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await fake.store.graph(graphQuery({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
-      expect(fake.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
-      const unlinked = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await unlinked.store.graph(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
-      expect(unlinked.named('graph.reach-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: 'shop', unlinkedTypes: ['ip'] });
+    test('when a graph is read, then one statement names its start, bounds and room, with the types to hide and never step through', async () => {
+      const fake = fakeStore();
+      await fake.store.graph(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'], hiddenTypes: ['email'] }));
+      await fake.store.graph(
+        graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE', answerRoom: { freeBytes: 4096, take: () => {} } }),
+      );
+      expect(fake.names().filter((name) => name !== 'graph.ids')).toEqual(['graph.all', 'graph.one']);
+      expect(fake.named('graph.all')[0]?.params).toEqual({
+        customer: 'acme',
+        schema: 'shop',
+        keyType: null,
+        keyId: null,
+        whereType: 'ip',
+        whereValue: '10.0.0.1',
+        authenticated: true,
+        unlinkedTypes: ['ip'],
+        hiddenTypes: ['email'],
+        maxNodes: neo4j.int(10),
+        maxIds: neo4j.int(10),
+        answerBytes: null,
+      });
+      expect(fake.named('graph.one')[0]?.params).toMatchObject({
+        schema: 'member',
+        keyType: 'member_id',
+        keyId: 'm1',
+        whereType: null,
+        answerBytes: neo4j.int(4096),
+      });
     });
 
-    test("when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes' IDs are read", async () => {
+    test("when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes' IDs are read once room is taken", async () => {
       const fake = fakeStore((name) => {
-        if (name === 'search.start-by-where') return [{ source: 'i1', starts: ['n2'] }];
-        if (name === 'graph.reach-one-from-id') return reached({ ref: 'n1', keyId: 'a' }, { ref: 'n2', keyId: 'z' }, { ref: 'n3', keyId: 'b' });
+        if (name === 'graph.one') return reached(false, { ref: 'n1', keyId: 'a' }, { ref: 'n2', keyId: 'z', start: true }, { ref: 'n3', keyId: 'b' });
         if (name === 'graph.ids')
           return [
             { ref: 'n2', ids: [id('member_id', 'z')] },
@@ -973,7 +1022,10 @@ describe('Neo4j store, with a fake driver', () => {
           ];
         return undefined;
       });
-      const answer = await fake.store.graph(graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2 }));
+      const taken: number[] = [];
+      const answer = await fake.store.graph(
+        graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2, answerRoom: { freeBytes: 100, take: (bytes) => taken.push(bytes) } }),
+      );
       expect(answer).toEqual({
         nodes: [
           { schemaId: 'member', key: id('member_id', 'z'), ids: [id('member_id', 'z')] },
@@ -982,6 +1034,30 @@ describe('Neo4j store, with a fake driver', () => {
         truncated: true,
       });
       expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n2', 'n1'] });
+      // graphAnswerSize of the two: 64, then 64 + 6 + 9 + 1 + 30 each.
+      expect(taken).toEqual([64 + 2 * (64 + 6 + 9 + 1 + 30)]);
+    });
+
+    test('when the statement read the IDs (the answer fits its room), then no other statement runs, and a node whose IDs it found none of is left out', async () => {
+      const fake = fakeStore((name) =>
+        name === 'graph.all'
+          ? reached(
+              true,
+              { ref: 'n1', keyId: 'm1', level: 0, start: true },
+              { ref: 'n2', keyId: 'm2', level: 1, ids: [] },
+              { ref: 'n3', keyId: 'm3', level: 1 },
+            )
+          : undefined,
+      );
+      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      expect(answer).toEqual({
+        nodes: [
+          { schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] },
+          { schemaId: 'member', key: id('member_id', 'm3'), ids: [id('member_id', 'm3')] },
+        ],
+        truncated: false,
+      });
+      expect(fake.names()).toEqual(['graph.all']);
     });
 
     test('when the traversal counts more than the bounds, then component_too_large and no IDs are read', async () => {
@@ -989,17 +1065,17 @@ describe('Neo4j store, with a fake driver', () => {
         { visited: 11, idsRead: 1 },
         { visited: 1, idsRead: 11 },
       ]) {
-        const fake = fakeStore((name) => (name === 'graph.reach-all' ? [{ ...counts, nodes: [] }] : undefined));
+        const fake = fakeStore((name) => (name === 'graph.all' ? [{ ...reached(false)[0], ...counts }] : undefined));
         await expect(fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({
           code: 'component_too_large',
         });
-        expect(fake.names()).not.toContain('graph.ids');
+        expect(fake.names()).toEqual(['graph.all']);
       }
     });
 
     test('when a node is deleted between the traversal and the read of its IDs, then it is left out', async () => {
       const fake = fakeStore((name) => {
-        if (name === 'graph.reach-all') return reached({ ref: 'n1', keyId: 'm1', level: 0 }, { ref: 'n2', keyId: 'm2', level: 1 });
+        if (name === 'graph.all') return reached(false, { ref: 'n1', keyId: 'm1', level: 0, start: true }, { ref: 'n2', keyId: 'm2', level: 1 });
         if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
         return undefined;
       });
@@ -1012,9 +1088,9 @@ describe('Neo4j store, with a fake driver', () => {
       ['between the reads of two of its properties', { schema: 'member', keyType: 'member_id', keyId: null }],
     ])('when a node is deleted after the traversal reached it and %s, then it is left out', async (_when, props) => {
       const fake = fakeStore((name) => {
-        if (name === 'graph.reach-all') {
-          const [row] = reached({ ref: 'n1', keyId: 'm1', level: 0 }, { ref: 'n2', keyId: 'm2', level: 1 });
-          return [{ ...row, nodes: [row!.nodes[0], { ref: 'n2', level: 1, ...props, idCount: 0 }] }];
+        if (name === 'graph.all') {
+          const [row] = reached(false, { ref: 'n1', keyId: 'm1', level: 0, start: true });
+          return [{ ...row, nodes: [row!.nodes[0], { ref: 'n2', level: 1, start: false, ...props, idCount: 0, idChars: 0, ids: null }] }];
         }
         if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
         return undefined;
@@ -1022,6 +1098,29 @@ describe('Neo4j store, with a fake driver', () => {
       const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
       expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
       expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n1'] });
+    });
+
+    test("when a checked graph is read, then its statement takes the policy's types, the check gets the policy before anything is answered, and the declarations come with it", async () => {
+      const unchecked: UncheckedGraph = { ...graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }), authenticated: false };
+      const fake = fakeStore((name) => (name === 'graph.one' ? reached(true, { ref: 'n1', keyId: 'm1', start: true }) : undefined));
+      const seen: CustomerPolicy[] = [];
+      const checked = await fake.store.checkedGraph(unchecked, (policy) => {
+        seen.push(policy);
+      });
+      expect(fake.named('graph.one')[0]?.params).toMatchObject({ authenticated: false, unlinkedTypes: null, hiddenTypes: null });
+      expect(seen.map((p) => [[...p.secureTypes], [...p.unlinkedTypes]])).toEqual([[['email'], ['ip']]]);
+      expect(checked.component).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
+      expect(checked.declarations).toEqual([
+        { type: 'email', secure: true },
+        { type: 'ip', secure: false, links: false, maxHolders: 3 },
+      ]);
+
+      const refused = fakeStore((name) => (name === 'graph.one' ? reached(false, { ref: 'n1', keyId: 'm1', start: true }) : undefined));
+      const check: StartCheck = () => {
+        throw new DomainError('authentication_required', 'A token is required.');
+      };
+      await expect(refused.store.checkedGraph(unchecked, check)).rejects.toMatchObject({ code: 'authentication_required' });
+      expect(refused.names()).toEqual(['graph.one']);
     });
   });
 

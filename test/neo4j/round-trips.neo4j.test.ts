@@ -92,11 +92,7 @@ describe('round trips to Neo4j per call', () => {
     [
       '_graph by key, no token',
       { send: () => ok('POST', `/v1/${C}/_graph`, { body: { match: { from: byKey }, max_nodes: 10 } }) },
-      {
-        statements: ['auto:customer.policy', 'auto:search.start-by-key', 'auto:graph.reach-all', 'auto:graph.ids', 'auto:schema.list'],
-        transactions: 0,
-        roundTrips: 5,
-      },
+      { statements: ['auto:graph.all'], transactions: 0, roundTrips: 1 },
     ],
     [
       '_why by keys, no token',

@@ -264,26 +264,40 @@ describe('Neo4j store specifics', () => {
     expect(await reached([])).toBeGreaterThan(600);
   });
 
-  // The graph's step ALL: the search's pruning expand, twice (the second, for the distances, only within the
-  // bounds), the links:false and holdersSchema predicates inlined, the LIMIT stopping the first; its step ONE
-  // reuses the search's pruning expand, also twice (the answer is the union of both: cypher/graph.reach-all.cypher).
-  const reach = { maxNodes: neo4j.int(10), maxIds: neo4j.int(50), hiddenTypes: [] };
-  test('when graph.reach-all is planned with unlinked types, then both its traversals are pruning breadth-first expands from the source that themselves refuse their Id vertices', async () => {
-    const plan = await planOf('graph.reach-all', { source: 'x', holdersSchema: 'member', ...reach, unlinkedTypes: ['ip'] });
-    const expands = plan.filter((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'));
-    expect(expands).toHaveLength(2);
-    for (const expand of expands) expect(expand.details).toMatch(/\(source\)-\[:LINKED\*0\.\.20000001\]-\(reached\).*unlinkedTypes.*holdersSchema/s);
+  // The explorer's graph: the search's pruning expands, twice each (step ALL: the second, for the distances, only
+  // within the bounds; the answer is the union of both: cypher/graph.all.cypher), the links:false and holdersSchema
+  // predicates inlined, the LIMIT stopping the first, with its start found through a unique index.
+  const graphAsked = (overrides: Record<string, unknown>) => ({
+    customer: 'c',
+    schema: 'member',
+    keyType: 'member_id',
+    keyId: 'm1',
+    whereType: null,
+    whereValue: null,
+    authenticated: false,
+    unlinkedTypes: ['ip'],
+    hiddenTypes: null,
+    maxNodes: neo4j.int(10),
+    maxIds: neo4j.int(50),
+    answerBytes: neo4j.int(65_536),
+    ...overrides,
   });
+  const graphFromWhere = { keyType: null, keyId: null, whereType: 'ip', whereValue: '10.0.0.1' };
   test.each([
-    ['graph.reach-one', { starts: ['x'], ...reach, unlinkedTypes: ['ip'] }],
-    ['graph.reach-one-from-id', { source: 'x', ...reach, unlinkedTypes: ['ip'] }],
+    ['graph.all from a key', 'graph.all', graphAsked({}), 2],
+    ['graph.all from an ID of a schema', 'graph.all', graphAsked(graphFromWhere), 2],
+    ['graph.one from a key', 'graph.one', graphAsked({}), 4],
+    ['graph.one from an ID', 'graph.one', graphAsked({ ...graphFromWhere, schema: null }), 4],
   ])(
-    'when %s is planned with unlinked types, then both its traversals are pruning breadth-first expands that themselves refuse their Id vertices',
-    async (name, params) => {
-      const plan = await planOf(name, params);
+    'when %s is planned with unlinked types, then its start is an index seek and each traversal a pruning breadth-first expand that itself refuses their Id vertices',
+    async (_name, statement, params, traversals) => {
+      const plan = await planOf(statement, params);
       const expands = plan.filter((op) => op.operator.startsWith('VarLengthExpand'));
-      expect(expands.map((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))).toEqual([true, true]);
+      expect(expands.map((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS'))).toEqual(Array.from({ length: traversals }, () => true));
       for (const expand of expands) expect(expand.details).toMatch(/unlinkedTypes/);
+      if (statement === 'graph.all') for (const expand of expands) expect(expand.details).toMatch(/holdersSchema/);
+      expect(plan.some((op) => /IndexSeek/.test(op.operator))).toBe(true);
+      expect(plan.filter((op) => /Scan/.test(op.operator)).map((op) => op.operator)).toEqual([]);
     },
   );
 
@@ -291,14 +305,9 @@ describe('Neo4j store specifics', () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
-    const { records } = await driver.executeQuery(
-      'MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node',
-      { c },
-      { database: connection.database },
-    );
     const profiled = await planOf(
-      'graph.reach-all',
-      { source: records[0]?.get('node'), holdersSchema: null, maxNodes: neo4j.int(50), maxIds: neo4j.int(50), unlinkedTypes: [], hiddenTypes: [] },
+      'graph.all',
+      graphAsked({ customer: c, keyId: 'm0', unlinkedTypes: [], maxNodes: neo4j.int(50), maxIds: neo4j.int(50) }),
       'PROFILE',
     );
     const rows = profiled.filter((op) => op.operator.startsWith('VarLengthExpand(Pruning,BFS')).map((op) => op.rows);

@@ -231,8 +231,8 @@ async function answered(
 }
 
 /**
- * The three shapes a traversal from start nodes takes (cypher/search.traverse-*.cypher, cypher/graph.reach-*.cypher),
- * each with the parameters naming where it starts.
+ * The three shapes a traversal from start nodes takes (cypher/search.traverse-*.cypher), each with the parameters
+ * naming where it starts.
  */
 export type Traversal =
   | { shape: 'all'; from: { source: string | undefined; holdersSchema: string | null } }
@@ -241,7 +241,7 @@ export type Traversal =
 
 const SEARCH_TRAVERSALS = { all: 'search.traverse-all', oneFromId: 'search.traverse-one-from-id', one: 'search.traverse-one' } as const;
 
-/** Which traversal a search (or the explorer's graph) from `start` takes: the one rule both follow. */
+/** Which traversal a search from `start` takes (search.one.cypher and graph.one.cypher choose in the same way). */
 export function traversalOf(start: StartNodes, query: Pick<SearchQuery, 'step' | 'where' | 'unlinkedTypes'>): Traversal {
   if (query.step === 'ALL') {
     // Every start node lies in the component of the source, so one traversal from it reaches them all; but the
@@ -274,11 +274,12 @@ export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId'
 }
 
 /**
- * The parameters naming a search's start (search.start-by-key.cypher, search.one.cypher, search.all.cypher): a keyed
+ * The parameters naming a search's start (search.start-by-key.cypher, search.one.cypher, search.all.cypher, and the
+ * explorer's graph.one.cypher and graph.all.cypher): a keyed
  * node, with the where condition it must hold when given; or, without a key, the holders of the where ID (of its
  * schema, when it names one).
  */
-const startParams = (customer: string, key: SearchQuery['key'], where: SearchQuery['where']) => ({
+export const startParams = (customer: string, key: SearchQuery['key'], where: SearchQuery['where']) => ({
   customer,
   schema: key?.schemaId ?? where?.schemaId ?? null,
   keyType: key?.key.type ?? null,

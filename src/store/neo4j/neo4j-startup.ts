@@ -35,6 +35,7 @@ import type {
 } from '../../domain/model';
 import type { Logger } from '../../logger';
 import type {
+  CheckedGraph,
   CheckedWhy,
   NodeWrite,
   KeptPolicyUse,
@@ -43,6 +44,7 @@ import type {
   StartCheck,
   Store,
   StoredToken,
+  UncheckedGraph,
   UncheckedSearch,
   UncheckedWhy,
   WhyCheck,
@@ -334,6 +336,9 @@ export class ConnectingStore implements Store {
   }
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.use((s) => s.graph(query));
+  }
+  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+    return this.use((s) => s.checkedGraph(query, check));
   }
   why(query: WhyQuery): Promise<WhyFound> {
     return this.use((s) => s.why(query));

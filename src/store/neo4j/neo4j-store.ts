@@ -52,9 +52,11 @@ import {
   type StartCheck,
   type Store,
   type StoredToken,
+  type UncheckedGraph,
   type UncheckedSearch,
   type UncheckedWhy,
   type WhyCheck,
+  type CheckedGraph,
   type CheckedWhy,
 } from '../../domain/store';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
@@ -76,7 +78,7 @@ import {
 } from './neo4j-impressions';
 import { ImpressionGathering } from './gathered-impressions';
 import { SharedSearches, searchGraph } from './neo4j-search';
-import { graphOf } from './neo4j-graph';
+import { checkedGraphOf, graphOf } from './neo4j-graph';
 import { whyInGraph, type WhyPolicyRow } from './neo4j-why';
 import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
@@ -496,6 +498,11 @@ export class Neo4jStore implements Store {
 
   graph(query: GraphQuery): Promise<GraphComponent> {
     return this.read((q) => graphOf(q, query));
+  }
+
+  /** One statement with the policy it is checked against (graph.one.cypher, graph.all.cypher), and a second for a large answer. */
+  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+    return this.read((q) => checkedGraphOf(q, query, check, (row) => this.schemas.policyOf(query.customerId, row)));
   }
 
   why(query: WhyQuery): Promise<WhyFound> {

@@ -17,7 +17,7 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
-import type { GraphComponent, GraphQuery } from '../../domain/graph';
+import { checkThenGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type AnswerRoom,
@@ -45,8 +45,10 @@ import {
   type Store,
   type StoredToken,
   type UncheckedSearch,
+  type UncheckedGraph,
   type UncheckedWhy,
   type WhyCheck,
+  type CheckedGraph,
   type CheckedWhy,
 } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
@@ -438,6 +440,10 @@ export class SqliteStore implements Store {
   }
 
   /** The policy, then the search: both reads are function calls here. */
+  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+    return checkThenGraph(this, query, check);
+  }
+
   checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
     return checkThenWhy(this, query, check);
   }
