@@ -364,6 +364,8 @@ async function main(): Promise<void> {
       name: 'search ALL (1,000+ node component), 1 connection',
       spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(big, 'ALL', 100), connections: 1 },
     },
+    // The explorer's drawing of a person: every node of the component, with every ID each holds.
+    { name: 'graph (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_graph`, headers: admin, body: graphBodies(small) } },
     // Two nodes of one 1,000+ node component, far apart in the order they were written: the chain between them.
     { name: 'why (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_why`, headers: admin, body: whyBodies(graph.bigKeys) } },
     {
@@ -825,6 +827,14 @@ function searchBodies(next: () => NodeRef, step: 'ONE' | 'ALL', limit?: number):
   return () => {
     const n = next();
     return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step }, ...(limit ? { limit } : {}) });
+  };
+}
+
+/** _graph bodies: step ALL from each node in turn. */
+function graphBodies(next: () => NodeRef): () => string {
+  return () => {
+    const n = next();
+    return JSON.stringify({ match: { from: { schema: n.schema, key: n.key }, step: 'ALL' } });
   };
 }
 
