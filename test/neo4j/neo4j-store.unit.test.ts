@@ -73,7 +73,7 @@ function defaultAnswer(name: StatementName, params: Record<string, unknown>): Ro
     case 'node.create':
       return [{ node: 'n1', linked: 1 }];
     case 'node.create-many':
-      return (params.nodes as Array<{ line: number }>).map(({ line }) => ({ line }));
+      return (params.nodes as Array<{ line: number }>).map(({ line }) => ({ line, taken: false, made: true }));
     case 'node.lock-many':
       // Every key has a node: n<line>.
       return (params.keys as Array<{ line: number }>).map(({ line }) => ({ line, node: `n${line}` }));
@@ -464,7 +464,7 @@ describe('Neo4j store, with a fake driver', () => {
     await store.replaceDelivery('acme', 7, buildDraft());
     await store.deleteDelivery('acme', 7);
     await store.applyNodeWrites([{ kind: 'removeId', node: member('m1'), id: id('cookie', 'k1') }]);
-    // Consecutive creates of a batch are one statement (node.keys-taken, then node.create-many), and consecutive
+    // Consecutive creates of a batch are one statement (node.create-many), and consecutive
     // inserts, upserts, ID removals and deletes one per step (node.lock-many, then node.held-many, node.unlink-many
     // and node.link-many, or node.ids-many and node.delete-many).
     await store.applyNodeWrites([
@@ -1427,6 +1427,26 @@ describe('Neo4j store, with a fake driver', () => {
       ]);
     });
 
+    test('when node.create-many finds a key taken, then that line alone is node_exists, the history having gone with it, and the others are made', async () => {
+      // m2 has a node already.
+      const fake = fakeStore((name, params) =>
+        name === 'node.create-many'
+          ? (params.nodes as Array<{ line: number; keyId: string }>).map(({ line, keyId }) => ({ line, taken: keyId === 'm2', made: keyId !== 'm2' }))
+          : undefined,
+      );
+      const outcomes = await fake.store.applyNodeWrites(['m1', 'm2', 'm3'].map((k): NodeWrite => ({ kind: 'create', node: member(k), ids: [] })));
+      expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_exists', undefined]);
+      // Rolled back at m2; m1 made again alone (node.create), then m2 first of its own transaction, rolled back at
+      // once, then m3 alone.
+      expect(fake.named('node.create-many').map((call) => (call.params.nodes as Array<{ keyId: string }>).map((n) => n.keyId))).toEqual([
+        ['m1', 'm2', 'm3'],
+        ['m2', 'm3'],
+      ]);
+      expect(fake.named('node.create').map((call) => call.params.keyId)).toEqual(['m1', 'm3']);
+      expect(fake.names().slice(0, 2)).toEqual(['node.create-many', 'history.append']);
+      expect(fake.ends).toEqual(['rollback', 'commit', 'rollback', 'commit']);
+    });
+
     test('when a bulk batch has consecutive creates, then they are one statement, and a create with a max_holders ID or a repeated key runs alone', async () => {
       const fake = fakeStore();
       const limited = {
@@ -1446,16 +1466,7 @@ describe('Neo4j store, with a fake driver', () => {
         { kind: 'create', node: member('m6'), ids: [] },
       ]);
       const writes = fake.names().filter((name) => name.startsWith('node.') || name === 'id.lock-holders');
-      expect(writes).toEqual([
-        'node.keys-taken',
-        'node.create-many',
-        'id.lock-holders',
-        'node.create',
-        'node.keys-taken',
-        'node.create-many',
-        'node.keys-taken',
-        'node.create-many',
-      ]);
+      expect(writes).toEqual(['node.create-many', 'id.lock-holders', 'node.create', 'node.create-many', 'node.create-many']);
       expect(fake.named('node.create-many').map((call) => (call.params.nodes as Array<{ keyId: string }>).map((n) => n.keyId))).toEqual([
         ['m1', 'm2'],
         ['m4', 'm5'],

@@ -171,7 +171,7 @@ export async function writeNodeBatch(
             try {
               refused = await applyRun(q, run, writeId, guards, entries, at + run.length === lines.length ? appendAll : undefined);
             } catch (e) {
-              // A key taken since node.keys-taken looked: the constraint names no line (the lines then run alone).
+              // A key taken since node.create-many read it: the constraint names no line (the lines then run alone).
               if (isConstraintViolation(e)) throw new LineRefused('unattributed');
               throw e;
             }

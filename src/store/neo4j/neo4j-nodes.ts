@@ -319,12 +319,18 @@ export async function createNodes(
   }
   const customer = creates[0]?.node.customerId;
   const write = (line: number) => creates[line] as CreateWrite;
-  // The guards, then which keys are taken: sent at once, run in this order, one round trip.
+  // The guards, the creates and the history, sent at once, run in this order, one round trip: a line refused by what
+  // they answer rolls the transaction back, and what the creates did with it.
   const guarding = guardRun(q, creates, writeId, guards);
-  const taking = rows.length === 0 ? Promise.resolve([]) : q<{ line: number }>('node.keys-taken', { customer, keys: rows.map(({ ids: _ids, ...key }) => key) });
-  await together(guarding, taking);
+  const creating =
+    rows.length === 0 ? Promise.resolve([]) : q<{ line: number; taken: boolean; made: boolean }>('node.create-many', { customer, nodes: rows, write: writeId });
+  const now = new Date().toISOString();
+  // The key first, then the IDs in the order given, as a single create records them (and SQLite).
+  for (const { node, ids } of creates) entries.push(historyEntry(node, 'create', uniqueIds([node.key, ...ids]), [], now));
+  await together(guarding, creating, overLimit === undefined ? appendHistory?.() : undefined);
   const refused = firstRefusal((await guarding).refused, overLimit);
-  const taken = (await taking).map((row) => row.line).filter((line) => refused === undefined || line < refused.at);
+  const answered = await creating;
+  const taken = answered.filter((row) => row.taken && (refused === undefined || row.line < refused.at)).map((row) => row.line);
   if (taken.length > 0) {
     const at = Math.min(...taken);
     const { node } = write(at);
@@ -332,12 +338,7 @@ export async function createNodes(
   }
   // A line refused by its own checks is refused whatever the lines before it do: those run again without it.
   if (refused) return refused;
-  const creating = q<{ line: number }>('node.create-many', { customer, nodes: rows, write: writeId });
-  const now = new Date().toISOString();
-  // The key first, then the IDs in the order given, as a single create records them (and SQLite).
-  for (const { node, ids } of creates) entries.push(historyEntry(node, 'create', uniqueIds([node.key, ...ids]), [], now));
-  await together(creating, appendHistory?.());
-  const made = new Set((await creating).map((row) => row.line));
+  const made = new Set(answered.filter((row) => row.made).map((row) => row.line));
   // The domain checked each schema, but a concurrent removal may have happened since.
   const unmade = rows.find((row) => !made.has(row.line));
   if (unmade) return { at: unmade.line, error: new DomainError('schema_not_found', `Schema '${write(unmade.line).node.schemaId}' does not exist.`) };

@@ -40,7 +40,6 @@ export const STATEMENT_NAMES = [
   'token.last-write',
 
   'node.create',
-  'node.keys-taken',
   'node.create-many',
   'node.lock-many',
   'node.held-many',
