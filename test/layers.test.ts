@@ -1,6 +1,6 @@
 // House rules about what imports what, read from the sources: the domain
-// owns the store port (src/domain/store.ts) and imports neither a store nor the HTTP layer, and only
-// src/config.ts reads process.env.
+// owns the store port (src/domain/store.ts) and imports neither a store nor the HTTP layer, only
+// src/config.ts reads process.env, and only src/store/sqlite/driver.ts loads better-sqlite3.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -43,4 +43,22 @@ test('when a file of src/domain/ imports, then never from src/store/ or src/http
 test('when a file reads process.env, then it is src/config.ts', () => {
   const readers = files.filter((file) => /process\.env\b/.test(fs.readFileSync(path.join(SRC, file), 'utf8').replace(/^\s*\/\/.*$/gm, '')));
   expect(readers).toEqual(['config.ts']);
+});
+
+// better-sqlite3 12 aborts a Node 24 process when a statement or connection it made is freed with no Node environment
+// current (at a worker's exit); the driver module (src/store/sqlite/driver.ts) loads 13 on Node 22 and later, by the
+// package's name in a variable. A test that loaded 12 itself took a jest worker down on Node 24.
+test('when a file of src/, test/ or bench/ loads better-sqlite3 by name, then none does (types aside): all go through the driver module', () => {
+  const ROOT = path.join(__dirname, '..');
+  const all = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? all(path.join(dir, e.name)) : /\.(ts|js)$/.test(e.name) ? [path.join(dir, e.name)] : []));
+  const loads = (text: string) => /(?:^import (?!type\b)[^;]*from|require\(|import\()\s*'better-sqlite3(?:-napi)?'/m.test(text);
+  expect([loads("import Database from 'better-sqlite3';"), loads("import type Database from 'better-sqlite3';")]).toEqual([true, false]);
+  const loaders = ['src', 'test', 'bench']
+    .flatMap((dir) => all(path.join(ROOT, dir)))
+    .filter((file) => loads(fs.readFileSync(file, 'utf8')))
+    .map((file) => path.relative(ROOT, file));
+  expect(loaders).toEqual([]);
 });

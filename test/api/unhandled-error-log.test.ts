@@ -5,9 +5,9 @@
 // on SQLite a trigger whose error quotes it. Test-only Cypher and SQL, not statements of the stores.
 import path from 'node:path';
 import vm from 'node:vm';
-import Database from 'better-sqlite3';
 import type { Driver } from 'neo4j-driver';
 import { loggableError } from '../../src/http/middleware';
+import Database from '../../src/store/sqlite/driver';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { startApp, tempDir, type TestApp } from '../helpers/app';
 import { issueLabelledToken, nodePath, parsedLogs, uniqueCustomer } from '../helpers/builders-auth';
