@@ -1,10 +1,10 @@
 // params: customer, schema, keyType, keyId, whereType, whereValue, authenticated, unlinkedTypes, hiddenTypes, maxNodes, maxIds, answerBytes
 // The explorer's step ALL (docs/explorer.md), in one statement with what it is checked against, as graph.one.cypher
 // is for step ONE, which says what it answers. The nodes are those search.all.cypher reaches from the same origin
-// (the keyed node, or the Id vertex of a `where`), by the same traversal under the same bounds (its comment says why
-// this shape, and what holdersSchema is), each with its level: its distance from the origin in nodes (`hops` in
-// LINKED relationships: from a node, hops / 2; from an Id vertex, whose holders are 1 hop away, (hops - 1) / 2;
-// integer division gives both as hops / 2).
+// (the keyed node, or the Id vertex of a `where`), by the same traversal under the same bounds
+// (search.traverse-all.cypher says why this shape, and what holdersSchema is), each with its level: its distance
+// from the origin in nodes (`hops` in LINKED relationships: from a node, hops / 2; from an Id vertex, whose holders
+// are 1 hop away, (hops - 1) / 2; integer division gives both as hops / 2).
 //
 // Why two traversals. The first only counts: distinct end nodes, lazily, so the LIMIT stops it once the component
 // is proven too large. The distances come from a second traversal, run only within the bounds:
