@@ -160,7 +160,7 @@ export class Neo4jSchemas {
     return rowsByAsk(rows, asks.length).map(([row]) => row);
   }
 
-  /** What customer.policy.cypher answers (also the `policy` column of search.one.cypher and search.all.cypher), as the domain has it. */
+  /** What customer.policy.cypher answers (also the `policy` column of search.one, search.all, graph.one and graph.all), as the domain has it. */
   policyOf(customerId: string, row: PolicyRow | undefined): { schema: SchemaRecord | undefined; policy: CustomerPolicy } {
     const [settings] = row?.settings ?? [];
     const [rules] = row?.blocklist ?? [];

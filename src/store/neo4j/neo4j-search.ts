@@ -87,7 +87,8 @@ const STEP_STATEMENTS = { ONE: 'search.one', ALL: 'search.all' } as const satisf
 export class SharedSearches {
   /** Statements running, by statement: searches of step ALL, which may take long, never hold up those of step ONE. */
   private readonly running = new Map<StatementName, number>();
-  private readonly waiting = new Map<string, SharedSearch[]>();
+  /** Searches waiting, by statement and bounds (a queue's key), in arrival order; the Map keeps the queues' order. */
+  private readonly waiting = new Map<string, { statement: StatementName; maxNodes: number; maxIds: number; searches: SharedSearch[] }>();
 
   constructor(private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>) {}
 
@@ -126,8 +127,8 @@ export class SharedSearches {
       const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batch's own error, passed on as it was
       const settle: SharedSearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
-      const waiting = this.waiting.get(queue) ?? [];
-      waiting.push({ params, settle });
+      const waiting = this.waiting.get(queue) ?? { statement, ...bounds, searches: [] };
+      waiting.searches.push({ params, settle });
       this.waiting.set(queue, waiting);
       this.next();
     });
@@ -135,12 +136,11 @@ export class SharedSearches {
 
   /** Starts statements for the waiting queues, longest-waiting first, while a slot of their statement is free. */
   private next(): void {
-    for (const [queue, waiting] of this.waiting) {
-      const [statement, maxNodes, maxIds] = JSON.parse(queue) as [StatementName, number, number];
-      while (waiting.length > 0 && (this.running.get(statement) ?? 0) < this.slots(statement)) {
-        this.start(statement, maxNodes, maxIds, waiting.splice(0, SEARCHES_PER_STATEMENT));
+    for (const [queue, { statement, maxNodes, maxIds, searches }] of this.waiting) {
+      while (searches.length > 0 && (this.running.get(statement) ?? 0) < this.slots(statement)) {
+        this.start(statement, maxNodes, maxIds, searches.splice(0, SEARCHES_PER_STATEMENT));
       }
-      if (waiting.length === 0) this.waiting.delete(queue);
+      if (searches.length === 0) this.waiting.delete(queue);
     }
   }
 
@@ -152,7 +152,7 @@ export class SharedSearches {
   private slots(statement: StatementName): number {
     if (statement !== STEP_STATEMENTS.ALL) return SEARCH_STATEMENTS_AT_ONCE;
     const ones = STEP_STATEMENTS.ONE;
-    const onesActive = (this.running.get(ones) ?? 0) > 0 || [...this.waiting.keys()].some((queue) => (JSON.parse(queue) as [StatementName])[0] === ones);
+    const onesActive = (this.running.get(ones) ?? 0) > 0 || [...this.waiting.values()].some((waiting) => waiting.statement === ones);
     return onesActive ? 1 : SEARCH_STATEMENTS_AT_ONCE;
   }
 
@@ -275,9 +275,8 @@ export async function startNodes(q: Query, query: Pick<SearchQuery, 'customerId'
 
 /**
  * The parameters naming a search's start (search.start-by-key.cypher, search.one.cypher, search.all.cypher, and the
- * explorer's graph.one.cypher and graph.all.cypher): a keyed
- * node, with the where condition it must hold when given; or, without a key, the holders of the where ID (of its
- * schema, when it names one).
+ * explorer's graph.one.cypher and graph.all.cypher): a keyed node, with the where condition it must hold when given;
+ * or, without a key, the holders of the where ID (of its schema, when it names one).
  */
 export const startParams = (customer: string, key: SearchQuery['key'], where: SearchQuery['where']) => ({
   customer,
