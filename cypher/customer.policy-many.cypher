@@ -31,4 +31,5 @@ RETURN ask.index AS index,
            schemaId: schema.schemaId,
            idTypes: [(schema)-[declares:DECLARES]->(idType:IdType) | {type: idType.name, secure: idType.secure, links: coalesce(idType.links, true), maxHolders: idType.maxHolders, position: declares.position}]
          }
-       } AS schema
+       } AS schema,
+       EXISTS { (:Schema {customer: ask.customer}) } AS hasSchema

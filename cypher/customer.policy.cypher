@@ -3,7 +3,8 @@
 // declared secure and of those declared `links: false` (by any of its schemas), its settings and its blocklist
 // (each a vertex, absent until first put: the caller fills in the defaults). A node write also gives the schema it
 // writes to, read here as schema.get.cypher reads it, so that its checks wait for one statement; a null schemaId
-// (searches, the admin endpoints) matches no schema.
+// (searches, the admin endpoints) matches no schema. `hasSchema`: whether the customer has any schema, which a
+// bulk request is admitted on with the policy.
 RETURN COLLECT {
          MATCH (idType:IdType {customer: $customer})
          WHERE idType.secure AND EXISTS { (idType)<-[:DECLARES]-(:Schema) }
@@ -32,4 +33,5 @@ RETURN COLLECT {
            schemaId: schema.schemaId,
            idTypes: [(schema)-[declares:DECLARES]->(idType:IdType) | {type: idType.name, secure: idType.secure, links: coalesce(idType.links, true), maxHolders: idType.maxHolders, position: declares.position}]
          }
-       } AS schema
+       } AS schema,
+       EXISTS { (:Schema {customer: $customer}) } AS hasSchema

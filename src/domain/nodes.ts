@@ -98,10 +98,9 @@ export class NodeService {
    * 404 schema_not_found when the customer has no schema, so that no line could be applied (every node names one).
    */
   async admit(actor: Actor): Promise<void> {
-    const [policy, schemas] = await Promise.all([this.store.customerPolicy(actor.customerId), this.store.listSchemas(actor.customerId)]);
+    const { policy, hasSchema } = await this.store.customerAdmission(actor.customerId);
     requireTokenIfAsked(actor, policy);
-    if (schemas.length === 0)
-      throw new DomainError('schema_not_found', `Customer '${actor.customerId}' has no schema, so no line could be applied; declare one first.`);
+    if (!hasSchema) throw new DomainError('schema_not_found', `Customer '${actor.customerId}' has no schema, so no line could be applied; declare one first.`);
   }
 
   /**

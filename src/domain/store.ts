@@ -204,6 +204,8 @@ export interface Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
   /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
+  /** customerPolicy, and whether the customer has any schema, read together: what admits a bulk request before its lines. */
+  customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }>;
   /**
    * customerPolicy for `_eligible` and `_impression`, whose reads of the person's counts check it again: as for
    * schemaWithPolicy, a store may answer what it kept ('answer') or read afresh and keep that ('renew'), with a

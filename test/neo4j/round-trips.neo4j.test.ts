@@ -197,7 +197,7 @@ describe('round trips to Neo4j per call', () => {
           return ok('POST', `/v1/${C}/node/_bulk`, { headers: { 'content-type': 'application/x-ndjson' }, body: `${lines.join('\n')}\n` });
         },
       },
-      { statements: ['auto:customer.policy', 'auto:schema.list', 'schema.guard', 'node.create-many', 'history.append'], transactions: 1, roundTrips: 3 },
+      { statements: ['auto:customer.policy', 'schema.guard', 'node.create-many', 'history.append'], transactions: 1, roundTrips: 3 },
     ],
     [
       // As concurrent single inserts go together (write gathering): the guard, the locks, the read of what the nodes
@@ -210,7 +210,7 @@ describe('round trips to Neo4j per call', () => {
         },
       },
       {
-        statements: ['auto:customer.policy', 'auto:schema.list', 'schema.guard', 'node.lock-many', 'node.held-many', 'node.link-many', 'history.append'],
+        statements: ['auto:customer.policy', 'schema.guard', 'node.lock-many', 'node.held-many', 'node.link-many', 'history.append'],
         transactions: 1,
         roundTrips: 3,
       },
@@ -233,15 +233,7 @@ describe('round trips to Neo4j per call', () => {
         },
       },
       {
-        statements: [
-          'auto:customer.policy',
-          'auto:schema.list',
-          'auto:customer.policy',
-          'node.lock-many',
-          'node.ids-many',
-          'node.delete-many',
-          'history.append',
-        ],
+        statements: ['auto:customer.policy', 'auto:customer.policy', 'node.lock-many', 'node.ids-many', 'node.delete-many', 'history.append'],
         transactions: 1,
         roundTrips: 5,
       },

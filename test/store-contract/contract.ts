@@ -241,6 +241,19 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect([...listed].sort(bySchemaId)).toEqual([MEMBER, SHOP]);
       });
 
+      test("when a customer has a schema or none, then customerAdmission says so beside its policy, and another customer's schema counts for nothing", async () => {
+        const c = newCustomer();
+        const other = newCustomer();
+        await store().putSchema(other, MEMBER);
+        await store().putSettings(c, { requireToken: true, timezone: 'Europe/Paris' });
+        expect(await store().customerAdmission(c)).toEqual({ policy: await store().customerPolicy(c), hasSchema: false });
+        expect((await store().customerAdmission(c)).policy.settings.requireToken).toBe(true);
+        await store().putSchema(c, SHOP);
+        expect((await store().customerAdmission(c)).hasSchema).toBe(true);
+        await store().deleteSchema(c, 'shop');
+        expect((await store().customerAdmission(c)).hasSchema).toBe(false);
+      });
+
       test('when schemas declare secure types, then the secureTypes of customerPolicy are their union over the customer', async () => {
         const c = newCustomer();
         expect([...(await store().customerPolicy(c)).secureTypes]).toEqual([]);

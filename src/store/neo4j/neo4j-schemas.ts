@@ -44,6 +44,8 @@ export interface PolicyRow {
   /** The digest blocklist.put stored beside the rules (customer.policy.cypher reads it, the searches do not). */
   blocklistDigest?: Array<string | null>;
   schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
+  /** Whether the customer has any schema (customer.policy.cypher reads it; the searches do not). */
+  hasSchema?: boolean;
 }
 
 /** What a policy read names: the customer, and the schema to read with its policy (null: none). */

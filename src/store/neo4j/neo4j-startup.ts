@@ -280,6 +280,10 @@ export class ConnectingStore implements Store {
   customerPolicy(customerId: string): Promise<CustomerPolicy> {
     return this.use((s) => s.customerPolicy(customerId));
   }
+
+  customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }> {
+    return this.use((s) => s.customerAdmission(customerId));
+  }
   showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
     return this.use((s) => s.showingPolicy(customerId, kept));
   }

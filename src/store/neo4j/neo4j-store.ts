@@ -372,6 +372,12 @@ export class Neo4jStore implements Store {
     return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId: null })).policy;
   }
 
+  /** One statement, as customerPolicy: the policy read answers whether the customer has a schema too. */
+  async customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }> {
+    const row = await this.policies.get({ customerId, schemaId: null });
+    return { policy: this.schemas.policyOf(customerId, row).policy, hasSchema: row?.hasSchema ?? false };
+  }
+
   /** With 'answer', no statement while this process keeps what an earlier read answered (./kept-policies.ts). */
   async showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
     if (kept === 'answer') {

@@ -269,6 +269,10 @@ export class SqliteStore implements Store {
     return this.run(() => this.schemas.policy(customerId));
   }
 
+  customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }> {
+    return this.run(() => ({ policy: this.schemas.policy(customerId), hasSchema: this.schemas.list(customerId).length > 0 }));
+  }
+
   /** Always a fresh read, as schemaWithPolicy is. */
   showingPolicy(customerId: string): Promise<{ policy: CustomerPolicy }> {
     return this.run(() => ({ policy: this.schemas.policy(customerId) }));
