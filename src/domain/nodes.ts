@@ -88,9 +88,11 @@ export class NodeService {
   }
 
   async delete(actor: Actor, body: NodeRef & { where?: IdPair }): Promise<void> {
-    const w = await this.planDelete(actor, body, this.reads(actor, false));
-    if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
-    else await this.store.deleteNode(w.node);
+    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
+      const w = await this.planDelete(actor, body, reads);
+      if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
+      else await this.store.deleteNode(w.node);
+    });
   }
 
   /**
@@ -186,27 +188,27 @@ export class NodeService {
       '/body/ids',
     );
     const mentioned = ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], ADDS_IDS);
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], CHECKED_AGAIN);
     return { kind: 'create', node, ids } as const;
   }
 
   private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, reads: Reads) {
     rejectDuplicates(body.ids, body.ids, '/body/ids');
     const mentioned = body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], ADDS_IDS);
+    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], CHECKED_AGAIN);
     return { kind: 'insert', node, ids: body.ids } as const;
   }
 
   private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, reads: Reads) {
     const set = { id: body.set, path: '/body/set' };
-    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set], ADDS_IDS);
+    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set], CHECKED_AGAIN);
     refuseKey(body.key, body.where);
     return { kind: 'replace', node, where: body.where, set: body.set, upsert } as const;
   }
 
   /** Never refused by the blocklist: a delete only takes away, and is how a blocked value already held goes. */
   private async planDelete(actor: Actor, body: NodeRef & { where?: IdPair }, reads: Reads): Promise<NodeWrite> {
-    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], reads, []);
+    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], reads, [], CHECKED_AGAIN);
     if (!body.where) return { kind: 'deleteNode', node };
     refuseKey(body.key, body.where);
     return { kind: 'removeId', node, id: body.where };
@@ -224,12 +226,12 @@ export class NodeService {
    * The customer's token requirement is met, the schema exists, every type is declared by it, secure types are
    * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
    *
-   * A write that may add IDs (`addsIds`) takes its schema's guard in the store, which checks the policy again; it
-   * may be checked against what the store kept of the policy. A refusal is never answered from that: the checks run
+   * A write whose store transaction checks the policy again (`checkedAgain`: under its schema's guard for one that
+   * may add IDs, beside its first statements for a delete) may be checked against what the store kept of the policy. A refusal is never answered from that: the checks run
    * again against a fresh read (which the store keeps instead), and answer what it says.
    */
-  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, addsIds = false): Promise<NodeAddress> {
-    const read = await reads(ref.schema, addsIds ? 'answer' : undefined);
+  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, checkedAgain = false): Promise<NodeAddress> {
+    const read = await reads(ref.schema, checkedAgain ? 'answer' : undefined);
     try {
       return this.checkedAgainst(actor, ref, mentioned, blockable, read);
     } catch (e) {
@@ -275,8 +277,11 @@ export class NodeService {
 
 const keyOf = (ref: NodeRef) => ({ id: ref.key, path: '/body/key' });
 
-/** checked()'s last argument for a create, insert or replacement: the writes that take their schema's guard. */
-const ADDS_IDS = true;
+/**
+ * checked()'s last argument for a create, insert, replacement or delete: the writes whose store transaction checks
+ * the policy again (under the schema's guard for those that may add IDs).
+ */
+const CHECKED_AGAIN = true;
 
 function usesSecureType(schema: SchemaRecord, ids: IdPair[]): boolean {
   const secure = new Set(schema.idTypes.filter((t) => t.secure).map((t) => t.type));

@@ -27,7 +27,7 @@ import {
   type WriteAudit,
 } from './model';
 
-/** How a write that may add IDs reads its policy (Store.schemaWithPolicy): what the store kept, or afresh to keep. */
+/** How a node write (not a rekey) reads its policy (Store.schemaWithPolicy): what the store kept, or afresh to keep. */
 export type KeptPolicyUse = 'answer' | 'renew';
 
 /** What a node write is checked against (Store.schemaWithPolicy). */
@@ -214,7 +214,7 @@ export interface Store {
   showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }>;
   /**
    * A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against.
-   * For a write that may add IDs, a store may keep what it read: with `kept: 'answer'` it may answer what it kept
+   * For a node write but a rekey, a store may keep what it read: with `kept: 'answer'` it may answer what it kept
    * of an earlier read, and with `kept: 'renew'` it reads afresh and keeps that. Such an answer carries a `mark`,
    * which a write checked against it carries too (NodeAddress.policyMark), for the store to refuse it should the
    * policy have changed meanwhile.
@@ -250,9 +250,12 @@ export interface Store {
    * holder_limit_reached as a write adding newId would.
    */
   rekey(node: NodeAddress, newId: string): Promise<void>;
-  /** node_not_found; removing an ID that is not held changes nothing. */
+  /**
+   * node_not_found; removing an ID that is not held changes nothing. schema_changed when the write was checked
+   * against a kept policy (NodeAddress.policyMark) that has changed since, or a schema that has, as deleteNode.
+   */
   removeId(node: NodeAddress, id: IdPair): Promise<void>;
-  /** node_not_found. */
+  /** node_not_found; schema_changed when the write was checked against a kept policy that has changed since. */
   deleteNode(node: NodeAddress): Promise<void>;
   /**
    * Applies the writes in order, each atomically on its own, with the same outcomes as the single methods:

@@ -1225,6 +1225,36 @@ describe('Neo4j store, with a fake driver', () => {
         expect(fake.named('customer.policy')).toHaveLength(2);
       });
 
+      test('when a delete or an ID removal is checked against a kept policy, then its transaction reads the policy beside its lock; changed, the next attempt reads afresh and goes through', async () => {
+        let current = rules;
+        const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
+        const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
+        const nodes = new NodeService(fake.store, { nodeMaxIds: 100 });
+        const actor = { customerId: 'acme', authenticated: false };
+        const m1 = { schema: 'member', key: { type: 'member_id', id: 'm1' } };
+        await nodes.create(actor, m1);
+        expect(fake.named('customer.policy')).toHaveLength(1);
+        const before = fake.names().length;
+        await nodes.delete(actor, m1);
+        // No read before the transaction: the kept policy's, sent first with the lock and the read of the IDs.
+        expect(fake.names().slice(before, before + 3)).toEqual(['customer.policy', 'node.lock', 'node.ids']);
+        expect(fake.named('customer.policy')).toHaveLength(2);
+        expect(fake.named('node.delete')).toHaveLength(1);
+
+        current = JSON.stringify([{ type: 'device', values: ['d8'] }]);
+        const [reads, locks] = [fake.named('customer.policy').length, fake.named('node.lock').length];
+        await nodes.delete(actor, m1);
+        // Refused in its transaction (before node.delete), read afresh outside one, then checked again in the next.
+        expect(fake.named('customer.policy')).toHaveLength(reads + 3);
+        expect(fake.named('node.lock')).toHaveLength(locks + 2);
+        expect(fake.named('node.delete')).toHaveLength(2);
+
+        // An ID removal, checked against the policy kept by that fresh read: its read beside its lock, as a delete's.
+        const removing = fake.names().length;
+        await nodes.delete(actor, { ...m1, where: { type: 'member_id', id: 'm9' } });
+        expect(fake.names().slice(removing)).toEqual(['customer.policy', 'node.lock', 'node.held-among']);
+      });
+
       test('when the rules read are not the ones their digest names, or the schema is absent, then nothing is kept', async () => {
         for (const row of [policyRow('another digest'), policyRow(null), { ...policyRow(blocklistDigest(rules)), schema: [] }]) {
           const fake = fakeStore((name) => (name === 'customer.policy' ? [row] : undefined));

@@ -199,6 +199,14 @@ describe('two service processes on one Neo4j', () => {
 
     // A token required since, and then no longer.
     expect((await call(one.base, 'PUT', '/v1/kept/settings', { token: ADMIN_TOKEN, body: { require_token: true } })).status).toBe(200);
+    // A delete first: checked against the policy the process kept (no token required), read again in its transaction.
+    const remove = (token?: string) =>
+      call(two.base, 'POST', '/v1/kept/node/_delete', {
+        ...(token ? { token } : {}),
+        body: { schema: 'member', key: { type: 'member_id', id: 'm-1' }, where: { type: 'device', id: 'phone-0' } },
+      });
+    expect(await remove()).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
+    expect((await remove(ADMIN_TOKEN)).status).toBe(204);
     expect(await insert('phone-4')).toMatchObject({ status: 401, json: { code: 'authentication_required' } });
     expect((await insert('phone-4', ADMIN_TOKEN)).status).toBe(201);
     expect((await call(one.base, 'PUT', '/v1/kept/settings', { token: ADMIN_TOKEN, body: { require_token: false } })).status).toBe(200);

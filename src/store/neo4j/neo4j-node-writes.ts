@@ -135,7 +135,7 @@ function applyRun(
     case 'removeId':
       return changeNodes(q, run as ChangeWrite[], writeId, guards, entries, appendHistory);
     default:
-      return deleteNodes(q, run as DeleteWrite[], writeId, entries, appendHistory);
+      return deleteNodes(q, run as DeleteWrite[], writeId, guards, entries, appendHistory);
   }
 }
 

@@ -50,10 +50,11 @@ export async function lockAndRead<R extends { node: string }>(
   node: NodeAddress,
   writeId: string,
   read: () => Promise<R[]>,
+  before: Promise<unknown> = Promise.resolve(),
 ): Promise<{ target: string; row: R }> {
   const locked = q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
   const reading = read();
-  await together(locked, reading);
+  await together(before, locked, reading);
   const [[lock], [row]] = [await locked, await reading];
   if (!lock || row?.node !== lock.node) throw nodeNotFound(node);
   return { target: lock.node, row };
@@ -205,8 +206,8 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'removeId':
       return {
         work: async (q, writeId, guards, entries, alone) => {
-          // An ID removal adds none: no guard.
-          const guarded = w.kind === 'replace' ? guards.refuseIfSchemaChanged(q, w.node, writeId) : undefined;
+          // An ID removal adds none: no guard, but a read of the policy it was checked against, when that was a kept one.
+          const guarded = w.kind === 'replace' ? guards.refuseIfSchemaChanged(q, w.node, writeId) : guards.refuseIfPolicyChanged(q, w.node);
           const { target, holds, separated } = await lockHolding(q, w.node, writeId, namedIds(w), guarded);
           const change = changeOf(w, holds);
           if (change.link) await refuseIfOverHolderLimit(q, w.node, [change.link], writeId);
@@ -225,8 +226,14 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
       };
     case 'deleteNode':
       return {
-        work: async (q, writeId, _guards, entries, alone) => {
-          const { target, row } = await lockAndRead(q, w.node, writeId, () => q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node)));
+        work: async (q, writeId, guards, entries, alone) => {
+          const { target, row } = await lockAndRead(
+            q,
+            w.node,
+            writeId,
+            () => q<{ node: string; ids: IdPair[] }>('node.ids', keyParams(w.node)),
+            guards.refuseIfPolicyChanged(q, w.node),
+          );
           await finish(q, writeId, entries, alone, entry([], [...row.ids].sort(byTypeThenId)), q('node.delete', { node: target }));
         },
       };
@@ -271,12 +278,15 @@ export type RunRefusal = { at: number; error: DomainError };
 export type AppendHistory = () => Promise<void>;
 
 /**
- * The schema guards of each line of a run that may add IDs (all, unless `adds` says otherwise), in order: the
- * lines before the first line refused, and that refusal.
+ * The schema guards of each line of a run that may add IDs (all, unless `adds` says otherwise), and the read of the
+ * kept policy the others were checked against (SchemaGuards.refuseIfPolicyChanged), in order: the lines before the
+ * first line refused, and that refusal.
  */
 async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly W[], writeId: string, guards: SchemaGuards, adds = (_w: W) => true) {
   // Every line's guard asked at once (a schema's statement sent once, in line order): one round trip for all.
-  const checks = await Promise.allSettled(run.map((w) => (adds(w) ? guards.refuseIfSchemaChanged(q, w.node, writeId) : Promise.resolve())));
+  const checks = await Promise.allSettled(
+    run.map((w) => (adds(w) ? guards.refuseIfSchemaChanged(q, w.node, writeId) : guards.refuseIfPolicyChanged(q, w.node))),
+  );
   const passed: W[] = [];
   for (const [at, w] of run.entries()) {
     const check = checks[at] as PromiseSettledResult<void>;
@@ -574,7 +584,8 @@ export async function changeNodes(
 
 /**
  * Consecutive deletes of one customer's bulk batch (their keys distinct): lock the nodes (node.lock-many) and read
- * again what each holds (node.ids-many) in one round trip, then delete them (node.delete-many), with `appendHistory`
+ * again what each holds (node.ids-many) in one round trip, with the read of the policy each was checked against when
+ * that was a kept one (SchemaGuards.refuseIfPolicyChanged), then delete them (node.delete-many), with `appendHistory`
  * when given. A node missing, or moved by a rekey while its lock was awaited, refuses its line (node_not_found), the
  * first such in line order.
  */
@@ -582,13 +593,17 @@ export async function deleteNodes(
   q: Query,
   deletes: readonly DeleteWrite[],
   writeId: string,
+  guards: SchemaGuards,
   entries: HistoryEntry[],
   appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
   const ids = (keys: LineKey[]) => q<{ line: number; node: string; ids: IdPair[] }>('node.ids-many', { customer: deletes[0]?.node.customerId, rows: keys });
-  const held = await lockAndReadMany(q, deletes, writeId, ids);
-  const missing = deletes.findIndex((_, line) => !held.has(line));
+  const guarding = guardRun(q, deletes, writeId, guards, () => false);
+  const held = await lockAndReadMany(q, deletes, writeId, ids, guarding);
+  const { passed, refused } = await guarding;
+  const missing = passed.findIndex((_, line) => !held.has(line));
   if (missing >= 0) return { at: missing, error: nodeNotFound((deletes[missing] as DeleteWrite).node) };
+  if (refused) return refused;
   const now = new Date().toISOString();
   for (const [line, { node }] of deletes.entries()) entries.push(historyEntry(node, 'delete', [], [...(held.get(line)?.ids ?? [])].sort(byTypeThenId), now));
   await together(q('node.delete-many', { nodes: [...held.values()].map((row) => row.node) }), appendHistory?.());

@@ -1,9 +1,10 @@
 // The schema guards one transaction of the Neo4j store holds (cypher/schema.guard.cypher): how a node write and a
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
-import { declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
+import { canonicalDeclaration, declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
 import { policyChanged, schemaChanged } from '../../domain/store';
 import { policyMark } from './kept-policies';
+import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';
 
 /** What schema.guard.cypher reads under the guard: the schema's declarations, and the policy's mark (./kept-policies.ts). */
@@ -30,6 +31,8 @@ export class SchemaGuards {
    * moment its statement is sent: the writes of a batch ask at once, and the guard is taken once.
    */
   private readonly guarded = new Map<string, Promise<Guarded | undefined>>();
+  /** What each schema declares and its policy's mark, read without a guard (refuseIfPolicyChanged), once a transaction. */
+  private readonly unguarded = new Map<string, Promise<Guarded | undefined>>();
 
   /**
    * Takes the node's schema's guard and refuses the write (schema_changed) unless the schema still declares the
@@ -49,8 +52,33 @@ export class SchemaGuards {
       }).then(([row]) => row && { declared: row.declared, mark: policyMark(row.requireToken[0], row.blocklistDigest[0]) });
       this.guarded.set(key, reading);
     }
-    const guarded = await reading;
-    if (guarded === undefined || !declaresAsExpected(guarded.declared, node.expectedTypes)) throw schemaChanged(node.schemaId);
-    if (node.policyMark !== undefined && node.policyMark !== guarded.mark) throw policyChanged();
+    refuseUnlessAsChecked(node, await reading);
   }
+
+  /**
+   * For a write that takes no guard (a delete, an ID removal) checked against a kept policy (NodeAddress.policyMark):
+   * refuses it (schema_changed) unless the schema still declares the types it was checked against and the policy is
+   * still that one, read in its transaction (customer.policy.cypher) with no lock, sent beside its first statements.
+   * Nothing to do for a write checked against a fresh read.
+   */
+  async refuseIfPolicyChanged(q: Query, node: NodeAddress): Promise<void> {
+    if (node.expectedTypes === undefined || node.policyMark === undefined) return;
+    const key = JSON.stringify([node.customerId, node.schemaId]);
+    let reading = this.unguarded.get(key);
+    if (!reading) {
+      reading = q<PolicyRow>('customer.policy', { customer: node.customerId, schemaId: node.schemaId }).then(([row]) => {
+        const [schema] = row?.schema ?? [];
+        const declared = schema?.idTypes.map((t) => canonicalDeclaration({ ...t, maxHolders: t.maxHolders ?? undefined }));
+        return declared && { declared, mark: policyMark(row?.settings[0]?.requireToken, row?.blocklistDigest?.[0]) };
+      });
+      this.unguarded.set(key, reading);
+    }
+    refuseUnlessAsChecked(node, await reading);
+  }
+}
+
+/** schema_changed unless `read` declares the types `node` was checked against and, if it was a kept one, has its policy's mark. */
+function refuseUnlessAsChecked(node: NodeAddress, read: Guarded | undefined): void {
+  if (read === undefined || !declaresAsExpected(read.declared, node.expectedTypes ?? [])) throw schemaChanged(node.schemaId);
+  if (node.policyMark !== undefined && node.policyMark !== read.mark) throw policyChanged();
 }
