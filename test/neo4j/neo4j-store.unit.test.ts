@@ -1182,11 +1182,16 @@ describe('Neo4j store, with a fake driver', () => {
         { declared: [{ type: 'member_id', secure: false, links: true, maxHolders: null }], requireToken: [false], blocklistDigest: [digest] },
       ];
       const expected = [{ type: 'member_id', secure: false }];
-
-      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed; the store answers what it kept until a read renews it", async () => {
+      /** A fake store whose policy reads and guards answer the blocklist `rules` until `block` puts others. */
+      const storeWithRules = () => {
         let current = rules;
         const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
         const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
+        return { fake, block: (text: string) => (current = text) };
+      };
+
+      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed; the store answers what it kept until a read renews it", async () => {
+        const { fake, block } = storeWithRules();
         const first = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
         expect(first.mark).toEqual(expect.any(String));
         expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
@@ -1195,7 +1200,7 @@ describe('Neo4j store, with a fake driver', () => {
         expect((await fake.store.schemaWithPolicy('acme', 'member')).mark).toBeUndefined();
 
         await fake.store.createNode({ ...member('m1'), expectedTypes: expected, policyMark: first.mark }, []);
-        current = '[]';
+        block('[]');
         await expect(fake.store.createNode({ ...member('m2'), expectedTypes: expected, policyMark: first.mark }, [])).rejects.toMatchObject({
           code: 'schema_changed',
         });
@@ -1207,13 +1212,11 @@ describe('Neo4j store, with a fake driver', () => {
       });
 
       test('when a node write checked against a kept policy is refused because the blocklist changed, then its next attempt reads afresh and it goes through', async () => {
-        let current = rules;
-        const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
-        const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
+        const { fake, block } = storeWithRules();
         const nodes = new NodeService(fake.store, { nodeMaxIds: 100 });
         const actor = { customerId: 'acme', authenticated: true };
         await nodes.create(actor, { schema: 'member', key: { type: 'member_id', id: 'm1' } });
-        current = JSON.stringify([{ type: 'device', values: ['d8'] }]);
+        block(JSON.stringify([{ type: 'device', values: ['d8'] }]));
         await nodes.create(actor, { schema: 'member', key: { type: 'member_id', id: 'm2' } });
         // m1 read and kept the policy; m2 was checked against it and refused by its guard (its node.create, sent
         // with the guard, rolled back), then read the policy afresh and went.
@@ -1226,9 +1229,7 @@ describe('Neo4j store, with a fake driver', () => {
       });
 
       test('when a delete or an ID removal is checked against a kept policy, then its transaction reads the policy beside its lock; changed, the next attempt reads afresh and goes through', async () => {
-        let current = rules;
-        const row = () => ({ ...policyRow(blocklistDigest(current)), blocklist: [current] });
-        const fake = fakeStore((name) => (name === 'customer.policy' ? [row()] : name === 'schema.guard' ? guardRow(blocklistDigest(current)) : undefined));
+        const { fake, block } = storeWithRules();
         const nodes = new NodeService(fake.store, { nodeMaxIds: 100 });
         const actor = { customerId: 'acme', authenticated: false };
         const m1 = { schema: 'member', key: { type: 'member_id', id: 'm1' } };
@@ -1241,7 +1242,7 @@ describe('Neo4j store, with a fake driver', () => {
         expect(fake.named('customer.policy')).toHaveLength(2);
         expect(fake.named('node.delete')).toHaveLength(1);
 
-        current = JSON.stringify([{ type: 'device', values: ['d8'] }]);
+        block(JSON.stringify([{ type: 'device', values: ['d8'] }]));
         const [reads, locks] = [fake.named('customer.policy').length, fake.named('node.lock').length];
         await nodes.delete(actor, m1);
         // Refused in its transaction (before node.delete), read afresh outside one, then checked again in the next.
