@@ -227,8 +227,9 @@ export class NodeService {
    * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
    *
    * A write whose store transaction checks the policy again (`checkedAgain`: under its schema's guard for one that
-   * may add IDs, beside its first statements for a delete) may be checked against what the store kept of the policy. A refusal is never answered from that: the checks run
-   * again against a fresh read (which the store keeps instead), and answer what it says.
+   * may add IDs, beside its first statements for a delete) may be checked against what the store kept of the policy.
+   * A refusal is never answered from that: the checks run again against a fresh read (which the store keeps
+   * instead), and answer what it says.
    */
   private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, checkedAgain = false): Promise<NodeAddress> {
     const read = await reads(ref.schema, checkedAgain ? 'answer' : undefined);

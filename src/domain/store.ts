@@ -204,7 +204,7 @@ export interface Store {
   deleteSchema(customerId: string, schemaId: string): Promise<void>;
   /** What every search and node write of the customer is checked against: settings, blocked values, type options. */
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
-  /** customerPolicy, and whether the customer has any schema, read together: what admits a bulk request before its lines. */
+  /** customerPolicy and whether the customer has any schema, read together: what a bulk request is admitted on. */
   customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }>;
   /**
    * customerPolicy for `_eligible` and `_impression`, whose reads of the person's counts check it again: as for
@@ -252,10 +252,10 @@ export interface Store {
   rekey(node: NodeAddress, newId: string): Promise<void>;
   /**
    * node_not_found; removing an ID that is not held changes nothing. schema_changed when the write was checked
-   * against a kept policy (NodeAddress.policyMark) that has changed since, or a schema that has, as deleteNode.
+   * against a kept policy (NodeAddress.policyMark) and the policy or the schema has changed since.
    */
   removeId(node: NodeAddress, id: IdPair): Promise<void>;
-  /** node_not_found; schema_changed when the write was checked against a kept policy that has changed since. */
+  /** node_not_found; schema_changed as for removeId. */
   deleteNode(node: NodeAddress): Promise<void>;
   /**
    * Applies the writes in order, each atomically on its own, with the same outcomes as the single methods:

@@ -206,7 +206,7 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
     case 'removeId':
       return {
         work: async (q, writeId, guards, entries, alone) => {
-          // An ID removal adds none: no guard, but a read of the policy it was checked against, when that was a kept one.
+          // An ID removal adds none: no guard, but a read of the kept policy it was checked against, if it was.
           const guarded = w.kind === 'replace' ? guards.refuseIfSchemaChanged(q, w.node, writeId) : guards.refuseIfPolicyChanged(q, w.node);
           const { target, holds, separated } = await lockHolding(q, w.node, writeId, namedIds(w), guarded);
           const change = changeOf(w, holds);

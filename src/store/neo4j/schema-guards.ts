@@ -31,7 +31,7 @@ export class SchemaGuards {
    * moment its statement is sent: the writes of a batch ask at once, and the guard is taken once.
    */
   private readonly guarded = new Map<string, Promise<Guarded | undefined>>();
-  /** What each schema declares and its policy's mark, read without a guard (refuseIfPolicyChanged), once a transaction. */
+  /** Each schema's declarations and policy mark, read with no guard (refuseIfPolicyChanged), once a transaction. */
   private readonly unguarded = new Map<string, Promise<Guarded | undefined>>();
 
   /**
@@ -77,7 +77,7 @@ export class SchemaGuards {
   }
 }
 
-/** schema_changed unless `read` declares the types `node` was checked against and, if it was a kept one, has its policy's mark. */
+/** schema_changed unless `read` declares the types `node` was checked against and has the mark of its kept policy. */
 function refuseUnlessAsChecked(node: NodeAddress, read: Guarded | undefined): void {
   if (read === undefined || !declaresAsExpected(read.declared, node.expectedTypes ?? [])) throw schemaChanged(node.schemaId);
   if (node.policyMark !== undefined && node.policyMark !== read.mark) throw policyChanged();
