@@ -6,12 +6,12 @@ import path from 'node:path';
 
 const SRC = path.join(__dirname, '..', 'src');
 
-/** Every .ts file under `dir`, as paths relative to src/. */
-function sources(dir: string): string[] {
+/** Every file under `dir` whose name matches `names` (.ts files by default), as paths relative to `from` (src/). */
+function sources(dir: string, from = SRC, names = /\.ts$/): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sources(full);
-    return entry.name.endsWith('.ts') ? [path.relative(SRC, full)] : [];
+    if (entry.isDirectory()) return sources(full, from, names);
+    return names.test(entry.name) ? [path.relative(from, full)] : [];
   });
 }
 
@@ -50,15 +50,10 @@ test('when a file reads process.env, then it is src/config.ts', () => {
 // package's name in a variable. A test that loaded 12 itself took a jest worker down on Node 24.
 test('when a file of src/, test/ or bench/ loads better-sqlite3 by name, then none does (types aside): all go through the driver module', () => {
   const ROOT = path.join(__dirname, '..');
-  const all = (dir: string): string[] =>
-    fs
-      .readdirSync(dir, { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? all(path.join(dir, e.name)) : /\.(ts|js)$/.test(e.name) ? [path.join(dir, e.name)] : []));
   const loads = (text: string) => /(?:^import (?!type\b)[^;]*from|require\(|import\()\s*'better-sqlite3(?:-napi)?'/m.test(text);
   expect([loads("import Database from 'better-sqlite3';"), loads("import type Database from 'better-sqlite3';")]).toEqual([true, false]);
   const loaders = ['src', 'test', 'bench']
-    .flatMap((dir) => all(path.join(ROOT, dir)))
-    .filter((file) => loads(fs.readFileSync(file, 'utf8')))
-    .map((file) => path.relative(ROOT, file));
+    .flatMap((dir) => sources(path.join(ROOT, dir), ROOT, /\.(ts|js)$/))
+    .filter((file) => loads(fs.readFileSync(path.join(ROOT, file), 'utf8')));
   expect(loaders).toEqual([]);
 });
