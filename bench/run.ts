@@ -393,6 +393,11 @@ async function main(): Promise<void> {
     },
     // The explorer's drawing of a person: every node of the component, with every ID each holds.
     { name: 'graph (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_graph`, headers: admin, body: graphBodies(small) } },
+    // The nodes `why` starts from, one step each: what a search costs where `why` searches.
+    {
+      name: 'search ONE (1,000+ node component)',
+      spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(cycle(graph.bigKeys), 'ONE') },
+    },
     // Two nodes of one 1,000+ node component, far apart in the order they were written: the chain between them.
     { name: 'why (1,000+ node component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_why`, headers: admin, body: whyBodies(graph.bigKeys) } },
     {
