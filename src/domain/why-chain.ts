@@ -9,30 +9,38 @@ import type { IdPair } from './model';
 import { tooManyIdsToRead } from './store';
 import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
 
-/** A vertex as its store names it: a node's name starts with 'n', an ID's with 'i'. */
-export type WhyVertex = string;
+/**
+ * A vertex as its store names it, a number or a string, each node's and each ID's different. A search starts from
+ * nodes and steps between nodes and IDs, so a vertex an even number of steps from its side's start is a node.
+ */
+export type WhyVertex = string | number;
 
 /** What the search reads from its store. */
-export interface WhyGraph {
+export interface WhyGraph<V extends WhyVertex = WhyVertex> {
   /** The IDs each node holds: [node, id, id type]. */
-  idsOfNodes(nodes: WhyVertex[]): Array<[WhyVertex, WhyVertex, string]>;
+  idsOfNodes(nodes: V[]): Array<[V, V, string]>;
   /** The holders of each ID: [id, node]. */
-  nodesOfIds(ids: WhyVertex[]): Array<[WhyVertex, WhyVertex]>;
+  nodesOfIds(ids: V[]): Array<[V, V]>;
   /** The values of IDs and the keys of nodes. */
-  labels(nodes: WhyVertex[], ids: WhyVertex[]): { nodes: Array<[WhyVertex, ChainNode]>; ids: Array<[WhyVertex, IdPair]> };
+  labels(nodes: V[], ids: V[]): { nodes: Array<[V, ChainNode]>; ids: Array<[V, IdPair]> };
 }
 
-export type AsyncWhyGraph = { [K in keyof WhyGraph]: (...args: Parameters<WhyGraph[K]>) => Promise<ReturnType<WhyGraph[K]>> };
+export type AsyncWhyGraph<V extends WhyVertex = WhyVertex> = {
+  [K in keyof WhyGraph<V>]: (...args: Parameters<WhyGraph<V>[K]>) => Promise<ReturnType<WhyGraph<V>[K]>>;
+};
 
-type Read = { [K in keyof WhyGraph]: { read: K; args: Parameters<WhyGraph[K]> } }[keyof WhyGraph];
-type Search = Generator<Read, Chain | undefined, unknown>;
+type Read<V extends WhyVertex> = { [K in keyof WhyGraph<V>]: { read: K; args: Parameters<WhyGraph<V>[K]> } }[keyof WhyGraph<V>];
+type Search<V extends WhyVertex> = Generator<Read<V>, Chain | undefined, unknown>;
 
-function* read<K extends keyof WhyGraph>(name: K, ...args: Parameters<WhyGraph[K]>): Generator<Read, ReturnType<WhyGraph[K]>, unknown> {
-  return (yield { read: name, args } as Read) as ReturnType<WhyGraph[K]>;
+function* read<V extends WhyVertex, K extends keyof WhyGraph<V>>(
+  name: K,
+  ...args: Parameters<WhyGraph<V>[K]>
+): Generator<Read<V>, ReturnType<WhyGraph<V>[K]>, unknown> {
+  return (yield { read: name, args } as Read<V>) as ReturnType<WhyGraph<V>[K]>;
 }
 
 /** The search driven by a store that reads synchronously. */
-export function runWhySearch(graph: WhyGraph, from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Chain | undefined {
+export function runWhySearch<V extends WhyVertex>(graph: WhyGraph<V>, from: V[], to: V[], query: WhyQuery): Chain | undefined {
   const search = whySearch(from, to, query);
   let step = search.next();
   while (!step.done) step = search.next(answer(graph, step.value));
@@ -40,14 +48,14 @@ export function runWhySearch(graph: WhyGraph, from: WhyVertex[], to: WhyVertex[]
 }
 
 /** The search driven by a store that reads asynchronously. */
-export async function runWhySearchAsync(graph: AsyncWhyGraph, from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Promise<Chain | undefined> {
+export async function runWhySearchAsync<V extends WhyVertex>(graph: AsyncWhyGraph<V>, from: V[], to: V[], query: WhyQuery): Promise<Chain | undefined> {
   const search = whySearch(from, to, query);
   let step = search.next();
   while (!step.done) step = search.next(await answer(graph, step.value));
   return step.value;
 }
 
-function answer<G extends WhyGraph | AsyncWhyGraph>(graph: G, r: Read): unknown {
+function answer<V extends WhyVertex>(graph: WhyGraph<V> | AsyncWhyGraph<V>, r: Read<V>): unknown {
   switch (r.read) {
     case 'idsOfNodes':
       return graph.idsOfNodes(...r.args);
@@ -58,9 +66,9 @@ function answer<G extends WhyGraph | AsyncWhyGraph>(graph: G, r: Read): unknown 
   }
 }
 
-interface Side {
-  dist: Map<WhyVertex, number>;
-  frontier: WhyVertex[];
+interface Side<V> {
+  dist: Map<V, number>;
+  frontier: V[];
   level: number;
 }
 
@@ -68,23 +76,22 @@ interface Side {
  * From the start nodes of both sides (each at least one): the smallest shortest chain within WHY_SEARCH_HOPS, or
  * undefined. Past query.maxNodes nodes or query.maxIds IDs read, component_too_large.
  */
-function* whySearch(from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Search {
+function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): Search<V> {
   const tooManyNodes = () => new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
-  const sides = [from, to].map((vertices): Side => ({ dist: new Map(vertices.map((v) => [v, 0])), frontier: vertices, level: 0 }));
-  const [forward, backward] = sides as [Side, Side];
-  const adjacent = new Map<WhyVertex, Set<WhyVertex>>();
-  const link = (a: WhyVertex, b: WhyVertex) => {
-    for (const [x, y] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      const set = adjacent.get(x) ?? new Set<WhyVertex>();
-      set.add(y);
-      adjacent.set(x, set);
-    }
+  const sides = [from, to].map((vertices): Side<V> => ({ dist: new Map(vertices.map((v) => [v, 0])), frontier: vertices, level: 0 }));
+  const [forward, backward] = sides as [Side<V>, Side<V>];
+  const adjacent = new Map<V, Set<V>>();
+  const linkOne = (x: V, y: V) => {
+    const set = adjacent.get(x);
+    if (set) set.add(y);
+    else adjacent.set(x, new Set([y]));
+  };
+  const link = (a: V, b: V) => {
+    linkOne(a, b);
+    linkOne(b, a);
   };
   const nodesSeen = new Set([...from, ...to]);
-  const idsSeen = new Set<WhyVertex>();
+  const idsSeen = new Set<V>();
   if (nodesSeen.size > query.maxNodes) throw tooManyNodes();
   const unlinked = new Set(query.unlinkedTypes);
 
@@ -93,14 +100,14 @@ function* whySearch(from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Search
     if (forward.frontier.length === 0 || backward.frontier.length === 0) break;
     const side = forward.frontier.length <= backward.frontier.length ? forward : backward;
     const other = side === forward ? backward : forward;
-    const next: WhyVertex[] = [];
-    const reach = (a: WhyVertex, b: WhyVertex) => {
+    const next: V[] = [];
+    const reach = (a: V, b: V) => {
       link(a, b);
       if (side.dist.has(b)) return;
       side.dist.set(b, side.level + 1);
       next.push(b);
     };
-    if ((side.frontier[0] as WhyVertex).startsWith('n')) {
+    if (side.level % 2 === 0) {
       for (const [node, id, type] of yield* read('idsOfNodes', side.frontier)) {
         if (unlinked.has(type)) continue;
         idsSeen.add(id);
@@ -125,12 +132,9 @@ function* whySearch(from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Search
   }
   if (distance < 0) return undefined;
   const on = onShortestChains(distance, forward.dist, backward.dist, adjacent);
-  const vertices = [...new Set(on.flatMap((set) => [...set]))];
-  const labels = yield* read(
-    'labels',
-    vertices.filter((v) => v.startsWith('n')),
-    vertices.filter((v) => v.startsWith('i')),
-  );
+  // Position i of a chain is i steps from its `from` end: nodes at even positions, IDs at odd ones.
+  const at = (parity: number) => [...new Set(on.filter((_, i) => i % 2 === parity).flatMap((set) => [...set]))];
+  const labels = yield* read<V, 'labels'>('labels', at(0), at(1));
   return smallestChain(on, adjacent, new Map(labels.nodes), new Map(labels.ids));
 }
 
@@ -138,13 +142,8 @@ function* whySearch(from: WhyVertex[], to: WhyVertex[], query: WhyQuery): Search
  * The vertices on a shortest chain of `distance` steps at each position (position i: i from the `from` side and
  * distance - i from the `to` side), found back from where the two searches met.
  */
-function onShortestChains(
-  distance: number,
-  fromDist: Map<WhyVertex, number>,
-  toDist: Map<WhyVertex, number>,
-  adjacent: Map<WhyVertex, Set<WhyVertex>>,
-): Array<Set<WhyVertex>> {
-  const on: Array<Set<WhyVertex>> = Array.from({ length: distance + 1 }, () => new Set<WhyVertex>());
+function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist: Map<V, number>, adjacent: Map<V, Set<V>>): Array<Set<V>> {
+  const on: Array<Set<V>> = Array.from({ length: distance + 1 }, () => new Set<V>());
   // Where the two searches met: vertices both reached, on a shortest chain.
   for (const [v, a] of fromDist) {
     const b = toDist.get(v);
@@ -152,11 +151,11 @@ function onShortestChains(
   }
   const met = on.findIndex((set) => set.size > 0);
   for (let i = met; i > 0; i--) {
-    for (const v of on[i] as Set<WhyVertex>) for (const u of adjacent.get(v) ?? []) if (fromDist.get(u) === i - 1) on[i - 1]?.add(u);
+    for (const v of on[i] as Set<V>) for (const u of adjacent.get(v) ?? []) if (fromDist.get(u) === i - 1) on[i - 1]?.add(u);
   }
   const last = on.length - 1 - [...on].reverse().findIndex((set) => set.size > 0);
   for (let i = last; i < distance; i++) {
-    for (const v of on[i] as Set<WhyVertex>) for (const u of adjacent.get(v) ?? []) if (toDist.get(u) === distance - i - 1) on[i + 1]?.add(u);
+    for (const v of on[i] as Set<V>) for (const u of adjacent.get(v) ?? []) if (toDist.get(u) === distance - i - 1) on[i + 1]?.add(u);
   }
   return on;
 }
@@ -165,27 +164,22 @@ function onShortestChains(
  * The smallest shortest chain through the layers `on`: the smallest via at each odd position among those next to
  * the nodes still possible, then at each node position the smallest node holding both vias beside it.
  */
-function smallestChain(
-  on: Array<Set<WhyVertex>>,
-  adjacent: Map<WhyVertex, Set<WhyVertex>>,
-  nodes: Map<WhyVertex, ChainNode>,
-  ids: Map<WhyVertex, IdPair>,
-): Chain {
+function smallestChain<V>(on: Array<Set<V>>, adjacent: Map<V, Set<V>>, nodes: Map<V, ChainNode>, ids: Map<V, IdPair>): Chain {
   const distance = on.length - 1;
-  const near = (v: WhyVertex, u: WhyVertex) => adjacent.get(v)?.has(u) ?? false;
-  const viaVertices: WhyVertex[] = [];
-  let possible = [...(on[0] as Set<WhyVertex>)];
+  const near = (v: V, u: V) => adjacent.get(v)?.has(u) ?? false;
+  const viaVertices: V[] = [];
+  let possible = [...(on[0] as Set<V>)];
   for (let i = 1; i < distance; i += 2) {
-    const options = [...(on[i] as Set<WhyVertex>)].filter((v) => possible.some((n) => near(v, n)));
-    const via = options.sort((a, b) => byTypeThenId(ids.get(a) as IdPair, ids.get(b) as IdPair))[0] as WhyVertex;
+    const options = [...(on[i] as Set<V>)].filter((v) => possible.some((n) => near(v, n)));
+    const via = options.sort((a, b) => byTypeThenId(ids.get(a) as IdPair, ids.get(b) as IdPair))[0] as V;
     viaVertices.push(via);
-    possible = [...(on[i + 1] as Set<WhyVertex>)].filter((n) => near(via, n));
+    possible = [...(on[i + 1] as Set<V>)].filter((n) => near(via, n));
   }
   const chainNodes: ChainNode[] = [];
   for (let i = 0; i <= distance; i += 2) {
     const before = viaVertices[i / 2 - 1];
     const after = viaVertices[i / 2];
-    const options = [...(on[i] as Set<WhyVertex>)].filter((n) => (before === undefined || near(before, n)) && (after === undefined || near(after, n)));
+    const options = [...(on[i] as Set<V>)].filter((n) => (before === undefined || near(before, n)) && (after === undefined || near(after, n)));
     chainNodes.push(options.map((n) => nodes.get(n) as ChainNode).sort(compareNodes)[0] as ChainNode);
   }
   return { nodes: chainNodes, vias: viaVertices.map((v) => ids.get(v) as IdPair) };

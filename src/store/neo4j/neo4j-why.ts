@@ -5,7 +5,7 @@
 import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
-import { runWhySearchAsync, type AsyncWhyGraph, type WhyVertex } from '../../domain/why-chain';
+import { runWhySearchAsync, type AsyncWhyGraph } from '../../domain/why-chain';
 import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';
 
@@ -109,8 +109,11 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promis
   return { chain: chain.vias.length > WHY_SEARCH_HOPS ? undefined : chain };
 }
 
-/** The exact search's reads: vertices are 'n' or 'i' and an element id. */
-function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph {
+/** A vertex of the exact search: 'n' or 'i' and an element id. */
+type WhyVertex = string;
+
+/** The exact search's reads. */
+function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph<WhyVertex> {
   const refs = (vertices: WhyVertex[]) => vertices.map((v) => v.slice(1));
   return {
     idsOfNodes: async (nodes) =>

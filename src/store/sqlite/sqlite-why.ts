@@ -3,13 +3,14 @@
 import type Database from 'better-sqlite3';
 import type { IdPair } from '../../domain/model';
 import type { WhyFound, WhyQuery, WhyStart } from '../../domain/why';
-import { runWhySearch, type WhyGraph, type WhyVertex } from '../../domain/why-chain';
+import { runWhySearch, type WhyGraph } from '../../domain/why-chain';
 
-/** Vertices are 'n' and a node's primary key, or 'i' and an ID's. */
-const pks = (vertices: WhyVertex[]) => JSON.stringify(vertices.map((v) => Number(v.slice(1))));
+/** Vertices are numbers, so the search's maps hash no strings: a node's primary key, and an ID's negated. */
+const nodePks = (vertices: number[]) => JSON.stringify(vertices);
+const idPks = (vertices: number[]) => JSON.stringify(vertices.map((v) => -v));
 
 export class SqliteWhy {
-  private readonly graph: WhyGraph;
+  private readonly graph: WhyGraph<number>;
 
   constructor(db: Database.Database) {
     const s = {
@@ -21,14 +22,22 @@ export class SqliteWhy {
       nodeKeys: db.prepare('SELECT node_pk, schema_id, key_type, key_id FROM nodes WHERE node_pk IN (SELECT value FROM json_each(?))').raw(),
     };
     this.graph = {
-      idsOfNodes: (nodes) => (s.idsOfNodes.all(pks(nodes)) as Array<[number, number, string]>).map(([node, id, type]) => [`n${node}`, `i${id}`, type]),
-      nodesOfIds: (ids) => (s.nodesOfIds.all(pks(ids)) as Array<[number, number]>).map(([id, node]) => [`i${id}`, `n${node}`]),
+      idsOfNodes: (nodes) => {
+        const rows = s.idsOfNodes.all(nodePks(nodes)) as Array<[number, number, string]>;
+        for (const row of rows) row[1] = -row[1];
+        return rows;
+      },
+      nodesOfIds: (ids) => {
+        const rows = s.nodesOfIds.all(idPks(ids)) as Array<[number, number]>;
+        for (const row of rows) row[0] = -row[0];
+        return rows;
+      },
       labels: (nodes, ids) => ({
-        nodes: (s.nodeKeys.all(pks(nodes)) as Array<[number, string, string, string]>).map(([pk, schemaId, type, id]) => [
-          `n${pk}`,
+        nodes: (s.nodeKeys.all(nodePks(nodes)) as Array<[number, string, string, string]>).map(([pk, schemaId, type, id]) => [
+          pk,
           { schemaId, key: { type, id } },
         ]),
-        ids: (s.idValues.all(pks(ids)) as Array<[number, string, string]>).map(([pk, type, id]): [WhyVertex, IdPair] => [`i${pk}`, { type, id }]),
+        ids: (s.idValues.all(idPks(ids)) as Array<[number, string, string]>).map(([pk, type, id]): [number, IdPair] => [-pk, { type, id }]),
       }),
     };
   }
@@ -39,7 +48,6 @@ export class SqliteWhy {
     if (from.length === 0) return { missing: 'from' };
     const to = startNodes(query.to);
     if (to.length === 0) return { missing: 'to' };
-    const vertices = (nodes: number[]) => nodes.map((pk) => `n${pk}`);
-    return { chain: runWhySearch(this.graph, vertices(from), vertices(to), query) };
+    return { chain: runWhySearch(this.graph, from, to, query) };
   }
 }
