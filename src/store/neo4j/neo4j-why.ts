@@ -97,8 +97,7 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promis
   }
   if (row.same.length > 0) return { chain: { nodes: [row.same.map(nodeOf).sort(compareNodes)[0] as ChainNode], vias: [] } };
   if (row.fromElements.length > 0) {
-    const vertices = (elements: string[]) => elements.map((e) => `n${e}`);
-    return { chain: await runWhySearchAsync(graphOf(q, query), vertices(row.fromElements), vertices(row.toElements), query) };
+    return { chain: await runWhySearchAsync(graphOf(q, query), row.fromElements, row.toElements, query) };
   }
   const vertices = row.chain;
   if (!vertices) return { chain: undefined };
@@ -109,33 +108,22 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promis
   return { chain: chain.vias.length > WHY_SEARCH_HOPS ? undefined : chain };
 }
 
-/** A vertex of the exact search: 'n' or 'i' and an element id. */
-type WhyVertex = string;
-
-/** The exact search's reads. */
-function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph<WhyVertex> {
-  const refs = (vertices: WhyVertex[]) => vertices.map((v) => v.slice(1));
+/** The exact search's reads: a vertex is its element id, unique among nodes and IDs alike. */
+function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph<string> {
   return {
     idsOfNodes: async (nodes) =>
-      (
-        await q<{ node: string; id: string; type: string }>('why.ids-of-nodes', {
-          customer: query.customerId,
-          nodes: refs(nodes),
-          unlinkedTypes: query.unlinkedTypes,
-        })
-      ).map((r): [WhyVertex, WhyVertex, string] => [`n${r.node}`, `i${r.id}`, r.type]),
+      (await q<{ node: string; id: string; type: string }>('why.ids-of-nodes', { customer: query.customerId, nodes, unlinkedTypes: query.unlinkedTypes })).map(
+        (r): [string, string, string] => [r.node, r.id, r.type],
+      ),
     nodesOfIds: async (ids) =>
-      (await q<{ id: string; node: string }>('why.nodes-of-ids', { customer: query.customerId, ids: refs(ids) })).map((r): [WhyVertex, WhyVertex] => [
-        `i${r.id}`,
-        `n${r.node}`,
-      ]),
+      (await q<{ id: string; node: string }>('why.nodes-of-ids', { customer: query.customerId, ids })).map((r): [string, string] => [r.id, r.node]),
     labels: async (nodes, ids) => {
       type Labels = { nodes: Array<Vertex & { ref: string }>; ids: Array<{ ref: string; type: string; id: string }> };
-      const [row] = await q<Labels>('why.labels', { customer: query.customerId, nodes: refs(nodes), ids: refs(ids) });
+      const [row] = await q<Labels>('why.labels', { customer: query.customerId, nodes, ids });
       if (!row || row.nodes.length !== nodes.length || row.ids.length !== ids.length) throw new GraphChanged();
       return {
-        nodes: row.nodes.map((n): [WhyVertex, ChainNode] => [`n${n.ref}`, nodeOf(n)]),
-        ids: row.ids.map((x): [WhyVertex, IdPair] => [`i${x.ref}`, { type: x.type, id: x.id }]),
+        nodes: row.nodes.map((n): [string, ChainNode] => [n.ref, nodeOf(n)]),
+        ids: row.ids.map((x): [string, IdPair] => [x.ref, { type: x.type, id: x.id }]),
       };
     },
   };
