@@ -21,7 +21,8 @@
 // The nodes are those of two traversals: Neo4j does not protect a traversal from concurrent writes, and reading an
 // ID's holders while a writer deletes one of them can end the read of that ID's links early. The second traversal,
 // only within the bounds, reads them again a moment later. A node reached but deleted before its properties are read
-// has none (a null schema), and the caller leaves it out.
+// has none (a null schema), and the caller leaves it out. The nodes of both are joined by list operations, not by a
+// DISTINCT over them in a subquery, which would count the imported lists once per node (graph.all.cypher says why).
 CALL () {
   RETURN COLLECT {
            MATCH (idType:IdType {customer: $customer})
@@ -88,7 +89,7 @@ WITH declared, policy, hiddenTypes, unlinkedTypes, starts, fromSource, fromStart
   WHERE id.type IN unlinkedTypes AND NOT id IN fromSource
   RETURN DISTINCT id
 } AS idsRead
-WITH declared, policy, hiddenTypes, starts, visited, idsRead, nodes + COLLECT {
+WITH declared, policy, hiddenTypes, starts, visited, idsRead, nodes, COLLECT {
   UNWIND fromStarts AS start
   MATCH path = (start)-[:LINKED*0..3]-(again:IdNode)
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
@@ -100,11 +101,11 @@ WITH declared, policy, hiddenTypes, starts, visited, idsRead, nodes + COLLECT {
   WHERE visited <= $maxNodes AND idsRead <= $maxIds
     AND all(vertex IN nodes(path) WHERE vertex = origin OR NOT (vertex:Id AND vertex.type IN unlinkedTypes))
   RETURN DISTINCT again
-} AS reached
+} AS again
+WITH declared, policy, hiddenTypes, starts, visited, idsRead,
+  CASE WHEN visited <= $maxNodes AND idsRead <= $maxIds THEN nodes + [node IN again WHERE NOT node IN nodes] ELSE [] END AS reached
 WITH declared, policy, hiddenTypes, visited, idsRead, COLLECT {
   UNWIND reached AS node
-  WITH DISTINCT node
-  WHERE visited <= $maxNodes AND idsRead <= $maxIds
   RETURN {node: node, level: null, start: node IN starts, schema: node.schema, keyType: node.keyType, keyId: node.keyId,
     idChars: reduce(chars = 0, id IN COLLECT { MATCH (node)-[:LINKED]->(id:Id) WHERE NOT id.type IN hiddenTypes RETURN id } | chars + 20 + size(id.type) + size(id.value))}
 } AS found

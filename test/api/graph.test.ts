@@ -307,6 +307,32 @@ describe('graph', () => {
       expect((whole.body as GraphAnswer).truncated).toBe(false);
     });
 
+    test('when a person is a chain of 2,000 nodes (the most max_nodes answers), then step ALL answers every one, level by level, from an end or from the middle', async () => {
+      const customer = uniqueCustomer('graph-2000');
+      await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }, { type: 'device' }] });
+      // Node i holds the links l(i) and l(i + 1): node i is i nodes away from node 0.
+      const keys = Array.from({ length: 2000 }, (_, i) => `p${String(i).padStart(4, '0')}`);
+      const link = (i: number) => device(`l${String(i).padStart(4, '0')}`);
+      const lines = keys.map((k, i) => JSON.stringify({ op: 'create', body: { schema: 'member', key: m(k), ids: [link(i), link(i + 1)] } })).join('\n');
+      const { res: bulk, results } = await bulkChecked(app.baseUrl, customer, `${lines}\n`);
+      expect(bulk.status).toBe(200);
+      expect(results.filter((r) => r.status !== 201)).toEqual([]);
+
+      const fromEnd = await graph(customer, graphBody({ schema: 'member', key: m('p0000') }, { max_nodes: 2000 }));
+      expect(fromEnd.status).toBe(200);
+      expect(keyIds(fromEnd)).toEqual(keys);
+      expect((fromEnd.body as GraphAnswer).truncated).toBe(false);
+      expect((fromEnd.body as GraphAnswer).nodes[1999]).toEqual(node('member', m('p1999'), [link(1999), link(2000), m('p1999')]));
+
+      // From the ID p0999 and p1000 share: both level 0, then one further on each side per level, by key.
+      const fromMiddle = await graph(customer, graphBody({ where: link(1000) }, { max_nodes: 2000 }));
+      expect(fromMiddle.status).toBe(200);
+      const distance = (i: number) => (i < 1000 ? 999 - i : i - 1000);
+      const byLevel = keys.map((k, i) => ({ k, level: distance(i) })).sort((a, b) => a.level - b.level || (a.k < b.k ? -1 : 1));
+      expect(keyIds(fromMiddle)).toEqual(byLevel.map((n) => n.k));
+      expect((fromMiddle.body as GraphAnswer).truncated).toBe(false);
+    });
+
     test('when nodes of one level differ in schema, key type and key id, then they come by schema, key type, key id in code-point order', async () => {
       const customer = uniqueCustomer('graph-cp');
       await putSchema(app, customer, 'member', { id_types: [{ type: 'member_id' }, { type: 'device' }, { type: 'cookie' }] });

@@ -531,6 +531,7 @@ describe('Neo4j store, with a fake driver', () => {
       'store.await-indexes',
       'separation.check',
       'separation.shared',
+      'separation.unlink-shared',
       'separation.put',
       'separation.delete',
       'why.ids-of-nodes',

@@ -263,9 +263,30 @@ describe('round trips to Neo4j per call', () => {
       {
         statements: ['node.lock', 'node.find', 'node.lock', 'node.find', 'separation.shared', 'separation.put', 'history.append'],
         transactions: 1,
-        roundTrips: 5,
+        roundTrips: 4,
       },
     ],
+    // However many IDs the two share: one statement removes them all, sent with the ban and the history.
+    ...[1, 1_000].map((sharing): [string, Call, Counted] => [
+      `_separate two nodes sharing ${sharing === 1 ? 'one ID' : `${sharing.toLocaleString('en')} IDs`}`,
+      {
+        prepare: async () => {
+          seq += 1;
+          const ids = Array.from({ length: sharing }, (_, i) => ({ type: 'device', id: `ss-${seq}-${i}` }));
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sc-${seq}`, ids) });
+          await ok('POST', `/v1/${C}/node/_create`, { body: node(`sd-${seq}`, ids) });
+        },
+        send: async () => {
+          const res = await ok('POST', `/v1/${C}/_separate`, { ...admin, body: { ...pairOf(`sc-${seq}`, `sd-${seq}`), remove_shared_from: 'B' } });
+          expect(res.body).toEqual({ ids_removed: sharing });
+        },
+      },
+      {
+        statements: ['node.lock', 'node.find', 'node.lock', 'node.find', 'separation.shared', 'separation.unlink-shared', 'separation.put', 'history.append'],
+        transactions: 1,
+        roundTrips: 4,
+      },
+    ]),
     ['_separate list', { send: () => app.call('GET', `/v1/${C}/_separate`, admin) }, { statements: ['auto:separation.list'], transactions: 0, roundTrips: 1 }],
     [
       'insert into a separated node',

@@ -38,6 +38,23 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       expect(annEntry).toMatchObject({ op: 'separate', added: [], removed: [] });
     });
 
+    test("when two nodes share 9,998 IDs and are separated from A, then A loses all of them in the one call, B keeps them, and A's history lists them", async () => {
+      const c = newCustomer();
+      await store().putSchema(c, MEMBER);
+      const ann = member(c, 'ann');
+      const bob = member(c, 'bob');
+      // With their keys, 9,999 IDs each: within NODE_MAX_IDS (10,000).
+      const shared = Array.from({ length: 9_998 }, (_, i) => id('device', `d${String(i).padStart(4, '0')}`));
+      await store().createNode(ann, shared);
+      await store().createNode(bob, shared);
+      await expect(store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'a', audit })).resolves.toEqual({ idsRemoved: 9_998 });
+      expect(await store().getNodeIds(ann)).toEqual([id('member_id', 'ann')]);
+      expect(await store().getNodeIds(bob)).toEqual([...shared, id('member_id', 'bob')]);
+      expect(await store().listSeparations(c, 0, 10)).toEqual({ items: [{ a: ref(ann), b: ref(bob) }], total: 1 });
+      const [annEntry] = (await store().nodeHistory(c, 'member', ann.key, 0, 10)).items;
+      expect(annEntry).toMatchObject({ op: 'separate', added: [], removed: shared });
+    });
+
     test('when remove_shared_from is none and the nodes share an ID, then ids_shared and nothing changes; when they share none, then the ban is stored', async () => {
       const { c, ann, bob } = await annAndBob(store());
       await expect(store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'none', audit })).rejects.toMatchObject({

@@ -1,6 +1,6 @@
-// Turns what the Neo4j driver throws into domain errors: the store cannot be reached → store_unavailable;
-// a uniqueness constraint refused a write → the caller's conflict (node_exists); everything else stays as it is
-// (a 500 whose details go to the log, never to the client).
+// Turns what the Neo4j driver throws into domain errors: the store cannot be reached → store_unavailable; Neo4j
+// refused the memory a statement needed → server_busy; a uniqueness constraint refused a write → the caller's
+// conflict (node_exists); everything else stays as it is (a 500 whose details go to the log, never to the client).
 import { DomainError, isDomainError } from '../../domain/errors';
 
 const CONSTRAINT_VIOLATION = 'Neo.ClientError.Schema.ConstraintValidationFailed';
@@ -42,6 +42,31 @@ const isAcquisitionTimeout = (e: unknown, code: string): boolean =>
 const isConnectionLostDuringLogin = (e: unknown, code: string): boolean =>
   code === 'ProtocolError' && e instanceof Error && (e.message === 'Connection was closed by server' || e.message.startsWith('Failed to connect to server. '));
 
+/**
+ * Neo4j refused a statement memory: the pool all transactions share is full (dbms.memory.transaction.total.max,
+ * 70% of the heap by default), this transaction passed its own limit (db.memory.transaction.max, or the off-heap
+ * one), or the heap itself ran out. The driver retries all but the second as transient; the store never does
+ * (Transactions.retrying): a statement that needs more than the pool fails the same way each time, within a
+ * second, so its retries would only hold a connection for the retry time, taking the pool from every other
+ * transaction at each attempt, and then fail all the same.
+ */
+const OUT_OF_MEMORY = new Set([
+  'Neo.TransientError.General.MemoryPoolOutOfMemoryError',
+  'Neo.ClientError.General.TransactionOutOfMemoryError',
+  'Neo.TransientError.General.TransactionMemoryLimit',
+  'Neo.TransientError.General.OutOfMemoryError',
+]);
+
+export const isOutOfMemory = (e: unknown): boolean => OUT_OF_MEMORY.has(neo4jCode(e) ?? '');
+
+/**
+ * A 503 the caller may try again later, as for any other refusal for load (server_busy): the statements are bounded
+ * (TRAVERSAL_MAX_NODES, TRAVERSAL_MAX_IDS, NODE_MAX_IDS) to need a fraction of the pool, so a full pool means other
+ * transactions hold the rest. Names neither Neo4j nor its settings: the client learns nothing of the store.
+ */
+export const outOfMemory = (): DomainError =>
+  new DomainError('server_busy', 'The store has no memory left for this request right now; retry later, or ask for less.');
+
 const SERVER_STOPPED_TRANSACTION = new Set([
   'Neo.ClientError.Transaction.LockClientStopped',
   'Neo.ClientError.Transaction.Terminated',
@@ -71,10 +96,14 @@ export function isUnavailable(e: unknown): boolean {
 
 export const storeUnavailable = (): DomainError => new DomainError('store_unavailable', 'The Neo4j store cannot be reached right now.');
 
-/** The error to throw for `e`: domain errors unchanged, unavailability as store_unavailable, the rest as they are. */
+/**
+ * The error to throw for `e`: domain errors unchanged, a refusal of memory as server_busy, unavailability as
+ * store_unavailable, the rest as they are.
+ */
 export function toStoreError(e: unknown, onConstraintViolation?: () => Error): unknown {
   if (isDomainError(e)) return e;
   if (onConstraintViolation && isConstraintViolation(e)) return onConstraintViolation();
+  if (isOutOfMemory(e)) return outOfMemory();
   if (isUnavailable(e)) return storeUnavailable();
   return e;
 }

@@ -36,17 +36,21 @@ export async function separateInGraph(q: Query, r: SeparateRequest, writeId: str
       `The nodes share the key ${from.key.type}=${from.key.id}, which cannot leave its node; remove it from the other side.`,
     );
   }
-  for (const id of shared) await q('node.unlink-id', { node: fromTarget, type: id.type, value: id.id });
-  await q('separation.put', { a, b });
   const at = new Date().toISOString();
-  await appendHistory(
-    q,
-    r.customerId,
-    [
-      historyEntry(nodeA, 'separate', [], r.removeSharedFrom === 'a' ? shared : [], at),
-      historyEntry(nodeB, 'separate', [], r.removeSharedFrom === 'b' ? shared : [], at),
-    ],
-    writeId,
+  // One statement for all the shared IDs (separation.unlink-shared says why it takes no list of them), sent with the
+  // ban and the history: one round trip however many they are.
+  await together(
+    shared.length > 0 ? q('separation.unlink-shared', { from: fromTarget, other: fromTarget === a ? b : a }) : undefined,
+    q('separation.put', { a, b }),
+    appendHistory(
+      q,
+      r.customerId,
+      [
+        historyEntry(nodeA, 'separate', [], r.removeSharedFrom === 'a' ? shared : [], at),
+        historyEntry(nodeB, 'separate', [], r.removeSharedFrom === 'b' ? shared : [], at),
+      ],
+      writeId,
+    ),
   );
   return { idsRemoved: shared.length };
 }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver';
 import { DomainError } from '../../domain/errors';
-import { isEntityNotFound, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
+import { isEntityNotFound, isOutOfMemory, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { int, type Query, type Row } from './query';
 import { checkParams, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
 
@@ -154,7 +154,8 @@ export class Transactions {
   /**
    * `attempt` until it succeeds, or fails in a way running it again cannot mend. A call that ran into a vertex a
    * concurrent transaction deleted runs again at once (ATTEMPTS in all); what the driver would retry (a deadlock,
-   * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time.
+   * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time, but for a
+   * refusal of memory (isOutOfMemory says why).
    */
   private async retrying<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
     let firstFailureAt: number | undefined;
@@ -167,7 +168,7 @@ export class Transactions {
           notFound += 1;
           continue;
         }
-        if (!neo4j.isRetryableError(e)) throw e;
+        if (!neo4j.isRetryableError(e) || isOutOfMemory(e)) throw e;
         firstFailureAt ??= Date.now();
         const wait = delay * (1 + RETRY_JITTER * (2 * Math.random() - 1));
         if (Date.now() - firstFailureAt >= this.retry.maxTimeMs || Date.now() + wait >= deadline) throw e;

@@ -59,6 +59,7 @@ export const STATEMENT_NAMES = [
   'node.last-write',
   'separation.check',
   'separation.shared',
+  'separation.unlink-shared',
   'separation.put',
   'separation.delete',
   'separation.list',
