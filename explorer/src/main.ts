@@ -88,18 +88,25 @@ const palette = new SchemaPalette();
 
 const hotAt = (): number => boundedInteger(inputs.hotAt.value, MIN_HOT_AT, 1000, DEFAULT_HOT_AT);
 
-const view = new GraphView(byId('graph'), palette, {
-  onNode: (ref) => openNode(ref),
-  onHub: (ref) => openId(ref),
-  onEdge: (ref) => openId(ref),
-  onBackground: () => {
-    cancelPick();
-    panel.hide();
+const panelElement = byId<HTMLElement>('panel');
+const view = new GraphView(
+  byId('graph'),
+  palette,
+  {
+    onNode: (ref) => openNode(ref),
+    onHub: (ref) => openId(ref),
+    onEdge: (ref) => openId(ref),
+    onBackground: () => {
+      cancelPick();
+      panel.hide();
+    },
   },
-});
+  // The panel's width (explorer.css), which its computed style gives even while it is hidden.
+  () => (panelElement.hidden ? parseFloat(getComputedStyle(panelElement).width) || 0 : 0),
+);
 window.explorer = view.cy;
 
-const panel = new Panel(byId('panel'), {
+const panel = new Panel(panelElement, {
   onExpand: (id) => void expand(id),
   onSelectNode: (ref) => openNode(ref),
   onWhyFrom: (ref) => pickFirst(ref),
@@ -260,8 +267,8 @@ function openId(ref: string): void {
 
 async function draw(near?: string): Promise<void> {
   const drawing = drawingOf(collection, hotAt());
-  await view.show(drawing, near);
-  updateStatus();
+  // The status line and legend before the layout, so that the drawing is arranged for the room they leave.
+  await view.show(drawing, near, updateStatus);
 }
 
 function truncatedText(answer: GraphAnswer): string | null {

@@ -1,7 +1,9 @@
-// The drawing: a Drawing (model.ts) as cytoscape elements, laid out by fcose. The page's window.explorer is this
-// view's cytoscape instance, so tests read the library's own model (cy.nodes(), cy.edges()).
+// The drawing: a Drawing (model.ts) as cytoscape elements, laid out by fcose from numbers seeded by the answer,
+// arranged to read whole in the room (arrange.ts) and fitted into it, again whenever the room changes. The page's
+// window.explorer is this view's cytoscape instance, so tests read the library's own model (cy.nodes(), cy.edges()).
 import cytoscape from 'cytoscape';
 import fcose from 'cytoscape-fcose';
+import { arrange, type Box, centreOf, type Layout, type Point, type Room, overlappingPairs, scaled, seededRandom, type Shape, withRandom } from './arrange';
 import type { Drawing, SchemaPalette } from './model';
 
 cytoscape.use(fcose);
@@ -23,7 +25,7 @@ export const CLASSES = {
   picked: 'picked',
   /** The nodes, lines and hubs of the chain `_why` answered. */
   chain: 'chain',
-  /** Every element while the zoom makes labels smaller than MIN_LABEL_PX on screen: labels hidden. */
+  /** Every element while the zoom makes labels smaller on screen than the drawing's minimum (MIN_LABEL_PX): labels hidden. */
   quiet: 'quiet',
 } as const;
 
@@ -35,17 +37,28 @@ const HOT = '#cc3311';
 
 /** Labels' size in the drawing's units: on screen, that times the zoom. */
 const LABEL_FONT = 11;
-/** Below this size on screen (px) a label is not drawn. */
-const MIN_LABEL_PX = 10;
 /**
- * The zooms a first draw ends at: labels between 10 and 15.4 px on screen. A small component fitted to the whole
- * area would get huge labels; a large one fitted whole would get labels too small to draw, so the view shows its
- * start nodes at the smallest of these zooms instead (Fit shows it whole).
+ * A person of up to this many nodes is read whole: its nodes are arranged (never so close that labels overlap) to
+ * fit the room at a zoom where every label reads, with the panel open too (readZoom).
  */
-export const DRAW_ZOOM = { min: MIN_LABEL_PX / LABEL_FONT, max: 1.4 };
-/** Drawings up to this many nodes are spread until no two labels overlap (bigger ones are read zoomed in). */
+export const READ_WHOLE_UP_TO = 25;
+/**
+ * Below this size on screen (px) a label is not drawn: 8 in a drawing read whole (its labels never overlap, so
+ * small ones still read), 10 in a larger one, whose labels appear as the user zooms in.
+ */
+const MIN_LABEL_PX = { whole: 8, larger: 10 };
+/** A fit never zooms past this (labels of 15.4 px): a small drawing is not blown up to fill the page. */
+export const MAX_FIT_ZOOM = 1.4;
+/**
+ * The zoom a drawing read whole is arranged to be fitted at, with the panel open too: labels of 10 px up to 12
+ * nodes, of 8 px up to READ_WHOLE_UP_TO, and 5% to spare. A drawing that reads so keeps the layout's look.
+ */
+const readZoom = (nodes: number): number => ((nodes <= 12 ? 10 : MIN_LABEL_PX.whole) / LABEL_FONT) * 1.05;
+/** Drawings up to this many nodes are arranged so that no two labels overlap (bigger ones are read zoomed in). */
 const SPREAD_UP_TO = 80;
 const FIT_PADDING = 30;
+/** Room kept around a label, in the drawing's units, so that two labels never touch. */
+const LABEL_GAP = 2;
 const UNLINKED = '#9a9a9a';
 
 const STYLE: cytoscape.StylesheetJson = [
@@ -60,7 +73,7 @@ const STYLE: cytoscape.StylesheetJson = [
       'text-outline-color': '#ffffff',
       'text-outline-width': 2,
       // A label smaller than this on screen is not drawn: unreadable anyway, and not drawing it keeps 500 nodes fluid.
-      'min-zoomed-font-size': MIN_LABEL_PX,
+      'min-zoomed-font-size': MIN_LABEL_PX.whole,
     },
   },
   { selector: `node.${CLASSES.person}`, style: { 'background-color': 'data(colour)', width: 20, height: 20 } },
@@ -83,7 +96,7 @@ const STYLE: cytoscape.StylesheetJson = [
       color: '#3d4650',
       'text-outline-color': '#ffffff',
       'text-outline-width': 2,
-      'min-zoomed-font-size': MIN_LABEL_PX,
+      'min-zoomed-font-size': MIN_LABEL_PX.whole,
     },
   },
   { selector: `edge.${CLASSES.hubEdge}`, style: { 'line-color': '#e69a85', width: 1.2 } },
@@ -111,13 +124,14 @@ interface FcoseOptions {
   nodeDimensionsIncludeLabels: boolean;
 }
 
-type Box = { x1: number; y1: number; x2: number; y2: number };
-const overlaps = (a: Box, b: Box): boolean => Math.min(a.x2, b.x2) > Math.max(a.x1, b.x1) && Math.min(a.y2, b.y2) > Math.max(a.y1, b.y1);
 const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-type LabelBox = { e: cytoscape.SingularElementArgument; box: Box };
-const LABEL_ONLY = { includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false } as const;
+const LABEL_ONLY = { includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false, useCache: false } as const;
+const BODY_ONLY = { includeNodes: true, includeEdges: false, includeLabels: false, includeOverlays: false, useCache: false } as const;
+const padded = (box: Box, by: number): Box => ({ x1: box.x1 - by, y1: box.y1 - by, x2: box.x2 + by, y2: box.y2 + by });
 
-const avg = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
+/** The text the layout's random numbers are seeded from: the drawing itself, so the same answer draws the same. */
+const seedOf = (drawing: Drawing): string =>
+  [...drawing.nodes.map((n) => `${n.ref} ${n.schema} ${n.label}`), ...drawing.hubs.map((h) => h.ref), ...drawing.edges.map((e) => e.ref)].join('\n');
 
 export interface ViewHandlers {
   onNode(ref: string): void;
@@ -129,11 +143,19 @@ export interface ViewHandlers {
 export class GraphView {
   readonly cy: cytoscape.Core;
   private quiet = false;
+  private minLabelPx = MIN_LABEL_PX.larger;
+  /** The drawing is in view whole, as a fit left it: a change of room fits it again. A pan or zoom of the user's ends it. */
+  private whole = false;
 
+  /**
+   * `sideWidth` answers the width (px) the side panel takes from the drawing when it opens, 0 while it is open:
+   * a first draw is arranged to read whole with the panel open as well as closed.
+   */
   constructor(
     container: HTMLElement,
     private readonly palette: SchemaPalette,
     handlers: ViewHandlers,
+    private readonly sideWidth: () => number = () => 0,
   ) {
     this.cy = cytoscape({
       container,
@@ -147,8 +169,14 @@ export class GraphView {
       wheelSensitivity: 0.3,
     });
     this.cy.on('viewport', () => this.quietLabels());
-    // The panel opening or the window changing takes room from the drawing: the library must be told.
-    new ResizeObserver(() => this.cy.resize()).observe(container);
+    // The library's own events for a pan or zoom by hand (a programmatic fit sends only `viewport`).
+    this.cy.on('dragpan scrollzoom pinchzoom', () => {
+      this.whole = false;
+    });
+    // The panel opening or closing, or the window changing, changes the drawing's room: the library must be told,
+    // and a drawing shown whole is fitted again into the room there is. The observer runs before the browser paints
+    // the new room, so the drawing is never seen cut by the panel.
+    new ResizeObserver(() => this.resized()).observe(container);
     this.cy.on('tap', `node.${CLASSES.person}`, (event) => handlers.onNode((event.target as cytoscape.NodeSingular).id()));
     this.cy.on('tap', `node.${CLASSES.hub}`, (event) => handlers.onHub((event.target as cytoscape.NodeSingular).id()));
     this.cy.on('tap', 'edge', (event) => handlers.onEdge((event.target as cytoscape.EdgeSingular).id()));
@@ -158,22 +186,26 @@ export class GraphView {
   }
 
   /**
-   * Draws `drawing`: elements no longer in it are removed, new ones added, then the layout runs. With `near`, an
-   * expansion: the drawn nodes keep their places and the new ones start next to that node. Resolves once the
-   * layout is done and the result painted.
+   * Draws `drawing`: elements no longer in it are removed, new ones added, then the layout runs, from random numbers
+   * seeded by the drawing (the same answer, the same picture). With `near`, an expansion: the drawn nodes keep their
+   * places and the new ones start next to that node. Then, up to SPREAD_UP_TO nodes, the drawing is arranged for
+   * its room (arrange below), and it is fitted whole. Resolves once painted.
+   * `beforeLayout` runs once the elements are in: what it changes around the drawing (the legend) changes the
+   * room the drawing is arranged for.
    */
-  show(drawing: Drawing, near?: string): Promise<void> {
+  async show(drawing: Drawing, near?: string, beforeLayout: () => void = () => {}): Promise<void> {
     const cy = this.cy;
+    const random = seededRandom(seedOf(drawing));
     const wanted = new Set<string>([...drawing.nodes.map((n) => n.ref), ...drawing.hubs.map((h) => h.ref), ...drawing.edges.map((e) => e.ref)]);
     const first = near === undefined || cy.nodes().length === 0;
     const origin = near !== undefined ? cy.getElementById(near) : undefined;
     const start = origin && origin.nonempty() ? { ...origin.position() } : { x: 0, y: 0 };
     // A new element starts among the drawn ones it joins (a hub among its holders), else next to `near`, so the
     // layout only has to settle it; the jitter keeps two new ones from starting on the same spot.
-    const jitter = () => (Math.random() - 0.5) * 80;
+    const jitter = () => (random() - 0.5) * 80;
     const startAt = (around: string[]) => {
       const placed = around.map((ref) => cy.getElementById(ref)).filter((n) => n.nonempty());
-      const centre = placed.length === 0 ? start : { x: avg(placed.map((n) => n.position().x)), y: avg(placed.map((n) => n.position().y)) };
+      const centre = placed.length === 0 ? start : centreOf(placed.map((n) => n.position()));
       return { x: centre.x + jitter(), y: centre.y + jitter() };
     };
 
@@ -207,7 +239,12 @@ export class GraphView {
       cy.add(added);
       if (this.quiet) cy.elements().addClass(CLASSES.quiet);
     });
+    this.minLabelPx = drawing.nodes.length <= READ_WHOLE_UP_TO ? MIN_LABEL_PX.whole : MIN_LABEL_PX.larger;
+    beforeLayout();
+    // The library measures its room when told to; the page around may have changed since (the help line went).
+    cy.resize();
 
+    const spread = cy.nodes().length <= SPREAD_UP_TO;
     const options: FcoseOptions = {
       name: 'fcose',
       quality: 'default',
@@ -221,88 +258,145 @@ export class GraphView {
       tile: true,
       // A node takes the room of its label too, so that labels of neighbours do not land on each other; a large
       // drawing is read zoomed in, where that room is not needed, and measuring every label slows its layout.
-      nodeDimensionsIncludeLabels: cy.nodes().length <= SPREAD_UP_TO,
+      nodeDimensionsIncludeLabels: spread,
     };
-    return new Promise((resolve) => {
-      const layout = cy.layout(options);
-      // Registered before run(): without animation the layout may stop before run() returns.
-      layout.one('layoutstop', () => {
-        void (async () => {
-          if (cy.nodes().length <= SPREAD_UP_TO) {
-            this.frame();
-            await this.spreadLabels();
-          }
-          this.frame();
-          await nextFrame();
-          await nextFrame();
-          resolve();
-        })();
-      });
-      layout.run();
-    });
+    const layout = cy.layout(options);
+    // Registered before run(): without animation the layout stops before run() returns.
+    const stopped = new Promise<void>((resolve) => layout.one('layoutstop', () => resolve()));
+    withRandom(random, () => layout.run());
+    await stopped;
+    if (spread) this.arrange(first, drawing.nodes.length);
+    this.fitAll();
+    await nextFrame();
+    await nextFrame();
+  }
+
+  /** The rooms a fit fills, in px: the drawing's area now, and what is left of it once the side panel opens. */
+  private rooms(): Room[] {
+    const room = { width: Math.max(1, this.cy.width() - 2 * FIT_PADDING), height: Math.max(1, this.cy.height() - 2 * FIT_PADDING) };
+    const side = this.sideWidth();
+    return side > 0 ? [room, { ...room, width: Math.max(1, room.width - side) }] : [room];
   }
 
   /**
-   * The layout places nodes, not labels: while two labels overlap, the drawing is spread out from its centre
-   * (labels keep their size, so they draw apart), a little at a time. The library places a line's label when it
-   * draws, so each round measures after a frame.
+   * The layout places nodes, not labels, and does not know the window's shape. The drawing is measured (each node's
+   * body and label, each line's label) and arranged (arrange.ts): on a first draw, from fcose's places or from
+   * levels away from the start nodes (the library's breadthfirst layout: a tree reads well so), turned to the
+   * room's shape or, when long, folded into rows; then spread until no two labels overlap and no label covers
+   * another's node, and brought as close as that allows while it is too large to fill the room. The library places a
+   * curved line's label itself, which the arrangement only estimates: while one overlaps, the drawing is spread a
+   * little more.
    */
-  private async spreadLabels(): Promise<void> {
+  private arrange(first: boolean, people: number): void {
     const cy = this.cy;
-    const labelled = cy.elements().filter((e) => String(e.data('label') ?? '') !== '');
     const nodes = cy.nodes();
-    for (let round = 0; round < 25; round++) {
-      await nextFrame();
-      if (this.overlapping(labelled).length === 0) return;
-      const centre = { x: avg(nodes.map((n) => n.position().x)), y: avg(nodes.map((n) => n.position().y)) };
-      cy.batch(() => {
-        for (const n of nodes) n.position({ x: centre.x + (n.position().x - centre.x) * 1.08, y: centre.y + (n.position().y - centre.y) * 1.08 });
-      });
-    }
-  }
-
-  private overlapping(labelled: cytoscape.CollectionReturnValue): Array<[LabelBox, LabelBox]> {
-    const boxes: LabelBox[] = labelled.map((e) => ({ e, box: e.boundingBox(LABEL_ONLY) }));
-    const pairs: Array<[LabelBox, LabelBox]> = [];
-    for (let a = 0; a < boxes.length; a++) {
-      for (let b = a + 1; b < boxes.length; b++) {
-        const [one, two] = [boxes[a] as LabelBox, boxes[b] as LabelBox];
-        if (overlaps(one.box, two.box)) pairs.push([one, two]);
-      }
-    }
-    return pairs;
-  }
-
-  /** The whole drawing in view, at a zoom where its labels read well (see DRAW_ZOOM). */
-  private frame(): void {
-    const cy = this.cy;
-    cy.fit(undefined, FIT_PADDING);
-    if (cy.zoom() > DRAW_ZOOM.max) {
-      cy.zoom(DRAW_ZOOM.max);
-      cy.center();
-    } else if (cy.zoom() < DRAW_ZOOM.min) {
-      cy.zoom(DRAW_ZOOM.min);
+    const index = new Map(nodes.map((n, i) => [n.id(), i]));
+    const relative = (box: Box, to: Point): Box => ({ x1: box.x1 - to.x, y1: box.y1 - to.y, x2: box.x2 - to.x, y2: box.y2 - to.y });
+    const labelled = (e: cytoscape.SingularElementArgument) => String(e.data('label') ?? '') !== '';
+    const shape: Shape = {
+      nodes: nodes.map((n) => ({
+        body: relative(n.boundingBox(BODY_ONLY), n.position()),
+        label: labelled(n) ? relative(padded(n.boundingBox(LABEL_ONLY), LABEL_GAP), n.position()) : null,
+      })),
+      lines: cy
+        .edges()
+        .filter((e) => labelled(e))
+        .map((element) => {
+          const e = element as cytoscape.EdgeSingular;
+          const ends: [number, number] = [index.get(e.source().id()) ?? 0, index.get(e.target().id()) ?? 0];
+          const [a, b] = [e.source().position(), e.target().position()];
+          return { ends, label: relative(padded(e.boundingBox(LABEL_ONLY), LABEL_GAP), { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }) };
+        }),
+    };
+    const laidOut = nodes.map((n) => ({ ...n.position() }));
+    const layouts: Layout[] = [{ how: 'fcose', places: laidOut, foldable: true }];
+    if (first) {
       const starts = cy.nodes(`.${CLASSES.start}`);
-      cy.center(starts.nonempty() ? starts : undefined);
+      // Within a box of the room's size, not the viewport's (which the last drawing left): the same answer, the same places.
+      cy.layout({
+        name: 'breadthfirst',
+        roots: starts.nonempty() ? starts.map((n) => n.id()) : undefined,
+        boundingBox: { x1: 0, y1: 0, w: cy.width(), h: cy.height() },
+        spacingFactor: 1,
+        nodeDimensionsIncludeLabels: true,
+        animate: false,
+        fit: false,
+      }).run();
+      layouts.push({ how: 'levels', places: nodes.map((n) => ({ ...n.position() })), foldable: false });
+    }
+    const tallest = (boxes: Array<Box | null>) => Math.max(0, ...boxes.map((b) => (b ? b.y2 - b.y1 : 0)));
+    const rowGap = tallest(shape.nodes.map((n) => n.label)) + tallest(shape.nodes.map((n) => n.body)) + tallest(shape.lines.map((l) => l.label));
+    const arranged = arrange(shape, layouts, this.rooms(), {
+      reshape: first,
+      goodZoom: people <= READ_WHOLE_UP_TO ? readZoom(people) : null,
+      maxZoom: MAX_FIT_ZOOM,
+      rowGap,
+    });
+    const place = (scale: number) =>
+      cy.batch(() => {
+        const centre = centreOf(arranged.places);
+        nodes.forEach((n, i) => {
+          n.position(scaled(arranged.places[i] as Point, centre, scale));
+        });
+      });
+    place(1);
+    // What each box belongs to: a node's label and body are one, and may touch; so are the labels of two lines
+    // between the same two nodes, which no place of the nodes can part.
+    const measured = cy.elements().filter(labelled);
+    const ownerOf = (e: cytoscape.SingularElementArgument) => (e.isEdge() ? [e.source().id(), e.target().id()].sort().join(' ') : e.id());
+    const numbers = new Map<string, number>();
+    const owners = [...measured.map(ownerOf), ...nodes.map(ownerOf)].map((key) => numbers.get(key) ?? numbers.set(key, numbers.size).size - 1);
+    for (let round = 1; round <= 20; round++) {
+      const boxes = [...measured.map((e) => padded(e.boundingBox(LABEL_ONLY), LABEL_GAP / 2)), ...nodes.map((n) => n.boundingBox(BODY_ONLY))];
+      if (overlappingPairs(boxes, owners).length === 0) break;
+      place(1.05 ** round);
     }
   }
 
-  /** Labels hidden while they would be smaller than MIN_LABEL_PX on screen; restyled only when that changes. */
+  /** Labels hidden while they would be smaller than the drawing's minimum on screen; restyled only when that changes. */
   private quietLabels(): void {
-    const quiet = LABEL_FONT * this.cy.zoom() < MIN_LABEL_PX;
+    const quiet = LABEL_FONT * this.cy.zoom() < this.minLabelPx;
     if (quiet === this.quiet) return;
     this.quiet = quiet;
     this.cy.batch(() => (quiet ? this.cy.elements().addClass(CLASSES.quiet) : this.cy.elements().removeClass(CLASSES.quiet)));
   }
 
-  /** The whole drawing in view, however small that makes it (the Fit button). */
+  /**
+   * The whole drawing in view, however small that makes it (a first draw, the Fit button, a change of room), but
+   * never blown up past MAX_FIT_ZOOM: a small drawing fitted to the whole area would get huge labels.
+   */
   fitAll(): void {
-    this.cy.fit(undefined, FIT_PADDING);
-    // Never blown up past the first draw's zoom: a small drawing fitted to the whole area would get huge labels.
-    if (this.cy.zoom() > DRAW_ZOOM.max) {
-      this.cy.zoom(DRAW_ZOOM.max);
-      this.cy.center();
+    const cy = this.cy;
+    if (cy.elements().empty()) return;
+    cy.fit(undefined, FIT_PADDING);
+    if (cy.zoom() > MAX_FIT_ZOOM) {
+      cy.zoom(MAX_FIT_ZOOM);
+      cy.center();
     }
+    this.quietLabels();
+    this.whole = true;
+  }
+
+  /**
+   * The room changed (the panel opened or closed, the window was resized). A drawing shown whole is fitted again;
+   * one the user zoomed into keeps its zoom and its centre, and the selected element is kept in sight.
+   */
+  private resized(): void {
+    const cy = this.cy;
+    const before = { width: cy.width(), height: cy.height() };
+    cy.resize();
+    if (cy.elements().empty()) return;
+    if (this.whole) {
+      this.fitAll();
+      return;
+    }
+    cy.panBy({ x: (cy.width() - before.width) / 2, y: (cy.height() - before.height) / 2 });
+    const selected = cy.elements(':selected');
+    if (selected.empty()) return;
+    const box = selected.renderedBoundingBox({ includeLabels: true, includeOverlays: false });
+    const into = (low: number, high: number, size: number) =>
+      low < FIT_PADDING ? FIT_PADDING - low : high > size - FIT_PADDING ? size - FIT_PADDING - high : 0;
+    cy.panBy({ x: into(box.x1, box.x2, cy.width()), y: into(box.y1, box.y2, cy.height()) });
   }
 
   /** What is drawn, counted in the library's model. */

@@ -24,6 +24,9 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true });
 }
 
+/** A box on the rendered page, px. */
+export type Box = { x1: number; y1: number; x2: number; y2: number };
+
 /** The page's drawing, as the library counts it. */
 export interface DrawnCounts {
   nodes: number;
@@ -51,6 +54,9 @@ export type PageGlobals = {
   explorer: cytoscape.Core;
   document: { body: { getAttribute(name: string): string | null }; getElementById(id: string): { dataset: Record<string, string | undefined> } | null };
 };
+
+/** The drawing's area (#graph) as page code sees it: its size, px. */
+export type GraphArea = { document: { getElementById(id: 'graph'): { clientWidth: number; clientHeight: number } } };
 
 export class ExplorerPage {
   /** Every CSP violation the page reported, as `directive blocked-uri`. */
@@ -139,7 +145,7 @@ export class ExplorerPage {
    * the library's own rendered bounding box of the label alone) and its font size on screen (the style's size times
    * the zoom). Left out: labels the library skips as too small (its renderer's own test) and transparent ones.
    */
-  labels(): Promise<Array<{ text: string; box: { x1: number; y1: number; x2: number; y2: number }; fontPx: number }>> {
+  labels(): Promise<Array<{ text: string; box: Box; fontPx: number }>> {
     return this.page.evaluate(() => {
       const cy = (globalThis as unknown as PageGlobals).explorer;
       const renderer = (cy as unknown as { renderer(): { eleTextBiggerThanMin(e: unknown): boolean } }).renderer();
@@ -156,6 +162,39 @@ export class ExplorerPage {
           };
         });
     });
+  }
+
+  /**
+   * Where the library draws each node now: its box on the rendered page (px, relative to #graph, its label
+   * included), with the room #graph gives the drawing (px) and the zoom.
+   */
+  drawnNodes(): Promise<{ room: { width: number; height: number }; zoom: number; nodes: Array<{ label: string; box: Box }> }> {
+    return this.page.evaluate(() => {
+      const globals = globalThis as unknown as PageGlobals & GraphArea;
+      const cy = globals.explorer;
+      const graph = globals.document.getElementById('graph');
+      return {
+        room: { width: graph.clientWidth, height: graph.clientHeight },
+        zoom: cy.zoom(),
+        nodes: cy.nodes().map((n) => {
+          const box = n.renderedBoundingBox({ includeNodes: true, includeLabels: true, includeOverlays: false });
+          return { label: String(n.data('label')), box: { x1: box.x1, y1: box.y1, x2: box.x2, y2: box.y2 } };
+        }),
+      };
+    });
+  }
+
+  /**
+   * Waits until the drawing library works in #graph's current room (it learns of a change from a ResizeObserver,
+   * which runs before the next paint), and that frame is painted.
+   */
+  async untilRoomTaken(): Promise<void> {
+    await this.page.waitForFunction(() => {
+      const globals = globalThis as unknown as PageGlobals & GraphArea;
+      const graph = globals.document.getElementById('graph');
+      return globals.explorer.width() === graph.clientWidth && globals.explorer.height() === graph.clientHeight;
+    });
+    await this.page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
   }
 
   /** Clicks with the real mouse where the library drew the element `ref`. */

@@ -66,21 +66,15 @@ export const BIG_SIZE = 520;
  * two share `phone p-i` (a line). The first 5 nodes of every hundred also hold `device hot-<hundred>`, so the
  * drawing has hot IDs too. Written with one _bulk request.
  */
-export async function seedBig(app: TestApp, customer: string): Promise<Seeded> {
-  await putSchema(app, customer, 'crm', SCHEMAS.crm);
-  const { token } = await issueToken(app, customer);
-  const lines: string[] = [];
-  for (let i = 0; i < BIG_SIZE; i++) {
+export function seedBig(app: TestApp, customer: string): Promise<Seeded> {
+  const nodes = Array.from({ length: BIG_SIZE }, (_, i) => {
     const ids = [];
     if (i > 0) ids.push(id('phone', `p-${i}`));
     for (const child of [3 * i + 1, 3 * i + 2, 3 * i + 3]) if (child < BIG_SIZE) ids.push(id('phone', `p-${child}`));
     if (i % 100 < 5) ids.push(id('device', `hot-${Math.floor(i / 100)}`));
-    lines.push(JSON.stringify({ op: 'create', body: crm(`b-${i}`, ...ids) }));
-  }
-  const { res, results } = await bulkChecked(app.baseUrl, customer, `${lines.join('\n')}\n`, { token: ADMIN_TOKEN });
-  const refused = results.filter((r) => r.status !== 201);
-  if (res.status !== 200 || refused.length > 0) throw new Error(`big graph setup failed: ${res.status} ${JSON.stringify(refused.slice(0, 3))}`);
-  return { customer, token };
+    return crm(`b-${i}`, ...ids);
+  });
+  return seedCrm(app, customer, nodes, 'big graph');
 }
 
 /**
@@ -104,22 +98,49 @@ export async function seedWalkthrough(app: TestApp, customer: string): Promise<S
   return { customer, token };
 }
 
-/**
- * A component of `size` nodes of schema `crm`, t-0 … t-(size-1), as a tree: t-i's parent is t-floor((i-1)/3), and the
- * two share `phone q-i`. Written with one _bulk request; start from `phone q-1` (or t-0's key).
- */
-export async function seedTree(app: TestApp, customer: string, size: number): Promise<Seeded> {
+/** Writes `nodes` of schema `crm` for a new customer with one _bulk request (the administrator's token). */
+async function seedCrm(app: TestApp, customer: string, nodes: Array<ReturnType<typeof crm>>, what: string): Promise<Seeded> {
   await putSchema(app, customer, 'crm', SCHEMAS.crm);
   const { token } = await issueToken(app, customer);
-  const lines: string[] = [];
-  for (let i = 0; i < size; i++) {
+  const lines = nodes.map((body) => JSON.stringify({ op: 'create', body }));
+  const { res, results } = await bulkChecked(app.baseUrl, customer, `${lines.join('\n')}\n`, { token: ADMIN_TOKEN });
+  const refused = results.filter((r) => r.status !== 201);
+  if (res.status !== 200 || refused.length > 0) throw new Error(`${what} setup failed: ${res.status} ${JSON.stringify(refused.slice(0, 3))}`);
+  return { customer, token };
+}
+
+/**
+ * A component of `size` nodes of schema `crm`, t-0 … t-(size-1), as a tree: t-i's parent is t-floor((i-1)/3), and the
+ * two share `phone q-i`. Start from `phone q-1` (or t-0's key).
+ */
+export function seedTree(app: TestApp, customer: string, size: number): Promise<Seeded> {
+  const nodes = Array.from({ length: size }, (_, i) => {
     const ids = [];
     if (i > 0) ids.push(id('phone', `q-${i}`));
     for (const child of [3 * i + 1, 3 * i + 2, 3 * i + 3]) if (child < size) ids.push(id('phone', `q-${child}`));
-    lines.push(JSON.stringify({ op: 'create', body: crm(`t-${i}`, ...ids) }));
-  }
-  const { res, results } = await bulkChecked(app.baseUrl, customer, `${lines.join('\n')}\n`, { token: ADMIN_TOKEN });
-  const refused = results.filter((r) => r.status !== 201);
-  if (res.status !== 200 || refused.length > 0) throw new Error(`tree setup failed: ${res.status} ${JSON.stringify(refused.slice(0, 3))}`);
-  return { customer, token };
+    return crm(`t-${i}`, ...ids);
+  });
+  return seedCrm(app, customer, nodes, 'tree');
+}
+
+/**
+ * A person of `size` nodes of schema `crm` in a chain, k-0 … k-(size-1): k-i shares `phone r-i` with the next and
+ * nothing else, so the drawing is one long line (a layout draws it straight or winding, in any direction). Start
+ * from `crm_id k-0`.
+ */
+export function seedChain(app: TestApp, customer: string, size: number): Promise<Seeded> {
+  const nodes = Array.from({ length: size }, (_, i) =>
+    crm(`k-${i}`, ...(i > 0 ? [id('phone', `r-${i - 1}`)] : []), ...(i < size - 1 ? [id('phone', `r-${i}`)] : [])),
+  );
+  return seedCrm(app, customer, nodes, 'chain');
+}
+
+/** A person of `size` nodes of schema `crm`, s-0 … s-(size-1), joined only by `device family`, which all hold: a hub. */
+export function seedStar(app: TestApp, customer: string, size: number): Promise<Seeded> {
+  return seedCrm(
+    app,
+    customer,
+    Array.from({ length: size }, (_, i) => crm(`s-${i}`, id('device', 'family'))),
+    'star',
+  );
 }
