@@ -4,6 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 export interface LocalNeo4j {
   /** bolt://127.0.0.1:<port> */
   uri: string;
+  /** The password of user neo4j: the one passed to start(), or the one it generated. */
+  password: string;
   /** http://127.0.0.1:<httpPort>/browser/ when started with httpPort; undefined otherwise. */
   browserUrl?: string;
   /** The server's ready line (version, port, data folder, start time). */
@@ -16,9 +18,12 @@ export interface LocalNeo4j {
 
 export interface StartOptions {
   port?: number;
-  /** Auth on with user neo4j and this password; off when undefined. */
+  /** The password of user neo4j; a random one (returned as LocalNeo4j.password) when undefined. Auth is always on. */
   password?: string;
-  /** Serve Neo4j Browser on this port (127.0.0.1); off when undefined or 0. */
+  /**
+   * Serve Neo4j Browser on this port (127.0.0.1); off when undefined or 0. Bolt over WebSocket and /analyst/ answer
+   * only pages of http://127.0.0.1:<httpPort> (and http://localhost:<httpPort>).
+   */
   httpPort?: number;
   /** A folder whose database is kept across stops; a temporary one, deleted at stop, when undefined. */
   data?: string;

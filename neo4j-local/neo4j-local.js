@@ -4,14 +4,14 @@
 // the Neo4j fault tests and the bench start it through start(). See README.md beside this file.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
 const HERE = __dirname;
 const POM = path.join(HERE, 'pom.xml');
-const JAVA = path.join(HERE, 'src', 'main', 'java', 'dev', 'idlink', 'neo4jlocal');
-const SOURCES = [path.join(JAVA, 'LocalNeo4j.java'), path.join(JAVA, 'analyst', 'AnalystResource.java')];
+const SOURCES = path.join(HERE, 'src', 'main');
 const CLASSES = path.join(HERE, 'target', 'classes');
 const BUILT_CLASS = path.join(CLASSES, 'dev', 'idlink', 'neo4jlocal', 'LocalNeo4j.class');
 const CLASSPATH_FILE = path.join(HERE, 'target', 'classpath.txt');
@@ -61,7 +61,23 @@ function missingTools() {
 
 const mtime = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : -1);
 
-/** Whether the class or the kept class path is missing, older than pom.xml or the sources, or names a missing jar. */
+/**
+ * Every file under src/main (the classes and their META-INF/services): one added later is watched without being
+ * listed here.
+ * @param {string} [dir]
+ * @returns {string[]}
+ */
+function sources(dir = SOURCES) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    return entry.isDirectory() ? sources(file) : [file];
+  });
+}
+
+/**
+ * Whether the class or the kept class path is missing (a fresh clone: target/ is not committed), older than pom.xml
+ * or any source, or names a missing jar.
+ */
 function needsBuild() {
   const built = Math.min(mtime(BUILT_CLASS), mtime(CLASSPATH_FILE));
   const classpathOk =
@@ -70,7 +86,7 @@ function needsBuild() {
       .readFileSync(CLASSPATH_FILE, 'utf8')
       .split(path.delimiter)
       .every((jar) => fs.existsSync(jar));
-  return !(classpathOk && built >= mtime(POM) && SOURCES.every((source) => built >= mtime(source)));
+  return !(classpathOk && built >= mtime(POM) && sources().every((source) => built >= mtime(source)));
 }
 
 /** Compiles the launcher and writes its class path (jars in Maven's cache) when needsBuild(); later starts run no Maven. */
@@ -90,6 +106,9 @@ function ensureBuilt(log = (/** @type {string} */ line) => process.stderr.write(
   log(`neo4j-local: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+/** A password for user neo4j when a script passes none: the server never runs with auth off. */
+const generatedPassword = () => randomBytes(18).toString('base64url');
+
 function javaArgs({ heap = '1g', stopWhenStdinCloses = false } = {}) {
   const classpath = [CLASSES, fs.readFileSync(CLASSPATH_FILE, 'utf8').trim()].join(path.delimiter);
   return [...jvmOptions(heap), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
@@ -108,16 +127,18 @@ async function freePort() {
 }
 
 /**
- * Starts a server in the background and resolves once it printed its ready line: { uri, version, child, stop() }.
+ * Starts a server in the background and resolves once it printed its ready line: { uri, password, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
- * options: port (a free one when undefined), password (auth off when undefined), httpPort (Neo4j Browser on this
+ * options: port (a free one when undefined), password (user neo4j's; a random one, returned as `password`, when
+ * undefined: auth is always on), httpPort (Neo4j Browser on this
  * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
  * default 30).
  * @param {import('./neo4j-local').StartOptions} [options]
  * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
-async function start({ port, password, httpPort, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
+async function start({ port, password: given, httpPort, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
+  const password = given || generatedPassword();
   /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
   delete env.NEO4J_LOCAL_PAGECACHE_MB;
@@ -127,9 +148,8 @@ async function start({ port, password, httpPort, data, heap, pageCacheMb, transa
   // Tests and scripts never take the Browser's fixed port from the environment: off unless asked for.
   env.NEO4J_LOCAL_HTTP_PORT = String(httpPort ?? 0);
   env.NEO4J_LOCAL_ANALYST_DIR = ANALYST_DIR;
-  delete env.NEO4J_PASSWORD;
+  env.NEO4J_PASSWORD = password;
   delete env.NEO4J_LOCAL_DATA;
-  if (password !== undefined) env.NEO4J_PASSWORD = password;
   if (data !== undefined) env.NEO4J_LOCAL_DATA = data;
   const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -159,7 +179,7 @@ async function start({ port, password, httpPort, data, heap, pageCacheMb, transa
         child.stdout.resume();
         child.stderr.resume();
         const line = output.split('\n').find((l) => l.includes('ready at')) ?? '';
-        resolve({ uri: /** @type {string} */ (ready[1]), browserUrl: BROWSER.exec(line)?.[1], line: line.trim(), child, stop, exited });
+        resolve({ uri: /** @type {string} */ (ready[1]), password, browserUrl: BROWSER.exec(line)?.[1], line: line.trim(), child, stop, exited });
       }
     };
     child.stdout.setEncoding('utf8');
@@ -180,8 +200,10 @@ async function start({ port, password, httpPort, data, heap, pageCacheMb, transa
 }
 
 /**
- * `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA,
- * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser.
+ * `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA
+ * (data/neo4j under the working directory when unset: kept, with the generated password of user neo4j in its file
+ * `password`), NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser.
+ * --stop-when-stdin-closes is passed on to the server (the tests that run this script use it).
  */
 function main() {
   const missing = missingTools();
@@ -196,9 +218,13 @@ function main() {
     process.exit(1);
   }
   const httpPort = process.argv.includes('--no-browser') ? '0' : process.env.NEO4J_LOCAL_HTTP_PORT || '7474';
-  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g' }), {
+  // Kept by default, as the service keeps ./data/idlink.sqlite: the generated password lives beside the database
+  // and is the same at every start, so the service can read it from the file.
+  const data = path.resolve(process.env.NEO4J_LOCAL_DATA || path.join('data', 'neo4j'));
+  const stopWhenStdinCloses = process.argv.includes('--stop-when-stdin-closes');
+  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g', stopWhenStdinCloses }), {
     stdio: 'inherit',
-    env: { ...process.env, NEO4J_LOCAL_HTTP_PORT: httpPort, NEO4J_LOCAL_ANALYST_DIR: ANALYST_DIR },
+    env: { ...process.env, NEO4J_LOCAL_HTTP_PORT: httpPort, NEO4J_LOCAL_DATA: data, NEO4J_LOCAL_ANALYST_DIR: ANALYST_DIR },
   });
   // npm (and a terminal's Ctrl-C) signal this process; the JVM shuts the database down on the same signal.
   for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) {

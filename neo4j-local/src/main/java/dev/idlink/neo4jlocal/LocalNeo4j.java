@@ -4,13 +4,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -30,19 +36,25 @@ import org.neo4j.server.configuration.ThirdPartyJaxRsPackage;
  * artifacts, with Bolt on 127.0.0.1 only. What `npm run neo4j:local` and `npm run test:neo4j` start (see README.md
  * beside the pom).
  *
- * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (auth on with user neo4j when set, off
- * otherwise), NEO4J_LOCAL_DATA (a folder that is kept; when unset, a fresh temporary folder deleted at stop),
+ * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (the password of user neo4j; when unset, the one
+ * kept in the data folder's file "password", generated at the first start), NEO4J_LOCAL_DATA (a folder that is kept;
+ * when unset, a fresh temporary folder deleted at stop),
  * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30),
  * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser over Neo4j's HTTP connector; default 0, off), NEO4J_LOCAL_HOST (the address
  * Bolt and HTTP listen on, default 127.0.0.1). The argument --stop-when-stdin-closes makes it stop when its parent goes
  * away (the test runner gives it a pipe), so no server outlives the run that started it.
  *
- * <p>Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections; SIGTERM or SIGINT
- * shut the database down cleanly (a JVM shutdown hook) and exit.
+ * <p>Never open: auth is always on, Bolt closes every connection until the password is set, and then takes
+ * WebSocket upgrades only from the Browser's own origin (BoltOriginGuard). Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections;
+ * SIGTERM or SIGINT shut the database down cleanly (a JVM shutdown hook) and exit.
  */
 public final class LocalNeo4j {
   private static final String USER = "neo4j";
   private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
+  /** Beside the database in the data folder: the generated password of user neo4j, mode 0600. */
+  private static final String PASSWORD_FILE = "password";
+  private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_ONLY_FOLDER = PosixFilePermissions.fromString("rwx------");
 
   private LocalNeo4j() {}
 
@@ -64,21 +76,32 @@ public final class LocalNeo4j {
     int port = intFromEnv("NEO4J_LOCAL_PORT", 7687);
     long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 1024);
     long transactionTimeoutSeconds = intFromEnv("NEO4J_LOCAL_TRANSACTION_TIMEOUT_S", 30);
-    String password = emptyToNull(System.getenv("NEO4J_PASSWORD"));
+    String givenPassword = emptyToNull(System.getenv("NEO4J_PASSWORD"));
     String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
     int httpPort = intFromEnv("NEO4J_LOCAL_HTTP_PORT", 0);
     String host = emptyToNull(System.getenv("NEO4J_LOCAL_HOST"));
     if (host == null) host = "127.0.0.1";
 
-    Path home = keptData != null ? Path.of(keptData).toAbsolutePath() : Files.createTempDirectory("neo4j-local-");
-    Files.createDirectories(home);
+    // Owner-only, like the password file in it: the store holds every ID in clear.
+    Path home =
+        keptData != null
+            ? Path.of(keptData).toAbsolutePath()
+            : Files.createTempDirectory("neo4j-local-", PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
+    if (!Files.isDirectory(home)) {
+      Files.createDirectories(home.getParent());
+      Files.createDirectory(home, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
+    }
     boolean deleteAtStop = keptData == null;
+    Path passwordFile = home.resolve(PASSWORD_FILE);
+    String password = givenPassword != null ? givenPassword : keptPassword(passwordFile);
+    BrowserOrigins browserOrigins = BrowserOrigins.of(host, httpPort);
 
     DatabaseManagementServiceBuilder builder =
         new DatabaseManagementServiceBuilder(home)
             .setConfig(BoltConnector.enabled, true)
             .setConfig(BoltConnector.listen_address, new SocketAddress(host, port))
-            .setConfig(GraphDatabaseSettings.auth_enabled, password != null)
+            // Always on: without a password of the caller's, keptPassword generated one.
+            .setConfig(GraphDatabaseSettings.auth_enabled, true)
             // Any password the caller chose; this server listens on loopback only.
             .setConfig(GraphDatabaseSettings.auth_minimum_password_length, 1)
             .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
@@ -92,6 +115,7 @@ public final class LocalNeo4j {
     if (httpPort > 0) {
       String analyst = "http://" + host + ":" + httpPort + "/analyst/";
       System.setProperty("neo4jlocal.analyst.url", analyst);
+      System.setProperty(BrowserOrigins.PROPERTY, browserOrigins.toProperty());
       builder
           .setConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
           // The Browser, and the analyst style and guide (AnalystResource, read-only) beside it.
@@ -104,6 +128,9 @@ public final class LocalNeo4j {
           // Neo4j's default (the discovery document and the Browser's files need no login) plus the analyst files,
           // which hold no data: the Browser fetches them without credentials.
           .setConfig(ServerSettings.http_auth_allowlist, java.util.List.of("/", "/browser.*", "/analyst/.*"))
+          // Neo4j answers every response with "Access-Control-Allow-Origin: *" unless told otherwise: only the
+          // Browser's own page may read this server's answers (AnalystResource also refuses other origins).
+          .setConfig(ServerSettings.http_access_control_allow_origin, browserOrigins.primary())
           // The Browser fetches :style and :play addresses only from these hosts.
           .setConfig(ServerSettings.browser_remote_content_hostname_whitelist, host + ",localhost,guides.neo4j.com")
           // Once connected, the Browser loads the analyst style and shows the guide of analyst queries.
@@ -112,6 +139,7 @@ public final class LocalNeo4j {
           .setConfig(ServerSettings.allow_telemetry, false)
           .setConfig(BoltConnector.advertised_address, new SocketAddress(host, port));
     }
+    BoltOriginGuard.allow(browserOrigins);
     DatabaseManagementService dbms = builder.build();
 
     Thread stopper =
@@ -125,16 +153,20 @@ public final class LocalNeo4j {
             "neo4j-local-stop");
     Runtime.getRuntime().addShutdownHook(stopper);
 
+    if (!BoltOriginGuard.installed()) {
+      // Never announce a Bolt port that any web page could open (META-INF/services missing from the class path?).
+      System.err.println("neo4j-local: the Bolt origin guard (BoltGuardExtension) was not loaded");
+      System.exit(1);
+    }
     GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
     if (!db.isAvailable(START_TIMEOUT.toMillis())) {
       System.err.println("neo4j-local: the database did not become available within " + START_TIMEOUT);
       System.exit(1);
     }
-    if (password != null) {
-      // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
-      // gets the password of this run. Runs in-process, before Bolt is announced.
-      setPassword(dbms, password);
-    }
+    // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
+    // gets the password of this run. Runs in-process, before Bolt is announced.
+    setPassword(dbms, password);
+    BoltOriginGuard.open();
     waitForPort(host, port, "Bolt");
     if (httpPort > 0) waitForPort(host, httpPort, "HTTP");
 
@@ -142,7 +174,8 @@ public final class LocalNeo4j {
         db.executeTransactionally(
             "CALL dbms.components() YIELD name, versions, edition RETURN versions[0] + ' ' + edition AS v",
             Map.of(),
-            result -> (String) result.next().get("v"));
+            result -> (String) result.next().get("v"),
+            START_TIMEOUT);
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
     System.out.println(
         "neo4j-local: Neo4j "
@@ -153,7 +186,9 @@ public final class LocalNeo4j {
             + port
             + (httpPort > 0 ? " and Neo4j Browser at http://" + host + ":" + httpPort + "/browser/" : "")
             + " ("
-            + (password != null ? "auth on, user " + USER : "auth off")
+            + "auth on, user "
+            + USER
+            + (givenPassword != null ? ", password from NEO4J_PASSWORD" : ", password in " + passwordFile)
             + "; data "
             + home
             + (deleteAtStop ? ", deleted at stop" : ", kept")
@@ -170,6 +205,44 @@ public final class LocalNeo4j {
   }
 
   /**
+   * The password kept in the data folder's file, or a new one (24 random bytes, base64url) written there with mode
+   * 0600 and printed this once: the server is never open, and `npm run neo4j:local` needs no setting to start. A
+   * deleted file gets a new password at the next start (setPassword applies it to the kept store).
+   */
+  private static String keptPassword(Path file) throws IOException {
+    if (Files.exists(file)) {
+      if (!Files.getPosixFilePermissions(file).equals(OWNER_ONLY_FILE)) {
+        Files.setPosixFilePermissions(file, OWNER_ONLY_FILE);
+        System.out.println("neo4j-local: " + file + " was readable by others; it is mode 0600 now");
+      }
+      String kept = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (kept.isEmpty()) {
+        System.err.println("neo4j-local: " + file + " is empty; delete it to have a new password generated");
+        System.exit(2);
+      }
+      return kept;
+    }
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    String generated = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+    Path partial = file.resolveSibling(PASSWORD_FILE + ".partial");
+    Files.deleteIfExists(partial);
+    Files.createFile(partial, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+    Files.writeString(partial, generated + "\n", StandardCharsets.UTF_8);
+    Files.move(partial, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    System.out.println(
+        "neo4j-local: generated the password of user "
+            + USER
+            + ": "
+            + generated
+            + " (printed this once; kept in "
+            + file
+            + ", mode 0600, and used at every start; NEO4J_PASSWORD overrides it)");
+    System.out.flush();
+    return generated;
+  }
+
+  /**
    * Sets the password of user neo4j. On a kept store restarted with the same password Neo4j refuses the change
    * ("Old password and new password cannot be the same"); the password is then already the one wanted.
    */
@@ -177,7 +250,12 @@ public final class LocalNeo4j {
     try {
       dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
           .executeTransactionally(
-              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
+              "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+              Map.of("password", password),
+              result -> null,
+              // Not db.transaction.timeout: the first statement on a fresh store compiles Cypher, which took over
+              // 30 s on a 2-core machine under heavy load, and the start then failed.
+              START_TIMEOUT);
     } catch (QueryExecutionException refused) {
       String message = String.valueOf(refused.getMessage());
       if (!message.contains("Old password and new password cannot be the same")) throw refused;

@@ -9,9 +9,11 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import dev.idlink.neo4jlocal.BrowserOrigins;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import javax.ws.rs.GET;
+import javax.ws.rs.HeaderParam;
 import javax.ws.rs.core.Context;
 import javax.ws.rs.core.Response;
 
@@ -20,6 +22,10 @@ import javax.ws.rs.core.Response;
  * extension mounted at /analyst), so that the Browser loads them from its own host: GET /analyst/style.grass (the
  * GraSS file of cypher/analyst/) and GET /analyst/guide.html (a Browser guide with one slide per query, made from
  * the .cypher files when asked, so it never goes stale). Read-only; the folder is NEO4J_LOCAL_ANALYST_DIR.
+ *
+ * <p>Only the Browser's own page may read them from a browser: a request whose Origin is another's gets 403, and an
+ * allowed one gets that origin back in Access-Control-Allow-Origin. The style names every customer's schema ids and
+ * type names in use, which no other web page the analyst opens should read.
  */
 @javax.ws.rs.Path("/")
 public class AnalystResource {
@@ -42,6 +48,8 @@ public class AnalystResource {
   /** The database the service writes (Neo4j's web server binds it for JAX-RS resources). */
   @Context private DatabaseManagementService dbms;
 
+  private static final BrowserOrigins BROWSER = BrowserOrigins.fromSystemProperty();
+
   /**
    * cypher/analyst/style.grass with a colour for each schema and each ID type the database holds: the labels
    * `schema:<id>` and `type:<name>` the service gives its vertices (db.labels(), read-only, when asked), each a
@@ -50,7 +58,8 @@ public class AnalystResource {
    */
   @GET
   @javax.ws.rs.Path("style.grass")
-  public Response style() throws IOException {
+  public Response style(@HeaderParam("Origin") String origin) throws IOException {
+    if (origin != null && !BROWSER.allows(origin)) return foreignOrigin();
     String grass = Files.readString(folder().resolve("style.grass"), StandardCharsets.UTF_8);
     List<String> labels =
         dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
@@ -74,7 +83,22 @@ public class AnalystResource {
     }
     int end = grass.lastIndexOf('}');
     String styled = end < 0 ? grass : grass.substring(0, end).stripTrailing() + rules + "\n}\n";
-    return Response.ok(styled, "text/plain; charset=utf-8").header("Cache-Control", "no-store").build();
+    return forBrowser(Response.ok(styled, "text/plain; charset=utf-8"), origin);
+  }
+
+  /** 403; its Access-Control-Allow-Origin (Neo4j's, the Browser's) names another page, which cannot read it. */
+  private static Response foreignOrigin() {
+    return Response.status(Response.Status.FORBIDDEN)
+        .entity("The analyst files are open to this server's Neo4j Browser only.\n")
+        .type("text/plain; charset=utf-8")
+        .build();
+  }
+
+  /** No caching, and the Browser's origin (one of the loopback names it may be opened at) echoed for CORS. */
+  private static Response forBrowser(Response.ResponseBuilder ok, String origin) {
+    ok.header("Cache-Control", "no-store");
+    if (origin != null) ok.header("Access-Control-Allow-Origin", origin.trim()).header("Vary", "Origin");
+    return ok.build();
   }
 
   /**
@@ -88,7 +112,8 @@ public class AnalystResource {
 
   @GET
   @javax.ws.rs.Path("guide.html")
-  public Response guide() throws IOException {
+  public Response guide(@HeaderParam("Origin") String origin) throws IOException {
+    if (origin != null && !BROWSER.allows(origin)) return foreignOrigin();
     List<java.nio.file.Path> files;
     try (Stream<java.nio.file.Path> listing = Files.list(folder())) {
       files = listing.filter(f -> f.toString().endsWith(".cypher")).sorted().toList();
@@ -126,7 +151,7 @@ public class AnalystResource {
           .append("</pre></div></slide>\n");
     }
     html.append("</carousel></article>\n");
-    return Response.ok(html.toString(), "text/html; charset=utf-8").header("Cache-Control", "no-store").build();
+    return forBrowser(Response.ok(html.toString(), "text/html; charset=utf-8"), origin);
   }
 
   /** The style's address as the Browser sees this server; set by the launcher, which knows the HTTP port. */
