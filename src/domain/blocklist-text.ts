@@ -1,14 +1,19 @@
 // How the blocklist reads text: values and rules are normalized alike before they are compared, so that a value
-// cannot slip past a rule by a spelling that shows the same (fullwidth letters, a zero-width space, Arabic-Indic
-// digits, a trailing space or dot, `İ` for `I`). docs/keeping-people-apart.md (Blocked values) lists the steps.
+// cannot slip past a rule by a spelling that shows the same (fullwidth letters, a zero-width space, a control
+// character, Arabic-Indic digits, a trailing space or dot, `İ` for `I`). docs/keeping-people-apart.md (Blocked
+// values) lists the steps.
 import { RE2JS } from 're2js';
 import unhomoglyph from 'unhomoglyph';
 
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/**
+ * What normalizing removes: default-ignorable code points, and control characters (`\p{Cc}`: U+0000–U+001F,
+ * U+007F–U+009F), which show nothing either, so that `test@test.com` followed by a NUL is still `test@test.com`.
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/gu;
 const DIGIT = /\p{Nd}/u;
 const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/gu;
-// eslint-disable-next-line no-control-regex -- all of ASCII, control characters included
-const ASCII = /^[\x00-\x7f]*$/;
+/** Printable ASCII, which every step but case folding leaves as it is. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Full Unicode case folding, from the runtime's own case mappings: lower, upper, then lower again gives, code point
@@ -42,13 +47,14 @@ function asciiDigit(digit: string): string {
 
 /**
  * The steps that apply to each character alone, also to the literal characters of a pattern: default-ignorable
- * code points removed, NFKC, full case folding when `ignoreCase` (then NFKC again), every decimal digit to ASCII.
+ * code points and control characters removed, NFKC, full case folding when `ignoreCase` (then NFKC again), every
+ * decimal digit to ASCII.
  */
 export function normalizeCharacters(text: string, ignoreCase: boolean): string {
-  if (ASCII.test(text)) return ignoreCase ? text.toLowerCase() : text;
-  let normal = text.replace(IGNORABLE, '').normalize('NFKC');
+  if (PRINTABLE_ASCII.test(text)) return ignoreCase ? text.toLowerCase() : text;
+  let normal = text.replace(INVISIBLE, '').normalize('NFKC');
   if (ignoreCase) normal = foldCase(normal).normalize('NFKC');
-  return normal.replace(IGNORABLE, '').replace(NON_ASCII_DIGIT, asciiDigit);
+  return normal.replace(INVISIBLE, '').replace(NON_ASCII_DIGIT, asciiDigit);
 }
 
 /** A value or a listed value as the blocklist compares it: its characters normalized, trimmed, one trailing dot removed. */
@@ -143,7 +149,7 @@ class PatternReader {
  * left as it is, and under ignore_case also when it only changes case in a way RE2's own folding follows (`É`).
  */
 function readAlike(c: string, ignoreCase: boolean): boolean {
-  if (ASCII.test(c)) return true;
+  if (PRINTABLE_ASCII.test(c)) return true;
   const normal = normalizeCharacters(c, ignoreCase);
   if (normal === c) return true;
   if (!ignoreCase || normalizeCharacters(c, false) !== c || [...normal].length !== 1) return false;

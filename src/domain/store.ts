@@ -52,11 +52,41 @@ export const keptTokenRevoked = (): DomainError => new DomainError('invalid_toke
 export const policyChanged = (): DomainError =>
   new DomainError('schema_changed', "The customer's schemas, settings or blocklist changed while the request was running; send it again.");
 
+/**
+ * The ID types whose values a refusal names by type alone. A refusal may reach a caller without a token (the other
+ * node of a separation is one the caller never named) and may be logged, so no refusal holds a secure value,
+ * whoever asks (docs/errors.md).
+ */
+export type SecureTypes = ReadonlySet<string>;
+
+/**
+ * The secure types among those a write was checked against (NodeAddress.expectedTypes), which hold its key and
+ * every ID it names; none for a store call that carries no declarations (only the store contract makes those).
+ */
+export const checkedSecureTypes = (node: NodeAddress): SecureTypes => new Set((node.expectedTypes ?? []).filter((t) => t.secure).map((t) => t.type));
+
+/** An ID as a refusal names it: `type=value`, or `type (secure)` when its type is secure. */
+const idText = (id: IdPair, secure: SecureTypes): string => (secure.has(id.type) ? `${id.type} (secure)` : `${id.type}=${id.id}`);
+
+const keyText = (n: NodeRef, secure: SecureTypes): string => `${idText(n.key, secure)} in schema '${n.schemaId}'`;
+
+/** What a store answers when the node a call names is not there; `secure` by default as the call was checked. */
+export const nodeNotFound = (node: NodeAddress, secure: SecureTypes = checkedSecureTypes(node)): DomainError =>
+  new DomainError('node_not_found', `No node with key ${keyText(node, secure)}.`);
+
+/** What a create or a rekeying answers when a node of the schema already has the key (`key`: the new key of a rekeying). */
+export const nodeExists = (node: NodeAddress, key: IdPair = node.key): DomainError =>
+  new DomainError('node_exists', `A node with key ${idText(key, checkedSecureTypes(node))} already exists in schema '${node.schemaId}'.`);
+
+/** What an insert answers when the node holds one of its IDs, and an update when the node holds its `set`; nothing is written. */
+export const idExists = (node: NodeAddress, held: IdPair): DomainError =>
+  new DomainError('id_exists', `The node already holds ${idText(held, checkedSecureTypes(node))}; nothing was written.`);
+
 /** What a store answers when a write would make a node hold more than NodeAddress.maxIds IDs; nothing is written. */
 export const nodeIdLimitReached = (node: NodeAddress): DomainError =>
   new DomainError(
     'node_id_limit_reached',
-    `The node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}' would hold more than ${node.maxIds} IDs; nothing was added.`,
+    `The node with key ${keyText(node, checkedSecureTypes(node))} would hold more than ${node.maxIds} IDs; nothing was added.`,
   );
 
 /** Whether a node holding `held` IDs would pass NodeAddress.maxIds once `adding` more are linked to it. */
@@ -105,28 +135,37 @@ export const holderLimitReached = (id: IdPair, maxHolders: number): DomainError 
     `An ID of type '${id.type}' is held by ${maxHolders} node${maxHolders === 1 ? '' : 's'} already, the most its type allows (max_holders); nothing was written.`,
   );
 
-const keyText = (n: NodeRef): string => `${n.key.type}=${n.key.id} in schema '${n.schemaId}'`;
-
 /** Two nodes in code-point order of schema, key type, key id: the order a separation lists them in. */
 export const byNodeRef = (x: NodeRef, y: NodeRef): number => compareCodePoints(x.schemaId, y.schemaId) || byTypeThenId(x.key, y.key);
 
-/** What a write answers when it would make two separated nodes hold a common ID; nothing is written. */
-export const separatedNodes = (x: NodeRef, y: NodeRef): DomainError => {
+/**
+ * What a write answers when it would make two separated nodes hold a common ID; nothing is written. `secure`: the
+ * customer's secure types as its schemas declare them, read by the store (the write was not checked against the
+ * other node's key type). Keys only: the shared ID may be secure too.
+ */
+export const separatedNodes = (x: NodeRef, y: NodeRef, secure: SecureTypes): DomainError => {
   const [a, b] = [x, y].sort(byNodeRef) as [NodeRef, NodeRef];
-  // Keys only: the shared ID's value may be secure, and messages reach logs.
   return new DomainError(
     'separated_nodes',
-    `The nodes with keys ${keyText(a)} and ${keyText(b)} are separated (_separate); they may not hold a common ID, and nothing was written.`,
+    `The nodes with keys ${keyText(a, secure)} and ${keyText(b, secure)} are separated (_separate); they may not hold a common ID, and nothing was written.`,
   );
 };
 
+// _separate's own refusals name no key's value: its request names both nodes, and no declaration of theirs was read.
+
 /** What Store.separate answers with removeSharedFrom 'none' while the two nodes hold a common ID. */
-export const idsShared = (a: NodeRef, b: NodeRef): DomainError =>
-  new DomainError('ids_shared', `The nodes with keys ${keyText(a)} and ${keyText(b)} hold a common ID; name the side to remove it from (remove_shared_from).`);
+export const idsShared = (_a: NodeRef, _b: NodeRef): DomainError =>
+  new DomainError('ids_shared', 'The two nodes hold a common ID; name the side to remove it from (remove_shared_from).');
+
+/** What Store.separate answers when a shared ID is the key of the node removeSharedFrom names (a key never leaves its node). */
+export const sharedKeyImmutable = (from: NodeRef): DomainError =>
+  new DomainError(
+    'key_id_immutable',
+    `The nodes share the key (${from.key.type}) of the node remove_shared_from names, which cannot leave its node; remove the shared IDs from the other side.`,
+  );
 
 /** What Store.unseparate answers when the pair is not separated. */
-export const separationNotFound = (a: NodeRef, b: NodeRef): DomainError =>
-  new DomainError('separation_not_found', `The nodes with keys ${keyText(a)} and ${keyText(b)} are not separated.`);
+export const separationNotFound = (_a: NodeRef, _b: NodeRef): DomainError => new DomainError('separation_not_found', 'The two nodes are not separated.');
 
 /** Another schema's declaration of a type, as putSchema compares the declarations it is given with. */
 export interface OtherDeclaration {

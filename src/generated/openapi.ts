@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Add IDs to an existing node
-         * @description All or nothing: 409 `id_exists` (naming the ID) when the node already holds any listed ID, and 409
+         * @description All or nothing: 409 `id_exists` (naming the ID, one of a secure type by its type alone) when the node already holds any listed ID, and 409
          *     `node_id_limit_reached` when the node would then hold more than NODE_MAX_IDS IDs, and 409
          *     `holder_limit_reached` when an entry of `ids` is an ID of a type whose `max_holders` it has reached
          *     (that many nodes of the customer hold it already; the message names the type and the limit, never the
@@ -905,7 +905,7 @@ export interface components {
     schemas: {
         /** @description Customer, schema and token identifiers: letters, digits and `_ . : -`, 1 to 64 characters. */
         Name: string;
-        /** @description A Name other than `delivery`. */
+        /** @description A Name other than `delivery`, `.` and `..`. */
         CustomerId: string;
         /** @description An ID type name: letters, digits and `_ . : -`, 1 to 64 characters. */
         IdType: string;
@@ -1468,7 +1468,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema, or the customer's settings or blocklist, changed three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `ids_shared` (the two nodes of a separation hold a common ID and `remove_shared_from` is `none`), `separated_nodes` (the write would make two separated nodes hold a common ID; the message names both keys; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). */
+        /** @description `node_exists`, `id_exists`, `key_id_immutable`, `secure_flag_conflict`, `type_option_conflict` (another schema of the customer declares the type with another `links` or `max_holders`), `secure_type_in_use` (a type cannot stop being secure while nodes of the customer hold IDs of it), `schema_in_use`, `schema_changed` (the schema, or the customer's settings or blocklist, changed three times while the write ran; send it again), `node_id_limit_reached` (the node would hold more than NODE_MAX_IDS IDs; nothing was added), `holder_limit_reached` (one more node would hold an ID whose type's `max_holders` is reached; the message names the type and the limit, never the value; nothing was written), `ids_shared` (the two nodes of a separation hold a common ID and `remove_shared_from` is `none`), `separated_nodes` (the write would make two separated nodes hold a common ID; the message names both keys, one of a secure type by its type and schema alone; nothing was written), `cap_reached` (an impression would pass a delivery's cap, named in `cap`; nothing was counted). No message holds the value of a secure ID: a key or ID of a secure type is named by its type, as in "email (secure)". */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1523,7 +1523,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `store_unavailable`: the store cannot be reached. `server_busy` (with `Retry-After`, and the connection closed): on `_bulk`, BULK_MEMORY_LIMIT is taken by other bulk requests, or, at once, its customer or client address holds a quarter of the bulk slots already; on any other request, its body is larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS (a compressed body: once inflated) and BODY_MEMORY_LIMIT is taken by other bodies being read. Either waited 5 s before it was refused, and nothing of the request was applied. Also `server_busy`, at once and with the connection kept, on a read (a GET, `_search`, `_graph`, `_eligible`; never a write): its answer is larger than RESPONSE_MEMORY_LIMIT / MAX_CONNECTIONS and does not fit in what RESPONSE_MEMORY_LIMIT leaves beside answers still being sent to their clients (a `_search` or `_graph` learns it before its answer is built). Also `server_busy`, after waiting up to 5 s, on a `_search` or `_graph` from a start whose last answer was larger than 1 MB: such reads run one at a time, and small ones never wait for them. */
+        /** @description `store_unavailable`: the store cannot be reached. `server_busy` (with `Retry-After`, and the connection closed): on `_bulk`, BULK_MEMORY_LIMIT is taken by other bulk requests, or, at once, its customer or client address holds a quarter of the bulk slots already; on any other request, its body is larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS (a compressed body: once inflated) and BODY_MEMORY_LIMIT is taken by other bodies being read. Either waited 5 s before it was refused, and nothing of the request was applied. Also `server_busy`, at once and with the connection kept, on a read (a GET, `_search`, `_graph`, `_eligible`; never a write): its answer is larger than RESPONSE_MEMORY_LIMIT / MAX_CONNECTIONS and does not fit in what RESPONSE_MEMORY_LIMIT leaves beside answers still being sent to their clients (a `_search` or `_graph` learns it before its answer is built). Also `server_busy`, after waiting up to 5 s, on a `_search` or `_graph` from a start whose last answer was larger than 1 MB: such reads run one at a time, and small ones never wait for them. Also `server_busy`, at once, on Neo4j, when the store refuses the memory the request needs (other requests hold its transactions' memory); nothing of the request was applied. */
         ServiceUnavailable: {
             headers: {
                 /** @description With `server_busy`: seconds to wait before retrying. */
@@ -1538,7 +1538,9 @@ export interface components {
     parameters: {
         /**
          * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-         *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+         *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+         *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+         *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
          */
         CustomerId: components["schemas"]["CustomerId"];
         /** @description A delivery of the customer the mapi token names (ids are numbered per customer). */
@@ -1561,7 +1563,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1601,7 +1605,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1641,7 +1647,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1681,7 +1689,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1714,7 +1724,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1747,7 +1759,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1780,7 +1794,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1813,7 +1829,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1846,7 +1864,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1884,7 +1904,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1922,7 +1944,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -1954,7 +1978,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
                 schema_id: components["parameters"]["SchemaId"];
@@ -1988,7 +2014,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
                 schema_id: components["parameters"]["SchemaId"];
@@ -2037,7 +2065,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
                 schema_id: components["parameters"]["SchemaId"];
@@ -2070,7 +2100,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2102,7 +2134,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2140,7 +2174,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
                 token_id: components["parameters"]["TokenId"];
@@ -2172,7 +2208,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2204,7 +2242,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2242,7 +2282,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2274,7 +2316,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2320,7 +2364,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2356,7 +2402,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2400,7 +2448,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2436,7 +2486,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };
@@ -2476,7 +2528,9 @@ export interface operations {
             path: {
                 /**
                  * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
-                 *     `delivery` is reserved: `/v1/delivery` is the delivery list.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
                  */
                 customer_id: components["parameters"]["CustomerId"];
             };

@@ -71,6 +71,9 @@ export function sendProblem(res: Response, code: ErrorCode, detail: string, erro
   if (status === 401) {
     res.set('WWW-Authenticate', code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
   }
+  // Every server_busy says when to retry: those of admission set their own wait; the others (the store refused the
+  // memory a request needs) get the admission wait, 5 s.
+  if (code === 'server_busy' && res.get('Retry-After') === undefined) res.set('Retry-After', '5');
   res
     .status(status)
     .type('application/problem+json')

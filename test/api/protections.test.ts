@@ -347,6 +347,35 @@ describe('identity protections', () => {
       expect(await held(customer, key)).toBeUndefined();
     });
 
+    test.each([
+      ['a trailing NUL', 'email', 'Test@TEST.com\u0000'],
+      ['a NUL inside', 'email', 'test@\u0000test.com'],
+      ['a C0 control before it', 'email', '\u0001test@test.com'],
+      ['a DEL after it', 'email', 'test@test.com\u007f'],
+      ['a C1 control after it', 'email', 'test@test.com\u0085'],
+      ['a trailing NUL after zeros', 'device', '0000\u0000'],
+      ['a unit separator inside', 'member_id', 'ad\u001fmin'],
+    ])('when a write holds a blocked value with %s, then 422 blocked_id, on its own and as a _bulk line, and nothing is made', async (_what, type, value) => {
+      const customer = await variantCustomer();
+      const key = type === 'member_id' ? id(type, value) : m('m-control');
+      const ids = type === 'member_id' ? [] : [id(type, value)];
+      const res = await post(customer, '_create', buildNode({ key, ids }), ADMIN_TOKEN);
+      expectProblem(res, 422, 'blocked_id');
+      expect(errorPaths(res)).toEqual([type === 'member_id' ? '/body/key/id' : '/body/ids/0/id']);
+      const { results } = await bulk(customer, [{ op: 'create', body: buildNode({ key, ids }) }], ADMIN_TOKEN);
+      expect(results.map((r) => [r.status, r.code])).toEqual([[422, 'blocked_id']]);
+      expect(await held(customer, key)).toBeUndefined();
+      if (type !== 'member_id') {
+        await createNode(app, customer, buildNode({ key: m('m-held'), ids: [] }));
+        expectProblem(
+          await post(customer, '_upsert', { schema: 'member', key: m('m-held'), where: id(type, 'none'), set: id(type, value) }, ADMIN_TOKEN),
+          422,
+          'blocked_id',
+        );
+        expect(await held(customer, m('m-held'))).toEqual([m('m-held')]);
+      }
+    });
+
     test('when values only resemble blocked ones, then they are written', async () => {
       const customer = await variantCustomer();
       const allowed = [email('test@test.co'), device('٠٠١'), device('0O0'), cookie('٠٠٠')];

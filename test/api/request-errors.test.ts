@@ -1,7 +1,9 @@
 // The request-level rows of the error table, on several endpoints: bodies that are not JSON, too large or of
 // another media type, bodies and path parameters that break openapi.yaml, and the shape every problem has.
+import http from 'node:http';
 import request from 'supertest';
-import { startApp, type TestApp } from '../helpers/app';
+import { loadContract, operations } from '../../src/http/openapi';
+import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import {
   buildDelete,
   buildInsert,
@@ -448,6 +450,82 @@ describe('request-level errors', () => {
       expect(await storedIds(app, customer, KEY)).toBeUndefined();
       const searched = await app.call('POST', `/v1/${customer}/_Search`, { body: buildSearch() });
       expect(searched.status).toBe(404);
+    });
+  });
+
+  describe('the customer ids . and ..', () => {
+    /**
+     * Sends `path` byte for byte (supertest, like a browser, may resolve dot segments before sending), as the
+     * administrator, so that nothing but the path can be refused.
+     */
+    function rawCall(method: string, path: string, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: unknown; text: string }> {
+      const { port } = new URL(app.baseUrl);
+      return new Promise((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method,
+            path,
+            headers: {
+              authorization: `Bearer ${ADMIN_TOKEN}`,
+              ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    }
+
+    /** Every spelling of `.` and `..` as a path segment: plain, and percent-encoded in either case, whole or in part. */
+    const DOTS = ['.', '..', '%2e', '%2E', '%2e%2e', '%2E%2E', '%2E.', '.%2e', '%2e.'];
+    /** Every operation of the contract under /v1/{customer_id}, its other path parameters filled in. */
+    const CUSTOMER_OPERATIONS = [...operations(loadContract())]
+      .filter(({ path }) => path.startsWith('/v1/{customer_id}/'))
+      .map(({ path, method }) => ({ method: method.toUpperCase(), path: path.replace('{schema_id}', 'member').replace('{token_id}', 'tok-1') }));
+
+    test('when the customer id is . or .. in any spelling, then every customer operation is 400 at /path/customer_id, saying it is reserved', async () => {
+      expect(CUSTOMER_OPERATIONS.length).toBeGreaterThan(20);
+      for (const dots of DOTS) {
+        for (const { method, path } of CUSTOMER_OPERATIONS) {
+          const url = path.replace('{customer_id}', dots);
+          const res = await rawCall(method, url, method === 'GET' ? undefined : '{}');
+          const problem = res.body as { code?: string; errors?: Array<{ path: string; message: string }> };
+          expect([method, url, res.status, problem.code]).toEqual([method, url, 400, 'validation_failed']);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(problem.errors).toContainEqual({ path: '/path/customer_id', message: 'is a reserved name; choose another' });
+          expect(res.headers.link).toBeUndefined();
+          expect(contractProblems(method, path.replace('{customer_id}', 'c'), res as unknown as request.Response)).toEqual([]);
+        }
+      }
+    });
+
+    test('when a node, a schema or a history page is asked for customer .., then nothing is stored and no paging link points elsewhere', async () => {
+      for (const dots of ['..', '%2e%2e', '.']) {
+        const schema = await rawCall('PUT', `/v1/${dots}/schema/member`, JSON.stringify({ id_types: [{ type: 'member_id' }] }));
+        expect([schema.status, (schema.body as { code: string }).code]).toEqual([400, 'validation_failed']);
+        const created = await rawCall('POST', `/v1/${dots}/node/_create`, JSON.stringify(buildNode()));
+        expect([created.status, (created.body as { code: string }).code]).toEqual([400, 'validation_failed']);
+        const history = await rawCall('GET', `/v1/${dots}/node/_history?schema=member&key_type=member_id&key_id=m-1&count=1&page=1`);
+        expect([history.status, history.headers.link]).toEqual([400, undefined]);
+      }
+      for (const customer of ['.', '..']) {
+        expect(await app.store.getSchema(customer, 'member')).toBeUndefined();
+        expect(await storedIds(app, customer, KEY)).toBeUndefined();
+      }
+      // Names that merely hold dots are names like any other.
+      const dotted = `...${uniqueCustomer('dots')}.`;
+      await putSchema(app, dotted);
+      await createNode(app, dotted, buildNode());
+      expect(await storedIds(app, dotted, KEY)).toEqual([id('device', 'd-1'), KEY]);
+      expect((await rawCall('GET', '/v1/.../schema/member')).status).toBe(404);
     });
   });
 

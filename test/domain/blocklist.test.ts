@@ -299,6 +299,38 @@ describe('values and rules are normalized alike before they are compared', () =>
     expect(normalizeValue(' example.com. ', false)).toBe('example.com');
   });
 
+  test('when a value carries control characters (U+0000–U+001F, U+007F–U+009F), then they are dropped as ignorables are, wherever they stand', () => {
+    const blocklist = compileBlocklist([values('email', ['test@test.com'], true), values('member_id', ['admin']), pattern('device_id', '0+')]);
+    for (const value of [
+      'Test@TEST.com\0',
+      '\0test@test.com',
+      'test@\u0001test.com',
+      'test@test.com\u007f',
+      'TEST@test.com\u0085',
+      'test@test.com\t\r\n',
+      'test@test.com.\0',
+    ]) {
+      expect([JSON.stringify(value), blocklist.ruleBlocking(id('email', value))]).toEqual([JSON.stringify(value), 0]);
+    }
+    expect(blocklist.ruleBlocking(id('member_id', 'ad\u001fmin'))).toBe(1);
+    expect(blocklist.ruleBlocking(id('member_id', 'ad\u200bmin\u0000'))).toBe(1);
+    expect(blocklist.ruleBlocking(id('device_id', '000\0'))).toBe(2);
+    // A listed value goes through the same steps.
+    expect(compileBlocklist([values('email', ['test@test.com\u0000'])]).ruleBlocking(id('email', 'test@test.com'))).toBe(0);
+    expect(normalizeValue('a\u0000b\u007f\u0090', false)).toBe('ab');
+    expect(normalizeValue('\u0000', false)).toBe('');
+    // Only the control characters go: what is left must still be a listed value.
+    expect(blocklist.ruleBlocking(id('email', 'test@test.co\0m.x'))).toBe(-1);
+  });
+
+  test('when a pattern asks for a control character, then it is refused as an invisible one; stored before, it is matched as written', () => {
+    for (const source of ['a\u0000b', 'a\\x{0}b', 'a\\x7fb'])
+      expect(problemsOf([pattern('device_id', source)])[0]?.message).toMatch(/an invisible character that values lose/);
+    const blocklist = compileBlocklist([pattern('device_id', 'a\\x00b')]);
+    expect(blocklist.ruleBlocking(id('device_id', 'a\u0000b'))).toBe(0);
+    expect(blocklist.ruleBlocking(id('device_id', 'ab'))).toBe(-1);
+  });
+
   test('when a pattern asks for an invisible character, then it is refused; stored before, it is matched against the value as written only', () => {
     const rules = [pattern('device_id', '.*\\x{200B}.*')];
     expect(problemsOf(rules)[0]?.message).toMatch(/an invisible character that values lose/);

@@ -4,7 +4,7 @@
 // through (ifCommitted).
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
-import type { NodeWrite } from '../../domain/store';
+import { nodeExists, type NodeWrite } from '../../domain/store';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';
@@ -22,7 +22,6 @@ import {
   joinsOthers,
   keyOf,
   keyParams,
-  nodeExists,
   nodeWork,
   rekeyInGraph,
   type RunRefusal,
@@ -81,7 +80,7 @@ export function writeNode(write: Write, w: NodeWrite, committing?: () => void): 
 export function rekey(write: Write, node: NodeAddress, newId: string): Promise<void> {
   const newKey: IdPair = { type: node.key.type, id: newId };
   return write((q, writeId) => rekeyInGraph(q, node, newId, writeId), {
-    onConstraintViolation: () => nodeExists(node.schemaId, newKey),
+    onConstraintViolation: () => nodeExists(node, newKey),
     // The node carries the mark under its new key.
     ifCommitted: nodeWritten({ kind: 'rekey', node: { ...node, key: newKey } }),
   });

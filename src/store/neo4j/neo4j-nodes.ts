@@ -4,18 +4,42 @@
 import { DomainError, isDomainError } from '../../domain/errors';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
-import { holderLimitReached, limitedIds, nodeIdLimitReached, type NodeWrite, separatedNodes, wouldPassIdLimit } from '../../domain/store';
+import {
+  holderLimitReached,
+  idExists,
+  limitedIds,
+  nodeExists,
+  nodeIdLimitReached,
+  nodeNotFound,
+  type NodeWrite,
+  type SecureTypes,
+  separatedNodes,
+  wouldPassIdLimit,
+} from '../../domain/store';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
+import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query, together } from './query';
 import { SchemaGuards } from './schema-guards';
 
-const nodeNotFound = (node: NodeAddress) => new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
+/**
+ * The customer's secure types as its schemas declare them now (customer.policy.cypher), for a refusal that names a
+ * node no write was checked against (the other node of a separation, the nodes _separate names): one more round
+ * trip, on the way to a refusal only.
+ */
+async function declaredSecureTypes(q: Query, customerId: string): Promise<SecureTypes> {
+  const [row] = await q<PolicyRow>('customer.policy', { customer: customerId, schemaId: null });
+  return new Set(row?.secureTypes ?? []);
+}
 
-const idExists = (held: IdPair) => new DomainError('id_exists', `The node already holds ${held.type}=${held.id}; nothing was added.`);
+/**
+ * Which secure types a refusal naming a node hides the key of: those the write was checked against
+ * (NodeAddress.expectedTypes), or, for a call checked against none (_separate), those the customer declares now.
+ */
+export type KeyNaming = 'checked' | 'declared';
 
-export const nodeExists = (schemaId: string, key: IdPair) =>
-  new DomainError('node_exists', `A node with key ${key.type}=${key.id} already exists in schema '${schemaId}'.`);
+const nodeNotFoundAs = async (q: Query, node: NodeAddress, naming: KeyNaming): Promise<DomainError> =>
+  naming === 'declared' ? nodeNotFound(node, await declaredSecureTypes(q, node.customerId)) : nodeNotFound(node);
 
 /**
  * What a node write does in its transaction; it pushes the history entries it makes onto `entries`, for the caller
@@ -43,7 +67,8 @@ export const keyParams = (node: NodeAddress) => ({ customer: node.customerId, ..
  * the node by its key before it waited for the lock, and a rekey that committed meanwhile has moved the node to
  * another key, where SQLite (one writer at a time) would answer node_not_found. Neo4j runs `read` once node.lock
  * is done, so it reads what is committed now that the lock is held; both are sent at once. Answers the node's
- * element id and `read`'s row; node_not_found when the node is absent, or `read` found another node or none.
+ * element id and `read`'s row; node_not_found when the node is absent, or `read` found another node or none, its key
+ * named as `naming` says.
  */
 export async function lockAndRead<R extends { node: string }>(
   q: Query,
@@ -51,12 +76,13 @@ export async function lockAndRead<R extends { node: string }>(
   writeId: string,
   read: () => Promise<R[]>,
   before: Promise<unknown> = Promise.resolve(),
+  naming: KeyNaming = 'checked',
 ): Promise<{ target: string; row: R }> {
   const locked = q<{ node: string }>('node.lock', { ...keyParams(node), write: writeId });
   const reading = read();
   await together(before, locked, reading);
   const [[lock], [row]] = [await locked, await reading];
-  if (!lock || row?.node !== lock.node) throw nodeNotFound(node);
+  if (!lock || row?.node !== lock.node) throw await nodeNotFoundAs(q, node, naming);
   return { target: lock.node, row };
 }
 
@@ -91,7 +117,8 @@ async function lockHolding(
 async function refuseIfSeparated(q: Query, node: NodeAddress, target: string, adding: IdPair[], writeId: string): Promise<void> {
   if (adding.length === 0) return;
   const [other] = await q<{ schema: string; keyType: string; keyId: string }>('separation.check', { node: target, ids: canonicalIds(adding), write: writeId });
-  if (other) throw separatedNodes(node, { schemaId: other.schema, key: { type: other.keyType, id: other.keyId } });
+  if (other)
+    throw separatedNodes(node, { schemaId: other.schema, key: { type: other.keyType, id: other.keyId } }, await declaredSecureTypes(q, node.customerId));
 }
 
 /**
@@ -139,7 +166,7 @@ function changeOf(w: ChangeWrite, holds: (id: IdPair) => boolean): Change {
   if (w.kind === 'removeId') return holds(w.id) ? { unlink: w.id } : {};
   if (!holds(w.where)) return w.upsert && !holds(w.set) ? { link: w.set, grows: true } : {};
   if (sameId(w.where, w.set)) return {};
-  if (holds(w.set)) throw new DomainError('id_exists', `The node already holds ${w.set.type}=${w.set.id}.`);
+  if (holds(w.set)) throw idExists(w.node, w.set);
   return { unlink: w.where, link: w.set };
 }
 
@@ -189,14 +216,14 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
           if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
           if (!alone) entries.push(entry);
         },
-        onConstraintViolation: () => nodeExists(w.node.schemaId, w.node.key),
+        onConstraintViolation: () => nodeExists(w.node),
       };
     case 'insert':
       return {
         work: async (q, writeId, guards, entries, alone) => {
           const { target, holds, separated } = await lockHolding(q, w.node, writeId, w.ids, guards.refuseIfSchemaChanged(q, w.node, writeId));
           const alreadyHeld = w.ids.find(holds);
-          if (alreadyHeld) throw idExists(alreadyHeld);
+          if (alreadyHeld) throw idExists(w.node, alreadyHeld);
           await refuseIfOverHolderLimit(q, w.node, w.ids, writeId);
           if (separated) await refuseIfSeparated(q, w.node, target, w.ids, writeId);
           await finish(q, writeId, entries, alone, entry(uniqueIds(w.ids), []), link(q, target, w.ids, w.node));
@@ -344,7 +371,7 @@ export async function createNodes(
   if (taken.length > 0) {
     const at = Math.min(...taken);
     const { node } = write(at);
-    return { at, error: nodeExists(node.schemaId, node.key) };
+    return { at, error: nodeExists(node) };
   }
   // A line refused by its own checks is refused whatever the lines before it do: those run again without it.
   if (refused) return refused;
@@ -496,7 +523,7 @@ export async function insertIntoNodes(
   for (const [line, { held }] of checked) {
     // The first ID the node holds in request order, as the single insert names it.
     const first = write(line).ids.find((id) => held.some((h) => sameId(h, id)));
-    if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(first) };
+    if (first && (!exists || line < exists.at)) exists = { at: line, error: idExists(write(line).node, first) };
   }
   const linked = new Map((await linking).map((row) => [row.line, row]));
   const over = firstOver(
@@ -617,7 +644,7 @@ export async function rekeyInGraph(q: Query, node: NodeAddress, newId: string, w
   const { target, holds, separated } = await lockHolding(q, node, writeId, [node.key, newKey], new SchemaGuards().refuseIfSchemaChanged(q, node, writeId));
   if (newId === node.key.id) return;
   const [taken] = await q('node.find', keyParams({ ...node, key: newKey }));
-  if (taken) throw nodeExists(node.schemaId, newKey);
+  if (taken) throw nodeExists(node, newKey);
   if (!holds(newKey)) await refuseIfOverHolderLimit(q, node, [newKey], writeId);
   if (!holds(newKey) && separated) await refuseIfSeparated(q, node, target, [newKey], writeId);
   // A concurrent create or rekey onto the same key fails here on the key constraint (node_exists).

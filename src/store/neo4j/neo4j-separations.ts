@@ -1,9 +1,8 @@
 // Separations on Neo4j: a SEPARATED relationship between the two IdNode vertices of a pair. It stays through a
 // rekeying (which changes only the node's key) and goes with either node (DETACH DELETE). The writes that add IDs
 // check it in ./neo4j-nodes.ts (refuseIfSeparated).
-import { DomainError } from '../../domain/errors';
 import type { IdPair, NodeAddress, NodeRef, SeparateRequest, Separation, WriteAudit } from '../../domain/model';
-import { byNodeRef, idsShared, separationNotFound } from '../../domain/store';
+import { byNodeRef, idsShared, separationNotFound, sharedKeyImmutable } from '../../domain/store';
 import { historyEntry } from '../history';
 import { appendHistory } from './neo4j-history';
 import { keyParams, lockAndRead } from './neo4j-nodes';
@@ -16,7 +15,7 @@ import { type Query, together } from './query';
 async function lockPair(q: Query, customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit, writeId: string) {
   const nodeA: NodeAddress = { customerId, ...a, audit };
   const nodeB: NodeAddress = { customerId, ...b, audit };
-  const lock = (n: NodeAddress) => lockAndRead(q, n, writeId, () => q<{ node: string }>('node.find', keyParams(n)));
+  const lock = (n: NodeAddress) => lockAndRead(q, n, writeId, () => q<{ node: string }>('node.find', keyParams(n)), Promise.resolve(), 'declared');
   // Both sent at once (one round trip); Neo4j runs them in the order sent.
   const [first, second] = byNodeRef(a, b) <= 0 ? [lock(nodeA), lock(nodeB)] : [lock(nodeB), lock(nodeA)];
   await together(first, second);
@@ -30,12 +29,7 @@ export async function separateInGraph(q: Query, r: SeparateRequest, writeId: str
   const shared = row?.shared ?? [];
   if (shared.length > 0 && r.removeSharedFrom === 'none') throw idsShared(r.a, r.b);
   const [from, fromTarget] = r.removeSharedFrom === 'b' ? [nodeB, b] : [nodeA, a];
-  if (shared.some((id) => id.type === from.key.type && id.id === from.key.id)) {
-    throw new DomainError(
-      'key_id_immutable',
-      `The nodes share the key ${from.key.type}=${from.key.id}, which cannot leave its node; remove it from the other side.`,
-    );
-  }
+  if (shared.some((id) => id.type === from.key.type && id.id === from.key.id)) throw sharedKeyImmutable(from);
   const at = new Date().toISOString();
   // One statement for all the shared IDs (separation.unlink-shared says why it takes no list of them), sent with the
   // ban and the history: one round trip however many they are.

@@ -19,12 +19,17 @@ import {
 import {
   eraseTooLarge,
   holderLimitReached,
+  idExists,
   idsShared,
   limitedIds,
+  nodeExists,
   nodeIdLimitReached,
+  nodeNotFound,
   type NodeWrite,
+  type SecureTypes,
   separatedNodes,
   separationNotFound,
+  sharedKeyImmutable,
   wouldPassIdLimit,
 } from '../../domain/store';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
@@ -97,10 +102,19 @@ export class SqliteNodes {
     };
   }
 
-  private nodePk(node: NodeAddress): number {
+  /** `secure`: the types node_not_found hides the key of, when not those the write was checked against. */
+  private nodePk(node: NodeAddress, secure?: () => SecureTypes): number {
     const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
-    if (pk === undefined) throw new DomainError('node_not_found', `No node with key ${node.key.type}=${node.key.id} in schema '${node.schemaId}'.`);
+    if (pk === undefined) throw nodeNotFound(node, secure?.());
     return pk;
+  }
+
+  /**
+   * The customer's secure types as its schemas declare them now, for a refusal that names a node no write was
+   * checked against (the other node of a separation, the nodes _separate names).
+   */
+  private declaredSecureTypes(customerId: string): SecureTypes {
+    return this.schemas.policy(customerId).secureTypes;
   }
 
   private idPk(customerId: string, id: IdPair): number | undefined {
@@ -133,8 +147,7 @@ export class SqliteNodes {
     try {
       nodePk = Number(this.s.insertNode.run(node.customerId, node.schemaId, node.key.type, node.key.id).lastInsertRowid);
     } catch (e) {
-      if (isUniqueViolation(e))
-        throw new DomainError('node_exists', `A node with key ${node.key.type}=${node.key.id} already exists in schema '${node.schemaId}'.`);
+      if (isUniqueViolation(e)) throw nodeExists(node);
       // The domain checked the schema, but a concurrent delete may have removed it since.
       if (sqliteCode(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
         throw new DomainError('schema_not_found', `Schema '${node.schemaId}' does not exist.`);
@@ -193,7 +206,7 @@ export class SqliteNodes {
     for (const id of adding) {
       const idPk = this.idPk(node.customerId, id);
       const other = idPk === undefined ? undefined : (this.s.separatedHolder.get(nodePk, nodePk, idPk) as number | undefined);
-      if (other !== undefined) throw separatedNodes(node, this.nodeRow(other));
+      if (other !== undefined) throw separatedNodes(node, this.nodeRow(other), this.declaredSecureTypes(node.customerId));
     }
   }
 
@@ -201,9 +214,7 @@ export class SqliteNodes {
     this.schemas.refuseIfChanged(node);
     const nodePk = this.nodePk(node);
     for (const id of ids) {
-      if (this.holds(nodePk, node.customerId, id) !== undefined) {
-        throw new DomainError('id_exists', `The node already holds ${id.type}=${id.id}; nothing was added.`);
-      }
+      if (this.holds(nodePk, node.customerId, id) !== undefined) throw idExists(node, id);
     }
     const adding = uniqueIds(ids);
     this.refuseIfOverIdLimit(node, nodePk, adding.length);
@@ -234,7 +245,7 @@ export class SqliteNodes {
       return;
     }
     if (where.type === set.type && where.id === set.id) return;
-    if (setHeld) throw new DomainError('id_exists', `The node already holds ${set.type}=${set.id}.`);
+    if (setHeld) throw idExists(node, set);
     this.refuseIfOverHolderLimit(node, [set]);
     this.refuseIfSeparated(node, nodePk, [set]);
     this.unlink(nodePk, whereIdPk);
@@ -248,9 +259,7 @@ export class SqliteNodes {
     const nodePk = this.nodePk(node);
     if (newId === node.key.id) return;
     const newKey = { type: node.key.type, id: newId };
-    if (this.s.findNode.get(node.customerId, node.schemaId, newKey.type, newKey.id) !== undefined) {
-      throw new DomainError('node_exists', `A node with key ${newKey.type}=${newKey.id} already exists in schema '${node.schemaId}'.`);
-    }
+    if (this.s.findNode.get(node.customerId, node.schemaId, newKey.type, newKey.id) !== undefined) throw nodeExists(node, newKey);
     const heldNewKey = this.holds(nodePk, node.customerId, newKey);
     if (heldNewKey === undefined) {
       this.refuseIfOverHolderLimit(node, [newKey]);
@@ -318,18 +327,14 @@ export class SqliteNodes {
 
   /** Store.separate: the shared IDs leave the side named, then the ban is stored; both nodes' history records it. */
   separate(r: SeparateRequest): { idsRemoved: number } {
-    const a = this.nodePk({ customerId: r.customerId, ...r.a });
-    const b = this.nodePk({ customerId: r.customerId, ...r.b });
+    const declared = () => this.declaredSecureTypes(r.customerId);
+    const a = this.nodePk({ customerId: r.customerId, ...r.a }, declared);
+    const b = this.nodePk({ customerId: r.customerId, ...r.b }, declared);
     const shared = this.s.sharedIdPks.all(a, b) as number[];
     if (shared.length > 0 && r.removeSharedFrom === 'none') throw idsShared(r.a, r.b);
     const [from, fromPk] = r.removeSharedFrom === 'b' ? [r.b, b] : [r.a, a];
     const fromKeyPk = this.s.keyIdPk.get(fromPk) as number;
-    if (shared.includes(fromKeyPk)) {
-      throw new DomainError(
-        'key_id_immutable',
-        `The nodes share the key ${from.key.type}=${from.key.id}, which cannot leave its node; remove it from the other side.`,
-      );
-    }
+    if (shared.includes(fromKeyPk)) throw sharedKeyImmutable(from);
     for (const idPk of shared) this.unlink(fromPk, idPk);
     this.s.ban.run(r.customerId, Math.min(a, b), Math.max(a, b));
     this.recordBan(r.customerId, r.a, 'separate', r.audit, r.removeSharedFrom === 'a' ? shared : []);
@@ -338,8 +343,9 @@ export class SqliteNodes {
   }
 
   unseparate(customerId: string, ra: NodeRef, rb: NodeRef, audit: WriteAudit): void {
-    const a = this.nodePk({ customerId, ...ra });
-    const b = this.nodePk({ customerId, ...rb });
+    const declared = () => this.declaredSecureTypes(customerId);
+    const a = this.nodePk({ customerId, ...ra }, declared);
+    const b = this.nodePk({ customerId, ...rb }, declared);
     if (this.s.unban.run(Math.min(a, b), Math.max(a, b)).changes === 0) throw separationNotFound(ra, rb);
     this.recordBan(customerId, ra, 'unseparate', audit, []);
     this.recordBan(customerId, rb, 'unseparate', audit, []);
