@@ -133,14 +133,15 @@ const envSchema = {
       maximum: 104857600,
       default: 1024,
       description:
-        'Least bytes a _bulk line still arriving must bring in every BULK_LINE_RATE_WINDOW_MS after its first; one slower ends the answer with a request_timeout line, so a trickle cannot hold a bulk slot.',
+        'Least bytes of lines a _bulk body must bring in every BULK_LINE_RATE_WINDOW_MS after its first, counted over the whole body (whole lines or parts of one) and over the time the request waits for them (not while it applies lines or writes results); one slower ends the answer with a request_timeout line, so a trickle cannot hold a bulk slot. 1 KB per 10 s is far below the slowest mobile uplink.',
     },
     BULK_LINE_RATE_WINDOW_MS: {
       type: 'integer',
       minimum: 100,
       maximum: 3600000,
       default: 10000,
-      description: 'The window of BULK_LINE_MIN_BYTES: a _bulk line may take this long freely, then must bring BULK_LINE_MIN_BYTES in each further window.',
+      description:
+        'The window of BULK_LINE_MIN_BYTES: a _bulk body may take its first window freely, then must bring BULK_LINE_MIN_BYTES in each further one; long enough to ride out a mobile network stall.',
     },
     SEARCH_MAX_LIMIT: { type: 'integer', minimum: 1, maximum: 10000000, default: 100000, description: 'Largest accepted search limit.' },
     TRAVERSAL_MAX_NODES: { type: 'integer', minimum: 1, maximum: 10000000, default: 10000, description: 'Largest number of nodes one search may visit.' },
@@ -182,7 +183,7 @@ const envSchema = {
       maximum: 1000000,
       default: 1024,
       description:
-        'Most client connections open at once. Keep it below the open-file limit (ulimit -n) less what the store needs. A client connecting past it takes the place of the connection that has waited longest without a complete request, which is closed with no answer; when every connection has a request in progress, the new one is closed.',
+        'Most client connections open at once. Keep it below the open-file limit (ulimit -n) less what the store needs. A client connecting past it takes the place of a connection that waits on its client, which is closed with no answer: first the oldest one behind BODY_MIN_BYTES per BODY_RATE_WINDOW_MS while it sends its headers or body (or idles between requests), else the oldest of those, else the oldest whose answer its client is not reading. When every connection has a request being handled, or an answer being read, the new one is closed.',
     },
     HEADERS_TIMEOUT_MS: {
       type: 'integer',
@@ -198,6 +199,21 @@ const envSchema = {
       default: 30000,
       description:
         'How long the body of a request other than _bulk may take to arrive after its headers; past it the answer is 408 request_timeout and the connection is closed. A _bulk body may stream for as long as it keeps moving (IDLE_TIMEOUT_MS).',
+    },
+    BODY_MIN_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 104857600,
+      default: 1024,
+      description:
+        'Least bytes the body of a request other than _bulk must bring in every BODY_RATE_WINDOW_MS until it is complete (a smaller body: all of it in the first window); one slower is answered 408 request_timeout and its connection closed, and the connection cap closes connections behind this rate first. 1 KB per 10 s is far below the slowest mobile uplink.',
+    },
+    BODY_RATE_WINDOW_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 10000,
+      description: 'The window of BODY_MIN_BYTES; long enough to ride out a mobile network stall.',
     },
     IDLE_TIMEOUT_MS: {
       type: 'integer',
@@ -272,6 +288,9 @@ export interface ConnectionLimits {
   maxConnections: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** BODY_MIN_BYTES per BODY_RATE_WINDOW_MS: the pace below which a body is cut, and its connection is closed first at the cap. */
+  bodyMinBytes: number;
+  bodyRateWindowMs: number;
   idleTimeoutMs: number;
   keepAliveTimeoutMs: number;
 }
@@ -319,6 +338,8 @@ interface ValidatedEnv {
   MAX_CONNECTIONS: number;
   HEADERS_TIMEOUT_MS: number;
   BODY_TIMEOUT_MS: number;
+  BODY_MIN_BYTES: number;
+  BODY_RATE_WINDOW_MS: number;
   IDLE_TIMEOUT_MS: number;
   KEEP_ALIVE_TIMEOUT_MS: number;
   BENCH_FLOOR_ROUTE: boolean;
@@ -392,6 +413,8 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       maxConnections: v.MAX_CONNECTIONS,
       headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.BODY_TIMEOUT_MS,
+      bodyMinBytes: v.BODY_MIN_BYTES,
+      bodyRateWindowMs: v.BODY_RATE_WINDOW_MS,
       idleTimeoutMs: v.IDLE_TIMEOUT_MS,
       keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
     },

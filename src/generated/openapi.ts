@@ -328,14 +328,16 @@ export interface paths {
          *     (200 ms without a new line), the results of the lines sent so far are written. All bulk requests
          *     together hold at most BULK_MEMORY_LIMIT bytes of lines, each in progress taking BULK_BATCH_LIMIT +
          *     BODY_LIMIT of it: a request that finds no room for 5 s is refused with 503 `server_busy`, `Retry-After`
-         *     and `Connection: close`, before any line is read. One customer, and one client address, hold at most a
-         *     quarter of the requests that fit (4 with the defaults, waiting ones included): past that a request is
-         *     refused at once with the same 503. A request that gets no complete line for BULK_LINE_TIMEOUT_MS, or
-         *     whose line still arriving brings fewer than BULK_LINE_MIN_BYTES in a window of BULK_LINE_RATE_WINDOW_MS
-         *     after its first (1 KB in 10 s with the defaults; the clock of a line starts once the results so far are
-         *     written), ends with one last problem line (`status` 408, `code` `request_timeout`, no `line`, `detail`
-         *     naming the last answered line; every earlier line was applied and answered), and the connection is
-         *     closed.
+         *     and `Connection: close`, before any line is read. One customer's callers with a token, one customer's
+         *     callers without, and one client address (without a token) each hold at most a quarter of the requests
+         *     that fit (4 with the defaults, waiting ones included), and requests without a token hold at most three
+         *     quarters together, the last quarter being kept for callers with a token: past that a request is refused
+         *     at once with the same 503. The status (200) is sent as soon as the request holds a slot. A request that
+         *     gets no complete line for BULK_LINE_TIMEOUT_MS, or whose body brings fewer than BULK_LINE_MIN_BYTES in a
+         *     window of BULK_LINE_RATE_WINDOW_MS after its first (1 KB in 10 s with the defaults, counted over the
+         *     whole body and over the time the request waits for it, not while it applies lines or writes results),
+         *     ends with one last problem line (`status` 408, `code` `request_timeout`, no `line`, `detail` naming the
+         *     last answered line; every earlier line was applied and answered), and the connection is closed.
          *
          *     Should the request fail on our side after results have started (the status is sent by then), the
          *     answer ends with one last line that is a problem object instead of a result (`status` 500, `code`
@@ -1523,7 +1525,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `store_unavailable`: the store cannot be reached. `server_busy` (with `Retry-After`, and the connection closed): on `_bulk`, BULK_MEMORY_LIMIT is taken by other bulk requests, or, at once, its customer or client address holds a quarter of the bulk slots already; on any other request, its body is larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS (a compressed body: once inflated) and BODY_MEMORY_LIMIT is taken by other bodies being read. Either waited 5 s before it was refused, and nothing of the request was applied. Also `server_busy`, at once and with the connection kept, on a read (a GET, `_search`, `_graph`, `_eligible`; never a write): its answer is larger than RESPONSE_MEMORY_LIMIT / MAX_CONNECTIONS and does not fit in what RESPONSE_MEMORY_LIMIT leaves beside answers still being sent to their clients (a `_search` or `_graph` learns it before its answer is built). Also `server_busy`, after waiting up to 5 s, on a `_search` or `_graph` from a start whose last answer was larger than 1 MB: such reads run one at a time, and small ones never wait for them. Also `server_busy`, at once, on Neo4j, when the store refuses the memory the request needs (other requests hold its transactions' memory); nothing of the request was applied. */
+        /** @description `store_unavailable`: the store cannot be reached. `server_busy` (with `Retry-After`, and the connection closed): on `_bulk`, BULK_MEMORY_LIMIT is taken by other bulk requests, or, at once, its customer or client address holds its quarter of the bulk slots already, or requests without a token hold the three quarters they may; on any other request, its body is larger than BODY_MEMORY_LIMIT / MAX_CONNECTIONS (a compressed body: once inflated) and BODY_MEMORY_LIMIT is taken by other bodies being read. Either waited 5 s before it was refused, and nothing of the request was applied. Also `server_busy`, at once and with the connection kept, on a read (a GET, `_search`, `_graph`, `_eligible`; never a write): its answer is larger than RESPONSE_MEMORY_LIMIT / MAX_CONNECTIONS and does not fit in what RESPONSE_MEMORY_LIMIT leaves beside answers still being sent to their clients (a `_search` or `_graph` learns it before its answer is built). Also `server_busy`, after waiting up to 5 s, on a `_search` or `_graph` from a start whose last answer was larger than 1 MB: such reads run one at a time, and small ones never wait for them. Also `server_busy`, at once, on Neo4j, when the store refuses the memory the request needs (other requests hold its transactions' memory); nothing of the request was applied. */
         ServiceUnavailable: {
             headers: {
                 /** @description With `server_busy`: seconds to wait before retrying. */

@@ -37,7 +37,7 @@ export class Metrics {
 
   private readonly droppedConnections = new Counter({
     name: 'idlink_connections_dropped_total',
-    help: 'Client connections closed at MAX_CONNECTIONS, by reason: oldest_waiting (the one that had waited longest without a complete request, to take a new one), all_busy (a new one, as every open one had a request in progress).',
+    help: 'Client connections closed at MAX_CONNECTIONS, by reason: oldest_waiting (one still sending its request, or idle, the slowest first, to take a new one), unread_answer (one whose answer its client was not reading, when no connection was still sending), all_busy (a new one, as every open one had a request being handled or an answer being read).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

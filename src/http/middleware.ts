@@ -1,5 +1,7 @@
 // Request-wide middleware: request id and context, the access log, body media type, and the error handler.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { parse as parseContentType } from 'content-type';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { isDomainError } from '../domain/errors';
 import { ByteBudget } from './admission';
@@ -44,8 +46,24 @@ const isBulk = (req: Request): boolean => req.path.endsWith('/node/_bulk');
 
 export const NDJSON = 'application/x-ndjson';
 
-/** A _bulk body its route reads as lines; a body of any other type there is read (and refused) like any other. */
-const isBulkStream = (req: Request): boolean => isBulk(req) && req.is(NDJSON) === NDJSON;
+export const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/** The media type of a body, lower case, without parameters; undefined when its Content-Type does not parse. */
+function mediaType(req: IncomingMessage): string | undefined {
+  try {
+    return parseContentType(req.headers['content-type'] ?? '').type;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A _bulk body its route reads as lines, and paces itself; a body of any other type there is read (and refused) like
+ * any other. Read from the request as Node parsed it, so that the server can tell too, before Express sees it.
+ */
+export const isBulkStream = (req: IncomingMessage): boolean =>
+  hasBody(req) && (req.url ?? '').split('?')[0]?.endsWith('/node/_bulk') === true && mediaType(req) === NDJSON;
 
 /**
  * Every body but _bulk's must have arrived `timeoutMs` after its headers: a client sending a byte every few
@@ -89,9 +107,6 @@ export function wellFormedHost(): RequestHandler {
     next();
   };
 }
-
-const hasBody = (req: Request): boolean =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 export const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -153,7 +168,10 @@ export function bodyMemory(limits: BodyMemoryLimits): RequestHandler {
       release?.();
     });
     budget.take(declared).then((granted) => {
-      if (!granted) {
+      // Answered meanwhile (its body too slow: cutSlowBodies): nothing is left to do.
+      if (res.headersSent) {
+        granted?.();
+      } else if (!granted) {
         budget.refuse(res, 'Other large request bodies fill the memory for bodies');
       } else if (gone) {
         granted();

@@ -2,7 +2,8 @@
 // before Express sees them (a header section over 16 KB, broken framing, headers that take too long to arrive);
 // Node would then answer with a bare status line. Here those answers carry a problem+json body like every other
 // error, and a log line with the reason, never the bytes received (they may hold a token). The server also
-// caps how many connections are open (capConnections) and how long a slow client may hold one (ConnectionLimits).
+// caps how many connections are open (capConnections) and how long a slow client may hold one (ConnectionLimits,
+// cutSlowBodies).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -10,7 +11,8 @@ import type { Express } from 'express';
 import type { ConnectionLimits } from '../config';
 import type { ErrorCode } from '../domain/errors';
 import type { Logger } from '../logger';
-import { type ConnectionDropReason, capConnections } from './connection-cap';
+import { type ClientPace, type ConnectionDropReason, capConnections } from './connection-cap';
+import { hasBody, isBulkStream } from './middleware';
 import { problemBody, statusOf } from './problem';
 
 /** What the client did wrong, by the parser's error code (the cases Node's own handler tells apart). */
@@ -73,6 +75,49 @@ export function answerFailedExpectations(server: http.Server, logger: Logger): v
   });
 }
 
+/**
+ * Cuts a request body that brings fewer than `pace.minBytes` in a window of `pace.windowMs` before it is complete
+ * (a body smaller than that: all of it within the first window): 408 request_timeout with Connection: close when no
+ * answer has begun, else the connection is closed. BODY_TIMEOUT_MS alone would let a byte every few seconds hold the
+ * connection, and what its request reserved, for all of it. Bytes the app has not read yet count as brought: then
+ * the app is behind (waiting for BODY_MEMORY_LIMIT), not the client. A _bulk body is paced by its route instead,
+ * which knows when it is busy with the lines already sent (BULK_LINE_MIN_BYTES).
+ */
+export function cutSlowBodies(server: http.Server, pace: ClientPace, logger: Logger): void {
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!hasBody(req) || isBulkStream(req)) return;
+    const socket = req.socket;
+    let bytesAtWindowStart = socket.bytesRead;
+    const timer = setInterval(() => {
+      if (req.complete || socket.destroyed) {
+        clearInterval(timer);
+        return;
+      }
+      const brought = socket.bytesRead - bytesAtWindowStart;
+      bytesAtWindowStart = socket.bytesRead;
+      if (brought >= pace.minBytes || req.readableLength > 0) return;
+      clearInterval(timer);
+      const requestId = String(res.getHeader('x-request-id') ?? randomUUID());
+      logger.info('request body too slow', { request_id: requestId, brought_bytes: brought, window_ms: pace.windowMs });
+      if (res.headersSent) {
+        socket.destroy();
+        return;
+      }
+      const code = 'request_timeout';
+      const body = problemBody(code, `The request body brought fewer than ${pace.minBytes} bytes in ${pace.windowMs / 1000} s.`, requestId);
+      res.writeHead(statusOf(code), {
+        'Content-Type': 'application/problem+json',
+        'Content-Length': Buffer.byteLength(body),
+        'X-Request-Id': requestId,
+        Connection: 'close',
+      });
+      res.end(body);
+    }, pace.windowMs);
+    timer.unref();
+    res.once('close', () => clearInterval(timer));
+  });
+}
+
 /** Starts serving `app` on host:port; `listening` fires when it is up. */
 export function serve(
   app: Express,
@@ -86,8 +131,8 @@ export function serve(
     {
       headersTimeout: limits.headersTimeoutMs,
       // Node's whole-request timeout would also cut a _bulk import whose body is still flowing after minutes.
-      // Bodies are bounded instead by bodyDeadline (src/http/middleware.ts, all but _bulk) and, for every
-      // request, by the idle timeout below.
+      // Bodies are bounded instead by bodyDeadline (src/http/middleware.ts) and cutSlowBodies (all but _bulk,
+      // which its route paces), and, for every request, by the idle timeout below.
       requestTimeout: 0,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // How often Node looks for connections past headersTimeout (its default, 30 s, would let a slow header
@@ -96,9 +141,11 @@ export function serve(
     },
     app,
   );
-  // Past the cap a new connection closes the one that has waited longest for a complete request, so the
-  // descriptors stay free for the store and the log, and slow sockets cannot keep new clients out.
-  capConnections(server, limits.maxConnections, onDropped);
+  const pace = { minBytes: limits.bodyMinBytes, windowMs: limits.bodyRateWindowMs };
+  // Past the cap a new connection closes one that waits on its client, the slowest first, so the descriptors stay
+  // free for the store and the log, and slow sockets cannot keep new clients out.
+  capConnections(server, limits.maxConnections, pace, onDropped);
+  cutSlowBodies(server, pace, logger);
   // No byte either way for this long in the middle of a request: Node destroys the socket (no answer can be
   // sent mid-body). Between requests keepAliveTimeout applies instead.
   server.timeout = limits.idleTimeoutMs;

@@ -51,8 +51,9 @@ test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte
   expect(BODY.length).toBeGreaterThan(900_000);
   expect(BODY.length).toBeLessThan(1024 * 1024);
   const dir = freshDir('idlink-body-memory-');
+  // BODY_RATE_WINDOW_MS long enough that the bodies are held while the test looks, not cut for their pace.
   const { server, port, base } = await startServer(
-    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' },
+    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', BODY_RATE_WINDOW_MS: '60000' },
     dir,
   );
   const pid = server.child.pid as number;
@@ -119,9 +120,17 @@ function holdGzipBody(port: number): { finish: () => void; status: Promise<strin
 test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip that inflate to a one-megabyte body and hold its last bytes, then the server holds a bounded part of what they inflate to, answers every one (404 or 503 server_busy), and answers others meanwhile`, async () => {
   expect(GZIPPED.length).toBeLessThan(32 * 1024);
   const dir = freshDir('idlink-gzip-body-memory-');
-  // BODY_TIMEOUT_MS long enough that the bodies are held while the test looks, not cut by it.
+  // BODY_TIMEOUT_MS and BODY_RATE_WINDOW_MS long enough that the bodies are held while the test looks, not cut by it.
   const { server, port, base } = await startServer(
-    { PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: path.join(dir, 'idlink.sqlite'), ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', BODY_TIMEOUT_MS: '60000' },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SQLITE_PATH: path.join(dir, 'idlink.sqlite'),
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'info',
+      BODY_TIMEOUT_MS: '60000',
+      BODY_RATE_WINDOW_MS: '60000',
+    },
     dir,
   );
   const pid = server.child.pid as number;

@@ -124,9 +124,9 @@ export interface BulkLimits {
   memoryBytes: number;
   /** Longest wait for a complete line before the request is ended (BULK_LINE_TIMEOUT_MS). */
   lineTimeoutMs: number;
-  /** Least bytes a line still arriving brings in each window after its first (BULK_LINE_MIN_BYTES)... */
+  /** Least bytes the body brings in each window after its first (BULK_LINE_MIN_BYTES)... */
   lineMinBytes: number;
-  /** ...of this many ms (BULK_LINE_RATE_WINDOW_MS). */
+  /** ...of this many ms spent waiting for it (BULK_LINE_RATE_WINDOW_MS). */
   lineRateWindowMs: number;
 }
 
@@ -138,6 +138,44 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
     return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * The pace of one body, in windows of the time the route spends waiting for it: time spent applying lines or
+ * writing results is not the sender's, and a sender may wait for results before it sends more. The first window
+ * may bring anything; each later one must bring `minBytes`, whole lines or parts of one. Counted over the body, not
+ * per line: short complete lines now and then would otherwise each start a free window, and hold a slot for ever.
+ */
+class BodyPace {
+  private windowLeftMs: number;
+  /** The body's bytes when the current window began; undefined during the first. */
+  private bytesAtWindowStart: number | undefined;
+
+  constructor(
+    private readonly minBytes: number,
+    private readonly windowMs: number,
+    private readonly progress: { bytes: number },
+  ) {
+    this.windowLeftMs = windowMs;
+  }
+
+  /** `reading`'s outcome; 'late' when it has not settled within `ms`; 'slow' when a window ended with too few bytes. */
+  async wait<T>(reading: Promise<T>, ms: number): Promise<T | 'late' | 'slow'> {
+    let leftMs = ms;
+    for (;;) {
+      const started = Date.now();
+      const next = await within(reading, Math.max(0, Math.min(leftMs, this.windowLeftMs)));
+      const waited = Date.now() - started;
+      leftMs -= waited;
+      this.windowLeftMs -= waited;
+      if (this.windowLeftMs <= 0) {
+        if (this.bytesAtWindowStart !== undefined && this.progress.bytes - this.bytesAtWindowStart < this.minBytes) return 'slow';
+        this.bytesAtWindowStart = this.progress.bytes;
+        this.windowLeftMs = this.windowMs;
+      }
+      if (next !== 'late' || leftMs <= 0) return next;
+    }
   }
 }
 
@@ -217,7 +255,11 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       // Refused whole before it takes a slot: 401 when the customer requires a token the caller lacks, 404 when the
       // customer has no schema (no line could be applied).
       await nodes.admit(actor);
-      const release = await slots.take(actor.customerId, ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? ''));
+      const release = await slots.take({
+        customer: actor.customerId,
+        authenticated: actor.authenticated,
+        address: ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? ''),
+      });
       if (typeof release === 'string') {
         slots.refuse(res, release);
         return;
@@ -229,25 +271,6 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       }
     }),
   );
-
-  /**
-   * The next line, or why none came: 'late' when none completed within `lineTimeoutMs`, 'slow' when a window of
-   * `lineRateWindowMs` after the first brought fewer than `lineMinBytes` (a trickle would hold its slot forever).
-   */
-  async function nextLine(reading: Promise<IteratorResult<Line>>, progress: { bytes: number }): Promise<IteratorResult<Line> | 'late' | 'slow'> {
-    const deadline = Date.now() + lineTimeoutMs;
-    let windowEnd = Date.now() + lineRateWindowMs;
-    // Undefined during the first window, which may bring anything.
-    let bytesAtWindowStart: number | undefined;
-    for (;;) {
-      const next = await within(reading, Math.max(0, Math.min(windowEnd, deadline) - Date.now()));
-      if (next !== 'late') return next;
-      if (Date.now() >= deadline) return 'late';
-      if (bytesAtWindowStart !== undefined && progress.bytes - bytesAtWindowStart < lineMinBytes) return 'slow';
-      bytesAtWindowStart = progress.bytes;
-      windowEnd += lineRateWindowMs;
-    }
-  }
 
   /** The lines as sent: a gzip body is inflated, and the line limits apply to what it inflates to. */
   function linesOf(req: Request): Readable {
@@ -264,12 +287,15 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
   /**
    * Reads lines, applies them in batches of at most BATCH_LINES lines and `batchBytes` bytes, and writes their
    * results in order. A sender that pauses gets the results so far; one that sends no complete line for
-   * `lineTimeoutMs`, or too few bytes of one (nextLine), gets a last request_timeout line, and the connection is
-   * closed; a gzip body that does not inflate, a last malformed_request line. Any other failure becomes a last
-   * internal_error line.
+   * `lineTimeoutMs`, or too few bytes (BodyPace), gets a last request_timeout line, and the connection is closed; a
+   * gzip body that does not inflate, a last malformed_request line. Any other failure becomes a last internal_error
+   * line.
    */
   async function streamResults(req: Request, res: Response, actor: Actor): Promise<void> {
+    // The answer begins now that the request holds a slot: the connection cap then leaves it open as long as its
+    // results are read (src/http/connection-cap.ts), where a sender still on its first line would count as waiting.
     res.status(200).type(NDJSON);
+    res.flushHeaders();
     let batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }> = [];
     let batchSize = 0;
     // The last line whose result was written: a failure after it says where the answers stop.
@@ -282,6 +308,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
       batchSize = 0;
     };
     const progress = { bytes: 0 };
+    const pace = new BodyPace(lineMinBytes, lineRateWindowMs, progress);
     const lines = ndjsonLines(linesOf(req), maxLineBytes, progress)[Symbol.asyncIterator]();
     /** Ends the answer with one problem line; the body is unfinished, so the connection cannot carry another request. */
     const stop = (code: 'request_timeout' | 'malformed_request', detail: string) => {
@@ -293,11 +320,12 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     try {
       for (;;) {
         const reading = lines.next();
-        // The clock of a line starts once the results so far are written: a client may wait for them before it sends more.
-        let next: IteratorResult<Line> | 'late' | 'slow' = batch.length > 0 ? await within(reading, PAUSE_FLUSH_MS) : 'late';
+        // The wait for a line (BULK_LINE_TIMEOUT_MS) starts once the results so far are written, and the body's pace
+        // stops while they are applied and written: a client may wait for them before it sends more.
+        let next: IteratorResult<Line> | 'late' | 'slow' = batch.length > 0 ? await pace.wait(reading, PAUSE_FLUSH_MS) : 'late';
         if (next === 'late') {
           await applyBatch();
-          next = await nextLine(reading, progress);
+          next = await pace.wait(reading, lineTimeoutMs);
         }
         if (next === 'late' || next === 'slow') {
           // Cutting the connection below ends the read under way with an error nobody waits for.
@@ -311,7 +339,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
             'request_timeout',
             next === 'late'
               ? `No complete line arrived for ${lineTimeoutMs / 1000} s`
-              : `The line being sent brought fewer than ${lineMinBytes} bytes in ${lineRateWindowMs / 1000} s`,
+              : `The body brought fewer than ${lineMinBytes} bytes in ${lineRateWindowMs / 1000} s`,
           );
           return;
         }
