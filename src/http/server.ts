@@ -63,16 +63,21 @@ export function answerFailedExpectations(server: http.Server, logger: Logger): v
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     const requestId = randomUUID();
     const code = 'expectation_failed';
-    const body = problemBody(code, 'The only expectation this server meets is Expect: 100-continue.', requestId);
     logger.info('request refused: unsupported Expect header', { request_id: requestId, status: statusOf(code) });
-    res.writeHead(statusOf(code), {
-      'Content-Type': 'application/problem+json',
-      'Content-Length': Buffer.byteLength(body),
-      'X-Request-Id': requestId,
-      Connection: 'close',
-    });
-    res.end(body);
+    endWithProblem(res, code, 'The only expectation this server meets is Expect: 100-continue.', requestId);
   });
+}
+
+/** A problem answer written straight to Node's response, outside the app, and the connection closed after it. */
+function endWithProblem(res: http.ServerResponse, code: ErrorCode, detail: string, requestId: string): void {
+  const body = problemBody(code, detail, requestId);
+  res.writeHead(statusOf(code), {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
 }
 
 /**
@@ -103,15 +108,7 @@ export function cutSlowBodies(server: http.Server, pace: ClientPace, logger: Log
         socket.destroy();
         return;
       }
-      const code = 'request_timeout';
-      const body = problemBody(code, `The request body brought fewer than ${pace.minBytes} bytes in ${pace.windowMs / 1000} s.`, requestId);
-      res.writeHead(statusOf(code), {
-        'Content-Type': 'application/problem+json',
-        'Content-Length': Buffer.byteLength(body),
-        'X-Request-Id': requestId,
-        Connection: 'close',
-      });
-      res.end(body);
+      endWithProblem(res, 'request_timeout', `The request body brought fewer than ${pace.minBytes} bytes in ${pace.windowMs / 1000} s.`, requestId);
     }, pace.windowMs);
     timer.unref();
     res.once('close', () => clearInterval(timer));
