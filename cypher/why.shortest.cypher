@@ -1,4 +1,4 @@
-// params: customer, authenticated, fromSchema, fromKeyType, fromKeyId, fromWhereType, fromWhereValue, toSchema, toKeyType, toKeyId, toWhereType, toWhereValue, unlinkedTypes, maxStarts, maxNodes, maxIds, maxChains
+// params: customer, authenticated, maskedTypes, fromSchema, fromKeyType, fromKeyId, fromWhereType, fromWhereValue, toSchema, toKeyType, toKeyId, toWhereType, toWhereValue, unlinkedTypes, maxStarts, maxNodes, maxIds, maxChains
 // Each start as flat parameters (null when not given): the planner seeks an index by a parameter, not by a
 // property of a map parameter, which it scanned the whole index for.
 // `_why`, in one statement with what it is checked against: the customer's policy, read as customer.policy.cypher
@@ -6,7 +6,8 @@
 // against before it uses anything of the answer (the token the customer requires, the schemas and key types, a
 // start from a secure type). Nothing is searched unless the caller may (`allowed`: a token, or neither a required
 // token nor a secure start). The search never steps through the policy's `links: false` types, or through
-// `unlinkedTypes` when given (a caller that read the policy itself); `authenticated` is then true.
+// `unlinkedTypes` when given (a caller that read the policy itself); `authenticated` is then true, and
+// `maskedTypes` given too.
 // Then the start nodes of both starts (as search.start-by-key and search.start-by-where find them, at most
 // maxStarts of each), then the shortest chains of LINKED between them, never through an Id vertex of a
 // `links: false` type. One search however many nodes a start has: it runs between one vertex per side, the keyed
@@ -15,9 +16,11 @@
 // allShortestPaths runs as Neo4j's bidirectional breadth-first search (ShortestPath in the plan;
 // test/store-contract/neo4j.neo4j.test.ts checks it), with both predicates inside the search. Every shortest
 // chain rather than one, because which one shortestPath returns is not defined: at most maxChains of them, ordered
-// by the tie rule (compareChains in src/domain/why.ts: the vias, then the node keys), and only the smallest is
-// answered, without the Id vertices of `where` starts at its ends. Each vertex is a list, [schema, key type, key
-// id] for a node and [type, value] for an ID, which orders as the rule does: lists element by element, and strings
+// by the tie rule (compareChains in src/domain/why.ts: the vias, then the node keys, as the caller sees them: the
+// values of `maskedTypes` compare equal, as ''; by default the secure types when the caller has no token), and only
+// the smallest is answered, without the Id vertices of `where` starts at its ends. Each vertex is a list, [schema,
+// key type, key id] for a node and [type, value] for an ID (its type second to last either way, which `seen` reads
+// to mask the value after it), which orders as the rule does: lists element by element, and strings
 // read from the store by code point (Neo4j compares them as UTF-8; a string parameter it would compare by UTF-16
 // unit; the contract case with characters past U+FFFF checks it). Equal chains multiply with every hop that two
 // nodes share more than one ID on: when maxChains are read, more may tie, and no chain is answered but the start
@@ -65,6 +68,7 @@ CALL () {
 }
 WITH {secureTypes: secureTypes, unlinkedTypes: declaredUnlinked, settings: settings, blocklist: blocklist, fromSchema: fromSchema, toSchema: toSchema} AS policy,
   coalesce($unlinkedTypes, declaredUnlinked) AS unlinkedTypes,
+  coalesce($maskedTypes, CASE WHEN $authenticated THEN [] ELSE secureTypes END) AS maskedTypes,
   $authenticated OR NOT (coalesce(settings[0].requireToken, false)
     OR any(type IN [$fromKeyType, $fromWhereType, $toKeyType, $toWhereType] WHERE type IS NOT NULL AND type IN secureTypes)) AS allowed
 CALL () {
@@ -93,12 +97,12 @@ CALL () {
   WITH n LIMIT $maxStarts
   RETURN collect(n) AS tos
 }
-WITH policy, unlinkedTypes, allowed, froms, tos, [n IN froms WHERE n IN tos] AS same
+WITH policy, unlinkedTypes, maskedTypes, allowed, froms, tos, [n IN froms WHERE n IN tos] AS same
 OPTIONAL MATCH (fromId:Id {customer: $customer, type: $fromWhereType, value: $fromWhereValue})
   WHERE $fromKeyType IS NULL
 OPTIONAL MATCH (toId:Id {customer: $customer, type: $toWhereType, value: $toWhereValue})
   WHERE $toKeyType IS NULL
-WITH policy, unlinkedTypes, froms, tos, same, coalesce(fromId, head(froms)) AS a, coalesce(toId, head(tos)) AS b,
+WITH policy, unlinkedTypes, maskedTypes, froms, tos, same, coalesce(fromId, head(froms)) AS a, coalesce(toId, head(tos)) AS b,
   CASE WHEN $fromKeyType IS NULL THEN $fromSchema END AS aHolders, CASE WHEN $toKeyType IS NULL THEN $toSchema END AS bHolders,
   allowed AND size(same) = 0 AND 0 < size(froms) <= $maxNodes AND 0 < size(tos) <= $maxNodes AS go
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go) {
@@ -113,7 +117,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go) {
   WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge2
 }
-CALL (a, b, aHolders, bHolders, unlinkedTypes, go, tooLarge2) {
+CALL (a, b, aHolders, bHolders, unlinkedTypes, maskedTypes, go, tooLarge2) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go AND NOT tooLarge2
   MATCH p = allShortestPaths((a)-[:LINKED*..6]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -121,10 +125,11 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go, tooLarge2) {
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
   WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
-  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  WITH chain, [v IN chain | CASE WHEN v[-2] IN maskedTypes THEN v[..-1] + [''] ELSE v END] AS seen
+  ORDER BY [i IN range(1, size(seen) - 1, 2) | seen[i]] + [i IN range(0, size(seen) - 1, 2) | seen[i]]
   RETURN collect(chain)[..1] AS chains2, count(*) AS read2
 }
-WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, read2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
+WITH policy, unlinkedTypes, maskedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, read2, tooLarge2, go AND NOT tooLarge2 AND size(chains2) = 0 AS go2
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go2) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go2
   UNWIND [a, b] AS end
@@ -137,7 +142,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go2) {
   WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge6
 }
-CALL (a, b, aHolders, bHolders, unlinkedTypes, go2, tooLarge6) {
+CALL (a, b, aHolders, bHolders, unlinkedTypes, maskedTypes, go2, tooLarge6) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go2 AND NOT tooLarge6
   MATCH p = allShortestPaths((a)-[:LINKED*..14]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -145,10 +150,11 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go2, tooLarge6) {
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
   WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
-  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  WITH chain, [v IN chain | CASE WHEN v[-2] IN maskedTypes THEN v[..-1] + [''] ELSE v END] AS seen
+  ORDER BY [i IN range(1, size(seen) - 1, 2) | seen[i]] + [i IN range(0, size(seen) - 1, 2) | seen[i]]
   RETURN collect(chain)[..1] AS chains6, count(*) AS read6
 }
-WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, read2, read6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
+WITH policy, unlinkedTypes, maskedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, read2, read6, tooLarge2, tooLarge6, go2 AND NOT tooLarge6 AND size(chains6) = 0 AS go6
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go6) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go6
   UNWIND [a, b] AS end
@@ -161,7 +167,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go6) {
   WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge16
 }
-CALL (a, b, aHolders, bHolders, unlinkedTypes, go6, tooLarge16) {
+CALL (a, b, aHolders, bHolders, unlinkedTypes, maskedTypes, go6, tooLarge16) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go6 AND NOT tooLarge16
   MATCH p = allShortestPaths((a)-[:LINKED*..34]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -169,10 +175,11 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go6, tooLarge16) {
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
   WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
-  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  WITH chain, [v IN chain | CASE WHEN v[-2] IN maskedTypes THEN v[..-1] + [''] ELSE v END] AS seen
+  ORDER BY [i IN range(1, size(seen) - 1, 2) | seen[i]] + [i IN range(0, size(seen) - 1, 2) | seen[i]]
   RETURN collect(chain)[..1] AS chains16, count(*) AS read16
 }
-WITH policy, unlinkedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, read2, read6, read16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
+WITH policy, unlinkedTypes, maskedTypes, froms, tos, same, a, b, aHolders, bHolders, chains2, chains6, chains16, read2, read6, read16, tooLarge2, tooLarge6, tooLarge16, go6 AND NOT tooLarge16 AND size(chains16) = 0 AS go16
 CALL (a, b, aHolders, bHolders, unlinkedTypes, go16) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go16
   UNWIND [a, b] AS end
@@ -185,7 +192,7 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go16) {
   WITH count(reached) AS vertices, count(CASE WHEN reached:IdNode THEN 1 END) AS nodes
   RETURN nodes > $maxNodes OR vertices - nodes > $maxIds AS tooLarge50
 }
-CALL (a, b, aHolders, bHolders, unlinkedTypes, go16, tooLarge50) {
+CALL (a, b, aHolders, bHolders, unlinkedTypes, maskedTypes, go16, tooLarge50) {
   WITH a, b, aHolders, bHolders, unlinkedTypes WHERE go16 AND NOT tooLarge50
   MATCH p = allShortestPaths((a)-[:LINKED*..102]-(b))
   WHERE all(v IN nodes(p) WHERE v = a OR v = b OR NOT (v:Id AND v.type IN unlinkedTypes))
@@ -193,7 +200,8 @@ CALL (a, b, aHolders, bHolders, unlinkedTypes, go16, tooLarge50) {
       AND (bHolders IS NULL OR endNode(r) <> b OR startNode(r).schema = bHolders))
   WITH p LIMIT $maxChains
   WITH [v IN nodes(p) WHERE NOT (v:Id AND (v = a OR v = b)) | CASE WHEN v:Id THEN [v.type, v.value] ELSE [v.schema, v.keyType, v.keyId] END] AS chain
-  ORDER BY [i IN range(1, size(chain) - 1, 2) | chain[i]] + [i IN range(0, size(chain) - 1, 2) | chain[i]]
+  WITH chain, [v IN chain | CASE WHEN v[-2] IN maskedTypes THEN v[..-1] + [''] ELSE v END] AS seen
+  ORDER BY [i IN range(1, size(seen) - 1, 2) | seen[i]] + [i IN range(0, size(seen) - 1, 2) | seen[i]]
   RETURN collect(chain)[..1] AS chains50, count(*) AS read50
 }
 WITH policy, froms, tos, same, chains2 + chains6 + chains16 + chains50 AS chains, read2 + read6 + read16 + read50 AS read,

@@ -21,7 +21,7 @@ const envSchema = {
       maximum: 64,
       default: 2,
       description:
-        'Worker threads that run the searches and graphs visiting more than SQLITE_INLINE_NODES nodes, each on a read-only connection of its own, off the event loop; 0: all on the event loop (always so for :memory:).',
+        'Worker threads that run the searches, graphs and _why searches visiting more than SQLITE_INLINE_NODES nodes, each on a read-only connection of its own, off the event loop; 0: all on the event loop (always so for :memory:).',
     },
     SQLITE_INLINE_NODES: {
       type: 'integer',
@@ -29,14 +29,14 @@ const envSchema = {
       maximum: 10000000,
       default: 64,
       description:
-        'The most nodes a search or graph visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search and graph on the read workers.',
+        'The most nodes a search, graph or _why visits on the event loop; past it, it is run again, whole, on a read worker. 0: every search, graph and _why on the read workers.',
     },
     SQLITE_INLINE_IDS: {
       type: 'integer',
       minimum: 1,
       maximum: 10000000,
       default: 1024,
-      description: 'The most distinct IDs a search or graph reads on the event loop; past it, it is run again, whole, on a read worker.',
+      description: 'The most distinct IDs a search, graph or _why reads on the event loop; past it, it is run again, whole, on a read worker.',
     },
     SQLITE_INLINE_BYTES: {
       type: 'integer',

@@ -1,13 +1,12 @@
 // The exact `_why` search, the same on every store: a bidirectional breadth-first search over the bipartite graph
 // of nodes and IDs, one level of the smaller side at a time, then the smallest of the shortest chains
 // (compareChains) chosen from what it read, never enumerating them (equal chains multiply with every hop two nodes
-// share several IDs on). A generator: it yields what it needs read and takes the rows back, so SQLite drives it
-// synchronously and Neo4j with await (runWhySearch, runWhySearchAsync).
-import { byTypeThenId } from './code-point-order';
+// share several IDs on), in time linear in what it read. A generator: it yields what it needs read and takes the
+// links back, so SQLite drives it synchronously and Neo4j with await (runWhySearch, runWhySearchAsync).
 import { DomainError } from './errors';
 import type { IdPair } from './model';
 import { tooManyIdsToRead } from './store';
-import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
+import { compareIds, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
 
 /**
  * A vertex as its store names it, a number or a string, each node's and each ID's different. A search starts from
@@ -15,12 +14,18 @@ import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuer
  */
 export type WhyVertex = string | number;
 
-/** What the search reads from its store. */
+/**
+ * Links read from some vertices: the vertex at i of `far` is linked to the one at i of `near`. Two lists rather than
+ * a pair a link: tens of thousands of links cost two arrays, not one each.
+ */
+export type Links<V> = [near: V[], far: V[]];
+
+/** What the search reads from its store, for one query. */
 export interface WhyGraph<V extends WhyVertex = WhyVertex> {
-  /** The IDs each node holds: [node, id, id type]. */
-  idsOfNodes(nodes: V[]): Array<[V, V, string]>;
-  /** The holders of each ID: [id, node]. */
-  nodesOfIds(ids: V[]): Array<[V, V]>;
+  /** The IDs each node holds, but those of the query's unlinkedTypes (they link nothing): [nodes, ids]. */
+  idsOfNodes(nodes: V[]): Links<V>;
+  /** The holders of each ID: [ids, nodes]. */
+  nodesOfIds(ids: V[]): Links<V>;
   /** The values of IDs and the keys of nodes. */
   labels(nodes: V[], ids: V[]): { nodes: Array<[V, ChainNode]>; ids: Array<[V, IdPair]> };
 }
@@ -66,6 +71,8 @@ function answer<V extends WhyVertex>(graph: WhyGraph<V> | AsyncWhyGraph<V>, r: R
   }
 }
 
+type Adjacency<V> = Map<V, V[]>;
+
 interface Side<V> {
   dist: Map<V, number>;
   frontier: V[];
@@ -80,20 +87,17 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
   const tooManyNodes = () => new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
   const sides = [from, to].map((vertices): Side<V> => ({ dist: new Map(vertices.map((v) => [v, 0])), frontier: vertices, level: 0 }));
   const [forward, backward] = sides as [Side<V>, Side<V>];
-  const adjacent = new Map<V, Set<V>>();
+  // Each vertex's neighbours read so far; a link read from both sides is there twice, which no step below minds.
+  const adjacent: Adjacency<V> = new Map();
   const linkOne = (x: V, y: V) => {
-    const set = adjacent.get(x);
-    if (set) set.add(y);
-    else adjacent.set(x, new Set([y]));
+    const list = adjacent.get(x);
+    if (list) list.push(y);
+    else adjacent.set(x, [y]);
   };
-  const link = (a: V, b: V) => {
-    linkOne(a, b);
-    linkOne(b, a);
-  };
-  const nodesSeen = new Set([...from, ...to]);
-  const idsSeen = new Set<V>();
-  if (nodesSeen.size > query.maxNodes) throw tooManyNodes();
-  const unlinked = new Set(query.unlinkedTypes);
+  // Distinct vertices read by either side: one is new when neither side had reached it.
+  let nodesSeen = new Set([...from, ...to]).size;
+  let idsSeen = 0;
+  if (nodesSeen > query.maxNodes) throw tooManyNodes();
 
   let distance = [...forward.dist.keys()].some((v) => backward.dist.has(v)) ? 0 : -1;
   while (distance < 0 && forward.level + backward.level < 2 * WHY_SEARCH_HOPS) {
@@ -101,25 +105,23 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
     const side = forward.frontier.length <= backward.frontier.length ? forward : backward;
     const other = side === forward ? backward : forward;
     const next: V[] = [];
-    const reach = (a: V, b: V) => {
-      link(a, b);
-      if (side.dist.has(b)) return;
+    /** Links a and b; true when b is new to both sides. */
+    const reach = (a: V, b: V): boolean => {
+      linkOne(a, b);
+      linkOne(b, a);
+      if (side.dist.has(b)) return false;
       side.dist.set(b, side.level + 1);
       next.push(b);
+      return !other.dist.has(b);
     };
     if (side.level % 2 === 0) {
-      for (const [node, id, type] of yield* read('idsOfNodes', side.frontier)) {
-        if (unlinked.has(type)) continue;
-        idsSeen.add(id);
-        reach(node, id);
-      }
-      if (idsSeen.size > query.maxIds) throw tooManyIdsToRead(query.maxIds);
+      const [nodes, ids] = yield* read<V, 'idsOfNodes'>('idsOfNodes', side.frontier);
+      for (let i = 0; i < nodes.length; i++) if (reach(nodes[i] as V, ids[i] as V)) idsSeen += 1;
+      if (idsSeen > query.maxIds) throw tooManyIdsToRead(query.maxIds);
     } else {
-      for (const [id, node] of yield* read('nodesOfIds', side.frontier)) {
-        nodesSeen.add(node);
-        reach(id, node);
-      }
-      if (nodesSeen.size > query.maxNodes) throw tooManyNodes();
+      const [ids, nodes] = yield* read<V, 'nodesOfIds'>('nodesOfIds', side.frontier);
+      for (let i = 0; i < ids.length; i++) if (reach(ids[i] as V, nodes[i] as V)) nodesSeen += 1;
+      if (nodesSeen > query.maxNodes) throw tooManyNodes();
     }
     side.level += 1;
     side.frontier = next;
@@ -132,23 +134,23 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
   }
   if (distance < 0) return undefined;
   const on = onShortestChains(distance, forward.dist, backward.dist, adjacent);
-  // Position i of a chain is i steps from its `from` end: nodes at even positions, IDs at odd ones.
-  const at = (parity: number) => [...new Set(on.filter((_, i) => i % 2 === parity).flatMap((set) => [...set]))];
+  // Position i of a chain is i steps from its `from` end (one position a vertex): nodes at even positions, IDs at odd ones.
+  const at = (parity: number) => on.filter((_, i) => i % 2 === parity).flatMap((set) => [...set]);
   const labels = yield* read<V, 'labels'>('labels', at(0), at(1));
-  return smallestChain(on, adjacent, new Map(labels.nodes), new Map(labels.ids));
+  return smallestChain(on, adjacent, new Map(labels.nodes), new Map(labels.ids), new Set(query.maskedTypes));
 }
 
 /**
  * The vertices on a shortest chain of `distance` steps at each position (position i: i from the `from` side and
  * distance - i from the `to` side), found back from where the two searches met.
  */
-function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist: Map<V, number>, adjacent: Map<V, Set<V>>): Array<Set<V>> {
+function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist: Map<V, number>, adjacent: Adjacency<V>): Array<Set<V>> {
   const on: Array<Set<V>> = Array.from({ length: distance + 1 }, () => new Set<V>());
   // Where the two searches met: vertices both reached, on a shortest chain.
-  for (const [v, a] of fromDist) {
+  fromDist.forEach((a, v) => {
     const b = toDist.get(v);
     if (b !== undefined && a + b === distance) on[a]?.add(v);
-  }
+  });
   const met = on.findIndex((set) => set.size > 0);
   for (let i = met; i > 0; i--) {
     for (const v of on[i] as Set<V>) for (const u of adjacent.get(v) ?? []) if (fromDist.get(u) === i - 1) on[i - 1]?.add(u);
@@ -161,26 +163,59 @@ function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist:
 }
 
 /**
- * The smallest shortest chain through the layers `on`: the smallest via at each odd position among those next to
- * the nodes still possible, then at each node position the smallest node holding both vias beside it.
+ * The smallest shortest chain through the layers `on` by compareChains, as the caller sees it (`masked`), in time
+ * linear in what the search read: each step below walks the layers once, each vertex's links at most once each.
+ * Equal chains are never listed (they multiply with every hop), only the vertices still on one of them.
  */
-function smallestChain<V>(on: Array<Set<V>>, adjacent: Map<V, Set<V>>, nodes: Map<V, ChainNode>, ids: Map<V, IdPair>): Chain {
+function smallestChain<V>(on: Array<Set<V>>, adjacent: Adjacency<V>, nodes: Map<V, ChainNode>, ids: Map<V, IdPair>, masked: ReadonlySet<string>): Chain {
   const distance = on.length - 1;
-  const near = (v: V, u: V) => adjacent.get(v)?.has(u) ?? false;
-  const viaVertices: V[] = [];
-  let possible = [...(on[0] as Set<V>)];
+  const viaOrder = (a: V, b: V) => compareIds(ids.get(a) as IdPair, ids.get(b) as IdPair, masked);
+  const nodeOrder = (a: V, b: V) => compareNodes(nodes.get(a) as ChainNode, nodes.get(b) as ChainNode, masked);
+  /** The vertices of `among` next to one of `near`. */
+  const nextTo = (near: Set<V>, among: Set<V>): Set<V> => {
+    const found = new Set<V>();
+    for (const v of near) for (const u of adjacent.get(v) ?? []) if (among.has(u)) found.add(u);
+    return found;
+  };
+  // kept[i]: the vertices at position i still on a chain that may be the smallest.
+  const kept = on.map((layer) => new Set(layer));
+  // The vias, from the `from` end: at each position the smallest next to a node still kept (several only when the
+  // caller cannot tell them apart), then the nodes next to those.
   for (let i = 1; i < distance; i += 2) {
-    const options = [...(on[i] as Set<V>)].filter((v) => possible.some((n) => near(v, n)));
-    const via = options.sort((a, b) => byTypeThenId(ids.get(a) as IdPair, ids.get(b) as IdPair))[0] as V;
-    viaVertices.push(via);
-    possible = [...(on[i + 1] as Set<V>)].filter((n) => near(via, n));
+    kept[i] = smallest(nextTo(kept[i - 1] as Set<V>, kept[i] as Set<V>), viaOrder);
+    kept[i + 1] = nextTo(kept[i] as Set<V>, kept[i + 1] as Set<V>);
   }
-  const chainNodes: ChainNode[] = [];
-  for (let i = 0; i <= distance; i += 2) {
-    const before = viaVertices[i / 2 - 1];
-    const after = viaVertices[i / 2];
-    const options = [...(on[i] as Set<V>)].filter((n) => (before === undefined || near(before, n)) && (after === undefined || near(after, n)));
-    chainNodes.push(options.map((n) => nodes.get(n) as ChainNode).sort(compareNodes)[0] as ChainNode);
+  // Back from the `to` end, only what lies on a chain through the vias kept: every vertex kept then has a neighbour
+  // kept on both sides.
+  for (let i = distance - 1; i >= 0; i--) kept[i] = nextTo(kept[i + 1] as Set<V>, kept[i] as Set<V>);
+  // The node keys, from the `from` end, among the chains left.
+  for (let i = 0; i <= distance; i++) {
+    if (i > 0) kept[i] = nextTo(kept[i - 1] as Set<V>, kept[i] as Set<V>);
+    if (i % 2 === 0) kept[i] = smallest(kept[i] as Set<V>, nodeOrder);
   }
-  return { nodes: chainNodes, vias: viaVertices.map((v) => ids.get(v) as IdPair) };
+  // One chain through what is left, back from the `to` end; any one: those left look the same to the caller.
+  const backwards: V[] = [first(kept[distance] as Set<V>)];
+  for (let i = distance - 1; i >= 0; i--) backwards.push(first(nextTo(new Set(backwards.slice(-1)), kept[i] as Set<V>)));
+  const chain = backwards.reverse();
+  return {
+    nodes: chain.filter((_, i) => i % 2 === 0).map((v) => nodes.get(v) as ChainNode),
+    vias: chain.filter((_, i) => i % 2 === 1).map((v) => ids.get(v) as IdPair),
+  };
+}
+
+/** The vertices equal to the smallest of `vertices` by `order`, in one pass. */
+function smallest<V>(vertices: Set<V>, order: (a: V, b: V) => number): Set<V> {
+  let least: V[] = [];
+  for (const v of vertices) {
+    const c = least.length === 0 ? -1 : order(v, least[0] as V);
+    if (c < 0) least = [v];
+    else if (c === 0) least.push(v);
+  }
+  return new Set(least);
+}
+
+/** A vertex of a set that cannot be empty: every vertex kept has a neighbour kept on both sides. */
+function first<V>(vertices: Set<V>): V {
+  for (const v of vertices) return v;
+  throw new Error('a layer of shortest chains is empty');
 }

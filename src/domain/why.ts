@@ -1,5 +1,5 @@
 // Why two starts are one person: one shortest chain of nodes, each sharing an ID (its `via`) with the one before.
-import { compareCodePoints, byTypeThenId } from './code-point-order';
+import { compareCodePoints } from './code-point-order';
 import { DomainError } from './errors';
 import type { IdPair, SearchQuery } from './model';
 import type { Actor } from './nodes';
@@ -39,6 +39,11 @@ export interface WhyQuery {
   maxNodes: number;
   /** Reading more distinct IDs than this fails with component_too_large. */
   maxIds: number;
+  /**
+   * Types whose values the caller may not see (the secure types, for a caller without a token): for the tie rule,
+   * their values compare equal (compareChains). Absent: none.
+   */
+  maskedTypes?: string[];
 }
 
 /** What a store answers: which start holds no node, or the smallest shortest chain within WHY_SEARCH_HOPS (none: undefined). */
@@ -87,7 +92,7 @@ export class WhyService {
     const { chain } = found;
     if (!chain) return { linked: false, hops: null, path: [] };
     if (chain.vias.length > (body.max_hops ?? DEFAULT_MAX_HOPS)) return { linked: false, hops: null, path: [], reason: 'max_hops' };
-    const hidden = actor.authenticated ? new Set<string>() : policy.secureTypes;
+    const hidden = new Set(maskedFor(actor.authenticated, policy));
     const shown = (id: IdPair): ShownId => (hidden.has(id.type) ? { type: id.type, id: null, secure: true } : { type: id.type, id: id.id });
     const path: PathStep[] = [];
     chain.nodes.forEach((node, i) => {
@@ -111,8 +116,14 @@ export async function checkThenWhy(store: Store, query: UncheckedWhy, check: Why
   const fromRead = await read(schemaOf(query.from));
   const toRead = schemaOf(query.to) === schemaOf(query.from) ? fromRead : await read(schemaOf(query.to));
   check(fromRead.policy, fromRead.schema, toRead.schema);
-  const { authenticated: _, ...search } = query;
-  return { found: await store.why({ ...search, unlinkedTypes: [...fromRead.policy.unlinkedTypes] }), policy: fromRead.policy };
+  const { authenticated, ...search } = query;
+  const { policy } = fromRead;
+  return { found: await store.why({ ...search, unlinkedTypes: [...policy.unlinkedTypes], maskedTypes: maskedFor(authenticated, policy) }), policy };
+}
+
+/** The types whose values a caller may not see, which the tie rule compares as equal: the secure ones, without a token. */
+export function maskedFor(authenticated: boolean, policy: { secureTypes: Iterable<string> }): string[] {
+  return authenticated ? [] : [...policy.secureTypes];
 }
 
 function refuseIncomplete(start: WhyBody['from'], name: 'from' | 'to'): void {
@@ -120,18 +131,32 @@ function refuseIncomplete(start: WhyBody['from'], name: 'from' | 'to'): void {
   if (!start.where && !start.key) throw new DomainError('invalid_search', `Give ${name}.schema with ${name}.key, or ${name}.where.`);
 }
 
-/** Node keys in code-point order: schema, key type, key id. */
-export const compareNodes = (a: ChainNode, b: ChainNode): number => compareCodePoints(a.schemaId, b.schemaId) || byTypeThenId(a.key, b.key);
+const NONE: ReadonlySet<string> = new Set();
 
-/** The tie rule among equal shortest chains: the smaller in code-point order of its vias, then of its node keys. */
-export function compareChains(a: Chain, b: Chain): number {
+/**
+ * IDs as the caller sees them, in code-point order: type, then id, but the ids of a masked type (one whose values the
+ * caller may not see) compare equal, so the order never tells a hidden value from another.
+ */
+export const compareIds = (a: IdPair, b: IdPair, masked: ReadonlySet<string> = NONE): number =>
+  compareCodePoints(a.type, b.type) || (masked.has(a.type) ? 0 : compareCodePoints(a.id, b.id));
+
+/** Node keys in code-point order: schema, key type, key id (equal when the key's type is masked). */
+export const compareNodes = (a: ChainNode, b: ChainNode, masked: ReadonlySet<string> = NONE): number =>
+  compareCodePoints(a.schemaId, b.schemaId) || compareIds(a.key, b.key, masked);
+
+/**
+ * The tie rule among equal shortest chains: the smaller in code-point order of its vias, then of its node keys, as
+ * the caller sees them (`masked`: the types whose values compare equal). With nothing masked no two chains compare
+ * equal; with masked types, chains that compare equal differ only in values the caller is not shown.
+ */
+export function compareChains(a: Chain, b: Chain, masked: ReadonlySet<string> = NONE): number {
   if (a.vias.length !== b.vias.length) return a.vias.length - b.vias.length;
   for (let i = 0; i < a.vias.length; i++) {
-    const c = byTypeThenId(a.vias[i] as IdPair, b.vias[i] as IdPair);
+    const c = compareIds(a.vias[i] as IdPair, b.vias[i] as IdPair, masked);
     if (c !== 0) return c;
   }
   for (let i = 0; i < a.nodes.length; i++) {
-    const c = compareNodes(a.nodes[i] as ChainNode, b.nodes[i] as ChainNode);
+    const c = compareNodes(a.nodes[i] as ChainNode, b.nodes[i] as ChainNode, masked);
     if (c !== 0) return c;
   }
   return 0;

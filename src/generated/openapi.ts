@@ -64,8 +64,10 @@ export interface paths {
          *     node of `to`: `path` alternates nodes and the IDs (`via`) each next node shares with the one before, and
          *     `hops` counts the vias. When one node is both a `from` and a `to` node, `path` is that node and `hops`
          *     is 0. Among equal shortest chains it is the smallest in code-point order of its vias (type, then id),
-         *     then of its node keys (schema, key type, key id): the same on every store, however many chains tie
-         *     (docs/why.md).
+         *     then of its node keys (schema, key type, key id), as the caller sees them: without a bearer token the
+         *     values of secure types compare equal (a secure via by its type alone, a node keyed by a secure type by its
+         *     schema and key type), so only visible values decide and the answer never depends on a hidden one. The same
+         *     on every store, however many chains tie; choosing among them costs what the search read (docs/why.md).
          *
          *     The chain is looked for up to 50 hops. No chain within `max_hops` (absent: 10) but one within 50 is
          *     `linked: false` with `reason: max_hops`; none within 50 (another component) is `linked: false` with no

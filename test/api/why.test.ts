@@ -1,5 +1,6 @@
-// POST /_why through HTTP (on SQLite, and on Neo4j under test:neo4j): the shortest chain, its tie rule, max_hops,
-// hops 0, `links: false` types, secure masking, 404, 422 and bad bodies; every answer checked against openapi.yaml.
+// POST /_why through HTTP (on SQLite, and on Neo4j under test:neo4j): the shortest chain, its tie rule (on what the
+// caller sees), max_hops, hops 0, `links: false` types, secure masking, 404, 422 and bad bodies; every answer checked
+// against openapi.yaml.
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
 import { buildNode, createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
@@ -87,6 +88,42 @@ describe('_why', () => {
     expect(res.body).toEqual({ linked: true, hops: 1, path: [node('s1'), { via: { type: 'email', id: null, secure: true } }, node('s2')] });
     const shown = await why({ from: member('s1'), to: member('s2') }, true);
     expect(shown.body).toEqual({ linked: true, hops: 1, path: [node('s1'), via('email', 'same@example.org'), node('s2')] });
+  });
+
+  // s reaches tX through m-a and tY through m-b, each hop an e-mail: without a token the e-mails compare equal, so
+  // the node keys decide (m-a), whichever e-mail is the smaller; with a token the smaller e-mail decides.
+  test('when equal chains differ by hidden e-mails, then without a token the answer is the same whichever e-mail is smaller', async () => {
+    const masked = { via: { type: 'email', id: null, secure: true } };
+    const answers = async (first: string, second: string) => {
+      const c = uniqueCustomer('why-hidden');
+      await putSchema(app, c, 'member', WHY_SCHEMA);
+      const { token: own } = await issueToken(app, c);
+      const add = (key: string, ids: Array<{ type: string; id: string }>) => createNode(app, c, buildNode({ key: id('member_id', key), ids }), own);
+      await add('s', [id('email', first), id('email', second)]);
+      await add('m-a', [id('email', first), id('email', 'e3@example.org')]);
+      await add('m-b', [id('email', second), id('email', 'e4@example.org')]);
+      await add('tX', [id('email', 'e3@example.org'), id('device', 'z')]);
+      await add('tY', [id('email', 'e4@example.org'), id('device', 'z')]);
+      const body = { from: member('s'), to: { where: id('device', 'z') } };
+      const anonymous = await app.call('POST', `/v1/${c}/_why`, { body });
+      const withToken = await app.call('POST', `/v1/${c}/_why`, { body, token: own });
+      return { anonymous: anonymous.body as unknown, withToken: withToken.body as unknown };
+    };
+    const one = await answers('a@example.org', 'b@example.org');
+    const swapped = await answers('b@example.org', 'a@example.org');
+    const throughA = { linked: true, hops: 2, path: [node('s'), masked, node('m-a'), masked, node('tX')] };
+    expect(one.anonymous).toEqual(throughA);
+    expect(swapped.anonymous).toEqual(throughA);
+    expect(one.withToken).toEqual({
+      linked: true,
+      hops: 2,
+      path: [node('s'), via('email', 'a@example.org'), node('m-a'), via('email', 'e3@example.org'), node('tX')],
+    });
+    expect(swapped.withToken).toEqual({
+      linked: true,
+      hops: 2,
+      path: [node('s'), via('email', 'a@example.org'), node('m-b'), via('email', 'e4@example.org'), node('tY')],
+    });
   });
 
   test('when a start is on a secure type and no token is sent, then 401 authentication_required', async () => {

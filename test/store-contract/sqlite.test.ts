@@ -34,6 +34,7 @@ describeSeparationContract('sqlite file (WAL)', async () => new SqliteStore({ pa
 const pooled = path.join(dir, 'idlink-pooled.sqlite');
 describeStoreContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
 describeGraphContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
+describeWhyContract('sqlite file, reads on worker threads', async () => new SqliteStore({ path: pooled, readWorkers: 2, inlineNodes: 0 }));
 
 describe('sqlite read pool', () => {
   const small = { step: 'ALL' as const, exclude: false, hiddenTypes: [], unlinkedTypes: [], limit: 100, maxNodes: 100, maxIds: 1000 };

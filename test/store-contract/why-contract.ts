@@ -1,6 +1,8 @@
 // The store contract of `_why` (Store.why): plain Store calls, run by every store (`describeWhyContract(name,
 // openStore)`). Each store must answer the one chain compareChains picks among all the shortest: random graphs are
-// checked against every shortest chain enumerated here.
+// checked against every shortest chain enumerated here. With maskedTypes (a caller without a token), the chain
+// answered must look the same, once masked, as the smallest by what such a caller sees.
+import type { NodeWrite } from '../../src/domain/store';
 import { DomainError } from '../../src/domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import type { Store } from '../../src/domain/store';
@@ -9,11 +11,19 @@ import { asChecked, id, member, MEMBER, newCustomer, useStore } from './contract
 
 /** member's types, and tag, which links nothing. */
 const WHY: SchemaRecord = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'tag', secure: false, links: false }] };
+/** Nodes keyed by a secure e-mail. */
+const CONTACT: SchemaRecord = {
+  schemaId: 'contact',
+  idTypes: [
+    { type: 'email', secure: true },
+    { type: 'device', secure: false },
+  ],
+};
 
-const text = (x: IdPair): string => `${x.type}:${x.id}`;
-/** A chain as the tests compare it: node keys and vias in path order. */
-const shown = (chain: Chain | undefined): string[] | undefined =>
-  chain && chain.nodes.flatMap((n, i) => [...(i > 0 ? [`via ${text(chain.vias[i - 1] as IdPair)}`] : []), `${n.schemaId}/${text(n.key)}`]);
+const text = (x: IdPair, masked: ReadonlySet<string> = new Set()): string => `${x.type}:${masked.has(x.type) ? '(hidden)' : x.id}`;
+/** A chain as the tests compare it: node keys and vias in path order; the values of `masked` types hidden, as a caller without a token sees them. */
+const shown = (chain: Chain | undefined, masked: ReadonlySet<string> = new Set()): string[] | undefined =>
+  chain && chain.nodes.flatMap((n, i) => [...(i > 0 ? [`via ${text(chain.vias[i - 1] as IdPair, masked)}`] : []), `${n.schemaId}/${text(n.key, masked)}`]);
 
 /** A small deterministic generator (mulberry32), so a failing graph can be built again. */
 function random(seed: number): () => number {
@@ -26,8 +36,14 @@ function random(seed: number): () => number {
   };
 }
 
-/** Every shortest chain from a node of `from` to a node of `to`, by breadth-first search and enumeration, and the smallest. */
-function expected(held: Map<string, IdPair[]>, from: string[], to: string[], unlinked: Set<string>): Chain | undefined {
+/** Every shortest chain from a node of `from` to a node of `to`, by breadth-first search and enumeration, and the smallest (as `masked` sees it). */
+function expected(
+  held: Map<string, IdPair[]>,
+  from: string[],
+  to: string[],
+  unlinked: Set<string>,
+  masked: ReadonlySet<string> = new Set(),
+): Chain | undefined {
   const holders = new Map<string, string[]>();
   for (const [node, ids] of held) for (const x of ids) if (!unlinked.has(x.type)) holders.set(text(x), [...(holders.get(text(x)) ?? []), node]);
   const best: Chain[] = [];
@@ -54,7 +70,7 @@ function expected(held: Map<string, IdPair[]>, from: string[], to: string[], unl
     for (const n of reached) seen.add(n);
     frontier = next;
   }
-  return best.sort(compareChains)[0];
+  return best.sort((a, b) => compareChains(a, b, masked))[0];
 }
 
 export function describeWhyContract(name: string, openStore: () => Promise<Store>): void {
@@ -66,6 +82,13 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       await store().putSchema(c, WHY);
       for (const [key, ids] of nodes) await store().createNode(asChecked(member(c, key), WHY, ids), ids);
       return c;
+    }
+
+    /** Many nodes at once, in writes of 500 (a `_bulk` batch at most). */
+    async function createMany(c: string, nodes: Array<[NodeAddress, IdPair[]]>): Promise<void> {
+      const writes = nodes.map(([node, ids]): NodeWrite => ({ kind: 'create', node, ids }));
+      for (let i = 0; i < writes.length; i += 500)
+        expect(await store().applyNodeWrites(writes.slice(i, i + 500))).toEqual(writes.slice(i, i + 500).map(() => undefined));
     }
 
     const byKey = (node: NodeAddress): WhyStart => ({ key: { schemaId: node.schemaId, key: node.key } });
@@ -201,7 +224,75 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       ]);
     });
 
-    test('when random graphs are asked, then each answer is the smallest of every shortest chain', async () => {
+    // Two chains from s to where device z: s -email- m -email- tX, and s -email- m' -email- tY, every via an e-mail
+    // and the middle nodes keyed by e-mails. A caller who sees no e-mail tells the chains apart by tX and tY alone,
+    // so tX's, whatever the hidden values; with the values seen, the smaller e-mail of s decides.
+    test('when the vias and keys that differ are masked, then the visible node keys decide, whatever the hidden values', async () => {
+      const visible = async (values: { e1: string; e2: string; kA: string; kB: string }) => {
+        const c = newCustomer();
+        await store().putSchema(c, WHY);
+        await store().putSchema(c, CONTACT);
+        const contact = (key: string): NodeAddress => ({ customerId: c, schemaId: 'contact', key: id('email', key) });
+        const nodes: Array<[NodeAddress, IdPair[]]> = [
+          [asChecked(member(c, 's'), WHY, [id('email', 'x')]), [id('email', values.e1), id('email', values.e2)]],
+          [asChecked(contact(values.kA), CONTACT, [id('email', 'x')]), [id('email', values.e1), id('email', 'e3')]],
+          [asChecked(contact(values.kB), CONTACT, [id('email', 'x')]), [id('email', values.e2), id('email', 'e4')]],
+          [asChecked(member(c, 'tX'), WHY, [id('email', 'x'), id('device', 'z')]), [id('email', 'e3'), id('device', 'z')]],
+          [asChecked(member(c, 'tY'), WHY, [id('email', 'x'), id('device', 'z')]), [id('email', 'e4'), id('device', 'z')]],
+        ];
+        for (const [node, ids] of nodes) await store().createNode(node, ids);
+        const ask = (maskedTypes: string[]) => store().why(query(c, byKey(member(c, 's')), { where: { id: id('device', 'z') } }, { maskedTypes }));
+        const masked = await ask(['email']);
+        const seen = await ask([]);
+        return {
+          masked: shown(masked.missing === undefined ? masked.chain : undefined, new Set(['email'])),
+          seen: shown(seen.missing === undefined ? seen.chain : undefined),
+        };
+      };
+      const one = await visible({ e1: 'a@example.org', e2: 'b@example.org', kA: 'ka@example.org', kB: 'kb@example.org' });
+      const swapped = await visible({ e1: 'b@example.org', e2: 'a@example.org', kA: 'kb@example.org', kB: 'ka@example.org' });
+      const tX = ['member/member_id:s', 'via email:(hidden)', 'contact/email:(hidden)', 'via email:(hidden)', 'member/member_id:tX'];
+      expect(one.masked).toEqual(tX);
+      expect(swapped.masked).toEqual(tX);
+      // With the values seen, the rule is the smallest via: the chain swaps with the values.
+      expect(one.seen).toEqual(['member/member_id:s', 'via email:a@example.org', 'contact/email:ka@example.org', 'via email:e3', 'member/member_id:tX']);
+      expect(swapped.seen).toEqual(['member/member_id:s', 'via email:a@example.org', 'contact/email:ka@example.org', 'via email:e4', 'member/member_id:tY']);
+    });
+
+    // A hub: 1,100 nodes each hold one shared device and a cookie of their own, which the hub holds too: 1,100 equal
+    // shortest chains from the device to the hub, more than Neo4j's statement reads. The smallest cookie is the last
+    // node's; with cookies masked, the smallest node key decides, which holds the largest cookie.
+    test('when 1,100 chains through a hub tie, then the smallest by vias, or, with the vias masked, by node keys', async () => {
+      const c = newCustomer();
+      await store().putSchema(c, WHY);
+      const count = 1100;
+      const key = (i: number) => `f${String(i).padStart(4, '0')}`;
+      const own = (i: number) => id('cookie', `own-${String(count - 1 - i).padStart(4, '0')}`);
+      await createMany(
+        c,
+        Array.from({ length: count }, (_, i): [NodeAddress, IdPair[]] => [
+          asChecked(member(c, key(i)), WHY, [id('device', 'fan'), own(i)]),
+          [id('device', 'fan'), own(i)],
+        ]),
+      );
+      const hubIds = Array.from({ length: count }, (_, i) => own(i));
+      await store().createNode(asChecked(member(c, 'hub'), WHY, hubIds), hubIds);
+      const ask = (maskedTypes: string[]) => store().why(query(c, { where: { id: id('device', 'fan') } }, byKey(member(c, 'hub')), { maskedTypes }));
+      const seen = await ask([]);
+      expect(shown(seen.missing === undefined ? seen.chain : undefined)).toEqual([
+        `member/member_id:${key(count - 1)}`,
+        'via cookie:own-0000',
+        'member/member_id:hub',
+      ]);
+      const masked = await ask(['cookie']);
+      expect(shown(masked.missing === undefined ? masked.chain : undefined, new Set(['cookie']))).toEqual([
+        'member/member_id:f0000',
+        'via cookie:(hidden)',
+        'member/member_id:hub',
+      ]);
+    });
+
+    test('when random graphs are asked, then each answer is the smallest of every shortest chain, masked or not', async () => {
       for (let seed = 1; seed <= 12; seed++) {
         const next = random(seed);
         const values = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
@@ -226,6 +317,15 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
             from,
             to,
             chain: shown(expected(held, [from], [to], new Set(['tag']))),
+          });
+          // Cookies masked: the answer looks as the smallest by what is seen (several chains may, and any of them will do).
+          const cookies = new Set(['cookie']);
+          const masked = await store().why(query(c, byKey(member(c, from)), byKey(member(c, to)), { maskedTypes: ['cookie'] }));
+          expect({ seed, from, to, masked: shown(masked.missing === undefined ? masked.chain : undefined, cookies) }).toEqual({
+            seed,
+            from,
+            to,
+            masked: shown(expected(held, [from], [to], new Set(['tag']), cookies), cookies),
           });
         }
       }

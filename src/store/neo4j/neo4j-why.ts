@@ -1,13 +1,17 @@
 // `_why` on Neo4j: one statement (cypher/why.shortest.cypher) reads the customer's policy the starts are checked
 // against, finds both starts' nodes and the smallest of the shortest chains between them, by the rule SQLite's
 // search follows (compareChains). When more chains tie than it reads, the exact search SQLite runs
-// (src/domain/why-chain.ts) answers instead, a statement a level.
+// (src/domain/why-chain.ts) answers instead, a statement a level, one such search at a time.
+import { createHash } from 'node:crypto';
+import { Semaphore } from 'async-mutex';
+import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
-import { compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
-import { runWhySearchAsync, type AsyncWhyGraph } from '../../domain/why-chain';
+import { compareNodes, maskedFor, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
+import { runWhySearchAsync, type AsyncWhyGraph, type Links } from '../../domain/why-chain';
 import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';
+import type { StatementName } from './statements';
 
 type Vertex = { schema?: string; type: string; id: string };
 /** A vertex of a chain as why.shortest answers it: [schema, key type, key id] for a node, [type, value] for an ID. */
@@ -33,6 +37,25 @@ interface Row {
  * (two nodes sharing several IDs on each of many hops), more may tie: the exact search answers instead.
  */
 const MAX_CHAINS = 1000;
+
+/**
+ * Exact searches run one at a time in this process; the others wait their turn, within the read's time limit
+ * (NEO4J_CALL_TIMEOUT_MS). One holds megabytes and a good part of a second of the event loop around a hub of ten
+ * thousand chains (docs/why.md): side by side, a few clients repeating one took every core and a gigabyte from
+ * everyone else. A `_why` whose last answer needed one waits for its turn before why.shortest too, so that clients
+ * repeating it keep Neo4j no busier than one does; one that turns out not to need it is forgotten.
+ */
+const exactSearches = new Semaphore(1);
+/** Digests of the `_why`s whose last answer needed the exact search: never their values (a start may be a secure ID). */
+const exactAsks = new LRUCache<string, true>({ max: 10_000 });
+
+const digestOf = (ask: WhyAsk): string =>
+  createHash('sha256')
+    .update(JSON.stringify([ask.customerId, ask.from, ask.to]))
+    .digest('base64');
+
+/** Runs an exact search: in its turn, or at once when the `_why` already has the turn. */
+type ExactTurn = (search: () => Promise<Chain | undefined>) => Promise<Chain | undefined>;
 
 /** Attempts of the exact search when a vertex it read was deleted before its last statement. */
 const ATTEMPTS = 3;
@@ -66,9 +89,28 @@ export type WhyAsk =
   (WhyQuery & { check?: undefined }) | (Omit<WhyQuery, 'unlinkedTypes'> & { authenticated: boolean; check: (policy: WhyPolicyRow | undefined) => string[] });
 
 export async function whyInGraph(q: Query, ask: WhyAsk, maxChains = MAX_CHAINS): Promise<WhyFound> {
+  const digest = digestOf(ask);
+  if (!exactAsks.has(digest)) {
+    return attempts(q, ask, maxChains, (search) => {
+      exactAsks.set(digest, true);
+      return exactSearches.runExclusive(search);
+    });
+  }
+  return exactSearches.runExclusive(async () => {
+    let exact = false;
+    const found = await attempts(q, ask, maxChains, (search) => {
+      exact = true;
+      return search();
+    });
+    if (!exact) exactAsks.delete(digest);
+    return found;
+  });
+}
+
+async function attempts(q: Query, ask: WhyAsk, maxChains: number, exactTurn: ExactTurn): Promise<WhyFound> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await shortestInGraph(q, ask, maxChains);
+      return await shortestInGraph(q, ask, maxChains, exactTurn);
     } catch (e) {
       if (!(e instanceof GraphChanged)) throw e;
       if (attempt === ATTEMPTS) throw new DomainError('store_unavailable', 'The graph kept changing during the search; try again.');
@@ -76,10 +118,11 @@ export async function whyInGraph(q: Query, ask: WhyAsk, maxChains = MAX_CHAINS):
   }
 }
 
-async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promise<WhyFound> {
+async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number, exactTurn: ExactTurn): Promise<WhyFound> {
   const [row] = await q<Row>('why.shortest', {
     customer: ask.customerId,
     authenticated: ask.check ? ask.authenticated : true,
+    maskedTypes: ask.check ? null : (ask.maskedTypes ?? []),
     ...startParams('from', ask.from),
     ...startParams('to', ask.to),
     unlinkedTypes: ask.check ? null : ask.unlinkedTypes,
@@ -89,15 +132,28 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promis
     maxChains: int(maxChains),
   });
   const { customerId, from, to, maxNodes, maxIds } = ask;
-  const query: WhyQuery = { customerId, from, to, maxNodes, maxIds, unlinkedTypes: ask.check ? ask.check(row?.policy) : ask.unlinkedTypes };
+  const unlinkedTypes = ask.check ? ask.check(row?.policy) : ask.unlinkedTypes;
+  // As the statement masked: the secure types it read, for a caller without a token.
+  const maskedTypes = ask.check ? maskedFor(ask.authenticated, { secureTypes: row?.policy.secureTypes ?? [] }) : (ask.maskedTypes ?? []);
+  const query: WhyQuery = { customerId, from, to, maxNodes, maxIds, unlinkedTypes, maskedTypes };
   if (!row?.fromFound) return { missing: 'from' };
   if (!row.toFound) return { missing: 'to' };
   if (row.fromCount > query.maxNodes || row.toCount > query.maxNodes || row.tooLarge) {
     throw new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
   }
-  if (row.same.length > 0) return { chain: { nodes: [row.same.map(nodeOf).sort(compareNodes)[0] as ChainNode], vias: [] } };
+  if (row.same.length > 0) {
+    const masked = new Set(maskedTypes);
+    const least = row.same.map(nodeOf).reduce((a, b) => (compareNodes(b, a, masked) < 0 ? b : a));
+    return { chain: { nodes: [least], vias: [] } };
+  }
   if (row.fromElements.length > 0) {
-    return { chain: await runWhySearchAsync(graphOf(q, query), row.fromElements, row.toElements, query) };
+    const { fromElements, toElements } = row;
+    return {
+      chain: await exactTurn(() => {
+        const { graph, vertices } = graphOf(q, query);
+        return runWhySearchAsync(graph, vertices(fromElements), vertices(toElements), query);
+      }),
+    };
   }
   const vertices = row.chain;
   if (!vertices) return { chain: undefined };
@@ -108,23 +164,69 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number): Promis
   return { chain: chain.vias.length > WHY_SEARCH_HOPS ? undefined : chain };
 }
 
-/** The exact search's reads: a vertex is its element id, unique among nodes and IDs alike. */
-function graphOf(q: Query, query: WhyQuery): AsyncWhyGraph<string> {
-  return {
-    idsOfNodes: async (nodes) =>
-      (await q<{ node: string; id: string; type: string }>('why.ids-of-nodes', { customer: query.customerId, nodes, unlinkedTypes: query.unlinkedTypes })).map(
-        (r): [string, string, string] => [r.node, r.id, r.type],
-      ),
-    nodesOfIds: async (ids) =>
-      (await q<{ id: string; node: string }>('why.nodes-of-ids', { customer: query.customerId, ids })).map((r): [string, string] => [r.id, r.node]),
+/**
+ * The exact search's reads. A vertex is its element id, unique among nodes and IDs alike, numbered here as first
+ * seen: the search's maps then hash small integers, not element ids of forty characters (as the SQLite store's
+ * search does). The statements name the vertices they were given by their places in the list, and each vertex they
+ * find once.
+ */
+function graphOf(q: Query, query: WhyQuery): { graph: AsyncWhyGraph<number>; vertices: (elements: string[]) => number[] } {
+  // Each answer is used in a turn of the event loop of its own: the driver decodes a hub's thousands of links in
+  // one, and the search's step over them would otherwise follow in the same, holding other requests up for both.
+  const read = async <T>(name: StatementName, params: Record<string, unknown>): Promise<T | undefined> => {
+    const [row] = await q<T>(name, params);
+    await new Promise((resolve) => setImmediate(resolve));
+    return row;
+  };
+  const numbers = new Map<string, number>();
+  const elements: string[] = [];
+  const vertexOf = (element: string): number => {
+    let vertex = numbers.get(element);
+    if (vertex === undefined) {
+      vertex = elements.push(element) - 1;
+      numbers.set(element, vertex);
+    }
+    return vertex;
+  };
+  const elementsOf = (vertices: number[]) => vertices.map((v) => elements[v] as string);
+  /** Links from each `far` vertex to the vertices at its `places` in `near`. */
+  const links = (near: number[], far: string[], places: number[][]): Links<number> => {
+    const linked: Links<number> = [[], []];
+    far.forEach((element, k) => {
+      const vertex = vertexOf(element);
+      for (const at of places[k] ?? []) {
+        linked[0].push(near[at] as number);
+        linked[1].push(vertex);
+      }
+    });
+    return linked;
+  };
+  const graph: AsyncWhyGraph<number> = {
+    idsOfNodes: async (nodes) => {
+      const row = await read<{ ids: string[]; holders: number[][] }>('why.ids-of-nodes', {
+        customer: query.customerId,
+        nodes: elementsOf(nodes),
+        unlinkedTypes: query.unlinkedTypes,
+      });
+      return links(nodes, row?.ids ?? [], row?.holders ?? []);
+    },
+    nodesOfIds: async (ids) => {
+      const row = await read<{ nodes: string[]; held: number[][] }>('why.nodes-of-ids', { customer: query.customerId, ids: elementsOf(ids) });
+      return links(ids, row?.nodes ?? [], row?.held ?? []);
+    },
     labels: async (nodes, ids) => {
-      type Labels = { nodes: Array<Vertex & { ref: string }>; ids: Array<{ ref: string; type: string; id: string }> };
-      const [row] = await q<Labels>('why.labels', { customer: query.customerId, nodes, ids });
-      if (!row || row.nodes.length !== nodes.length || row.ids.length !== ids.length) throw new GraphChanged();
+      type Labels = Record<'nodesAt' | 'idsAt', number[]> & Record<'schemas' | 'keyTypes' | 'keyIds' | 'types' | 'values', string[]>;
+      const row = await read<Labels>('why.labels', { customer: query.customerId, nodes: elementsOf(nodes), ids: elementsOf(ids) });
+      if (!row || row.nodesAt.length !== nodes.length || row.idsAt.length !== ids.length) throw new GraphChanged();
+      const { schemas, keyTypes, keyIds, types, values } = row;
       return {
-        nodes: row.nodes.map((n): [string, ChainNode] => [n.ref, nodeOf(n)]),
-        ids: row.ids.map((x): [string, IdPair] => [x.ref, { type: x.type, id: x.id }]),
+        nodes: row.nodesAt.map((at, i): [number, ChainNode] => [
+          nodes[at] as number,
+          { schemaId: schemas[i] as string, key: { type: keyTypes[i] as string, id: keyIds[i] as string } },
+        ]),
+        ids: row.idsAt.map((at, i): [number, IdPair] => [ids[at] as number, { type: types[i] as string, id: values[i] as string }]),
       };
     },
   };
+  return { graph, vertices: (elements) => elements.map(vertexOf) };
 }

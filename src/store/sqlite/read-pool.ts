@@ -1,5 +1,6 @@
-// The SQLite store's read pool: worker threads (piscina) that run the searches and graphs too big for the event
-// loop (docs/performance.md, "Mixed load and the read pool"), so that one analyst's 1,000-node search does not hold up every app's small lookups. Each thread
+// The SQLite store's read pool: worker threads (piscina) that run the searches, graphs and `_why` searches too big
+// for the event loop (docs/performance.md, "Mixed load and the read pool"), so that one analyst's 1,000-node search
+// does not hold up every app's small lookups. Each thread
 // reads through a read-only connection of its own (src/store/sqlite/search-worker.ts); writes keep the store's one
 // connection and its group commit.
 import path from 'node:path';
@@ -7,7 +8,10 @@ import { Piscina } from 'piscina';
 import { DomainError, type ErrorCode } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { AnswerRoom, SearchQuery, SearchResult } from '../../domain/model';
+import type { WhyFound, WhyQuery } from '../../domain/why';
 import type { ReadAnswer, ReadTask } from './search-worker';
+
+type ReadOk = Extract<ReadAnswer, { ok: unknown }>['ok'];
 
 /**
  * The compiled worker: beside this file in dist/; when this file runs from src/ (ts-jest), the one in dist/, which
@@ -47,6 +51,11 @@ export class ReadPool {
     return this.read({ path: this.file, kind: 'graph', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom) as Promise<GraphComponent>;
   }
 
+  /** A `_why` answers one chain: it takes no answer room. */
+  why(query: WhyQuery): Promise<WhyFound> {
+    return this.read({ path: this.file, kind: 'why', query, freeBytes: Infinity }, undefined) as Promise<WhyFound>;
+  }
+
   close(): Promise<void> {
     return this.pool.destroy();
   }
@@ -56,7 +65,7 @@ export class ReadPool {
    * the answer needs some, the thread answers its size before reading any ID value, the room is taken here (or the
    * read refused), and the read runs again with its room.
    */
-  private async read(task: ReadTask, room: AnswerRoom | undefined): Promise<SearchResult | GraphComponent> {
+  private async read(task: ReadTask, room: AnswerRoom | undefined): Promise<ReadOk> {
     let answer = await this.run(task);
     if ('needsRoom' in answer) {
       room?.take(answer.needsRoom);

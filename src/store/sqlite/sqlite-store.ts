@@ -438,9 +438,15 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** On the event loop: a bidirectional search reads far less than a search of the component, and stops at maxNodes. */
+  /**
+   * As a search: on the event loop while it reads within the inline bounds (a near pair reads a few rows), else run
+   * again, whole, on the read pool, so that no `_why` between starts that many nodes hold stalls other requests.
+   */
   why(query: WhyQuery): Promise<WhyFound> {
-    return this.run(() => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes)));
+    return this.read(
+      () => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes, this.inline)),
+      (pool) => pool.why(query),
+    );
   }
 
   /** The policy, then the search: both reads are function calls here. */
