@@ -168,7 +168,7 @@ describe('who gets a bulk slot', () => {
     expect(answers.length).toBeGreaterThan(0);
     for (const [i, answer] of answers.entries()) expect(answer).toMatchObject({ line: i + 1, status: 400, code: 'invalid_json' });
     // The first window is free, the second brings a dozen bytes: scaled up tenfold (10 s windows, a line every 3 s),
-    // under the 50 s the review allowed.
+    // within 50 s.
     expect(took).toBeLessThan(5000);
   }, 20_000);
 
