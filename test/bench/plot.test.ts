@@ -1,6 +1,10 @@
 // `npm run bench:plot`: the latest full runs and the --scale results as docs/performance.md's tables, and an SVG
 // (bench/plot.ts).
-import { type RunReport, type ScaleReport, scaleSvg, scaleTable, scenarioTable } from '../../bench/plot';
+import fs from 'node:fs';
+import path from 'node:path';
+import { neo4jFloorTable, printedTables, type RunReport, type ScaleReport, scaleSvg, scaleTable, scenarioTable } from '../../bench/plot';
+
+const ROOT = path.resolve(__dirname, '..', '..');
 
 const report = (store: string, ids: number, p99: number): ScaleReport => ({
   store,
@@ -61,5 +65,56 @@ describe('bench:plot scenario table', () => {
     ]);
     expect(lines).toContain('Bulk load: 100,000 IDs/s on SQLite, 11,000 IDs/s on Neo4j.');
     expect(lines).toContain('Erasing a person of 1,000 nodes (median of three): 130 ms on SQLite, 550 ms on Neo4j.');
+  });
+});
+
+describe('bench:plot Neo4j floor table', () => {
+  const cpu = { service: 0.5, neo4j: 0.25, load_generator: 0.1 };
+  const run = (): RunReport => ({
+    store: 'neo4j',
+    floors: {
+      express: { rps: 5000 },
+      neo4j: { rps: 2000, p99_ms: 10, cpu_ms_per_request: cpu },
+      neo4j_at_end: { rps: 1600, p99_ms: 12, cpu_ms_per_request: cpu },
+    },
+    load: { ids_per_s: 9000, cpu_ms_per_1000_ids: { service: 25, neo4j: 120.44, load_generator: 1.3 } },
+    erase: { median_ms: 650, ms: [1500, 650, 640] },
+    scenarios: [
+      { name: 'search ONE', rps: 1600, p50_ms: 5, p99_ms: 15, ratio_to_express_floor: 0.32, ratio_to_neo4j_floor: 0.8, cpu_ms_per_request: cpu },
+      { name: 'upsert', rps: 700, p50_ms: 12, p99_ms: 30, ratio_to_express_floor: 0.14, ratio_to_neo4j_floor: 0.35, cpu_ms_per_request: cpu },
+      { name: 'delivery list', rps: 500, p50_ms: 16, p99_ms: 37, ratio_to_express_floor: 0.1, ratio_to_neo4j_floor: 0.25, cpu_ms_per_request: cpu },
+      { name: 'mixed: search ONE', rps: 800, p50_ms: 10, p99_ms: 31, ratio_to_express_floor: 0.16, ratio_to_neo4j_floor: 0.4 },
+    ],
+  });
+
+  test('when a Neo4j run is given, then each scenario has its ratios to both floors, its CPU split and its aim, met or short', () => {
+    const lines = neo4jFloorTable(run()).split('\n');
+    expect(lines.slice(2, 8)).toEqual([
+      '| floor: Neo4j (one read round trip) | 2000 | 10 | 1.00 | 1.25 | 0.50 | 0.25 | 0.10 | |',
+      '| floor: Neo4j, at the end | 1600 | 12 | 0.80 | 1.00 | 0.50 | 0.25 | 0.10 | |',
+      '| search ONE | 1600 | 15 | 0.80 | 1.00 | 0.50 | 0.25 | 0.10 | ≥ 0.75: met |',
+      '| upsert | 700 | 30 | 0.35 | 0.44 | 0.50 | 0.25 | 0.10 | ≥ 0.40: short |',
+      '| delivery list | 500 | 37 | 0.25 | 0.31 | 0.50 | 0.25 | 0.10 |  |',
+      '| mixed: search ONE | 800 | 31 | 0.40 | 0.50 | — | — | — | p99 ≤ 30 ms: short |',
+    ]);
+    expect(lines).toContain(
+      "Bulk load: 9,000 IDs/s (aim 30,000: short), at 25.0 ms of the service's CPU, 120.4 of Neo4j's and 1.30 of the load generator's per 1,000 IDs.",
+    );
+    expect(lines).toContain('Erasing a person of 1,000 nodes: 1500, 650, 640 ms, median 650 ms (aim 300 ms: short).');
+  });
+
+  test('when the run has no Neo4j floor, then there is no table to make', () => {
+    const { neo4j: _floor, neo4j_at_end: _atEnd, ...sqliteFloors } = run().floors;
+    expect(() => neo4jFloorTable({ ...run(), store: 'sqlite', floors: sqliteFloors })).toThrow('has no Neo4j floor');
+  });
+});
+
+describe('docs/performance.md', () => {
+  test('when it is read, then each table bench:plot prints from bench/results is there as printed', () => {
+    const page = fs.readFileSync(path.join(ROOT, 'docs', 'performance.md'), 'utf8');
+    const printed = printedTables(path.join(ROOT, 'bench', 'results')).split('\n\n');
+    // The scenario table and its lines, the Neo4j floor table and its lines, the scale table.
+    expect(printed).toHaveLength(5);
+    expect(printed.filter((block) => !page.includes(block))).toEqual([]);
   });
 });
