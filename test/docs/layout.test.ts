@@ -6,6 +6,8 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const README_MAX_LINES = 300;
+/** A decision record says context, decision, consequences, the deciding figure and the alternatives, briefly. */
+const DECISION_MAX_LINES = 40;
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'dist-bench', 'data', 'test-artifacts', 'target', 'coverage']);
 
 /** Files under `dir` (relative to ROOT) whose names pass `keep`, skipping build output and dependencies. */
@@ -195,6 +197,20 @@ describe('the repository', () => {
         return findings(comments(read(file)), applied).map((f) => `${file} ${f}`);
       });
     expect(found).toEqual([]);
+  });
+
+  test(`when docs/decisions/ is read, then each record is numbered, at most ${DECISION_MAX_LINES} lines, and listed in its README`, () => {
+    const records = filesUnder(path.join('docs', 'decisions'), (name) => name !== 'README.md' && name.endsWith('.md')).map((file) => path.basename(file));
+    expect(records.length).toBeGreaterThan(0);
+    const index = read(path.join('docs', 'decisions', 'README.md'));
+    const wrong = records.filter((name) => !/^\d{4}-[a-z0-9-]+\.md$/.test(name) || !index.includes(`](${name})`));
+    const long = records.filter(
+      (name) =>
+        read(path.join('docs', 'decisions', name))
+          .trimEnd()
+          .split('\n').length > DECISION_MAX_LINES,
+    );
+    expect({ wrong, long }).toEqual({ wrong: [], long: [] });
   });
 
   test('when docs/errors.md and openapi.yaml are read, then each lists every error code of src/domain/errors.ts', () => {
