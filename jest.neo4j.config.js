@@ -1,6 +1,7 @@
 /**
  * `npm run test:neo4j`: the store contract (test/store-contract/*.neo4j.test.ts), the Neo4j-only suites
- * (test/neo4j/*.neo4j.test.ts), the API suites (test/api/) and the docs' examples (test/docs/*.neo4j.test.ts) against a real Neo4j, chosen by
+ * (test/neo4j/*.neo4j.test.ts), the API suites, which all reach the store (test/api/; what the HTTP layer decides
+ * alone is in test/http/ and runs on SQLite only), and the docs' examples (test/docs/*.neo4j.test.ts) against a real Neo4j, chosen by
  * test/neo4j/global-setup.js: NEO4J_TEST_URI (never NEO4J_URI), else a container when Docker is there, else the local server of
  * neo4j-local/. The database is emptied before each test file, only when it is the suites' own (test-database.js). Run in band: the files share one database.
  */

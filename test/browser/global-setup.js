@@ -1,8 +1,8 @@
 // Before the browser suites: Debian's Chromium must be there (a missing browser fails the run, saying how to get it:
-// the suite never downloads one), and the page is built into dist/explorer, which GET /explore serves.
-const { execFileSync } = require('node:child_process');
+// the suite never downloads one), and the page is built into dist/explorer, which GET /explore serves, when its sources
+// changed (test/build.js).
 const fs = require('node:fs');
-const path = require('node:path');
+const { build } = require('../build');
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -12,6 +12,5 @@ module.exports = async function globalSetup() {
     process.stderr.write(`\n${reason}\n`);
     throw new Error(reason);
   }
-  const root = path.resolve(__dirname, '..', '..');
-  execFileSync(process.execPath, [path.join(root, 'explorer', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+  build(['explorer']);
 };

@@ -7,6 +7,7 @@
 const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 const { ForeignDatabaseError, claimTestDatabase } = require('./test-database');
+const { build } = require('../build');
 
 /** @param {string} reason @returns {never} */
 const cannotRun = (reason) => {
@@ -83,16 +84,6 @@ async function startLocalServer() {
   return `the local server of neo4j-local/ (${server.line})`;
 }
 
-/** dist/ as `npm start` builds it: the multi-process and fault suites start the real server. */
-function buildDist() {
-  const { execFileSync } = require('node:child_process');
-  const path = require('node:path');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: path.resolve(__dirname, '..', '..'),
-    stdio: 'inherit',
-  });
-}
-
 /** The service's own connection settings: they may name production, so the suites drop them unread. */
 const SERVICE_SETTINGS = ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE'];
 
@@ -125,7 +116,8 @@ module.exports = async function globalSetup() {
     if (globalThis.__IDLINK_NEO4J_STOP__) await globalThis.__IDLINK_NEO4J_STOP__();
     throw e;
   }
-  // Built after the database is checked: a refused one stops the run before anything else happens.
-  buildDist();
+  // Built after the database is checked, when the sources changed (test/build.js): a refused database stops the run
+  // before anything else happens. The multi-process and fault suites start the real server; GET /explore serves the page.
+  build();
   process.stdout.write(`Neo4j suites: using ${which}; server: ${version}; database ${process.env.NEO4J_TEST_DATABASE}.\n`);
 };
