@@ -8,6 +8,7 @@ import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+import { waitFor } from '../helpers/settling';
 
 /** 1 MB for all answers, 10 connections: an answer of up to 104,857 bytes is always sent, none of a search over 262,144. */
 const LIMITS = { RESPONSE_MEMORY_LIMIT: '1mb', MAX_CONNECTIONS: '10' };
@@ -50,7 +51,7 @@ async function unreadHistory(app: TestApp, customer: string): Promise<net.Socket
   socket.read(0);
   socket.on('error', () => undefined);
   socket.write(`GET ${historyOf(customer, 'big', 5)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
-  while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor('the first part of the answer', () => socket.readableLength > 0, { everyMs: 20 });
   return socket;
 }
 
@@ -169,7 +170,7 @@ describe('reads from a start that answered large take turns, and never hold up s
     socket.write(
       `POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
-    while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('the first part of the answer', () => socket.readableLength > 0, { everyMs: 20 });
     return socket;
   }
 

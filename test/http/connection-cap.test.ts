@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { capConnections, type ClientPace, type ConnectionDropReason } from '../../src/http/connection-cap';
+import { waitFor } from '../helpers/settling';
 
 interface Client {
   socket: net.Socket;
@@ -69,8 +70,7 @@ async function capped(maxConnections: number, pace: ClientPace) {
 
   /** Resolves once the server has received `count` requests for `path`. */
   const handling = async (path: string, count = 1) => {
-    while ((held.get(path)?.length ?? 0) < count) await new Promise((resolve) => setTimeout(resolve, 10));
-    return held.get(path) as http.ServerResponse[];
+    return waitFor(`${count} requests for ${path}`, () => ((held.get(path)?.length ?? 0) >= count ? held.get(path) : undefined));
   };
 
   return { connect, handling, dropped, held };
