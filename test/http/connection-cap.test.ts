@@ -89,6 +89,7 @@ describe('the connection cap', () => {
     // Part of a request line, and nothing more.
     const partial = await connect('GET /partial HT');
     // The pace judges a connection once it has waited a whole window; the cap is not reached until then.
+    // Fixed sleep: the server marks no window's end; the time a connection has been slow is what is judged.
     await new Promise((resolve) => setTimeout(resolve, 2 * pace.windowMs));
     const young = await connect(slowPost('/young'));
 

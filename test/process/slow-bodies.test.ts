@@ -131,6 +131,7 @@ describe('slow request bodies', () => {
     const slowTook = slow.closed.then(() => Date.now() - slowStarted);
     for (let sent = 0; sent < schema.length; sent += 2048) {
       paced.write(schema.slice(sent, sent + 2048));
+      // Fixed sleep: the pace (bytes per window) is what the test sends; no event stands for it.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
 
