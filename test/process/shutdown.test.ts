@@ -120,6 +120,8 @@ describe('graceful shutdown of the process', () => {
         },
       });
     },
+    // Two starts of the real server each: on a busy two-core machine they take longer than jest's default 30 s.
+    60_000,
   );
 
   test('when a request body never completes, then with SHUTDOWN_TIMEOUT_MS=500 the process cuts it off once that deadline has passed, says so, and exits 0', async () => {
@@ -145,7 +147,7 @@ describe('graceful shutdown of the process', () => {
     // The cut-off create left nothing behind.
     const second = await startServer(env, dir);
     expect((await send(second.base, 'POST', '/v1/acme/_search', undefined, searchInFlightNode)).json).toEqual({ results: [], total: 0 });
-  });
+  }, 60_000);
 });
 
 describe('readiness during shutdown', () => {
