@@ -8,6 +8,7 @@ import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+import { waitFor } from '../helpers/settling';
 
 /** 1 MB for all answers, 10 connections: an answer of up to 104,857 bytes is always sent, none of a search over 262,144. */
 const LIMITS = { RESPONSE_MEMORY_LIMIT: '1mb', MAX_CONNECTIONS: '10' };
@@ -50,7 +51,7 @@ async function unreadHistory(app: TestApp, customer: string): Promise<net.Socket
   socket.read(0);
   socket.on('error', () => undefined);
   socket.write(`GET ${historyOf(customer, 'big', 5)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
-  while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor('the first part of the answer', () => socket.readableLength > 0, { everyMs: 20 });
   return socket;
 }
 
@@ -108,9 +109,11 @@ describe('answers being sent hold bounded memory together', () => {
     expect(page.headers['x-total-count']).toBeUndefined();
 
     reader.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const pageSent = await app.call('GET', historyOf(customer, 'big', 5), { token: ADMIN_TOKEN });
-    expect(pageSent.status).toBe(200);
+    // The room is given back once Node notices the reader has gone.
+    const pageSent = await waitFor('the page to be sent', async () => {
+      const res = await app.call('GET', historyOf(customer, 'big', 5), { token: ADMIN_TOKEN });
+      return res.status === 200 ? res : undefined;
+    });
     expect(pageSent.headers.link).toContain('rel="next"');
     expect(pageSent.headers['x-total-count']).toBe('11');
     expect((await app.call('GET', `/v1/${customer}/blocklist`, { token: ADMIN_TOKEN })).body).toEqual(written.body);
@@ -169,7 +172,7 @@ describe('reads from a start that answered large take turns, and never hold up s
     socket.write(
       `POST /v1/${customer}/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
-    while (socket.readableLength === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('the first part of the answer', () => socket.readableLength > 0, { everyMs: 20 });
     return socket;
   }
 
@@ -198,13 +201,12 @@ describe('reads from a start that answered large take turns, and never hold up s
     expect(contractProblems('POST', `/v1/${customer}/_search`, refused)).toEqual([]);
 
     reader.destroy();
-    let again = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
-    // The slot is given back once Node notices the reader has gone.
-    for (let tries = 0; again.status === 503 && tries < 20; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      again = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
-    }
-    expect(again.status).toBe(200);
+    // The slot is given back once Node notices the reader has gone; until then the read is refused.
+    const again = await waitFor('the read to be answered', async () => {
+      const res = await app.call('POST', `/v1/${customer}/_search`, { body: bigSearch });
+      expect(res.status === 200 || res.status === 503).toBe(true);
+      return res.status === 200 ? res : undefined;
+    });
     expect(again.body.total).toBe(BIG_IDS + 1);
   }, 60_000);
 });

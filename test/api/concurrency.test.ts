@@ -13,6 +13,7 @@ import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
 import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { createNode, issueToken, memberSchema, putSchema } from '../helpers/factories';
 import { buildSearch, expectProblem, nodeIds, nodePath, searchPath, uniqueCustomer } from '../helpers/builders-auth';
+import { waitFor } from '../helpers/settling';
 
 const PARALLEL = 50;
 const ERASE_RACE_WRITES = 40;
@@ -277,15 +278,17 @@ describe.each([
       return { op: '_create', key, fresh: [key, cookie(`fresh-${i}`)], body: { schema: 'member', key, ids: [cookie('shared'), cookie(`fresh-${i}`)] } };
     });
     const send = (w: Write) => app.call('POST', nodePath(customer, w.op), { body: w.body });
-    // The erase goes amid the writes: half are sent before it, half after, the later ones a little later each.
+    // The erase goes amid the writes: half are sent before it, the other half after it, one by one as each is answered.
     const half = ERASE_RACE_WRITES / 2;
     const before = writes.slice(0, half).map(send);
     const erasing = app.call('POST', `/v1/${customer}/_erase`, { ...admin, body: { id: { type: 'email', id: 'rae@example.com' }, scope: 'person' } });
-    const after = writes.slice(half).map(async (w, i) => {
-      await new Promise((resolve) => setTimeout(resolve, i * 5));
-      return send(w);
-    });
-    const [erased, ...answers] = await Promise.all([erasing, ...before, ...after]);
+    const after = (async () => {
+      const answered = [];
+      for (const w of writes.slice(half)) answered.push(await send(w));
+      return answered;
+    })();
+    const [erased, ...answeredBefore] = await Promise.all([erasing, ...before]);
+    const answers = [...answeredBefore, ...(await after)];
     expect(erased.status).toBe(200);
 
     const kept: Write[] = [];
@@ -450,7 +453,7 @@ describe('a schema replacement dropping a type, racing writes of that type', () 
         body: `${JSON.stringify({ op: 'insert', body: { schema: 'member', key: keys[0], ids: [ssn('ssn-bulk-0')] } })}\n${JSON.stringify({ op: 'create', body: { schema: 'member', key: m('m-bulk'), ids: [ssn('ssn-bulk-1')] } })}\n`,
       });
       // Every writer has read the schema that still declares ssn, and waits.
-      while (schemaReads < WRITERS + 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await waitFor('every writer to read the schema', () => schemaReads >= WRITERS + 1, { everyMs: 5 });
       const dropped = await drop(customer);
       expect(dropped.status).toBe(200);
       open();

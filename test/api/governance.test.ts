@@ -4,6 +4,7 @@
 // request leaves alone. Every claim is read back through HTTP. This file also runs on Neo4j (npm run test:neo4j).
 import type { Response } from 'supertest';
 import type { components } from '../../src/generated/openapi';
+import { recordingRequestIds, untilAccessLogged } from '../helpers/access-log';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import {
@@ -68,9 +69,9 @@ const secret = <T extends IdPairBody>(pair: T): T => {
 };
 
 describe('governance: history and erasure', () => {
-  let app: TestApp;
+  let app: TestApp & { requestIds: string[] };
   beforeAll(async () => {
-    app = await startApp();
+    app = recordingRequestIds(await startApp());
   });
   afterAll(() => app.close());
 
@@ -774,8 +775,8 @@ describe('governance: history and erasure', () => {
       expect(
         (await app.call('GET', `/v1/${customer}/node/_history?schema=member&key_type=email&key_id=logged-never@example.com&count=0`, { token })).status,
       ).toBe(400);
-      // The access lines of the last requests are written when their responses finish.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The access lines are written when the responses finish: every answer of this file has its line.
+      await untilAccessLogged(app, app.requestIds);
 
       mustNotBeLogged.add(ADMIN_TOKEN);
       const logged = app.logs.join('\n');

@@ -1,5 +1,6 @@
 // The access log (one JSON line per request, tied to X-Request-Id) and the proof that secrets and secure ID values
 // never reach the log.
+import { recordingRequestIds, untilAccessLogged } from '../helpers/access-log';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { memberSchema, putSchema } from '../helpers/factories';
 import {
@@ -133,7 +134,7 @@ describe('access log', () => {
 
 describe('secrets never reach the log', () => {
   test('when a realistic session runs, then no log line holds the admin token, an issued secret or a secure e-mail value', async () => {
-    const app = await startApp();
+    const app = recordingRequestIds(await startApp());
     try {
       const customer = uniqueCustomer('secrecy');
       const secureValues = ['secret.person@example.com', 'hidden.partner@example.com', 'renamed.person@example.com'];
@@ -201,8 +202,9 @@ describe('secrets never reach the log', () => {
       await ok(app.call('POST', nodePath(customer, '_create'), { token: bearer.token, body: { schema: 'member', key: email(secret), surplus: secret } }), 400);
       await ok(app.call('DELETE', `/v1/${customer}/token/${bearer.token_id}`, { token: ADMIN_TOKEN }), 204);
 
-      // Let the last access lines land, then make sure the log really covers the session.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Every request's access line has landed, and the log really covers the session.
+      await untilAccessLogged(app, app.requestIds);
+      expect(app.requestIds.length).toBeGreaterThanOrEqual(19);
       const requestLines = parsedLogs(app).filter((l) => l.message === 'request');
       expect(requestLines.length).toBeGreaterThanOrEqual(19);
 

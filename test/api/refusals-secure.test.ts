@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Response } from 'supertest';
 import type { ErrorCode } from '../../src/domain/errors';
+import { untilAccessLogged } from '../helpers/access-log';
 import { ADMIN_TOKEN, type CallOptions, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { unknownToken } from '../helpers/builders-auth';
@@ -43,6 +44,8 @@ interface Refusal {
   status: number;
   code: unknown;
   text: string;
+  /** The request's X-Request-Id, for waiting on its log line. */
+  requestId?: string;
 }
 
 /** What provoking a code needs: the app, the customer below and its tokens. */
@@ -62,7 +65,13 @@ type Entry = { provoke: (s: Setting) => Promise<Refusal[]> } | { cannotNameAnId:
 const anonymous = {};
 const asAdmin = { token: ADMIN_TOKEN };
 
-const refusalOf = (res: Response): Refusal => ({ status: res.status, code: (res.body as { code?: unknown }).code, text: res.text });
+const requestIdOf = (res: Response): string | undefined => (typeof res.headers['x-request-id'] === 'string' ? res.headers['x-request-id'] : undefined);
+const refusalOf = (res: Response): Refusal => ({
+  status: res.status,
+  code: (res.body as { code?: unknown }).code,
+  text: res.text,
+  requestId: requestIdOf(res),
+});
 
 async function call(s: Setting, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, options: CallOptions): Promise<Refusal[]> {
   return [refusalOf(await s.app.call(method, url, options))];
@@ -75,8 +84,8 @@ const separate = (s: Setting, method: 'POST' | 'DELETE', body: unknown) => call(
 /** A _bulk request's line results, each a refusal of its own; the whole answer when it is refused whole. */
 async function bulk(s: Setting, lines: string[], token?: string): Promise<Refusal[]> {
   const { res, results } = await bulkChecked(s.app.baseUrl, s.customer, lines.join('\n'), token ? { token } : {});
-  if (res.status !== 200) return [{ status: res.status, code: (res.body as { code?: unknown }).code, text: res.text }];
-  return results.map((r) => ({ status: r.status, code: r.code, text: JSON.stringify(r) }));
+  if (res.status !== 200) return [refusalOf(res)];
+  return results.map((r) => ({ status: r.status, code: r.code, text: JSON.stringify(r), requestId: requestIdOf(res) }));
 }
 const line = (op: string, body: unknown) => JSON.stringify({ op, body });
 
@@ -92,7 +101,7 @@ function rawExchange(s: Setting, request: string): Promise<Refusal[]> {
     socket.on('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      resolve([{ status, code: (JSON.parse(body) as { code?: unknown }).code, text }]);
+      resolve([{ status, code: (JSON.parse(body) as { code?: unknown }).code, text, requestId: /^X-Request-Id: (.+)$/im.exec(text)?.[1]?.trim() }]);
     });
     socket.end(request);
   });
@@ -366,7 +375,12 @@ describe('no refusal holds a secure value', () => {
   });
 
   test('when every refusal above was answered, then the log holds no secure value either', async () => {
-    for (const provoke of provoked.map(([, p]) => p)) await provoke(setting);
+    const refusals: Refusal[] = [];
+    for (const provoke of provoked.map(([, p]) => p)) refusals.push(...(await provoke(setting)));
+    // Each request's last log line is written when its answer is finished: wait for every one.
+    const requestIds = [...new Set(refusals.flatMap((r) => (r.requestId === undefined ? [] : [r.requestId])))];
+    expect(requestIds.length).toBeGreaterThan(provoked.length);
+    await untilAccessLogged(setting.app, requestIds);
     const logs = setting.app.logs.join('\n');
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of SECRETS) for (const spelled of spellings(secret)) expect(logs.includes(spelled)).toBe(false);

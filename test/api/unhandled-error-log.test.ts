@@ -10,6 +10,7 @@ import { loggableError } from '../../src/http/middleware';
 import Database from '../../src/store/sqlite/driver';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { startApp, tempDir, type TestApp } from '../helpers/app';
+import { untilAccessLogged } from '../helpers/access-log';
 import { issueLabelledToken, nodePath, parsedLogs, uniqueCustomer } from '../helpers/builders-auth';
 import { memberSchema, putSchema } from '../helpers/factories';
 import { neo4jConnectionFromEnv, neo4jDriver, usesNeo4j } from '../helpers/store';
@@ -75,6 +76,8 @@ describe(`an unmapped store error (${usesNeo4j() ? 'Neo4j' : 'SQLite file'})`, (
     });
     expect(res.status).toBe(500);
     expect(JSON.stringify(res.body)).not.toContain(SECRET);
+    // Its access line is the last the request logs: the log is whole once it is there.
+    await untilAccessLogged(app, [res.headers['x-request-id'] as string]);
 
     const errors = parsedLogs(app).filter((line) => line.message === 'unhandled error');
     expect(errors).toHaveLength(1);

@@ -6,6 +6,7 @@ import { uniqueCustomer } from '../helpers/builders-nodesearch';
 import { ExplorerPage, launchBrowser, type PageGlobals } from './harness';
 import { BIG_SIZE, PERSON_DRAWN, PERSON_DRAWN_WITHOUT_TOKEN, type Seeded, seedBig, seedPerson } from './seed';
 import type { Browser } from 'playwright-core';
+import { waitFor } from '../helpers/settling';
 
 interface GraphAnswer {
   nodes: Array<{ ids: Array<{ type: string; id: string }> }>;
@@ -323,7 +324,11 @@ describe('the explorer page', () => {
       doc.head.append(script);
     });
     // Both reports come back asynchronously (the DOM event through a binding, and the console): wait for both.
-    for (let tries = 0; tries < 100 && page.violations.length < 2; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(
+      () => `two reports of the violation (${JSON.stringify(page.violations)})`,
+      () => page.violations.length >= 2,
+      { everyMs: 20 },
+    );
     expect(page.violations).toHaveLength(2);
     expect(page.violations).toEqual(
       expect.arrayContaining(['script-src-elem inline', expect.stringMatching(/^Executing inline script violates .*Content Security Policy/)]),

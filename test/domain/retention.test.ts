@@ -11,6 +11,7 @@ import { createLogger } from '../../src/logger';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { MemoryTransport } from '../helpers/app';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
+import { waitFor } from '../helpers/settling';
 
 const SCHEMA: SchemaRecord = {
   schemaId: 'member',
@@ -32,13 +33,15 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
+/** Waits until the clock is past `ms` (history entries are stamped to the millisecond), and answers that time. */
+const clockPast = (ms: number): Promise<number> => waitFor('the clock to move on', () => (Date.now() > ms ? Date.now() : false), { everyMs: 1 });
+
 const historyOf = async (memberId: string) => (await store.nodeHistory('acme', 'member', id('member_id', memberId), 0, 100)).items.map((e) => e.op);
 
 test('when the retention period has passed for some entries, then exactly those are deleted, across several batches', async () => {
   for (let n = 0; n < 2_500; n += 1) await store.createNode(node(`old-${n}`), []);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const boundary = Date.now();
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  const boundary = await clockPast(Date.now());
+  await clockPast(boundary);
   await store.insertIds(node('old-0'), [id('device', 'd-1')]);
   // A clock one day past the boundary, with a retention of one day: the creates are older, the insert is not.
   const retention = new HistoryRetention(store, 1, logger, () => boundary + DAY_MS);
@@ -86,8 +89,7 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
       });
       // The removal's entry still names `removed`: its row stays, though no node holds it.
       expect(storedValues(file)).toEqual(['kept', 'm-1', 'removed']);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const later = Date.now() + DAY_MS;
+      const later = (await clockPast(Date.now())) + DAY_MS;
       expect(await new HistoryRetention(fileStore, 1, logger, () => later).prune()).toBe(3);
       expect(storedValues(file)).toEqual(['kept', 'm-1']);
       expect(await fileStore.getNodeIds(node('m-1'))).toEqual([id('device', 'kept'), id('member_id', 'm-1')]);

@@ -8,6 +8,7 @@
 // These are internals of the driver (the package-lock pins its version): should they move, `recording` finds no
 // message at all and the tests that count fail, rather than pass on nothing.
 import { loadStatements } from '../../src/store/neo4j/statements';
+import { waitFor } from './settling';
 
 interface Message {
   signature: number;
@@ -79,11 +80,11 @@ ResponseHandler.prototype.handleResponse = function (this: object, reply: Reply)
 
 /** Waits until no reply is awaited (a session's release after the last answer). */
 export async function settled(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (outstanding > 0) {
-    if (Date.now() > deadline) throw new Error(`${outstanding} Bolt replies still awaited after 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor(
+    () => `the last of ${outstanding} Bolt replies`,
+    () => outstanding === 0,
+    { everyMs: 5 },
+  );
 }
 
 /** What `call` made the driver send until it resolved (not what a session sends after, when it is released). */

@@ -5,6 +5,7 @@ import type { IdPair } from '../../src/domain/model';
 import { ADMIN_TOKEN, type TestApp } from './app';
 
 import { buildSearch } from './builders-nodesearch';
+import { settle, waitFor } from './settling';
 
 export { buildSearch, uniqueCustomer } from './builders-nodesearch';
 
@@ -71,17 +72,12 @@ export function parsedLogs(app: TestApp): Array<Record<string, unknown>> {
 
 /**
  * The access-log lines of one request. The line is written when the response finishes, which can be a moment
- * after the client has read it, so this waits briefly for it.
+ * after the client has read it, so this waits for it.
  */
-export async function accessLinesFor(app: TestApp, requestId: string, timeoutMs = 2000): Promise<Array<Record<string, unknown>>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const lines = parsedLogs(app).filter((l) => l.message === 'request' && l.request_id === requestId);
-    if (lines.length > 0 || Date.now() > deadline) {
-      // Give a second line (which must never come) a chance to show up.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return parsedLogs(app).filter((l) => l.message === 'request' && l.request_id === requestId);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+export async function accessLinesFor(app: TestApp, requestId: string, timeoutMs = 5000): Promise<Array<Record<string, unknown>>> {
+  const lines = () => parsedLogs(app).filter((l) => l.message === 'request' && l.request_id === requestId);
+  await waitFor(`the access-log line of request ${requestId}`, () => lines().length > 0, { timeoutMs });
+  // The line is written in the response's 'finish' event: a second one (which must never come) would be written in the same turn.
+  await settle();
+  return lines();
 }

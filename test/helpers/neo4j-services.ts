@@ -6,6 +6,7 @@ import neo4j from 'neo4j-driver';
 import { emptyTestDatabase } from '../neo4j/test-database';
 import { logEntries, logged, type ServerProcess, spawnServer } from './server-process';
 import type { Neo4jConnection } from '../../src/store/neo4j/neo4j-store';
+import { waitFor } from './settling';
 
 export const ADMIN_TOKEN = 'neo4j-services-admin-token-0123456789';
 
@@ -83,19 +84,23 @@ export async function untilReady(service: Service, timeoutMs: number): Promise<n
 /** Polls /readyz until it answers `status` (each poll bounded by a 5 s client timeout); resolves with how long that took. */
 export async function untilReadyz(service: Service, status: number, timeoutMs: number): Promise<number> {
   const started = Date.now();
-  let last: string;
-  for (;;) {
-    try {
-      const answer = await call(service.base, 'GET', '/readyz', { timeoutMs: 5_000 });
-      if (answer.status === status) return Date.now() - started;
-      last = `status ${answer.status}`;
-    } catch (e) {
-      last = e instanceof Error ? e.message : String(e);
-    }
-    if (service.server.child.exitCode !== null) throw new Error(`the service exited (${service.server.child.exitCode}): ${service.server.stderr()}`);
-    if (Date.now() - started > timeoutMs) throw new Error(`/readyz did not answer ${status} within ${timeoutMs} ms (last: ${last})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let last = 'no answer yet';
+  await waitFor(
+    () => `/readyz to answer ${status} (last: ${last})`,
+    async () => {
+      try {
+        const answer = await call(service.base, 'GET', '/readyz', { timeoutMs: 5_000 });
+        if (answer.status === status) return true;
+        last = `status ${answer.status}`;
+      } catch (e) {
+        last = e instanceof Error ? e.message : String(e);
+      }
+      if (service.server.child.exitCode !== null) throw new Error(`the service exited (${service.server.child.exitCode}): ${service.server.stderr()}`);
+      return false;
+    },
+    { timeoutMs, everyMs: 100 },
+  );
+  return Date.now() - started;
 }
 
 /** Request log lines with a 5xx status other than 503 (a 503 is store_unavailable), and every 'unhandled error' line. */

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { tempDir } from './app';
+import { waitFor } from './settling';
 
 const MAIN = path.resolve(__dirname, '../../dist/main.js');
 
@@ -70,15 +71,17 @@ export const logMessages = (server: ServerProcess): string[] => logEntries(serve
 
 /** Waits until the server has logged `message` and returns that entry; fails if it exits or time runs out first. */
 export async function logged(server: ServerProcess, message: string, timeoutMs = 15000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const entry = logEntries(server).find((e) => e.message === message);
-    if (entry) return entry;
-    if (server.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`no '${message}' log line; stdout: ${server.lines.join('\n')}; stderr: ${server.stderr()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const seen = () => `a '${message}' log line; stdout: ${server.lines.join('\n')}; stderr: ${server.stderr()}`;
+  return waitFor(
+    seen,
+    () => {
+      const entry = logEntries(server).find((e) => e.message === message);
+      if (entry) return entry;
+      if (server.child.exitCode !== null) throw new Error(`the server exited before ${seen()}`);
+      return undefined;
+    },
+    { timeoutMs, everyMs: 20 },
+  );
 }
 
 export async function startServer(

@@ -4,6 +4,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import type { Store } from '../../src/domain/store';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { waitFor } from './settling';
 
 /**
  * The Neo4j the Neo4j suites use: from NEO4J_TEST_* (test/neo4j/global-setup.js sets them for the server it starts),
@@ -35,15 +36,16 @@ export const neo4jDriver = (connection: Neo4jConnection): Driver =>
  * Test-only housekeeping, not a statement of the store, so it is not a file of cypher/.
  */
 export async function untilOneIsBlocked(driver: Driver, database: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { records } = await driver.executeQuery(
-      "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked",
-      {},
-      { database },
-    );
-    if (Number(records[0]?.get('blocked')) > 0) return;
-    if (Date.now() > deadline) throw new Error('no transaction became blocked');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    'a transaction blocked on a lock',
+    async () => {
+      const { records } = await driver.executeQuery(
+        "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN count(*) AS blocked",
+        {},
+        { database },
+      );
+      return Number(records[0]?.get('blocked')) > 0;
+    },
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
 }

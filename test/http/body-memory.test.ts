@@ -3,10 +3,12 @@
 // otherwise refused with 503 server_busy, unread; small bodies are never held back. Through the real app and store.
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { ByteBudget } from '../../src/http/admission';
 import { startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { putSchema } from '../helpers/factories';
 import { id, uniqueCustomer } from '../helpers/builders-nodesearch';
+import { waitFor } from '../helpers/settling';
 
 /** 100 KB for all, 10 connections: a body of up to 10,240 bytes is always read; two of 60,000 bytes do not fit together. */
 const LIMITS = { BODY_LIMIT: '64kb', BODY_MEMORY_LIMIT: '100kb', MAX_CONNECTIONS: '10' };
@@ -46,24 +48,52 @@ function holdLargeCreate(app: TestApp, customer: string, key: string) {
 
 const nodeIds = (app: TestApp, customer: string, key: string) => app.store.getNodeIds({ customerId: customer, schemaId: 'member', key: id('member_id', key) });
 
+/** What the bodies asked of BODY_MEMORY_LIMIT so far: the moments a client cannot see, watched on the budget itself. */
+interface Room {
+  /** Bodies that asked for room (those still waiting among them). */
+  asked: number;
+  granted: number;
+  /** Rooms given back. */
+  released: number;
+}
+
+function watchRoom(): Room {
+  const room: Room = { asked: 0, granted: 0, released: 0 };
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the budget as `this`
+  const take = ByteBudget.prototype.take;
+  jest.spyOn(ByteBudget.prototype, 'take').mockImplementation(async function (this: ByteBudget, share: number) {
+    room.asked += 1;
+    const release = await take.call(this, share);
+    if (!release) return undefined;
+    room.granted += 1;
+    return () => {
+      room.released += 1;
+      release();
+    };
+  });
+  return room;
+}
+
 describe('request bodies hold bounded memory together', () => {
   let app: TestApp;
   let customer: string;
+  let room: Room;
   beforeEach(async () => {
+    room = watchRoom();
     app = await startApp({ env: LIMITS });
     customer = uniqueCustomer('bodymem');
     await putSchema(app, customer);
   });
   afterEach(async () => {
     await app.close();
+    jest.restoreAllMocks();
   });
 
   test('when a large body holds the room, then another large body waits, is refused with 503 server_busy unread, small bodies are still answered, and once the first is answered a large body gets in', async () => {
     expect(largeCreate('a').length).toBeGreaterThan(55_000);
     expect(largeCreate('a').length).toBeLessThan(64 * 1024);
     const holding = holdLargeCreate(app, customer, 'a');
-    // Time for the service to give it the room: nothing a client sees marks that moment.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the first body to get its room', () => room.granted === 1);
 
     const started = Date.now();
     const refused = openPost(app, `/v1/${customer}/node/_create`, {});
@@ -95,14 +125,14 @@ describe('request bodies hold bounded memory together', () => {
 
   test('when a large body waits for room and its client leaves, then its room is not kept: the next large body gets in at once', async () => {
     const holding = holdLargeCreate(app, customer, 'a');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the first body to get its room', () => room.granted === 1);
     const leaving = holdLargeCreate(app, customer, 'gone');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the second body to ask for room', () => room.asked === 2);
     leaving.req.destroy();
     // The waiting request gets its room when the first is answered, finds its client gone, and gives it back.
     holding.finish();
     expect((await holding.answer).status).toBe(201);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('both rooms to be given back', () => room.granted === 2 && room.released === 2);
     // Had the leaving request kept its room, this one would wait 5 s and get 503.
     const next = openPost(app, `/v1/${customer}/node/_create`, {});
     next.end(largeCreate('c'));
@@ -114,11 +144,12 @@ describe('request bodies hold bounded memory together', () => {
     const chunked = openPost(app, `/v1/${customer}/node/_create`, { 'Transfer-Encoding': 'chunked' });
     const body = largeCreate('a');
     chunked.send(body.slice(0, 1000));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the chunked body to get its room', () => room.granted === 1);
     // 64 KB taken of 100: a 60,000-byte body waits until the chunked one is answered, then gets in.
     const waiting = openPost(app, `/v1/${customer}/node/_create`, {});
     waiting.end(largeCreate('b'));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitFor('the second body to ask for room', () => room.asked === 2);
+    expect(room.granted).toBe(1);
     expect(await nodeIds(app, customer, 'b')).toBeUndefined();
     chunked.end(body.slice(1000));
     expect((await chunked.answer).status).toBe(201);
@@ -133,7 +164,7 @@ describe('request bodies hold bounded memory together', () => {
     const held = openPost(app, `/v1/${customer}/node/_create`, { 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length) });
     // All but the gzip trailer: the whole JSON inflates, and the body never ends until the trailer comes.
     held.req.write(gzipped.subarray(0, -8));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the inflating body to get its room', () => room.granted === 1);
 
     const refused = openPost(app, `/v1/${customer}/node/_create`, {});
     refused.end(largeCreate('b'));

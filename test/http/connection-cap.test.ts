@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { capConnections, type ClientPace, type ConnectionDropReason } from '../../src/http/connection-cap';
+import { waitFor } from '../helpers/settling';
 
 interface Client {
   socket: net.Socket;
@@ -69,8 +70,7 @@ async function capped(maxConnections: number, pace: ClientPace) {
 
   /** Resolves once the server has received `count` requests for `path`. */
   const handling = async (path: string, count = 1) => {
-    while ((held.get(path)?.length ?? 0) < count) await new Promise((resolve) => setTimeout(resolve, 10));
-    return held.get(path) as http.ServerResponse[];
+    return waitFor(`${count} requests for ${path}`, () => ((held.get(path)?.length ?? 0) >= count ? held.get(path) : undefined));
   };
 
   return { connect, handling, dropped, held };
@@ -89,6 +89,7 @@ describe('the connection cap', () => {
     // Part of a request line, and nothing more.
     const partial = await connect('GET /partial HT');
     // The pace judges a connection once it has waited a whole window; the cap is not reached until then.
+    // Fixed sleep: the server marks no window's end; the time a connection has been slow is what is judged.
     await new Promise((resolve) => setTimeout(resolve, 2 * pace.windowMs));
     const young = await connect(slowPost('/young'));
 

@@ -3,6 +3,7 @@
 // waits on it for as long as the test wants, as a write behind a long transaction would.
 import type { Driver, Session, Transaction } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { waitFor } from '../helpers/settling';
 import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 
@@ -59,12 +60,16 @@ describe('a store call past its time limit on Neo4j', () => {
   }
 
   async function untilNoneRunning(): Promise<string[]> {
-    const deadline = Date.now() + GRACE_MS;
-    for (;;) {
-      const running = await othersRunning();
-      if (running.length === 0 || Date.now() > deadline) return running;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let running: string[] = [];
+    await waitFor(
+      () => `no other transaction running (still: ${running.join(', ')})`,
+      async () => {
+        running = await othersRunning();
+        return running.length === 0;
+      },
+      { timeoutMs: GRACE_MS, everyMs: 100 },
+    );
+    return running;
   }
 
   test('when a write waits on a lock past NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable, and Neo4j ends its transaction while the lock is still held', async () => {

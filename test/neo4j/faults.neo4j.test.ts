@@ -23,6 +23,7 @@ import {
   untilReadyz,
 } from '../helpers/neo4j-services';
 import { logEntries, logged } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 import { loadStatements, schemaObjects } from '../../src/store/neo4j/statements';
 
 /**
@@ -121,12 +122,18 @@ function steadyTraffic(service: Service, customer: string, tag: string) {
       } catch (e) {
         outcomes.push({ op, id, failure: e instanceof Error ? `${e.name}: ${e.message}` : String(e), at: started - began, ms: Date.now() - started });
       }
-      // Leave the two cores some room for Neo4j.
+      // Fixed sleep: it sets the traffic's rate (room on the two cores for Neo4j), it waits for nothing.
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
   const workers = (['create', 'create', 'insert', 'search'] as const).map(worker);
+  const acknowledged = () => outcomes.filter((o) => o.op === 'create' && o.status === 201).length;
   const traffic = {
+    /** Resolves once `count` more creates have been answered 201 from now. */
+    async acknowledges(count: number): Promise<void> {
+      const from = acknowledged();
+      await waitFor(`${count} more acknowledged creates`, () => acknowledged() >= from + count, { timeoutMs: 120_000, everyMs: 50 });
+    },
     async stop(): Promise<Outcome[]> {
       running = false;
       await Promise.all(workers);
@@ -179,8 +186,6 @@ const summary = (outcomes: Outcome[]) => {
 
 const driverFor = (c: { uri: string; username: string; password: string }): Driver => neo4jDriver.driver(c.uri, neo4jDriver.auth.basic(c.username, c.password));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Sends SIGSTOP to the Neo4j server and waits until Linux shows every thread of it stopped (state T in
  * /proc/<pid>/task/<tid>/stat): kill() returns once the signal is queued, and a query sent at once could still be
@@ -199,11 +204,10 @@ async function freeze(server: LocalNeo4j): Promise<void> {
       return 'T';
     }
   };
-  const deadline = Date.now() + 5_000;
-  while (fs.existsSync(tasks) && Date.now() < deadline) {
-    if (fs.readdirSync(tasks).every((tid) => stateOf(tid) === 'T')) return;
-    await sleep(10);
-  }
+  // Where a thread does not show it within 5 s, the test goes on: what it checks next says what the service saw.
+  await waitFor('every thread of Neo4j stopped', () => !fs.existsSync(tasks) || fs.readdirSync(tasks).every((tid) => stateOf(tid) === 'T'), {
+    timeoutMs: 5_000,
+  }).catch(() => undefined);
 }
 
 describe('the service while its Neo4j goes away', () => {
@@ -268,27 +272,26 @@ describe('the service while its Neo4j goes away', () => {
   test('when Neo4j is stopped with SIGTERM under steady writes and searches, then every answer is a success or 503 store_unavailable, readyz is 503 while it is down, and once it is back the service recovers without a restart and keeps every acknowledged write', async () => {
     const trafficBegan = Date.now();
     const traffic = steadyTraffic(first, 'faults', 'term');
-    await sleep(1500);
+    await traffic.acknowledges(3);
     const stopped = Date.now();
     const stopping = neo4j!.stop();
     timings.readyz503AfterSigterm = await untilReadyz(first, 503, 30_000);
     await stopping;
     timings.neo4jStopAfterSigterm = Date.now() - stopped;
-    await sleep(1000);
-    expectUnavailable(await call(first.base, 'GET', '/readyz'));
     // Known down (two pings in a row failed): a request answers 503 at once, not after the driver's retries.
     expect((await logged(first.server, 'Neo4j cannot be reached; answering 503 at once until a ping succeeds')).level).toBe('warn');
+    expectUnavailable(await call(first.base, 'GET', '/readyz'));
     const asked = Date.now();
     const whileDown = await call(first.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } });
     timings.answerWhileKnownDown = Date.now() - asked;
     expectUnavailable(whileDown);
+    // The answer of the known-down path, not of a call that waited for the driver.
     expect(whileDown.json).toMatchObject({ detail: 'Neo4j cannot be reached right now.' });
-    expect(timings.answerWhileKnownDown).toBeLessThan(2_000);
 
     timings.neo4jRestartAfterSigterm = await startNeo4j();
     timings.readyAfterNeo4jBackFromSigterm = await untilReady(first, RECOVERY_BOUND_MS);
     expect(logEntries(first.server).some((l) => l.message === 'Neo4j answers again; serving requests')).toBe(true);
-    await sleep(1500);
+    await traffic.acknowledges(3);
     const outcomes = await traffic.stop();
     timings.slowestRequestAroundSigterm = summary(outcomes).slowestMs;
     process.stdout.write(`SIGTERM traffic (stop sent at ${stopped - trafficBegan} ms): ${JSON.stringify(summary(outcomes))}\n`);
@@ -305,7 +308,7 @@ describe('the service while its Neo4j goes away', () => {
   test('when Neo4j is killed with SIGKILL under steady traffic, and while a second service is starting, then both answer only successes or 503s, and both become ready by themselves once Neo4j is back, with every acknowledged write kept', async () => {
     const trafficBegan = Date.now();
     const traffic = steadyTraffic(first, 'faults', 'kill');
-    await sleep(1500);
+    await traffic.acknowledges(3);
     // The second service has just begun to connect (and apply cypher/schema/) when Neo4j dies.
     const second = await startTracked();
     const killed = Date.now();
@@ -319,7 +322,7 @@ describe('the service while its Neo4j goes away', () => {
     const [readyFirst, readySecond] = await Promise.all([untilReady(first, RECOVERY_BOUND_MS), untilReady(second, RECOVERY_BOUND_MS)]);
     timings.readyAfterNeo4jBackFromSigkill = readyFirst;
     timings.secondServiceReadyAfterNeo4jBack = readySecond;
-    await sleep(1500);
+    await traffic.acknowledges(3);
     const outcomes = await traffic.stop();
     timings.slowestRequestAroundSigkill = summary(outcomes).slowestMs;
     process.stdout.write(`SIGKILL traffic (kill sent at ${killed - trafficBegan} ms): ${JSON.stringify(summary(outcomes))}\n`);
@@ -364,9 +367,9 @@ describe('the service while its Neo4j goes away', () => {
       timings.callTimeoutWhileFrozen = Date.now() - asked;
       expectUnavailable(search);
       expectUnavailable(create);
+      // Answered by the call timeout (its detail says so), and not before it.
       expect(search.json).toMatchObject({ detail: 'Neo4j did not answer within 3 s.' });
       expect(timings.callTimeoutWhileFrozen).toBeGreaterThanOrEqual(2_900);
-      expect(timings.callTimeoutWhileFrozen).toBeLessThan(10_000);
     } finally {
       neo4j!.child.kill('SIGCONT');
     }
@@ -446,7 +449,7 @@ describe('the service while its Neo4j goes away', () => {
     expect(refused.level).toBe('error');
     expect(String(refused.error)).toContain("(database 'nosuchdb') has no such database");
     expect(String(refused.error)).toContain('Check NEO4J_DATABASE');
-    await sleep(1500);
+    // Still up after the refusal: it answers, and exits 0 only when told to (below).
     expect(service.server.child.exitCode).toBeNull();
     expectUnavailable(await call(service.base, 'GET', '/readyz'));
     expectUnavailable(await call(service.base, 'PUT', '/v1/faults/schema/member', { token: ADMIN_TOKEN, body: schema }));

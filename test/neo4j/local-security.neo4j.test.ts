@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import neo4jDriver from 'neo4j-driver';
 import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
+import { waitFor } from '../helpers/settling';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const START_MS = 240_000;
@@ -151,11 +152,16 @@ function spawnScript(env: Record<string, string>): ScriptRun {
 
 /** Waits until the script printed this. */
 async function untilPrinted(run: ScriptRun, text: string): Promise<void> {
-  const deadline = Date.now() + START_MS;
-  while (!run.output().includes(text)) {
-    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`npm run neo4j:local did not print '${text}':\n${run.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const said = () => `npm run neo4j:local to print '${text}':\n${run.output().slice(-3000)}`;
+  await waitFor(
+    said,
+    () => {
+      if (run.output().includes(text)) return true;
+      if (run.child.exitCode !== null) throw new Error(`the script exited before ${said()}`);
+      return false;
+    },
+    { timeoutMs: START_MS, everyMs: 100 },
+  );
 }
 
 /** The script started and ready. */
@@ -272,11 +278,17 @@ describe('the local Neo4j is never open to other web pages', () => {
         // password: the fresh store's user neo4j has the password "neo4j" until the launcher sets this one, and
         // such a client must find the port closed meanwhile, never be refused as unauthorised.
         const early: string[] = [];
-        while (!run.output().includes(' ready at ')) {
-          if (run.child.exitCode !== null) throw new Error(`npm run neo4j:local exited:\n${run.output().slice(-3000)}`);
-          early.push(await probe(uri, printed));
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const starting = run;
+        await waitFor(
+          'the server to be ready',
+          async () => {
+            if (starting.output().includes(' ready at ')) return true;
+            if (starting.child.exitCode !== null) throw new Error(`npm run neo4j:local exited:\n${starting.output().slice(-3000)}`);
+            early.push(await probe(uri, printed));
+            return false;
+          },
+          { timeoutMs: START_MS, everyMs: 50 },
+        );
         expect(early.filter((answer) => answer !== 'ok' && answer !== 'ServiceUnavailable')).toEqual([]);
         const passwordFile = path.join(data, 'password');
         expect(printed).toMatch(/^[A-Za-z0-9_-]{32}$/);

@@ -51,7 +51,7 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // Fixed sleep: between two looks of until(), this file's own poll.
   }
 }
 
@@ -187,7 +187,7 @@ describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
     const service = await connected(store, logger());
     state.searchFails = new DomainError('node_exists', 'The node exists.');
     await expect(service.search({} as never)).rejects.toMatchObject({ code: 'node_exists' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // Fixed sleep: a ping that must never come marks no moment.
     expect(state.pings).toBe(0);
   });
 });

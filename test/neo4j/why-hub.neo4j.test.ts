@@ -14,6 +14,7 @@
 // than the targets, for a busy machine that runs Neo4j beside the service and the test.
 import { startApp, ADMIN_TOKEN, type TestApp } from '../helpers/app';
 import { uniqueCustomer } from '../helpers/builders-nodesearch';
+import { waitFor } from '../helpers/settling';
 
 const FANS = 9998;
 const ATTACKERS = 8;
@@ -117,7 +118,7 @@ describe(`_why over ${FANS} equal chains on Neo4j`, () => {
     const attackers = Array.from({ length: ATTACKERS }, async () => {
       while (attacking) attackerAnswers.push(await why());
     });
-    while (attackerAnswers.length < ATTACKERS) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor('an answer for each attacker', () => attackerAnswers.length >= ATTACKERS, { timeoutMs: 120_000, everyMs: 50 });
     expect((await search()).value.status).toBe(200);
     const victim: number[] = [];
     for (let i = 0; i < VICTIM_SEARCHES; i += 1) {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 installCleanup();
 
@@ -53,13 +54,15 @@ test(`when ${CONNECTIONS} anonymous connections ask for a 10 MB answer and never
   const sockets: net.Socket[] = [];
   for (let i = 0; i < CONNECTIONS; i += 1) {
     const socket = net.connect(port, '127.0.0.1');
+    // Paused after one buffer: the socket takes the start of its answer, then nothing more.
     socket.pause();
+    socket.read(0);
     socket.on('error', () => undefined);
     socket.write(`POST /v1/open/_search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${SEARCH.length}\r\n\r\n${SEARCH}`);
     sockets.push(socket);
-    if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 300));
+    // Ten at a time, each ten answered (200 being sent, or 503) before the next.
+    if (i % 10 === 9) await waitFor('the start of ten answers', () => sockets.every((s) => s.readableLength > 0), { timeoutMs: 60_000, everyMs: 50 });
   }
-  await new Promise((resolve) => setTimeout(resolve, 3000));
   const held = rssMb(pid);
   expect((await send(base, 'GET', '/v1/open/schema', ADMIN)).status).toBe(200);
   for (const socket of sockets) socket.destroy();

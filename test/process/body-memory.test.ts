@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 installCleanup();
 
@@ -34,8 +35,9 @@ function rssMb(pid: number): { now: number; peak: number } {
 }
 
 /** Opens a raw connection that sends the request and all of its body but the last byte; `finish` sends that byte. */
-function holdBody(port: number): { finish: () => void; status: Promise<string> } {
+function holdBody(port: number): { connected: Promise<void>; finish: () => void; status: Promise<string> } {
   const socket = net.connect(port, '127.0.0.1');
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let answer = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   socket.on('error', () => undefined);
@@ -44,7 +46,7 @@ function holdBody(port: number): { finish: () => void; status: Promise<string> }
     `POST /v1/attacker/node/_create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n`,
   );
   socket.write(BODY.slice(0, -1));
-  return { finish: () => void socket.end(BODY.slice(-1)), status };
+  return { connected, finish: () => void socket.end(BODY.slice(-1)), status };
 }
 
 test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte body, then the server holds a bounded part of them, answers every one (404 or 503 server_busy), stays under ${PEAK_BOUND_MB} MB, and answers others meanwhile`, async () => {
@@ -60,12 +62,17 @@ test(`when ${CONNECTIONS} anonymous connections each hold most of a one-megabyte
   const before = rssMb(pid).peak;
 
   const held = [];
+  const refused: string[] = [];
   for (let i = 0; i < CONNECTIONS; i += 1) {
-    held.push(holdBody(port));
-    // In steps, as the kernel's socket buffers fill; the server reads what it admits meanwhile.
-    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 300));
+    const connection = holdBody(port);
+    void connection.status.then((status) => status === '503' && refused.push(status));
+    held.push(connection);
+    // In steps of 50 connections, each taken by the server before the next.
+    if (i % 50 === 49) await Promise.all(held.map((c) => c.connected));
   }
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Those that find no room wait 5 s and are refused. Once one is, the others have been read as far as the server
+  // reads them: the moment to look.
+  await waitFor('a first body refused for want of room', () => refused.length > 0, { timeoutMs: 60_000, everyMs: 100 });
   const holding = rssMb(pid).now;
   // Ordinary requests are answered while the bodies wait: a read, and a small body (never held back).
   expect((await send(base, 'GET', '/v1/someone/schema', ADMIN)).status).toBe(200);
@@ -103,8 +110,9 @@ const GZIP_PEAK_BOUND_MB = Number(process.versions.node.split('.')[0]) >= 22 ? 5
 const GZIPPED = gzipSync(BODY);
 
 /** A raw connection that sends a gzip of BODY but its 8-byte trailer, so that it inflates whole and never ends; `finish` sends the trailer. */
-function holdGzipBody(port: number): { finish: () => void; status: Promise<string> } {
+function holdGzipBody(port: number): { connected: Promise<void>; finish: () => void; status: Promise<string> } {
   const socket = net.connect(port, '127.0.0.1');
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let answer = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
   socket.on('error', () => undefined);
@@ -114,7 +122,7 @@ function holdGzipBody(port: number): { finish: () => void; status: Promise<strin
   );
   socket.write(GZIPPED.subarray(0, -8));
   // Written, not ended: a client that half-closes its socket gets no answer from Node's server.
-  return { finish: () => void socket.write(GZIPPED.subarray(-8)), status };
+  return { connected, finish: () => void socket.write(GZIPPED.subarray(-8)), status };
 }
 
 test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip that inflate to a one-megabyte body and hold its last bytes, then the server holds a bounded part of what they inflate to, answers every one (404 or 503 server_busy), and answers others meanwhile`, async () => {
@@ -142,11 +150,11 @@ test(`when ${GZIP_CONNECTIONS} anonymous connections each send a few KB of gzip 
     const connection = holdGzipBody(port);
     void connection.status.then((status) => status === '503' && refused.push(status));
     held.push(connection);
-    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (i % 50 === 49) await Promise.all(held.map((c) => c.connected));
   }
   // The bodies inflate as they arrive, until BODY_MEMORY_LIMIT is full; those that find no room wait 5 s and are
   // refused. Once one is, the others have been read as far as the server reads them: the moment to look.
-  while (refused.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor('a first body refused for want of room', () => refused.length > 0, { timeoutMs: 60_000, everyMs: 100 });
   const holding = rssMb(pid).now;
   expect((await send(base, 'GET', '/v1/someone/schema', ADMIN)).status).toBe(200);
 

@@ -7,8 +7,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 installCleanup();
+
+/** Heavy lines the attack has written so far, all requests together. */
+let linesSent = 0;
 
 const REQUESTS = 12;
 const LINES_PER_REQUEST = 60;
@@ -47,6 +51,7 @@ function heavyBulk(port: number, customer: string, localAddress: string, lines: 
     const write = async () => {
       for (let i = 0; i < lines; i += 1) {
         if (!req.write(HEAVY_LINE)) await new Promise((resolveDrain) => req.once('drain', resolveDrain));
+        linesSent += 1;
       }
       req.end();
     };
@@ -78,11 +83,12 @@ test(`when ${REQUESTS} anonymous _bulk requests stream ${LINES_PER_REQUEST} one-
     ).toBe(201);
   }
   const attack = Array.from({ length: REQUESTS }, (_, i) => heavyBulk(port, `attacker-${i}`, `127.0.0.${10 + i}`, LINES_PER_REQUEST));
-  // While the attack runs, other clients are answered.
+  // While the attack runs, other clients are answered: one at each sixth of its lines.
   const others: number[] = [];
-  for (let i = 0; i < 5; i += 1) {
+  const attackLines = REQUESTS * LINES_PER_REQUEST;
+  for (let i = 1; i <= 5; i += 1) {
+    await waitFor(`${i}/6 of the attack's lines`, () => linesSent >= (i * attackLines) / 6, { timeoutMs: 60_000, everyMs: 20 });
     others.push((await send(base, 'GET', '/v1/someone/schema', 'bulk-memory-admin-token-0123456789')).status);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const outcomes = await Promise.all(attack);
 

@@ -246,6 +246,7 @@ describe('slow clients and the connection cap', () => {
     // One line every 150 ms, ten lines: about five times the body timeout.
     for (let n = 1; n < 10; n += 1) {
       client.write(chunk(line(n)));
+      // Fixed sleep: the body must go on flowing for longer than BODY_TIMEOUT_MS; that time is what the test sends.
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
     client.finish(`${chunk(line(10))}0\r\n\r\n`);

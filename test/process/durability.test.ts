@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { freshDir, installCleanup, logEntries, logged, send, type ServerProcess, spawnServer, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 const ADMIN = 'process-admin-token-0123456789abcdef';
 
@@ -174,11 +175,11 @@ async function hangUpOn(port: number, count: number, withinMs: number): Promise<
   });
   await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', () => resolve()));
   try {
-    const deadline = Date.now() + withinMs;
-    while (seen < count) {
-      if (Date.now() > deadline) throw new Error(`${seen} connection attempts to port ${port} within ${withinMs} ms, expected ${count}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      () => `${count} connection attempts to port ${port} (${seen} came)`,
+      () => seen >= count,
+      { timeoutMs: withinMs, everyMs: 50 },
+    );
   } finally {
     await new Promise<void>((resolve) => listener.close(() => resolve()));
   }

@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { freshDir, installCleanup, logEntries, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 const ADMIN = 'slow-bodies-admin-token-0123456789abcdef';
 
@@ -98,7 +99,11 @@ describe('slow request bodies', () => {
     try {
       for (let opened = 0; opened < 1100; opened += 100) await Promise.all(Array.from({ length: 100 }, () => attack().connected));
       // The cap is full once the server has closed the sockets past it.
-      while (closed < 1100 - 1024) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(
+        () => `the server to close ${1100 - 1024} sockets (${closed} so far)`,
+        () => closed >= 1100 - 1024,
+        { timeoutMs: 60_000, everyMs: 50 },
+      );
 
       const statuses: number[] = [];
       for (let probe = 0; probe < 20; probe += 1) statuses.push(await healthz(port, '127.0.0.2', 5000));
@@ -126,6 +131,7 @@ describe('slow request bodies', () => {
     const slowTook = slow.closed.then(() => Date.now() - slowStarted);
     for (let sent = 0; sent < schema.length; sent += 2048) {
       paced.write(schema.slice(sent, sent + 2048));
+      // Fixed sleep: the pace (bytes per window) is what the test sends; no event stands for it.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
 

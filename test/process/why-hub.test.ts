@@ -14,6 +14,7 @@
 // targets, for a busy machine.
 import path from 'node:path';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 installCleanup();
 
@@ -105,7 +106,7 @@ test(`when anonymous clients ask _why across ${FANS} equal chains, then it answe
   const attackers = Array.from({ length: ATTACKERS }, async () => {
     while (attacking) attackerAnswers.push(await why());
   });
-  while (attackerAnswers.length < ATTACKERS) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor('an answer for each attacker', () => attackerAnswers.length >= ATTACKERS, { timeoutMs: 60_000, everyMs: 20 });
   expect((await search()).value.status).toBe(200);
   const victim: number[] = [];
   for (let i = 0; i < VICTIM_SEARCHES; i += 1) {

@@ -9,6 +9,7 @@
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
 import type { Store } from '../../src/domain/store';
 import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
+import { waitFor } from '../helpers/settling';
 
 // ---- fixtures
 
@@ -62,7 +63,8 @@ const withAudit = (node: NodeAddress, requestId: string, actor: string): NodeAdd
 const valuesOf = (e: HistoryEntry): HistoryId[] => [e.key, ...e.added, ...e.removed];
 const names = (e: HistoryEntry, value: IdPair): boolean => valuesOf(e).some((h) => h.type === value.type && h.id === value.id);
 const show = (x: IdPair): string => `${x.type}=${x.id}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until the clock is past `ms` (history entries are stamped to the millisecond, by this process's clock). */
+const clockPast = (ms: number): Promise<true> => waitFor('the clock to move on', () => Date.now() > ms, { everyMs: 1 });
 
 /** An erase by the administrator, within limits no test reaches; override one thing at a time. */
 export const eraseRequest = (customerId: string, erased: IdPair, scope: 'id' | 'person', overrides: Partial<EraseRequest> = {}): EraseRequest => ({
@@ -591,14 +593,11 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           const given = [id('cookie', 'shared'), id('cookie', `fresh-${i}`)];
           return { node, fresh: [id('member_id', `n${i}`), id('cookie', `fresh-${i}`)], all: [node.key, ...given], run: () => store().createNode(node, given) };
         });
-        // The erase is sent amid the writes: half of them just before it, half after it, spread over half a second.
-        const started = writes.map((w, i) => async () => {
-          if (i >= 20) await sleep((i - 20) * 25);
-          return w.run();
-        });
+        // The erase is sent amid the writes: half of them just before it, half after it, one by one as each is answered.
+        const started = writes.map((w) => () => w.run());
         const before = started.slice(0, 20).map((run) => run());
         const erase = store().erase(eraseRequest(c, id('email', 'rae@example.com'), 'person'));
-        const after = started.slice(20).map((run) => run());
+        const after = started.slice(20).reduce<Array<Promise<void>>>((sent, run) => [...sent, (sent.at(-1) ?? Promise.resolve()).then(run, run)], []);
         const [erasing, ...settled] = await Promise.allSettled([erase, ...before, ...after]);
         if (erasing?.status !== 'fulfilled') throw erasing?.reason;
 
@@ -728,9 +727,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'p1'), [id('cookie', 'k1')]);
         await store().insertIds(member(c, 'p1'), [id('cookie', 'k2')]);
         await store().insertIds(member(c, 'p1'), [id('cookie', 'k3')]);
-        await sleep(30);
+        await clockPast(Date.now());
         await store().insertIds(member(c, 'p1'), [id('cookie', 'k4')]);
-        await sleep(5);
+        await clockPast(Date.now());
         await store().insertIds(member(c, 'p1'), [id('cookie', 'k5')]);
         const all = await historyOf(member(c, 'p1'));
         expect(all).toHaveLength(5);
@@ -764,7 +763,7 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           return total;
         };
         await pruneAll(new Date().toISOString());
-        await sleep(5);
+        await clockPast(Date.now());
         const c = await customerWith(MEMBER);
         const keys = Array.from({ length: 10 }, (_, n) => `r${n}`);
         for (const k of keys) {
