@@ -15,7 +15,8 @@ const PATTERN_MESSAGE = 'x-pattern-message';
 
 type JsonObject = Record<string, unknown>;
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface ParameterObject {
   name: string;
@@ -27,11 +28,11 @@ interface ParameterObject {
 const PARAMETER_PLACES: ReadonlyArray<unknown> = ['path', 'query', 'header', 'cookie'];
 
 const isParameterObject = (value: unknown): value is ParameterObject =>
-  isObject(value) &&
+  isJsonObject(value) &&
   typeof value.name === 'string' &&
   PARAMETER_PLACES.includes(value.in) &&
   (value.required === undefined || typeof value.required === 'boolean') &&
-  isObject(value.schema);
+  isJsonObject(value.schema);
 
 interface OperationObject {
   operationId: string;
@@ -54,7 +55,7 @@ export function loadContract(file = CONTRACT_PATH): Contract {
 
 /** The value a JSON pointer (`#/components/…`, split at its slashes) names in the contract, if any. */
 function pointed(contract: Contract, pointer: string[]): unknown {
-  return pointer.reduce<unknown>((at, key) => (isObject(at) ? at[key] : undefined), contract.document);
+  return pointer.reduce<unknown>((at, key) => (isJsonObject(at) ? at[key] : undefined), contract.document);
 }
 
 /** An Ajv that knows every component schema under `urn:idlink:openapi#/components/schemas/…`. */
@@ -70,7 +71,7 @@ export function contractAjv(contract: Contract, options: { coerceTypes?: boolean
 /** Rewrites local refs (`#/components/…`) so a schema taken out of the document still resolves them. */
 export function detach(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(detach);
-  return isObject(schema) ? detachObject(schema) : schema;
+  return isJsonObject(schema) ? detachObject(schema) : schema;
 }
 
 function detachObject(schema: JsonObject): JsonObject {
@@ -108,7 +109,7 @@ function patternMessage(contract: Contract, error: ErrorObject): string | undefi
   const inComponent = /^(?:urn:idlink:openapi)?#\/(components\/.*)\/pattern$/.exec(error.schemaPath)?.[1];
   if (inComponent === undefined) return undefined;
   const schema = pointed(contract, inComponent.split('/'));
-  const message = isObject(schema) ? schema[PATTERN_MESSAGE] : undefined;
+  const message = isJsonObject(schema) ? schema[PATTERN_MESSAGE] : undefined;
   return typeof message === 'string' ? message : undefined;
 }
 
@@ -138,7 +139,7 @@ const PLAIN_INTEGER = /^(0|-?[1-9][0-9]*)$/;
 const plainFiniteInteger = (text: string): boolean => PLAIN_INTEGER.test(text) && Number.isFinite(Number(text));
 
 function nonDecimalIntegers(location: string, parameters: ParameterObject[], values: unknown): FieldProblem[] {
-  const given = isObject(values) ? values : {};
+  const given = isJsonObject(values) ? values : {};
   return parameters.flatMap((p) => {
     const text = given[p.name];
     if (p.schema.type !== 'integer' || typeof text !== 'string' || plainFiniteInteger(text)) return [];
