@@ -55,6 +55,7 @@ export class SqliteSearch {
 
   constructor(db: Database.Database) {
     const snapshot = db.transaction((read: () => void) => read());
+    // A transaction function is typed by the function it wraps, not per call: each read hands its answer out.
     this.inSnapshot = <T>(read: () => T): T => {
       let answer: { value: T } | undefined;
       snapshot(() => {
