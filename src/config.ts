@@ -348,7 +348,7 @@ interface ValidatedEnv {
 export class ConfigError extends Error {}
 
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: true });
-const validateEnv = ajv.compile(envSchema);
+const validateEnv = ajv.compile<ValidatedEnv>(envSchema);
 
 /** Reads and checks the settings; throws ConfigError naming every bad variable. */
 export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -362,12 +362,13 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     const problems = (validateEnv.errors ?? [])
       .filter((e) => e.keyword !== 'if')
       .map((e) => {
-        const variable = e.instancePath.slice(1) || String((e.params as { missingProperty?: string }).missingProperty ?? '');
+        const missing: unknown = e.params.missingProperty;
+        const variable = e.instancePath.slice(1) || (typeof missing === 'string' ? missing : '');
         return `${variable}: ${e.message ?? 'is invalid'}`;
       });
     throw new ConfigError(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
-  const v = raw as unknown as ValidatedEnv;
+  const v = raw;
   return {
     port: v.PORT,
     host: v.HOST,

@@ -69,7 +69,8 @@ function ruleProblems(rule: unknown, at: string, deadline: number): FieldProblem
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
     return [{ path: at, message: 'must be an object with type and one of values or pattern' }];
   }
-  const { type, values, pattern, ignoreCase, confusables } = rule as Partial<Record<keyof BlockRule, unknown>>;
+  const fields: Partial<Record<keyof BlockRule, unknown>> = rule;
+  const { type, values, pattern, ignoreCase, confusables } = fields;
   const problems: FieldProblem[] = [];
   if (typeof type !== 'string') problems.push({ path: `${at}/type`, message: 'must be a string' });
   if (typeof ignoreCase !== 'boolean') problems.push({ path: `${at}/ignore_case`, message: 'must be true or false' });

@@ -1,6 +1,7 @@
 // Sorting in Unicode code-point order, the order the SQLite store gets from its BINARY collation. JavaScript's `<`
 // compares UTF-16 code units, which puts U+10000 and above (surrogate pairs) before U+E000..U+FFFF, and Neo4j's own
 // string order is not documented to be code-point order either; so the Neo4j store and the graph sort here.
+import { present } from './invariant';
 import type { IdPair } from './model';
 
 /** Negative, zero or positive as `a` sorts before, with or after `b` in code-point order. */
@@ -21,8 +22,8 @@ export function compareCodePoints(a: string, b: string): number {
 function byCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length;) {
-    const ca = a.codePointAt(i) as number;
-    const cb = b.codePointAt(i) as number;
+    const ca = present(a.codePointAt(i), 'a code point before the end');
+    const cb = present(b.codePointAt(i), 'a code point before the end');
     if (ca !== cb) return ca < cb ? -1 : 1;
     // Equal code points take equal numbers of code units, so one index serves both strings.
     i += ca > 0xffff ? 2 : 1;

@@ -4,6 +4,7 @@
 // share several IDs on), in time linear in what it read. A generator: it yields what it needs read and takes the
 // links back, so SQLite drives it synchronously and Neo4j with await (runWhySearch, runWhySearchAsync).
 import { DomainError } from './errors';
+import { at, present } from './invariant';
 import type { IdPair } from './model';
 import { tooManyIdsToRead } from './store';
 import { compareIds, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
@@ -34,21 +35,30 @@ export type AsyncWhyGraph<V extends WhyVertex = WhyVertex> = {
   [K in keyof WhyGraph<V>]: (...args: Parameters<WhyGraph<V>[K]>) => Promise<ReturnType<WhyGraph<V>[K]>>;
 };
 
-type Read<V extends WhyVertex> = { [K in keyof WhyGraph<V>]: { read: K; args: Parameters<WhyGraph<V>[K]> } }[keyof WhyGraph<V>];
-type Search<V extends WhyVertex> = Generator<Read<V>, Chain | undefined, unknown>;
+type Labels<V extends WhyVertex> = ReturnType<WhyGraph<V>['labels']>;
+type Read<V extends WhyVertex> =
+  { read: 'idsOfNodes'; args: [nodes: V[]] } | { read: 'nodesOfIds'; args: [ids: V[]] } | { read: 'labels'; args: [nodes: V[], ids: V[]] };
+/** What a driver answers a read: links are an array, labels are not. */
+type Answer<V extends WhyVertex> = Links<V> | Labels<V>;
+type Search<V extends WhyVertex> = Generator<Read<V>, Chain | undefined, Answer<V>>;
 
-function* read<V extends WhyVertex, K extends keyof WhyGraph<V>>(
-  name: K,
-  ...args: Parameters<WhyGraph<V>[K]>
-): Generator<Read<V>, ReturnType<WhyGraph<V>[K]>, unknown> {
-  return (yield { read: name, args } as Read<V>) as ReturnType<WhyGraph<V>[K]>;
+function* readLinks<V extends WhyVertex>(request: Read<V> & { read: 'idsOfNodes' | 'nodesOfIds' }): Generator<Read<V>, Links<V>, Answer<V>> {
+  const links = yield request;
+  if (!Array.isArray(links)) throw new Error(`Invariant broken: ${request.read} answered no links.`);
+  return links;
+}
+
+function* readLabels<V extends WhyVertex>(nodes: V[], ids: V[]): Generator<Read<V>, Labels<V>, Answer<V>> {
+  const labels = yield { read: 'labels', args: [nodes, ids] };
+  if (Array.isArray(labels)) throw new Error('Invariant broken: labels answered links.');
+  return labels;
 }
 
 /** The search driven by a store that reads synchronously. */
 export function runWhySearch<V extends WhyVertex>(graph: WhyGraph<V>, from: V[], to: V[], query: WhyQuery): Chain | undefined {
   const search = whySearch(from, to, query);
   let step = search.next();
-  while (!step.done) step = search.next(answer(graph, step.value));
+  while (!step.done) step = search.next(answerNow(graph, step.value));
   return step.value;
 }
 
@@ -56,11 +66,22 @@ export function runWhySearch<V extends WhyVertex>(graph: WhyGraph<V>, from: V[],
 export async function runWhySearchAsync<V extends WhyVertex>(graph: AsyncWhyGraph<V>, from: V[], to: V[], query: WhyQuery): Promise<Chain | undefined> {
   const search = whySearch(from, to, query);
   let step = search.next();
-  while (!step.done) step = search.next(await answer(graph, step.value));
+  while (!step.done) step = search.next(await answerLater(graph, step.value));
   return step.value;
 }
 
-function answer<V extends WhyVertex>(graph: WhyGraph<V> | AsyncWhyGraph<V>, r: Read<V>): unknown {
+function answerNow<V extends WhyVertex>(graph: WhyGraph<V>, r: Read<V>): Answer<V> {
+  switch (r.read) {
+    case 'idsOfNodes':
+      return graph.idsOfNodes(...r.args);
+    case 'nodesOfIds':
+      return graph.nodesOfIds(...r.args);
+    case 'labels':
+      return graph.labels(...r.args);
+  }
+}
+
+function answerLater<V extends WhyVertex>(graph: AsyncWhyGraph<V>, r: Read<V>): Promise<Answer<V>> {
   switch (r.read) {
     case 'idsOfNodes':
       return graph.idsOfNodes(...r.args);
@@ -85,8 +106,9 @@ interface Side<V> {
  */
 function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): Search<V> {
   const tooManyNodes = () => new DomainError('component_too_large', `The search would visit more than ${query.maxNodes} nodes; narrow it (another start).`);
-  const sides = [from, to].map((vertices): Side<V> => ({ dist: new Map(vertices.map((v) => [v, 0])), frontier: vertices, level: 0 }));
-  const [forward, backward] = sides as [Side<V>, Side<V>];
+  const sideFrom = (vertices: V[]): Side<V> => ({ dist: new Map(vertices.map((v) => [v, 0])), frontier: vertices, level: 0 });
+  const forward = sideFrom(from);
+  const backward = sideFrom(to);
   // Each vertex's neighbours read so far; a link read from both sides is there twice, which no step below minds.
   const adjacent: Adjacency<V> = new Map();
   const linkOne = (x: V, y: V) => {
@@ -115,12 +137,12 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
       return !other.dist.has(b);
     };
     if (side.level % 2 === 0) {
-      const [nodes, ids] = yield* read<V, 'idsOfNodes'>('idsOfNodes', side.frontier);
-      for (let i = 0; i < nodes.length; i++) if (reach(nodes[i] as V, ids[i] as V)) idsSeen += 1;
+      const [nodes, ids] = yield* readLinks<V>({ read: 'idsOfNodes', args: [side.frontier] });
+      for (let i = 0; i < nodes.length; i++) if (reach(at(nodes, i), at(ids, i))) idsSeen += 1;
       if (idsSeen > query.maxIds) throw tooManyIdsToRead(query.maxIds);
     } else {
-      const [ids, nodes] = yield* read<V, 'nodesOfIds'>('nodesOfIds', side.frontier);
-      for (let i = 0; i < ids.length; i++) if (reach(ids[i] as V, nodes[i] as V)) nodesSeen += 1;
+      const [ids, nodes] = yield* readLinks<V>({ read: 'nodesOfIds', args: [side.frontier] });
+      for (let i = 0; i < ids.length; i++) if (reach(at(ids, i), at(nodes, i))) nodesSeen += 1;
       if (nodesSeen > query.maxNodes) throw tooManyNodes();
     }
     side.level += 1;
@@ -135,8 +157,8 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
   if (distance < 0) return undefined;
   const on = onShortestChains(distance, forward.dist, backward.dist, adjacent);
   // Position i of a chain is i steps from its `from` end (one position a vertex): nodes at even positions, IDs at odd ones.
-  const at = (parity: number) => on.filter((_, i) => i % 2 === parity).flatMap((set) => [...set]);
-  const labels = yield* read<V, 'labels'>('labels', at(0), at(1));
+  const atParity = (parity: number) => on.filter((_, i) => i % 2 === parity).flatMap((set) => [...set]);
+  const labels = yield* readLabels(atParity(0), atParity(1));
   return smallestChain(on, adjacent, new Map(labels.nodes), new Map(labels.ids), new Set(query.maskedTypes));
 }
 
@@ -144,7 +166,7 @@ function* whySearch<V extends WhyVertex>(from: V[], to: V[], query: WhyQuery): S
  * The vertices on a shortest chain of `distance` steps at each position (position i: i from the `from` side and
  * distance - i from the `to` side), found back from where the two searches met.
  */
-function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist: Map<V, number>, adjacent: Adjacency<V>): Array<Set<V>> {
+function onShortestChains<V extends WhyVertex>(distance: number, fromDist: Map<V, number>, toDist: Map<V, number>, adjacent: Adjacency<V>): Array<Set<V>> {
   const on: Array<Set<V>> = Array.from({ length: distance + 1 }, () => new Set<V>());
   // Where the two searches met: vertices both reached, on a shortest chain.
   fromDist.forEach((a, v) => {
@@ -153,11 +175,11 @@ function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist:
   });
   const met = on.findIndex((set) => set.size > 0);
   for (let i = met; i > 0; i--) {
-    for (const v of on[i] as Set<V>) for (const u of adjacent.get(v) ?? []) if (fromDist.get(u) === i - 1) on[i - 1]?.add(u);
+    for (const v of at(on, i)) for (const u of adjacent.get(v) ?? []) if (fromDist.get(u) === i - 1) on[i - 1]?.add(u);
   }
   const last = on.length - 1 - [...on].reverse().findIndex((set) => set.size > 0);
   for (let i = last; i < distance; i++) {
-    for (const v of on[i] as Set<V>) for (const u of adjacent.get(v) ?? []) if (toDist.get(u) === distance - i - 1) on[i + 1]?.add(u);
+    for (const v of at(on, i)) for (const u of adjacent.get(v) ?? []) if (toDist.get(u) === distance - i - 1) on[i + 1]?.add(u);
   }
   return on;
 }
@@ -167,10 +189,18 @@ function onShortestChains<V>(distance: number, fromDist: Map<V, number>, toDist:
  * linear in what the search read: each step below walks the layers once, each vertex's links at most once each.
  * Equal chains are never listed (they multiply with every hop), only the vertices still on one of them.
  */
-function smallestChain<V>(on: Array<Set<V>>, adjacent: Adjacency<V>, nodes: Map<V, ChainNode>, ids: Map<V, IdPair>, masked: ReadonlySet<string>): Chain {
+function smallestChain<V extends WhyVertex>(
+  on: Array<Set<V>>,
+  adjacent: Adjacency<V>,
+  nodes: Map<V, ChainNode>,
+  ids: Map<V, IdPair>,
+  masked: ReadonlySet<string>,
+): Chain {
   const distance = on.length - 1;
-  const viaOrder = (a: V, b: V) => compareIds(ids.get(a) as IdPair, ids.get(b) as IdPair, masked);
-  const nodeOrder = (a: V, b: V) => compareNodes(nodes.get(a) as ChainNode, nodes.get(b) as ChainNode, masked);
+  const idOf = (v: V) => present(ids.get(v), 'the value of an ID the search read');
+  const nodeOf = (v: V) => present(nodes.get(v), 'the key of a node the search read');
+  const viaOrder = (a: V, b: V) => compareIds(idOf(a), idOf(b), masked);
+  const nodeOrder = (a: V, b: V) => compareNodes(nodeOf(a), nodeOf(b), masked);
   /** The vertices of `among` next to one of `near`. */
   const nextTo = (near: Set<V>, among: Set<V>): Set<V> => {
     const found = new Set<V>();
@@ -182,32 +212,33 @@ function smallestChain<V>(on: Array<Set<V>>, adjacent: Adjacency<V>, nodes: Map<
   // The vias, from the `from` end: at each position the smallest next to a node still kept (several only when the
   // caller cannot tell them apart), then the nodes next to those.
   for (let i = 1; i < distance; i += 2) {
-    kept[i] = smallest(nextTo(kept[i - 1] as Set<V>, kept[i] as Set<V>), viaOrder);
-    kept[i + 1] = nextTo(kept[i] as Set<V>, kept[i + 1] as Set<V>);
+    kept[i] = smallest(nextTo(at(kept, i - 1), at(kept, i)), viaOrder);
+    kept[i + 1] = nextTo(at(kept, i), at(kept, i + 1));
   }
   // Back from the `to` end, only what lies on a chain through the vias kept: every vertex kept then has a neighbour
   // kept on both sides.
-  for (let i = distance - 1; i >= 0; i--) kept[i] = nextTo(kept[i + 1] as Set<V>, kept[i] as Set<V>);
+  for (let i = distance - 1; i >= 0; i--) kept[i] = nextTo(at(kept, i + 1), at(kept, i));
   // The node keys, from the `from` end, among the chains left.
   for (let i = 0; i <= distance; i++) {
-    if (i > 0) kept[i] = nextTo(kept[i - 1] as Set<V>, kept[i] as Set<V>);
-    if (i % 2 === 0) kept[i] = smallest(kept[i] as Set<V>, nodeOrder);
+    if (i > 0) kept[i] = nextTo(at(kept, i - 1), at(kept, i));
+    if (i % 2 === 0) kept[i] = smallest(at(kept, i), nodeOrder);
   }
   // One chain through what is left, back from the `to` end; any one: those left look the same to the caller.
-  const backwards: V[] = [first(kept[distance] as Set<V>)];
-  for (let i = distance - 1; i >= 0; i--) backwards.push(first(nextTo(new Set(backwards.slice(-1)), kept[i] as Set<V>)));
+  const backwards: V[] = [first(at(kept, distance))];
+  for (let i = distance - 1; i >= 0; i--) backwards.push(first(nextTo(new Set(backwards.slice(-1)), at(kept, i))));
   const chain = backwards.reverse();
   return {
-    nodes: chain.filter((_, i) => i % 2 === 0).map((v) => nodes.get(v) as ChainNode),
-    vias: chain.filter((_, i) => i % 2 === 1).map((v) => ids.get(v) as IdPair),
+    nodes: chain.filter((_, i) => i % 2 === 0).map(nodeOf),
+    vias: chain.filter((_, i) => i % 2 === 1).map(idOf),
   };
 }
 
 /** The vertices equal to the smallest of `vertices` by `order`, in one pass. */
-function smallest<V>(vertices: Set<V>, order: (a: V, b: V) => number): Set<V> {
+function smallest<V extends WhyVertex>(vertices: Set<V>, order: (a: V, b: V) => number): Set<V> {
   let least: V[] = [];
   for (const v of vertices) {
-    const c = least.length === 0 ? -1 : order(v, least[0] as V);
+    const [leader] = least;
+    const c = leader === undefined ? -1 : order(v, leader);
     if (c < 0) least = [v];
     else if (c === 0) least.push(v);
   }

@@ -7,6 +7,7 @@ import { Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import type { Express, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '../domain/errors';
+import { present } from '../domain/invariant';
 import type { AnswerRoom } from '../domain/model';
 import { ADMISSION_WAIT_MS, SendingBudget } from './admission';
 import { sendProblem } from './problem';
@@ -25,8 +26,8 @@ export interface AnswerMemoryLimits {
   maxConnections: number;
 }
 
-/** What boundAnswerMemory keeps on the app, for answerRoomOf. */
-interface AnswerMemory {
+/** What boundAnswerMemory keeps on the app, for answerRoomOf (typed in ./answer-memory-locals.d.ts). */
+export interface AnswerMemory {
   budget: SendingBudget;
   limits: AnswerMemoryLimits;
   alwaysSent: number;
@@ -61,11 +62,7 @@ export const ANSWER_SHARES = 4;
  */
 const BUILDING = 2;
 
-/** res.locals: bytes of the budget a search or graph took before its answer was built (answerRoomOf). */
-const RESERVED = 'answerRoomBytes';
-/** res.locals: the read's start (admitRead), and whether its answer passed HEAVY_ANSWER_BYTES (answerRoomOf). */
-const START = 'answerRoomStart';
-const ANSWERED_LARGE = 'answerRoomLarge';
+const memoryOf = (res: Response): AnswerMemory => present(res.app.locals.answerMemory, 'the answer memory boundAnswerMemory keeps on the app');
 
 class NoLane extends Error {}
 
@@ -90,10 +87,10 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
   } satisfies AnswerMemory;
   const send = app.response.send;
   app.response.send = function sendWithinBudget(this: Response, body?: unknown): Response {
-    const free = alwaysSent + ((this.locals[RESERVED] as number | undefined) ?? 0);
+    const free = alwaysSent + (this.locals.answerRoomBytes ?? 0);
     // A string's length in UTF-16 units is at most its length in UTF-8 bytes: most answers need no count.
     const large = (typeof body === 'string' && body.length > free) || (Buffer.isBuffer(body) && body.length > free);
-    if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId as string))) return send.call(this, body);
+    if (!large || !(this.req.method === 'GET' || READS_BY_POST.has(this.locals.operationId ?? ''))) return send.call(this, body);
     const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     if (size <= free) return send.call(this, body);
     const release = budget.tryTake(size - (free - alwaysSent));
@@ -117,14 +114,14 @@ export function boundAnswerMemory(app: Express, limits: AnswerMemoryLimits): voi
  * (Retry-After) at once when other answers fill it.
  */
 export function answerRoomOf(res: Response): AnswerRoom {
-  const memory = res.app.locals.answerMemory as AnswerMemory;
+  const memory = memoryOf(res);
   return {
     freeBytes: memory.alwaysSent,
     take(bytes: number): void {
       if (bytes <= memory.alwaysSent) return;
-      const start = res.locals[START] as ReadStart | undefined;
+      const start = res.locals.answerRoomStart;
       if (bytes > HEAVY_ANSWER_BYTES) {
-        res.locals[ANSWERED_LARGE] = true;
+        res.locals.answerRoomLarge = true;
         if (start !== undefined) memory.heavyStarts.set(digestOf(start), true);
       }
       if (bytes > memory.largest) {
@@ -141,7 +138,7 @@ export function answerRoomOf(res: Response): AnswerRoom {
           `Other answers being sent fill the memory for answers (RESPONSE_MEMORY_LIMIT); retry in ${ADMISSION_WAIT_MS / 1000} s.`,
         );
       }
-      res.locals[RESERVED] = ((res.locals[RESERVED] as number | undefined) ?? 0) + BUILDING * bytes;
+      res.locals.answerRoomBytes = (res.locals.answerRoomBytes ?? 0) + BUILDING * bytes;
       res.once('finish', release).once('close', release);
       // The client left while the store read: nothing will be sent.
       if (res.destroyed) release();
@@ -183,8 +180,8 @@ function digestOf(start: ReadStart): string {
  * start may be a secure ID); one whose read in the slot answered less than HEAVY_ANSWER_BYTES is forgotten.
  */
 export async function admitRead(res: Response, start: ReadStart): Promise<void> {
-  const memory = res.app.locals.answerMemory as AnswerMemory;
-  res.locals[START] = start;
+  const memory = memoryOf(res);
+  res.locals.answerRoomStart = start;
   // No start answered large: nothing to look up (the digest is made only when one must be kept).
   if (memory.heavyStarts.size === 0) return;
   const digest = digestOf(start);
@@ -202,7 +199,7 @@ export async function admitRead(res: Response, start: ReadStart): Promise<void> 
     if (released) return;
     released = true;
     release();
-    if (res.locals[ANSWERED_LARGE] !== true) memory.heavyStarts.delete(digest);
+    if (res.locals.answerRoomLarge !== true) memory.heavyStarts.delete(digest);
   };
   res.once('finish', done).once('close', done);
   // The client left while it waited: nothing will be read.

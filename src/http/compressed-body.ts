@@ -99,7 +99,8 @@ export function readCompressedJson(req: Request, res: Response, next: NextFuncti
         // TextDecoder drops a byte order mark, as express.json's decoding does.
         const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks));
         chunks.length = 0;
-        req.body = text.length === 0 ? {} : (JSON.parse(text) as unknown);
+        const body: unknown = text.length === 0 ? {} : JSON.parse(text);
+        req.body = body;
       } catch {
         next(bodyError(400, 'entity.parse.failed', 'invalid json'));
         return;
@@ -114,7 +115,12 @@ export function readCompressedJson(req: Request, res: Response, next: NextFuncti
       res.set('Connection', 'close');
       if (e instanceof NoRoom) limits.budget.refuse(res, 'Other large request bodies fill the memory for bodies');
       // A body that does not inflate (bad gzip data) is the client's error, as express.json answers it.
-      else next((e as { status?: unknown }).status === undefined ? bodyError(400, 'entity.inflate.failed', 'the body does not inflate') : e);
+      else
+        next(
+          typeof e !== 'object' || e === null || !('status' in e) || e.status === undefined
+            ? bodyError(400, 'entity.inflate.failed', 'the body does not inflate')
+            : e,
+        );
     },
   );
 }

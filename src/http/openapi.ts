@@ -13,28 +13,49 @@ const CONTRACT_ID = 'urn:idlink:openapi';
 /** A schema's message for a value that does not match its `pattern` (an OpenAPI extension keyword). */
 const PATTERN_MESSAGE = 'x-pattern-message';
 
+type JsonObject = Record<string, unknown>;
+
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 interface ParameterObject {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
-  schema: object;
+  schema: JsonObject;
 }
+
+const PARAMETER_PLACES: ReadonlyArray<unknown> = ['path', 'query', 'header', 'cookie'];
+
+const isParameterObject = (value: unknown): value is ParameterObject =>
+  isJsonObject(value) &&
+  typeof value.name === 'string' &&
+  PARAMETER_PLACES.includes(value.in) &&
+  (value.required === undefined || typeof value.required === 'boolean') &&
+  isJsonObject(value.schema);
 
 interface OperationObject {
   operationId: string;
   parameters?: Array<ParameterObject | { $ref: string }>;
-  requestBody?: { required?: boolean; content: Record<string, { schema: object }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: JsonObject }> };
   responses: Record<string, unknown>;
 }
 
 export interface Contract {
-  document: Record<string, unknown> & { paths: Record<string, Record<string, OperationObject>> };
+  document: JsonObject & { paths: Record<string, Record<string, OperationObject>>; components: JsonObject };
   text: string;
 }
 
 export function loadContract(file = CONTRACT_PATH): Contract {
   const text = fs.readFileSync(file, 'utf8');
+  // openapi.yaml ships with the service, and test/openapi-lint.test.ts holds it to OpenAPI 3.1 (Redocly): the shape
+  // is the file's, checked before release, not a client's input.
   return { document: parse(text) as Contract['document'], text };
+}
+
+/** The value a JSON pointer (`#/components/…`, split at its slashes) names in the contract, if any. */
+function pointed(contract: Contract, pointer: string[]): unknown {
+  return pointer.reduce<unknown>((at, key) => (isJsonObject(at) ? at[key] : undefined), contract.document);
 }
 
 /** An Ajv that knows every component schema under `urn:idlink:openapi#/components/schemas/…`. */
@@ -43,26 +64,28 @@ export function contractAjv(contract: Contract, options: { coerceTypes?: boolean
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'components' });
   ajv.addKeyword({ keyword: PATTERN_MESSAGE, schemaType: 'string' });
-  const components = contract.document.components as { schemas: object };
-  ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: components.schemas } });
+  ajv.addSchema({ $id: CONTRACT_ID, components: { schemas: contract.document.components.schemas } });
   return ajv;
 }
 
 /** Rewrites local refs (`#/components/…`) so a schema taken out of the document still resolves them. */
 export function detach(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(detach);
-  if (schema === null || typeof schema !== 'object') return schema;
+  return isJsonObject(schema) ? detachObject(schema) : schema;
+}
+
+function detachObject(schema: JsonObject): JsonObject {
   return Object.fromEntries(
     Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? CONTRACT_ID + v : detach(v)]),
   );
 }
 
-function resolve<T>(contract: Contract, node: T | { $ref: string }): T {
-  if (node && typeof node === 'object' && '$ref' in node) {
-    const pointer = node.$ref.replace(/^#\//, '').split('/');
-    return pointer.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], contract.document) as T;
-  }
-  return node;
+/** A parameter, or the one its `$ref` names; a ref to anything else is a broken contract. */
+function resolveParameter(contract: Contract, node: ParameterObject | { $ref: string }): ParameterObject {
+  if (!('$ref' in node)) return node;
+  const found = pointed(contract, node.$ref.replace(/^#\//, '').split('/'));
+  if (!isParameterObject(found)) throw new Error(`openapi.yaml: ${node.$ref} is not a parameter.`);
+  return found;
 }
 
 export function* operations(contract: Contract): Generator<{ path: string; method: string; operation: OperationObject }> {
@@ -83,21 +106,26 @@ export type RequestValidator = (parts: RequestParts) => RequestParts;
 /** The `x-pattern-message` of the component schema whose `pattern` failed, if it has one. */
 function patternMessage(contract: Contract, error: ErrorObject): string | undefined {
   // Ajv names a component's keywords relative to the document that holds it: `#/components/schemas/…`.
-  const inComponent = /^(?:urn:idlink:openapi)?#\/(components\/.*)\/pattern$/.exec(error.schemaPath);
-  if (!inComponent) return undefined;
-  const pointer = (inComponent[1] as string).split('/');
-  const schema = pointer.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], contract.document);
-  const message = (schema as Record<string, unknown> | undefined)?.[PATTERN_MESSAGE];
+  const inComponent = /^(?:urn:idlink:openapi)?#\/(components\/.*)\/pattern$/.exec(error.schemaPath)?.[1];
+  if (inComponent === undefined) return undefined;
+  const schema = pointed(contract, inComponent.split('/'));
+  const message = isJsonObject(schema) ? schema[PATTERN_MESSAGE] : undefined;
   return typeof message === 'string' ? message : undefined;
+}
+
+/** A parameter of an Ajv error (`additionalProperty`, `missingProperty`), as text. */
+function errorParam(error: ErrorObject, name: string): string {
+  const value: unknown = error.params[name];
+  return String(value);
 }
 
 function toProblems(contract: Contract, location: string, errors: ErrorObject[] | null | undefined): FieldProblem[] {
   return (errors ?? []).map((e) => {
     const at = `/${location}${e.instancePath}`;
     if (e.keyword === 'additionalProperties') {
-      return { path: `${at}/${(e.params as { additionalProperty: string }).additionalProperty}`, message: 'is not an allowed field' };
+      return { path: `${at}/${errorParam(e, 'additionalProperty')}`, message: 'is not an allowed field' };
     }
-    if (e.keyword === 'required') return { path: `${at}/${(e.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    if (e.keyword === 'required') return { path: `${at}/${errorParam(e, 'missingProperty')}`, message: 'is required' };
     // The contract uses `not` for reserved values only (the customer id `delivery`, which names /v1/delivery).
     if (e.keyword === 'not') return { path: at, message: 'is a reserved name; choose another' };
     if (e.keyword === 'pattern') return { path: at, message: patternMessage(contract, e) ?? e.message ?? 'is invalid' };
@@ -111,13 +139,12 @@ const PLAIN_INTEGER = /^(0|-?[1-9][0-9]*)$/;
 const plainFiniteInteger = (text: string): boolean => PLAIN_INTEGER.test(text) && Number.isFinite(Number(text));
 
 function nonDecimalIntegers(location: string, parameters: ParameterObject[], values: unknown): FieldProblem[] {
-  const given = (values ?? {}) as Record<string, unknown>;
-  return parameters
-    .filter((p) => (p.schema as { type?: string }).type === 'integer' && typeof given[p.name] === 'string' && !plainFiniteInteger(given[p.name] as string))
-    .map((p) => ({
-      path: `/${location}/${p.name}`,
-      message: PLAIN_INTEGER.test(given[p.name] as string) ? 'is out of range' : 'must be an integer written in decimal digits',
-    }));
+  const given = isJsonObject(values) ? values : {};
+  return parameters.flatMap((p) => {
+    const text = given[p.name];
+    if (p.schema.type !== 'integer' || typeof text !== 'string' || plainFiniteInteger(text)) return [];
+    return [{ path: `/${location}/${p.name}`, message: PLAIN_INTEGER.test(text) ? 'is out of range' : 'must be an integer written in decimal digits' }];
+  });
 }
 
 function objectSchema(parameters: ParameterObject[]): object {
@@ -136,13 +163,13 @@ export function buildRequestValidators(contract: Contract): Map<string, RequestV
   const strings = contractAjv(contract, { coerceTypes: true, useDefaults: true });
   const validators = new Map<string, RequestValidator>();
   for (const { operation } of operations(contract)) {
-    const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(contract, p));
+    const parameters = (operation.parameters ?? []).map((p) => resolveParameter(contract, p));
     const pathParameters = parameters.filter((p) => p.in === 'path');
     const queryParameters = parameters.filter((p) => p.in === 'query');
     const checkParams = strings.compile(objectSchema(pathParameters));
     const checkQuery = strings.compile(objectSchema(queryParameters));
     const bodySchema = operation.requestBody?.content['application/json']?.schema;
-    const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detach(bodySchema) as object) : undefined;
+    const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detachObject(bodySchema)) : undefined;
     validators.set(operation.operationId, (parts) => {
       // First and alone: the contract's own messages could repeat a broken field name.
       const broken = [...brokenUnicode(parts.params, '/path'), ...brokenUnicode(parts.query, '/query'), ...brokenUnicode(parts.body, '/body')];

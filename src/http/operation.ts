@@ -3,7 +3,7 @@
 // src/generated/openapi.ts, the types generated from the same operation.
 import type { Request, RequestHandler, Response } from 'express';
 import type { operations } from '../generated/openapi';
-import type { RequestParts, RequestValidator } from './openapi';
+import { isJsonObject, type RequestParts, type RequestValidator } from './openapi';
 
 export type Validators = Map<string, RequestValidator>;
 
@@ -28,10 +28,10 @@ export function operation<Op extends OperationId>(validators: Validators, operat
   const validate = validators.get(operationId);
   if (!validate) throw new Error(`openapi.yaml has no operation '${operationId}'`);
   return async (req, res) => {
-    const input = validate({ params: { ...req.params }, query: { ...(req.query as object) }, body: req.body });
+    const input = validate({ params: { ...req.params }, query: { ...req.query }, body: req.body });
     res.locals.operationId = operationId;
-    const customerId = (input.params as { customer_id?: string }).customer_id;
-    if (customerId !== undefined) res.locals.customerId = customerId;
+    const customerId = isJsonObject(input.params) ? input.params.customer_id : undefined;
+    if (typeof customerId === 'string') res.locals.customerId = customerId;
     await handler(typed<Op>(input), req, res);
   };
 }

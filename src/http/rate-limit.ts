@@ -12,6 +12,12 @@ export interface RateLimitSettings {
   rateLimitWindowSeconds: number;
 }
 
+/** When the caller's bucket empties again: what express-rate-limit puts on the request (`req.rateLimit`). */
+function resetTimeOf(req: Request): Date | undefined {
+  const info: unknown = 'rateLimit' in req ? req.rateLimit : undefined;
+  return typeof info === 'object' && info !== null && 'resetTime' in info && info.resetTime instanceof Date ? info.resetTime : undefined;
+}
+
 /** One bucket per identity: the administrator, a token by its id, or an address (IPv6 grouped by /56). */
 function rateKey(req: Request, res: Response): string {
   const caller = verifiedCallerOf(res);
@@ -30,7 +36,7 @@ export function rateLimiter(settings: RateLimitSettings): RequestHandler | undef
     legacyHeaders: false,
     keyGenerator: rateKey,
     handler: (req, res) => {
-      const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const resetTime = resetTimeOf(req);
       const seconds = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : settings.rateLimitWindowSeconds;
       res.set('Retry-After', String(seconds));
       sendProblem(res, 'rate_limited', `Too many requests; retry in ${seconds} s.`);

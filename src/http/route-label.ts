@@ -6,5 +6,9 @@ import type { Request, Response } from 'express';
  * put in `res.locals.route`; otherwise `(unmatched)`.
  */
 export function routeLabel(req: Request, res: Response): string {
-  return (req.route as { path?: string } | undefined)?.path ?? (res.locals.route as string | undefined) ?? '(unmatched)';
+  const route: unknown = req.route;
+  const path: unknown = typeof route === 'object' && route !== null && 'path' in route ? route.path : undefined;
+  if (typeof path === 'string') return path;
+  const template: unknown = res.locals.route;
+  return typeof template === 'string' ? template : '(unmatched)';
 }

@@ -23,8 +23,7 @@ export function brokenUnicode(value: unknown, at: string): FieldProblem[] {
   if (allWellFormed(value)) return [];
   const problems: FieldProblem[] = [];
   const pending: Array<{ value: unknown; at: string }> = [{ value, at }];
-  while (pending.length > 0 && problems.length < MAX_PROBLEMS) {
-    const next = pending.pop() as { value: unknown; at: string };
+  for (let next = pending.pop(); next !== undefined && problems.length < MAX_PROBLEMS; next = pending.pop()) {
     if (typeof next.value === 'string') {
       if (!next.value.isWellFormed()) problems.push({ path: next.at, message: BROKEN_VALUE });
     } else if (Array.isArray(next.value)) {
@@ -32,8 +31,8 @@ export function brokenUnicode(value: unknown, at: string): FieldProblem[] {
     } else if (next.value !== null && typeof next.value === 'object') {
       const entries = Object.entries(next.value);
       if (entries.some(([key]) => !key.isWellFormed())) problems.push({ path: next.at, message: BROKEN_NAME });
-      for (let i = entries.length - 1; i >= 0; i -= 1) {
-        const [key, held] = entries[i] as [string, unknown];
+      // Pushed last first, so the first is looked into first.
+      for (const [key, held] of entries.reverse()) {
         if (key.isWellFormed()) pending.push({ value: held, at: `${next.at}/${pointerToken(key)}` });
       }
     }
@@ -57,7 +56,7 @@ function allWellFormed(value: unknown): boolean {
       for (const key in next) {
         if (!Object.hasOwn(next, key)) continue;
         if (!key.isWellFormed()) return false;
-        pending.push((next as Record<string, unknown>)[key]);
+        pending.push(Reflect.get(next, key));
       }
     }
   }

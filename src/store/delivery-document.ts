@@ -1,6 +1,7 @@
 // A delivery and an impression's answer as both stores keep them: JSON with the interface's snake_case names,
 // the format every database written so far holds. The domain's records are camelCase; these map the two.
 import type { Delivery, ImpressionAnswer } from '../domain/deliveries';
+import { parseStored } from './stored-json';
 
 interface ButtonDocument {
   id: string;
@@ -69,7 +70,7 @@ export function deliveryDocument(d: Delivery): string {
 }
 
 export function parseDeliveryDocument(json: string): Delivery {
-  const d = JSON.parse(json) as DeliveryDocument;
+  const d = parseStored<DeliveryDocument>(json);
   const c = d.condition;
   return {
     name: d.name,
@@ -110,6 +111,6 @@ export function impressionAnswerDocument(a: ImpressionAnswer): string {
 }
 
 export function parseImpressionAnswer(json: string): ImpressionAnswer {
-  const a = JSON.parse(json) as ImpressionAnswerDocument;
+  const a = parseStored<ImpressionAnswerDocument>(json);
   return { deliveryId: a.delivery_id, deliveryCount: a.delivery_count, personTotal: a.person_total, personToday: a.person_today };
 }

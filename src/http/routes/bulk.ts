@@ -6,11 +6,13 @@ import zlib from 'node:zlib';
 import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { DomainError, isDomainError } from '../../domain/errors';
+import { present } from '../../domain/invariant';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
 import { BulkSlots } from '../bulk-slots';
 import { contentEncoding } from '../compressed-body';
 import { NDJSON } from '../middleware';
+import { isJsonObject } from '../openapi';
 import { operation, type OperationId, validatedBody, type Validators } from '../operation';
 import { problemBody, sendProblem, statusOf } from '../problem';
 import { actorOf } from './node';
@@ -25,6 +27,12 @@ const BULK_OPERATIONS = {
 } as const satisfies Record<BulkItem['op'], { operationId: OperationId; status: number }>;
 
 type BulkOp = BulkItem['op'];
+
+// Own keys only: `in` would also accept what every object inherits (constructor, toString, __proto__...).
+const isBulkOp = (op: unknown): op is BulkOp => typeof op === 'string' && Object.hasOwn(BULK_OPERATIONS, op);
+
+/** An error's `code` when it has one as text (zlib's, Node's). */
+const codeOf = (e: unknown): string | undefined => (typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined);
 
 interface BulkResult {
   line: number;
@@ -44,7 +52,7 @@ type TextLine = Extract<Line, { text: string }>;
  * Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped.
  * `progress.bytes` counts the bytes read so far, complete lines or not.
  */
-export async function* ndjsonLines(stream: Readable, maxBytes: number, progress: { bytes: number } = { bytes: 0 }): AsyncGenerator<Line> {
+export async function* ndjsonLines(stream: AsyncIterable<Buffer>, maxBytes: number, progress: { bytes: number } = { bytes: 0 }): AsyncGenerator<Line> {
   let parts: Buffer[] = [];
   let size = 0;
   let tooLarge = false;
@@ -58,7 +66,7 @@ export async function* ndjsonLines(stream: Readable, maxBytes: number, progress:
     if ('text' in line && line.text.trim() === '') return undefined;
     return line;
   };
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     progress.bytes += chunk.length;
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
@@ -91,16 +99,14 @@ function parseLine(text: string): { op: BulkOp; body: unknown } {
   const broken = brokenUnicode(parsed, '/line');
   if (broken.length > 0) throw new DomainError('validation_failed', 'Text must be well-formed Unicode; see errors.', broken);
   const problems: Array<{ path: string; message: string }> = [];
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  if (!isJsonObject(parsed)) {
     problems.push({ path: '/line', message: 'must be an object {"op", "body"}' });
   } else {
-    const { op, body, ...rest } = parsed as Record<string, unknown>;
-    // Own keys only: `in` would also accept what every object inherits (constructor, toString, __proto__...).
-    if (typeof op !== 'string' || !Object.hasOwn(BULK_OPERATIONS, op))
-      problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
+    const { op, body, ...rest } = parsed;
+    if (!isBulkOp(op)) problems.push({ path: '/line/op', message: 'must be one of create, insert, upsert, delete' });
     if (body === undefined) problems.push({ path: '/line/body', message: 'is required' });
     for (const extra of Object.keys(rest)) problems.push({ path: `/line/${extra}`, message: 'is not an allowed field' });
-    if (problems.length === 0) return { op: op as BulkOp, body };
+    if (problems.length === 0 && isBulkOp(op)) return { op, body };
   }
   throw new DomainError('validation_failed', 'The line does not match {"op","body"}.', problems);
 }
@@ -220,22 +226,22 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
    * unavailable) is every line's answer; anything else is a fault of ours and stops the request (see the route).
    */
   const flush = async (res: Response, actor: Actor, batch: Array<{ line: number; item?: BulkItem; result?: BulkResult }>) => {
-    const runnable = batch.filter((b) => b.item !== undefined);
+    const runnable = batch.flatMap((b) => (b.item === undefined ? [] : [{ entry: b, item: b.item }]));
     let outcomes: Array<DomainError | undefined>;
     try {
       outcomes = await nodes.bulk(
         actor,
-        runnable.map((b) => b.item as BulkItem),
+        runnable.map((r) => r.item),
       );
     } catch (e) {
       if (!isDomainError(e)) throw e;
       outcomes = runnable.map(() => e);
     }
-    runnable.forEach((b, i) => {
+    runnable.forEach(({ entry, item }, i) => {
       const outcome = outcomes[i];
-      b.result = outcome ? refused(b.line, outcome) : { line: b.line, status: BULK_OPERATIONS[(b.item as BulkItem).op].status };
+      entry.result = outcome ? refused(entry.line, outcome) : { line: entry.line, status: BULK_OPERATIONS[item.op].status };
     });
-    for (const b of batch) await writeLine(res, b.result as BulkResult);
+    for (const b of batch) await writeLine(res, present(b.result, "a bulk line's result"));
   };
 
   router.post(
@@ -374,7 +380,8 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         return;
       }
       // zlib's codes: the client's gzip is broken or cut short.
-      if (typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('Z_') && !res.writableEnded) {
+      const code = codeOf(e);
+      if (code?.startsWith('Z_') && !res.writableEnded) {
         logger.info('bulk request body does not inflate', { request_id: res.locals.requestId, answered_through_line: answeredThrough });
         stop('malformed_request', 'The body is not valid gzip');
         return;
@@ -385,7 +392,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
         request_id: res.locals.requestId,
         answered_through_line: answeredThrough,
         error: e instanceof Error ? e.name : typeof e,
-        ...(typeof (e as { code?: unknown }).code === 'string' ? { error_code: (e as { code: string }).code } : {}),
+        ...(code !== undefined ? { error_code: code } : {}),
       });
       if (!res.writableEnded && !res.destroyed) {
         res.write(

@@ -10,8 +10,7 @@ const ENTITY_NOT_FOUND = 'Neo.ClientError.Statement.EntityNotFound';
 export function neo4jCode(e: unknown): string | undefined {
   // By shape, not instanceof: jest gives each test file its own copy of the driver module.
   if (typeof e !== 'object' || e === null || isDomainError(e)) return undefined;
-  const { name, code } = e as { name?: unknown; code?: unknown };
-  return name === 'Neo4jError' && typeof code === 'string' ? code : undefined;
+  return 'name' in e && e.name === 'Neo4jError' && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 }
 
 export const isConstraintViolation = (e: unknown): boolean => neo4jCode(e) === CONSTRAINT_VIOLATION;

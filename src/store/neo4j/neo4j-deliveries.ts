@@ -15,6 +15,7 @@ import {
   ZERO_COUNTS,
 } from '../../domain/deliveries';
 import { deliveryDocument, parseDeliveryDocument } from '../delivery-document';
+import { present } from '../../domain/invariant';
 import { int, type Query, rowsByAsk } from './query';
 
 /** `catalogue` counts the changes of the customer's deliveries: its count is their version (Catalogue). */
@@ -106,9 +107,14 @@ export class Neo4jDeliveries {
   /** The customer's next `count` ids of a sequence, in increasing order. */
   private async next(q: Query, customerId: string, name: SequenceName, count: number): Promise<number[]> {
     if (count === 0) return [];
-    const [row] = await q<{ last: number }>('sequence.next', { customer: customerId, name, count: int(count) });
-    const last = row?.last as number;
+    const last = await this.last(q, customerId, name, count);
     return Array.from({ length: count }, (_, i) => last - count + 1 + i);
+  }
+
+  /** Takes the customer's next `count` ids of a sequence; answers the last of them. */
+  private async last(q: Query, customerId: string, name: SequenceName, count: number): Promise<number> {
+    const [row] = await q<{ last: number }>('sequence.next', { customer: customerId, name, count: int(count) });
+    return present(row?.last, 'the row sequence.next answers');
   }
 
   /** The searchable copies of a few document fields and the caps (see delivery.create.cypher), beside the document itself. */
@@ -148,11 +154,11 @@ export class Neo4jDeliveries {
 
   /** `all` of many customers in one statement (delivery.catalogue-many.cypher); the answers in the customers' order. */
   async allOf(q: Query, customerIds: string[]): Promise<Delivery[][]> {
-    const cached = customerIds.map((customerId) => this.parsed(customerId));
-    const customers = customerIds.map((customer, index) => ({ index: int(index), customer, known: known(cached[index] as Map<number, ParsedRevision>) }));
+    const asks = customerIds.map((customerId) => ({ customerId, cached: this.parsed(customerId) }));
+    const customers = asks.map(({ customerId, cached }, index) => ({ index: int(index), customer: customerId, known: known(cached) }));
     const rows = await q<CatalogueRow & { index: number }>('delivery.catalogue-many', { customers });
     const byCustomer = rowsByAsk(rows, customerIds.length);
-    return customerIds.map((customerId, index) => this.catalogued(customerId, cached[index] as Map<number, ParsedRevision>, byCustomer[index] ?? []));
+    return asks.map(({ customerId, cached }, index) => this.catalogued(customerId, cached, byCustomer[index] ?? []));
   }
 
   /** The customer's documents parsed already, by delivery id; taken before the statement whose `known` they are. */
@@ -165,7 +171,9 @@ export class Neo4jDeliveries {
     const fresh = new Map<number, ParsedRevision>();
     const deliveries = rows.map((row) => {
       const parsed =
-        row.document === null ? (cached.get(row.deliveryId) as ParsedRevision) : { revision: row.revision, delivery: parseDeliveryDocument(row.document) };
+        row.document === null
+          ? present(cached.get(row.deliveryId), 'the parsed document the statement was told is known')
+          : { revision: row.revision, delivery: parseDeliveryDocument(row.document) };
       fresh.set(row.deliveryId, parsed);
       return withCounts(parsed.delivery, countsOf(row));
     });
@@ -187,12 +195,12 @@ export class Neo4jDeliveries {
    * Transactions.write in ./neo4j-transactions.ts). Sequences are always taken in the order condition, message, delivery.
    */
   async create(q: Query, customerId: string, draft: DeliveryDraft, writeId: string): Promise<Delivery> {
-    const [conditionId] = await this.next(q, customerId, 'condition', 1);
+    const conditionId = await this.last(q, customerId, 'condition', 1);
     const messageIds = await this.next(q, customerId, 'message', draft.message.length);
-    const [deliveryId] = await this.next(q, customerId, 'delivery', 1);
+    const deliveryId = await this.last(q, customerId, 'delivery', 1);
     const delivery = assembleDelivery(draft, {
-      deliveryId: deliveryId as number,
-      conditionId: conditionId as number,
+      deliveryId,
+      conditionId,
       messageIds,
       counts: ZERO_COUNTS,
     });
@@ -217,7 +225,7 @@ export class Neo4jDeliveries {
     const existing = parseStored(row);
     const kept = keptMessageIds(existing, draft);
     const fresh = await this.next(q, customerId, 'message', kept.filter((k) => k === undefined).length);
-    const messageIds = kept.map((k) => k ?? (fresh.shift() as number));
+    const messageIds = kept.map((k) => k ?? present(fresh.shift(), 'a fresh message id'));
     const { iphoneDeliveryCount, androidDeliveryCount, deliveryCount, conditionId } = existing.condition;
     const delivery = assembleDelivery(draft, {
       deliveryId,

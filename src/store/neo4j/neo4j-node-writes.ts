@@ -3,6 +3,7 @@
 // a transaction (./neo4j-bulk.ts); and, for each, how a retry after a lost commit reply knows that its write went
 // through (ifCommitted).
 import { type DomainError, isDomainError } from '../../domain/errors';
+import { at as atIndex, present } from '../../domain/invariant';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
 import { nodeExists, type NodeWrite } from '../../domain/store';
 import { isConstraintViolation } from './driver-errors';
@@ -113,6 +114,17 @@ function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
   return run;
 }
 
+const isCreate = (w: JoiningWrite): w is CreateWrite => w.kind === 'create';
+const isInsert = (w: JoiningWrite): w is InsertWrite => w.kind === 'insert';
+const isChange = (w: JoiningWrite): w is ChangeWrite => w.kind === 'replace' || w.kind === 'removeId';
+const isDelete = (w: JoiningWrite): w is DeleteWrite => w.kind === 'deleteNode';
+
+/** The run as the writes of one kind, which runFrom makes it. */
+function allOf<W extends JoiningWrite>(run: JoiningWrite[], is: (w: JoiningWrite) => w is W): W[] {
+  if (!run.every(is)) throw new Error('Invariant broken: a run of node writes mixes kinds.');
+  return run;
+}
+
 /**
  * Applies a run of runFrom (all of one runKind) in the transaction: the first line refused, if one is (its index
  * in the run). `appendHistory`: for the transaction's last run, sent with its last statement.
@@ -127,14 +139,14 @@ function applyRun(
 ): Promise<RunRefusal | undefined> {
   switch (run[0]?.kind) {
     case 'create':
-      return createNodes(q, run as CreateWrite[], writeId, guards, entries, appendHistory);
+      return createNodes(q, allOf(run, isCreate), writeId, guards, entries, appendHistory);
     case 'insert':
-      return insertIntoNodes(q, run as InsertWrite[], writeId, guards, entries, appendHistory);
+      return insertIntoNodes(q, allOf(run, isInsert), writeId, guards, entries, appendHistory);
     case 'replace':
     case 'removeId':
-      return changeNodes(q, run as ChangeWrite[], writeId, guards, entries, appendHistory);
+      return changeNodes(q, allOf(run, isChange), writeId, guards, entries, appendHistory);
     default:
-      return deleteNodes(q, run as DeleteWrite[], writeId, guards, entries, appendHistory);
+      return deleteNodes(q, allOf(run, isDelete), writeId, guards, entries, appendHistory);
   }
 }
 
@@ -178,7 +190,7 @@ export async function writeNodeBatch(
             at += run.length;
             continue;
           }
-          const step = steps[at] as (typeof steps)[number];
+          const step = atIndex(steps, at);
           try {
             await step.work(q, writeId, guards, entries, false);
           } catch (e) {
@@ -197,7 +209,7 @@ export async function writeNodeBatch(
           const error = alone?.onConstraintViolation?.();
           return new LineRefused(error ? { at: 0, error } : 'unattributed');
         },
-        ifCommitted: nodeWritten(lines[lines.length - 1] as NodeWrite),
+        ifCommitted: nodeWritten(present(lines.at(-1), 'the last line of a batch')),
         limitMs,
         committing,
       },

@@ -2,6 +2,7 @@
 // (./neo4j-node-writes.ts makes them transactions; ./neo4j-transactions.ts owns their retries and what a lost
 // commit reply means).
 import { DomainError, isDomainError } from '../../domain/errors';
+import { at as atIndex } from '../../domain/invariant';
 import { byTypeThenId } from '../../domain/code-point-order';
 import { type HistoryEntry, type IdPair, idKey, type NodeAddress, sameId, uniqueIds } from '../../domain/model';
 import {
@@ -316,7 +317,7 @@ async function guardRun<W extends { node: NodeAddress }>(q: Query, run: readonly
   );
   const passed: W[] = [];
   for (const [at, w] of run.entries()) {
-    const check = checks[at] as PromiseSettledResult<void>;
+    const check = atIndex(checks, at);
     if (check.status === 'rejected') {
       if (!isDomainError(check.reason)) throw check.reason;
       return { passed, refused: { at, error: check.reason } };
@@ -355,7 +356,7 @@ export async function createNodes(
     rows.push({ line: at, ...keyOf(w.node), ids });
   }
   const customer = creates[0]?.node.customerId;
-  const write = (line: number) => creates[line] as CreateWrite;
+  const write = (line: number) => atIndex(creates, line);
   // The guards, the creates and the history, sent at once, run in this order, one round trip: a line refused by what
   // they answer rolls the transaction back, and what the creates did with it.
   const guarding = guardRun(q, creates, writeId, guards);
@@ -425,7 +426,7 @@ function lockHoldingMany<W extends { node: NodeAddress }>(
   const held = (keys: LineKey[]) =>
     q<Holding & { line: number }>('node.held-many', {
       customer: run[0]?.node.customerId,
-      rows: keys.map((key) => ({ ...key, ids: idsOf(run[key.line] as W).map((id) => ({ type: id.type, id: id.id })) })),
+      rows: keys.map((key) => ({ ...key, ids: idsOf(atIndex(run, key.line)).map((id) => ({ type: id.type, id: id.id })) })),
     });
   return lockAndReadMany(q, run, writeId, held, before, after);
 }
@@ -497,7 +498,7 @@ export async function insertIntoNodes(
   entries: HistoryEntry[],
   appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
-  const write = (line: number) => inserts[line] as InsertWrite;
+  const write = (line: number) => atIndex(inserts, line);
   const customer = inserts[0]?.node.customerId;
   const rows = inserts.map((w, line) => linkRow(line, w.node, canonicalIds(w.ids), w.node.maxIds));
   const now = new Date().toISOString();
@@ -527,7 +528,10 @@ export async function insertIntoNodes(
   }
   const linked = new Map((await linking).map((row) => [row.line, row]));
   const over = firstOver(
-    checked.flatMap(([line]) => (linked.get(line)?.linked ? [linked.get(line) as Linked] : [])),
+    checked.flatMap(([line]) => {
+      const row = linked.get(line);
+      return row?.linked ? [row] : [];
+    }),
     (line) => write(line).node,
   );
   const refusal = firstRefusal(refused, notFound, exists, over);
@@ -537,7 +541,7 @@ export async function insertIntoNodes(
     await linkSeparated(
       q,
       customer,
-      separated.map(([line, row]) => ({ row: rows[line] as LinkRow, node: write(line).node, target: row.node })),
+      separated.map(([line, row]) => ({ row: atIndex(rows, line), node: write(line).node, target: row.node })),
       writeId,
     ),
   );
@@ -559,7 +563,7 @@ export async function changeNodes(
   entries: HistoryEntry[],
   appendHistory?: AppendHistory,
 ): Promise<RunRefusal | undefined> {
-  const write = (line: number) => changes[line] as ChangeWrite;
+  const write = (line: number) => atIndex(changes, line);
   const guarding = guardRun(q, changes, writeId, guards, (w) => w.kind === 'replace');
   const found = await lockHoldingMany(q, changes, writeId, namedIds, guarding);
   const { passed, refused } = await guarding;
@@ -629,7 +633,7 @@ export async function deleteNodes(
   const held = await lockAndReadMany(q, deletes, writeId, ids, guarding);
   const { passed, refused } = await guarding;
   const missing = passed.findIndex((_, line) => !held.has(line));
-  if (missing >= 0) return { at: missing, error: nodeNotFound((deletes[missing] as DeleteWrite).node) };
+  if (missing >= 0) return { at: missing, error: nodeNotFound(atIndex(deletes, missing).node) };
   if (refused) return refused;
   const now = new Date().toISOString();
   for (const [line, { node }] of deletes.entries()) entries.push(historyEntry(node, 'delete', [], [...(held.get(line)?.ids ?? [])].sort(byTypeThenId), now));

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { Semaphore } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../domain/errors';
+import { at, present } from '../../domain/invariant';
 import type { IdPair } from '../../domain/model';
 import { compareNodes, maskedFor, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyFound, type WhyQuery, type WhyStart } from '../../domain/why';
 import { runWhySearchAsync, type AsyncWhyGraph, type Links } from '../../domain/why-chain';
@@ -13,7 +14,8 @@ import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';
 import type { StatementName } from './statements';
 
-type Vertex = { schema?: string; type: string; id: string };
+/** A node as why.shortest answers it in `same`. */
+type NodeVertex = { schema: string; type: string; id: string };
 /** A vertex of a chain as why.shortest answers it: [schema, key type, key id] for a node, [type, value] for an ID. */
 type ChainVertex = [string, string, string] | [string, string];
 
@@ -23,7 +25,7 @@ interface Row {
   toFound: boolean;
   fromCount: number;
   toCount: number;
-  same: Vertex[];
+  same: NodeVertex[];
   tooLarge: boolean;
   /** The smallest shortest chain (null when none): its vertices from a node of `from` to a node of `to`. */
   chain: ChainVertex[] | null;
@@ -72,7 +74,10 @@ const startParams = (side: 'from' | 'to', start: WhyStart) => ({
   [`${side}WhereValue`]: start.where?.id.id ?? null,
 });
 
-const nodeOf = (v: Vertex): ChainNode => ({ schemaId: v.schema as string, key: { type: v.type, id: v.id } });
+const nodeOf = (v: NodeVertex): ChainNode => ({ schemaId: v.schema, key: { type: v.type, id: v.id } });
+
+/** A node of a chain: [schema, key type, key id] (the even places of `chain`). */
+const chainNodeOf = ([schemaId, type, id]: ChainVertex): ChainNode => ({ schemaId, key: { type, id: present(id, 'the key id of a node of a chain') } });
 
 /** What why.shortest reads of the customer's policy: customer.policy.cypher's columns, with each start's schema. */
 export type WhyPolicyRow = Pick<PolicyRow, 'secureTypes' | 'unlinkedTypes' | 'settings' | 'blocklist'> & {
@@ -158,7 +163,7 @@ async function shortestInGraph(q: Query, ask: WhyAsk, maxChains: number, exactTu
   const vertices = row.chain;
   if (!vertices) return { chain: undefined };
   const chain: Chain = {
-    nodes: vertices.filter((_, i) => i % 2 === 0).map(([schemaId, type, id]): ChainNode => ({ schemaId, key: { type, id: id as string } })),
+    nodes: vertices.filter((_, i) => i % 2 === 0).map(chainNodeOf),
     vias: vertices.filter((_, i) => i % 2 === 1).map(([type, id]): IdPair => ({ type, id })),
   };
   return { chain: chain.vias.length > WHY_SEARCH_HOPS ? undefined : chain };
@@ -188,14 +193,14 @@ function graphOf(q: Query, query: WhyQuery): { graph: AsyncWhyGraph<number>; ver
     }
     return vertex;
   };
-  const elementsOf = (vertices: number[]) => vertices.map((v) => elements[v] as string);
+  const elementsOf = (vertices: number[]) => vertices.map((v) => at(elements, v));
   /** Links from each `far` vertex to the vertices at its `places` in `near`. */
   const links = (near: number[], far: string[], places: number[][]): Links<number> => {
     const linked: Links<number> = [[], []];
     far.forEach((element, k) => {
       const vertex = vertexOf(element);
-      for (const at of places[k] ?? []) {
-        linked[0].push(near[at] as number);
+      for (const place of places[k] ?? []) {
+        linked[0].push(at(near, place));
         linked[1].push(vertex);
       }
     });
@@ -220,11 +225,11 @@ function graphOf(q: Query, query: WhyQuery): { graph: AsyncWhyGraph<number>; ver
       if (!row || row.nodesAt.length !== nodes.length || row.idsAt.length !== ids.length) throw new GraphChanged();
       const { schemas, keyTypes, keyIds, types, values } = row;
       return {
-        nodes: row.nodesAt.map((at, i): [number, ChainNode] => [
-          nodes[at] as number,
-          { schemaId: schemas[i] as string, key: { type: keyTypes[i] as string, id: keyIds[i] as string } },
+        nodes: row.nodesAt.map((place, i): [number, ChainNode] => [
+          at(nodes, place),
+          { schemaId: at(schemas, i), key: { type: at(keyTypes, i), id: at(keyIds, i) } },
         ]),
-        ids: row.idsAt.map((at, i): [number, IdPair] => [ids[at] as number, { type: types[i] as string, id: values[i] as string }]),
+        ids: row.idsAt.map((place, i): [number, IdPair] => [at(ids, place), { type: at(types, i), id: at(values, i) }]),
       };
     },
   };

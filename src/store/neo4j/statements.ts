@@ -173,8 +173,8 @@ const CREATES = /^CREATE (CONSTRAINT|(?:TEXT )?INDEX) ([A-Za-z_][A-Za-z0-9_]*) I
 /** What the schema statements create (those that drop what an earlier version made create nothing). */
 export function schemaObjects(schema: Statement[]): SchemaObject[] {
   return schema.flatMap((statement) => {
-    const creates = CREATES.exec(statement.text);
-    return creates ? [{ name: creates[2] as string, constraint: creates[1] === 'CONSTRAINT' }] : [];
+    const [, kind, name] = CREATES.exec(statement.text) ?? [];
+    return name === undefined ? [] : [{ name, constraint: kind === 'CONSTRAINT' }];
   });
 }
 
@@ -260,7 +260,8 @@ export function loadStatement(name: string, dir: string = CYPHER_DIR): Statement
   try {
     text = fs.readFileSync(absolute, 'utf8');
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : `cannot be read (${(e as Error).message})`;
+    const missing = typeof e === 'object' && e !== null && 'code' in e && e.code === 'ENOENT';
+    const reason = missing ? 'is missing' : `cannot be read (${e instanceof Error ? e.message : String(e)})`;
     throw new CypherFileError(`The Neo4j store cannot start: the Cypher statement file ${file} ${reason} (looked in ${dir}).`);
   }
   return { name, file, text, sent: withoutComments(text), params: declaredParams(text, file) };
@@ -268,6 +269,7 @@ export function loadStatement(name: string, dir: string = CYPHER_DIR): Statement
 
 /** Reads every statement the store uses; throws CypherFileError naming the first file that is missing or malformed. */
 export function loadStatements(dir: string = CYPHER_DIR): Statements {
+  // Object.fromEntries types its object by string keys: every name of STATEMENT_NAMES is there, as the Record says.
   const byName = Object.fromEntries(STATEMENT_NAMES.map((name) => [name, loadStatement(name, dir)])) as Record<StatementName, Statement>;
   return { byName, schema: SCHEMA_STATEMENT_NAMES.map((name) => loadStatement(name, dir)) };
 }

@@ -5,13 +5,11 @@
 // connection and its group commit.
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { DomainError, type ErrorCode } from '../../domain/errors';
+import { DomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { AnswerRoom, SearchQuery, SearchResult } from '../../domain/model';
 import type { WhyFound, WhyQuery } from '../../domain/why';
-import type { ReadAnswer, ReadTask } from './search-worker';
-
-type ReadOk = Extract<ReadAnswer, { ok: unknown }>['ok'];
+import type { ReadAnswer, ReadFound, ReadTask } from './search-worker';
 
 /**
  * The compiled worker: beside this file in dist/; when this file runs from src/ (ts-jest), the one in dist/, which
@@ -41,19 +39,25 @@ export class ReadPool {
     });
   }
 
-  search(query: SearchQuery): Promise<SearchResult> {
+  async search(query: SearchQuery): Promise<SearchResult> {
     const { answerRoom, ...plain } = query;
-    return this.read({ path: this.file, kind: 'search', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom) as Promise<SearchResult>;
+    const answer = await this.read({ path: this.file, kind: 'search', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom);
+    if (answer.kind !== 'search') throw wrongKind('search', answer);
+    return answer.found;
   }
 
-  graph(query: GraphQuery): Promise<GraphComponent> {
+  async graph(query: GraphQuery): Promise<GraphComponent> {
     const { answerRoom, ...plain } = query;
-    return this.read({ path: this.file, kind: 'graph', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom) as Promise<GraphComponent>;
+    const answer = await this.read({ path: this.file, kind: 'graph', query: plain, freeBytes: answerRoom?.freeBytes ?? Infinity }, answerRoom);
+    if (answer.kind !== 'graph') throw wrongKind('graph', answer);
+    return answer.found;
   }
 
   /** A `_why` answers one chain: it takes no answer room. */
-  why(query: WhyQuery): Promise<WhyFound> {
-    return this.read({ path: this.file, kind: 'why', query, freeBytes: Infinity }, undefined) as Promise<WhyFound>;
+  async why(query: WhyQuery): Promise<WhyFound> {
+    const answer = await this.read({ path: this.file, kind: 'why', query, freeBytes: Infinity }, undefined);
+    if (answer.kind !== 'why') throw wrongKind('why', answer);
+    return answer.found;
   }
 
   close(): Promise<void> {
@@ -65,19 +69,20 @@ export class ReadPool {
    * the answer needs some, the thread answers its size before reading any ID value, the room is taken here (or the
    * read refused), and the read runs again with its room.
    */
-  private async read(task: ReadTask, room: AnswerRoom | undefined): Promise<ReadOk> {
+  private async read(task: ReadTask, room: AnswerRoom | undefined): Promise<ReadFound> {
     let answer = await this.run(task);
     if ('needsRoom' in answer) {
       room?.take(answer.needsRoom);
       answer = await this.run({ ...task, freeBytes: Infinity });
     }
-    if ('refused' in answer) throw new DomainError(answer.refused.code as ErrorCode, answer.refused.message);
+    if ('refused' in answer) throw new DomainError(answer.refused.code, answer.refused.message);
     if ('needsRoom' in answer) throw new DomainError('store_unavailable', 'The embedded store cannot be read right now.');
     return answer.ok;
   }
 
   private async run(task: ReadTask): Promise<ReadAnswer> {
     try {
+      // What the worker's read() answers, structured-cloned across the thread boundary (piscina types it `any`).
       return (await this.pool.run(task)) as ReadAnswer;
     } catch {
       // The thread could not read (the file gone, the pool closing): what the store answers when it cannot be used.
@@ -85,3 +90,6 @@ export class ReadPool {
     }
   }
 }
+
+/** A thread answered another kind of read than it was given: a fault of the pool, not of the request. */
+const wrongKind = (asked: ReadTask['kind'], answer: ReadFound): Error => new Error(`The read pool answered a ${answer.kind} read to a ${asked} read.`);

@@ -3,7 +3,7 @@
 // In WAL mode a reader sees the last commit when its read begins, and the store answers a write only after its
 // commit, so a search here sees every write already answered, and nothing uncommitted.
 import Database from './driver';
-import { isDomainError } from '../../domain/errors';
+import { type ErrorCode, isDomainError } from '../../domain/errors';
 import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { AnswerRoom, SearchQuery, SearchResult } from '../../domain/model';
 import type { WhyFound, WhyQuery } from '../../domain/why';
@@ -22,7 +22,10 @@ export type ReadTask = { path: string; freeBytes: number } & (
  * A DomainError does not cross threads as itself: its code and message do. needsRoom: the answer's size, when it
  * is larger than the task's freeBytes (src/store/sqlite/read-pool.ts takes the room, or refuses).
  */
-export type ReadAnswer = { ok: SearchResult | GraphComponent | WhyFound } | { refused: { code: string; message: string } } | { needsRoom: number };
+export type ReadAnswer = { ok: ReadFound } | { refused: { code: ErrorCode; message: string } } | { needsRoom: number };
+
+/** What a read found, by the kind of its task. */
+export type ReadFound = { kind: 'search'; found: SearchResult } | { kind: 'graph'; found: GraphComponent } | { kind: 'why'; found: WhyFound };
 
 /** What the room of a task throws when the answer needs more than it may build freely. */
 class NeedsRoom {
@@ -49,15 +52,15 @@ function readerOf(file: string): Reader {
   return reader;
 }
 
-function answer(reader: Reader, task: ReadTask, answerRoom: AnswerRoom): SearchResult | GraphComponent | WhyFound {
+function answer(reader: Reader, task: ReadTask, answerRoom: AnswerRoom): ReadFound {
   switch (task.kind) {
     case 'search':
-      return reader.search.search({ ...task.query, answerRoom });
+      return { kind: 'search', found: reader.search.search({ ...task.query, answerRoom }) };
     case 'graph':
-      return reader.search.graph({ ...task.query, answerRoom });
+      return { kind: 'graph', found: reader.search.graph({ ...task.query, answerRoom }) };
     case 'why': {
       const query = task.query;
-      return reader.search.startsThen(query.customerId, (startNodes) => reader.why.why(query, startNodes));
+      return { kind: 'why', found: reader.search.startsThen(query.customerId, (startNodes) => reader.why.why(query, startNodes)) };
     }
   }
 }

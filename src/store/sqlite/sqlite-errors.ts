@@ -5,9 +5,7 @@ import { DomainError } from '../../domain/errors';
 // in the process, so a second copy (jest's per-file module registry) would otherwise miss every constraint error.
 export const sqliteCode = (e: unknown): string | undefined =>
   // Not `instanceof Error` either: that class comes from the first copy's realm (jest gives each test file its own).
-  typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'SqliteError' && typeof (e as { code?: unknown }).code === 'string'
-    ? String((e as { code?: unknown }).code)
-    : undefined;
+  typeof e === 'object' && e !== null && 'name' in e && e.name === 'SqliteError' && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 
 export const isUniqueViolation = (e: unknown): boolean => sqliteCode(e) === 'SQLITE_CONSTRAINT_UNIQUE' || sqliteCode(e) === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 

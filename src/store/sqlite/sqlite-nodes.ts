@@ -37,6 +37,14 @@ import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';
 import type { SqliteSchemas } from './sqlite-schemas';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
+import { present } from '../../domain/invariant';
+
+/** A node's row by what names it. */
+type NodeKeyParams = [customerId: string, schemaId: string, keyType: string, keyId: string];
+/** An ids row by what names it. */
+type IdParams = [customerId: string, type: string, value: string];
+type NodeRow = { schema_id: string; key_type: string; key_id: string };
+type BanRow = Record<'s1' | 't1' | 'i1' | 's2' | 't2' | 'i2', string>;
 
 export class SqliteNodes {
   private readonly s;
@@ -50,47 +58,57 @@ export class SqliteNodes {
   ) {
     this.s = {
       // max_holders: how many nodes hold an ID, counted up to the limit at most (a hot ID may have millions).
-      holders: db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT CAST(? AS INTEGER))').pluck(),
-      findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
-      nodeByPk: db.prepare('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
-      keyIdPk: db
-        .prepare('SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?')
+      holders: db
+        .prepare<[idPk: number, limit: number], number>('SELECT COUNT(*) FROM (SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT CAST(? AS INTEGER))')
         .pluck(),
-      typeOfId: db.prepare('SELECT type FROM ids WHERE id_pk = ?').pluck(),
-      idOfPk: db.prepare('SELECT type, value AS id FROM ids WHERE id_pk = ?'),
-      insertNode: db.prepare('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
-      rekeyNode: db.prepare('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
-      deleteNode: db.prepare('DELETE FROM nodes WHERE node_pk = ?'),
-      findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
-      insertId: db.prepare('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?) ON CONFLICT (customer_id, type, value) DO NOTHING'),
-      isHeld: db.prepare('SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT 1').pluck(),
-      holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
-      link: db.prepare('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
-      unlink: db.prepare('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
+      findNode: db.prepare<NodeKeyParams, number>('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
+      nodeByPk: db.prepare<[nodePk: number], NodeRow>('SELECT schema_id, key_type, key_id FROM nodes WHERE node_pk = ?'),
+      keyIdPk: db
+        .prepare<[nodePk: number], number>(
+          'SELECT i.id_pk FROM nodes n JOIN ids i ON i.customer_id = n.customer_id AND i.type = n.key_type AND i.value = n.key_id WHERE n.node_pk = ?',
+        )
+        .pluck(),
+      typeOfId: db.prepare<[idPk: number], string>('SELECT type FROM ids WHERE id_pk = ?').pluck(),
+      idOfPk: db.prepare<[idPk: number], IdPair>('SELECT type, value AS id FROM ids WHERE id_pk = ?'),
+      insertNode: db.prepare<NodeKeyParams>('INSERT INTO nodes (customer_id, schema_id, key_type, key_id) VALUES (?, ?, ?, ?)'),
+      rekeyNode: db.prepare<[keyId: string, nodePk: number]>('UPDATE nodes SET key_id = ? WHERE node_pk = ?'),
+      deleteNode: db.prepare<[nodePk: number]>('DELETE FROM nodes WHERE node_pk = ?'),
+      findId: db.prepare<IdParams, number>('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
+      insertId: db.prepare<IdParams>('INSERT INTO ids (customer_id, type, value) VALUES (?, ?, ?) ON CONFLICT (customer_id, type, value) DO NOTHING'),
+      isHeld: db.prepare<[idPk: number], 1>('SELECT 1 FROM node_ids WHERE id_pk = ? LIMIT 1').pluck(),
+      holds: db.prepare<[nodePk: number, idPk: number], 1>('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
+      link: db.prepare<[nodePk: number, idPk: number]>('INSERT INTO node_ids (node_pk, id_pk) VALUES (?, ?)'),
+      unlink: db.prepare<[nodePk: number, idPk: number]>('DELETE FROM node_ids WHERE node_pk = ? AND id_pk = ?'),
       // What deleting a node removes, in the order history lists it: by type, then value.
-      heldIdPksSorted: db.prepare('SELECT ni.id_pk FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value').pluck(),
+      heldIdPksSorted: db
+        .prepare<[nodePk: number], number>('SELECT ni.id_pk FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value')
+        .pluck(),
       // NodeAddress.maxIds: a range of the primary key (node_pk, id_pk), read only by writes that may grow the node;
       // 0.5 µs for a node of 5 IDs, 0.22 ms for one of 10,000 (docs/performance.md, "What one request may cost").
-      heldCount: db.prepare('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
+      heldCount: db.prepare<[nodePk: number], number>('SELECT COUNT(*) FROM node_ids WHERE node_pk = ?').pluck(),
       // The nodes this one is separated from that hold the ID: a write adding it is refused. Two index lookups when
       // the node has no ban.
       separatedHolder: db
-        .prepare(
+        .prepare<[nodePk: number, samePk: number, idPk: number], number>(
           'SELECT s.other FROM (SELECT node_b AS other FROM separations WHERE node_a = ? UNION ALL SELECT node_a FROM separations WHERE node_b = ?) s ' +
             'JOIN node_ids ni ON ni.node_pk = s.other AND ni.id_pk = ? LIMIT 1',
         )
         .pluck(),
-      hasBans: db.prepare('SELECT 1 FROM separations WHERE node_a = ? UNION ALL SELECT 1 FROM separations WHERE node_b = ? LIMIT 1').pluck(),
+      hasBans: db
+        .prepare<[nodePk: number, samePk: number], 1>('SELECT 1 FROM separations WHERE node_a = ? UNION ALL SELECT 1 FROM separations WHERE node_b = ? LIMIT 1')
+        .pluck(),
       sharedIdPks: db
-        .prepare(
+        .prepare<[a: number, b: number], number>(
           'SELECT a.id_pk FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk JOIN ids i ON i.id_pk = a.id_pk WHERE a.node_pk = ? AND b.node_pk = ? ORDER BY i.type, i.value',
         )
         .pluck(),
-      ban: db.prepare('INSERT INTO separations (customer_id, node_a, node_b) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
-      unban: db.prepare('DELETE FROM separations WHERE node_a = ? AND node_b = ?'),
-      banCount: db.prepare('SELECT COUNT(*) FROM separations WHERE customer_id = ?').pluck(),
+      ban: db.prepare<[customerId: string, nodeA: number, nodeB: number]>(
+        'INSERT INTO separations (customer_id, node_a, node_b) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      ),
+      unban: db.prepare<[nodeA: number, nodeB: number]>('DELETE FROM separations WHERE node_a = ? AND node_b = ?'),
+      banCount: db.prepare<[customerId: string], number>('SELECT COUNT(*) FROM separations WHERE customer_id = ?').pluck(),
       // Each pair in code-point order (SQLite compares text as UTF-8 bytes, which is code-point order).
-      bans: db.prepare(
+      bans: db.prepare<[customerId: string, limit: number, offset: number], BanRow>(
         'WITH p AS (SELECT na.schema_id AS sa, na.key_type AS ta, na.key_id AS ia, nb.schema_id AS sb, nb.key_type AS tb, nb.key_id AS ib ' +
           'FROM separations s JOIN nodes na ON na.node_pk = s.node_a JOIN nodes nb ON nb.node_pk = s.node_b WHERE s.customer_id = ?), ' +
           'o AS (SELECT (sa, ta, ia) < (sb, tb, ib) AS lo, * FROM p) ' +
@@ -98,13 +116,15 @@ export class SqliteNodes {
           'CASE WHEN lo THEN sb ELSE sa END AS s2, CASE WHEN lo THEN tb ELSE ta END AS t2, CASE WHEN lo THEN ib ELSE ia END AS i2 ' +
           'FROM o ORDER BY s1, t1, i1, s2, t2, i2 LIMIT ? OFFSET ?',
       ),
-      nodeIds: db.prepare('SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value'),
+      nodeIds: db.prepare<[nodePk: number], IdPair>(
+        'SELECT i.type, i.value AS id FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk = ? ORDER BY i.type, i.value',
+      ),
     };
   }
 
   /** `secure`: the types node_not_found hides the key of, when not those the write was checked against. */
   private nodePk(node: NodeAddress, secure?: () => SecureTypes): number {
-    const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
+    const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id);
     if (pk === undefined) throw nodeNotFound(node, secure?.());
     return pk;
   }
@@ -118,13 +138,23 @@ export class SqliteNodes {
   }
 
   private idPk(customerId: string, id: IdPair): number | undefined {
-    return this.s.findId.get(customerId, id.type, id.id) as number | undefined;
+    return this.s.findId.get(customerId, id.type, id.id);
+  }
+
+  /** The ids row of the key of the node `nodePk` (a node always holds its key). */
+  private keyIdPk(nodePk: number): number {
+    return present(this.s.keyIdPk.get(nodePk), "the ids row of a node's key");
+  }
+
+  /** COUNT(*) always answers one row. */
+  private count(counted: number | undefined): number {
+    return present(counted, 'the row of COUNT(*)');
   }
 
   /** Insert first: in bulk loads most IDs are new, and then one statement does. */
   private ensureIdPk(customerId: string, id: IdPair): number {
     const inserted = this.s.insertId.run(customerId, id.type, id.id);
-    return inserted.changes > 0 ? Number(inserted.lastInsertRowid) : (this.idPk(customerId, id) as number);
+    return inserted.changes > 0 ? Number(inserted.lastInsertRowid) : present(this.idPk(customerId, id), 'the ids row just inserted');
   }
 
   private holds(nodePk: number, customerId: string, id: IdPair): number | undefined {
@@ -171,7 +201,7 @@ export class SqliteNodes {
     this.history.append(node.customerId, {
       schemaId: node.schemaId,
       keyType: node.key.type,
-      keyPk: keys.keyPk ?? (this.idPk(node.customerId, node.key) as number),
+      keyPk: keys.keyPk ?? present(this.idPk(node.customerId, node.key), "the ids row of the node's key"),
       ...(keys.newKeyPk !== undefined ? { newKeyPk: keys.newKeyPk } : {}),
       op,
       audit: node.audit,
@@ -183,7 +213,7 @@ export class SqliteNodes {
   /** node_id_limit_reached when linking `adding` more IDs would take the node past NodeAddress.maxIds. Inside the write. */
   private refuseIfOverIdLimit(node: NodeAddress, nodePk: number, adding: number): void {
     if (node.maxIds === undefined) return;
-    if (wouldPassIdLimit(node, this.s.heldCount.get(nodePk) as number, adding)) throw nodeIdLimitReached(node);
+    if (wouldPassIdLimit(node, this.count(this.s.heldCount.get(nodePk)), adding)) throw nodeIdLimitReached(node);
   }
 
   /**
@@ -193,7 +223,7 @@ export class SqliteNodes {
   private refuseIfOverHolderLimit(node: NodeAddress, adding: IdPair[]): void {
     for (const { id, maxHolders } of limitedIds(node, adding)) {
       const idPk = this.idPk(node.customerId, id);
-      if (idPk !== undefined && (this.s.holders.get(idPk, maxHolders) as number) >= maxHolders) throw holderLimitReached(id, maxHolders);
+      if (idPk !== undefined && this.count(this.s.holders.get(idPk, maxHolders)) >= maxHolders) throw holderLimitReached(id, maxHolders);
     }
   }
 
@@ -205,7 +235,7 @@ export class SqliteNodes {
     if (adding.length === 0 || this.s.hasBans.get(nodePk, nodePk) === undefined) return;
     for (const id of adding) {
       const idPk = this.idPk(node.customerId, id);
-      const other = idPk === undefined ? undefined : (this.s.separatedHolder.get(nodePk, nodePk, idPk) as number | undefined);
+      const other = idPk === undefined ? undefined : this.s.separatedHolder.get(nodePk, nodePk, idPk);
       if (other !== undefined) throw separatedNodes(node, this.nodeRow(other), this.declaredSecureTypes(node.customerId));
     }
   }
@@ -266,7 +296,7 @@ export class SqliteNodes {
       this.refuseIfSeparated(node, nodePk, [newKey]);
     }
     this.s.rekeyNode.run(newId, nodePk);
-    const oldIdPk = this.holds(nodePk, node.customerId, node.key) as number;
+    const oldIdPk = present(this.holds(nodePk, node.customerId, node.key), 'the key the node holds');
     this.unlink(nodePk, oldIdPk);
     const newIdPk = heldNewKey ?? this.ensureIdPk(node.customerId, newKey);
     if (heldNewKey === undefined) this.s.link.run(nodePk, newIdPk);
@@ -283,8 +313,8 @@ export class SqliteNodes {
 
   delete(node: NodeAddress): void {
     const nodePk = this.nodePk(node);
-    const held = this.s.heldIdPksSorted.all(nodePk) as number[];
-    const keyPk = this.idPk(node.customerId, node.key) as number;
+    const held = this.s.heldIdPksSorted.all(nodePk);
+    const keyPk = present(this.idPk(node.customerId, node.key), "the ids row of the node's key");
     this.s.deleteNode.run(nodePk);
     this.record(node, 'delete', [], held, { keyPk });
   }
@@ -330,10 +360,10 @@ export class SqliteNodes {
     const declared = () => this.declaredSecureTypes(r.customerId);
     const a = this.nodePk({ customerId: r.customerId, ...r.a }, declared);
     const b = this.nodePk({ customerId: r.customerId, ...r.b }, declared);
-    const shared = this.s.sharedIdPks.all(a, b) as number[];
+    const shared = this.s.sharedIdPks.all(a, b);
     if (shared.length > 0 && r.removeSharedFrom === 'none') throw idsShared(r.a, r.b);
     const [from, fromPk] = r.removeSharedFrom === 'b' ? [r.b, b] : [r.a, a];
-    const fromKeyPk = this.s.keyIdPk.get(fromPk) as number;
+    const fromKeyPk = this.keyIdPk(fromPk);
     if (shared.includes(fromKeyPk)) throw sharedKeyImmutable(from);
     for (const idPk of shared) this.unlink(fromPk, idPk);
     this.s.ban.run(r.customerId, Math.min(a, b), Math.max(a, b));
@@ -356,17 +386,17 @@ export class SqliteNodes {
   }
 
   separations(customerId: string, offset: number, limit: number): { items: Separation[]; total: number } {
-    const rows = this.s.bans.all(customerId, limit, offset) as Array<Record<'s1' | 't1' | 'i1' | 's2' | 't2' | 'i2', string>>;
+    const rows = this.s.bans.all(customerId, limit, offset);
     return {
       items: rows.map((r) => ({ a: { schemaId: r.s1, key: { type: r.t1, id: r.i1 } }, b: { schemaId: r.s2, key: { type: r.t2, id: r.i2 } } })),
-      total: this.s.banCount.get(customerId) as number,
+      total: this.count(this.s.banCount.get(customerId)),
     };
   }
 
   /** The IDs the node holds, in type then value order; undefined when there is no such node. */
   ids(node: NodeAddress): IdPair[] | undefined {
-    const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id) as number | undefined;
-    return pk === undefined ? undefined : (this.s.nodeIds.all(pk) as IdPair[]);
+    const pk = this.s.findNode.get(node.customerId, node.schemaId, node.key.type, node.key.id);
+    return pk === undefined ? undefined : this.s.nodeIds.all(pk);
   }
 
   /** Store.erase, in one write transaction (the store checkpoints the WAL after it). */
@@ -385,10 +415,10 @@ export class SqliteNodes {
       op: 'erase',
       audit: r.audit,
       added: [],
-      removed: lost.map((pk): StoredId => (erased.has(pk) ? pk : [this.s.typeOfId.get(pk) as string])),
+      removed: lost.map((pk): StoredId => (erased.has(pk) ? pk : [present(this.s.typeOfId.get(pk), 'the ids row a node held')])),
     });
     const deleteNodeRow = (nodePk: number): number[] => {
-      const held = this.s.heldIdPksSorted.all(nodePk) as number[];
+      const held = this.s.heldIdPksSorted.all(nodePk);
       for (const pk of held) freed.add(pk);
       this.s.deleteNode.run(nodePk);
       return held;
@@ -405,14 +435,15 @@ export class SqliteNodes {
       const entries: NewEntry[] = [];
       let nodesDeleted = 0;
       for (const nodePk of holders) {
-        const node = { ...this.nodeRow(nodePk), keyPk: this.s.keyIdPk.get(nodePk) as number };
+        const node = { ...this.nodeRow(nodePk), keyPk: this.keyIdPk(nodePk) };
         if (sameId(node.key, r.id)) {
           entries.push(eraseEntry(node, deleteNodeRow(nodePk), erased));
           nodesDeleted += 1;
         } else {
-          this.unlink(nodePk, idPk as number);
-          freed.add(idPk as number);
-          entries.push(eraseEntry(node, [idPk as number], erased));
+          const heldPk = present(idPk, 'the ids row of an ID a node holds');
+          this.unlink(nodePk, heldPk);
+          freed.add(heldPk);
+          entries.push(eraseEntry(node, [heldPk], erased));
         }
       }
       finish(erased, entries);
@@ -421,22 +452,22 @@ export class SqliteNodes {
     }
     // scope person: every node of the component, found as a search with step ALL from every holder finds them.
     const component = holders.length === 0 ? [] : [...this.personOf(holders, r)];
-    const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), keyPk: this.s.keyIdPk.get(nodePk) as number }));
+    const nodes = component.map((nodePk) => ({ nodePk, ...this.nodeRow(nodePk), keyPk: this.keyIdPk(nodePk) }));
     // What the person's nodes hold, and every ID their history (followed back through rekeyings) ever named.
     const candidates = this.history.namedByKeys(nodes.map((n) => ({ schemaId: n.schemaId, keyPk: n.keyPk })));
     if (idPk !== undefined) candidates.add(idPk);
-    const lost = nodes.map((node) => deleteNodeRow(node.nodePk));
-    for (const held of lost) for (const pk of held) candidates.add(pk);
+    const deleted = nodes.map((node) => ({ node, lost: deleteNodeRow(node.nodePk) }));
+    for (const { lost } of deleted) for (const pk of lost) candidates.add(pk);
     // A value another node still holds (a `links: false` ID, such as a shared device) is not this person's alone.
     const erased = new Set([...candidates].filter((pk) => this.s.isHeld.get(pk) === undefined));
     // Impressions go with the values: read before finish() turns the rows into tombstones. The ID given counts too
     // when no row names it (impressions recorded against an ID no node ever held).
-    const erasedValues = [...erased].map((pk) => this.s.idOfPk.get(pk) as IdPair);
+    const erasedValues = [...erased].map((pk) => present(this.s.idOfPk.get(pk), 'an erased ids row'));
     if (idPk === undefined) erasedValues.push(r.id);
     this.deliveries.eraseImpressions(c, erasedValues);
     finish(
       erased,
-      nodes.map((node, i) => eraseEntry(node, lost[i] as number[], erased)),
+      deleted.map(({ node, lost }) => eraseEntry(node, lost, erased)),
     );
     return { nodesDeleted: nodes.length, idsRemoved: 0 };
   }
@@ -451,7 +482,7 @@ export class SqliteNodes {
   }
 
   private nodeRow(nodePk: number): { schemaId: string; key: IdPair } {
-    const row = this.s.nodeByPk.get(nodePk) as { schema_id: string; key_type: string; key_id: string };
+    const row = present(this.s.nodeByPk.get(nodePk), 'the node a row names');
     return { schemaId: row.schema_id, key: { type: row.key_type, id: row.key_id } };
   }
 }

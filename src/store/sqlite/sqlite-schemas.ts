@@ -14,6 +14,7 @@ import {
   type NodeAddress,
   type SchemaRecord,
 } from '../../domain/model';
+import { parseStored } from '../stored-json';
 import { type PutSchemaOutcome, refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/store';
 
 interface TypeRow {
@@ -23,6 +24,13 @@ interface TypeRow {
   links: number;
   max_holders: number | null;
 }
+
+/** A customer's schemas with their types; a schema that declares none has one row of nulls (LEFT JOIN). */
+type CustomerTypeRow = TypeRow | { schema_id: string; type: null; secure: null; links: null; max_holders: null };
+
+/** A type's row by what names it. */
+type CustomerSchema = [customerId: string, schemaId: string];
+type CustomerType = [customerId: string, type: string];
 
 const toDeclaration = (row: Pick<TypeRow, 'type' | 'secure' | 'links' | 'max_holders'>): IdTypeDeclaration =>
   canonicalDeclaration({ type: row.type, secure: Boolean(row.secure), links: Boolean(row.links), maxHolders: row.max_holders ?? undefined });
@@ -39,39 +47,47 @@ export class SqliteSchemas {
 
   constructor(db: Database.Database) {
     this.s = {
-      schemaExists: db.prepare('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
-      insertSchema: db.prepare('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
-      deleteSchema: db.prepare('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
-      schemaTypes: db.prepare(
+      schemaExists: db.prepare<CustomerSchema, 1>('SELECT 1 FROM schemas WHERE customer_id = ? AND schema_id = ?').pluck(),
+      insertSchema: db.prepare<CustomerSchema>('INSERT INTO schemas (customer_id, schema_id) VALUES (?, ?)'),
+      deleteSchema: db.prepare<CustomerSchema>('DELETE FROM schemas WHERE customer_id = ? AND schema_id = ?'),
+      schemaTypes: db.prepare<CustomerSchema, TypeRow>(
         'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND schema_id = ? ORDER BY position',
       ),
-      customerTypes: db.prepare(
+      customerTypes: db.prepare<[customerId: string], CustomerTypeRow>(
         'SELECT t.schema_id, t.type, t.secure, t.links, t.max_holders FROM schemas s LEFT JOIN schema_id_types t USING (customer_id, schema_id) ' +
           'WHERE s.customer_id = ? ORDER BY s.schema_id, t.position',
       ),
-      otherDeclarations: db.prepare(
+      otherDeclarations: db.prepare<[customerId: string, type: string, exceptSchemaId: string], TypeRow>(
         'SELECT schema_id, type, secure, links, max_holders FROM schema_id_types WHERE customer_id = ? AND type = ? AND schema_id <> ? ORDER BY schema_id',
       ),
-      declaredSecure: db.prepare('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
+      declaredSecure: db.prepare<CustomerType, 1>('SELECT 1 FROM schema_id_types WHERE customer_id = ? AND type = ? AND secure = 1 LIMIT 1').pluck(),
       // An ids row stays while history names the ID (migration 5): the type is in use when a node holds one of them.
       typeHeld: db
-        .prepare('SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1')
+        .prepare<CustomerType, 1>(
+          'SELECT 1 FROM ids i WHERE i.customer_id = ? AND i.type = ? AND EXISTS (SELECT 1 FROM node_ids ni WHERE ni.id_pk = i.id_pk) LIMIT 1',
+        )
         .pluck(),
-      deleteSchemaTypes: db.prepare('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
-      insertSchemaType: db.prepare(
-        'INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      deleteSchemaTypes: db.prepare<CustomerSchema>('DELETE FROM schema_id_types WHERE customer_id = ? AND schema_id = ?'),
+      insertSchemaType: db.prepare<
+        [customerId: string, schemaId: string, type: string, secure: number, links: number, maxHolders: number | null, position: number]
+      >('INSERT INTO schema_id_types (customer_id, schema_id, type, secure, links, max_holders, position) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      typesWithOption: db.prepare<[customerId: string], Pick<TypeRow, 'type' | 'secure' | 'links'>>(
+        'SELECT DISTINCT type, secure, links FROM schema_id_types WHERE customer_id = ? AND (secure = 1 OR links = 0)',
       ),
-      typesWithOption: db.prepare('SELECT DISTINCT type, secure, links FROM schema_id_types WHERE customer_id = ? AND (secure = 1 OR links = 0)'),
-      settings: db.prepare('SELECT require_token, timezone FROM customer_settings WHERE customer_id = ?'),
-      putSettings: db.prepare(
+      settings: db.prepare<[customerId: string], { require_token: number; timezone: string }>(
+        'SELECT require_token, timezone FROM customer_settings WHERE customer_id = ?',
+      ),
+      putSettings: db.prepare<[customerId: string, requireToken: number, timezone: string]>(
         'INSERT INTO customer_settings (customer_id, require_token, timezone) VALUES (?, ?, ?) ' +
           'ON CONFLICT (customer_id) DO UPDATE SET require_token = excluded.require_token, timezone = excluded.timezone',
       ),
-      blocklist: db.prepare('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
-      putBlocklist: db.prepare('INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules'),
-      schemaHasNodes: db.prepare('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
+      blocklist: db.prepare<[customerId: string], string>('SELECT rules FROM blocklists WHERE customer_id = ?').pluck(),
+      putBlocklist: db.prepare<[customerId: string, rules: string]>(
+        'INSERT INTO blocklists (customer_id, rules) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET rules = excluded.rules',
+      ),
+      schemaHasNodes: db.prepare<CustomerSchema, 1>('SELECT 1 FROM nodes WHERE customer_id = ? AND schema_id = ? LIMIT 1').pluck(),
       schemaHoldsType: db
-        .prepare(
+        .prepare<[customerId: string, type: string, schemaId: string], 1>(
           'SELECT 1 FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
             'WHERE i.customer_id = ? AND i.type = ? AND n.schema_id = ? LIMIT 1',
         )
@@ -84,7 +100,7 @@ export class SqliteSchemas {
     // Inside the write: a read between this call and the group's commit must not cache the old schema.
     this.cache.delete(customerId);
     const others = schema.idTypes.flatMap((declared) =>
-      (this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId) as TypeRow[]).map((row) => ({
+      this.s.otherDeclarations.all(customerId, declared.type, schema.schemaId).map((row) => ({
         schemaId: row.schema_id,
         declaration: toDeclaration(row),
       })),
@@ -98,7 +114,7 @@ export class SqliteSchemas {
     const exists = this.s.schemaExists.get(customerId, schema.schemaId) !== undefined;
     if (exists) {
       const kept = new Set(schema.idTypes.map((t) => t.type));
-      const current = this.s.schemaTypes.all(customerId, schema.schemaId) as TypeRow[];
+      const current = this.s.schemaTypes.all(customerId, schema.schemaId);
       for (const dropped of current.filter((t) => !kept.has(t.type))) {
         if (this.s.schemaHoldsType.get(customerId, dropped.type, schema.schemaId) !== undefined) {
           throw new DomainError('schema_in_use', `ID type '${dropped.type}' cannot be dropped: nodes of schema '${schema.schemaId}' still hold IDs of it.`);
@@ -119,7 +135,7 @@ export class SqliteSchemas {
     if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
     let schema: SchemaRecord | undefined;
     if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
-      const types = this.s.schemaTypes.all(customerId, schemaId) as TypeRow[];
+      const types = this.s.schemaTypes.all(customerId, schemaId);
       schema = { schemaId, idTypes: types.map(toDeclaration) };
     }
     cached.schemas.set(schemaId, schema);
@@ -150,7 +166,7 @@ export class SqliteSchemas {
   }
 
   list(customerId: string): SchemaRecord[] {
-    const rows = this.s.customerTypes.all(customerId) as Array<{ [K in keyof TypeRow]: K extends 'schema_id' ? string : TypeRow[K] | null }>;
+    const rows = this.s.customerTypes.all(customerId);
     const bySchema = new Map<string, SchemaRecord>();
     for (const row of rows) {
       let schema = bySchema.get(row.schema_id);
@@ -158,7 +174,7 @@ export class SqliteSchemas {
         schema = { schemaId: row.schema_id, idTypes: [] };
         bySchema.set(row.schema_id, schema);
       }
-      if (row.type !== null) schema.idTypes.push(toDeclaration(row as TypeRow));
+      if (row.type !== null) schema.idTypes.push(toDeclaration(row));
     }
     return [...bySchema.values()];
   }
@@ -182,12 +198,12 @@ export class SqliteSchemas {
   }
 
   private policyNow(customerId: string): CustomerPolicy {
-    const typed = this.s.typesWithOption.all(customerId) as Array<{ type: string; secure: number; links: number }>;
-    const settings = this.s.settings.get(customerId) as { require_token: number; timezone: string } | undefined;
-    const rules = this.s.blocklist.get(customerId) as string | undefined;
+    const typed = this.s.typesWithOption.all(customerId);
+    const settings = this.s.settings.get(customerId);
+    const rules = this.s.blocklist.get(customerId);
     return {
       settings: settings ? { requireToken: Boolean(settings.require_token), timezone: settings.timezone } : { ...DEFAULT_SETTINGS },
-      blockRules: rules === undefined ? [] : (JSON.parse(rules) as BlockRule[]),
+      blockRules: rules === undefined ? [] : parseStored<BlockRule[]>(rules),
       secureTypes: new Set(typed.filter((t) => t.secure).map((t) => t.type)),
       unlinkedTypes: new Set(typed.filter((t) => !t.links).map((t) => t.type)),
     };

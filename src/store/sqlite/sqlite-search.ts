@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { DomainError } from '../../domain/errors';
 import { cutGraph, graphAnswerSize, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import { answerSize, ID_OVERHEAD, MAX_ID_CHARS, type AnswerRoom, type IdPair, type SearchQuery, type SearchResult } from '../../domain/model';
+import { present } from '../../domain/invariant';
 import { tooManyIdsToRead } from '../../domain/store';
 
 /** What a traversal reads from a query: its step, `links: false` types and bounds. */
@@ -36,6 +37,13 @@ export const PERSON_SEARCH: Pick<SearchQuery, 'step' | 'exclude' | 'hiddenTypes'
 /** Up to this many target nodes, search results are filtered in JS; beyond, in SQL (see heldIdsSorted). */
 const FEW_TARGETS = 64;
 
+/** A list of primary keys as JSON (json_each reads it), and a LIMIT. */
+type KeysAndLimit = [keys: string, limit: number];
+/** What the IDs of nodes weigh: count, characters, visible count, visible characters (heldSize). */
+type HeldSize = [count: number, chars: number, visible: number, visibleChars: number];
+/** The filters of a search's results, bound by name. */
+type ResultFilter = { targets: string; having: string | null; hidden: string };
+
 export class SqliteSearch {
   private readonly s;
   /**
@@ -46,17 +54,32 @@ export class SqliteSearch {
   private readonly inSnapshot: <T>(read: () => T) => T;
 
   constructor(db: Database.Database) {
-    const snapshot = db.transaction((read: () => unknown) => read());
-    this.inSnapshot = <T>(read: () => T) => snapshot(read) as T;
+    const snapshot = db.transaction((read: () => void) => read());
+    // A transaction function is typed by the function it wraps, not per call: each read hands its answer out.
+    this.inSnapshot = <T>(read: () => T): T => {
+      let answer: { value: T } | undefined;
+      snapshot(() => {
+        answer = { value: read() };
+      });
+      return present(answer, 'the answer of a read in a snapshot').value;
+    };
     this.s = {
-      findNode: db.prepare('SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?').pluck(),
-      findId: db.prepare('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?').pluck(),
-      holds: db.prepare('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
+      findNode: db
+        .prepare<[customerId: string, schemaId: string, keyType: string, keyId: string], number>(
+          'SELECT node_pk FROM nodes WHERE customer_id = ? AND schema_id = ? AND key_type = ? AND key_id = ?',
+        )
+        .pluck(),
+      findId: db
+        .prepare<[customerId: string, type: string, value: string], number>('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?')
+        .pluck(),
+      holds: db.prepare<[nodePk: number, idPk: number], 1>('SELECT 1 FROM node_ids WHERE node_pk = ? AND id_pk = ?').pluck(),
       startByWhere: db
-        .prepare('SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?')
+        .prepare<[customerId: string, type: string, value: string], number>(
+          'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk WHERE i.customer_id = ? AND i.type = ? AND i.value = ?',
+        )
         .pluck(),
       startByWhereInSchema: db
-        .prepare(
+        .prepare<[customerId: string, type: string, value: string, schemaId: string], number>(
           'SELECT ni.node_pk FROM ids i JOIN node_ids ni ON ni.id_pk = i.id_pk JOIN nodes n ON n.node_pk = ni.node_pk ' +
             'WHERE i.customer_id = ? AND i.type = ? AND i.value = ? AND n.schema_id = ?',
         )
@@ -64,22 +87,26 @@ export class SqliteSearch {
       // LIMIT: one row past the traversal's bound proves the search too large without reading the rest. CAST, because
       // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind (measured:
       // 9–13 µs a call instead of 3–5 µs).
-      idsOfNodes: db.prepare('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
+      idsOfNodes: db
+        .prepare<KeysAndLimit, number>('SELECT DISTINCT id_pk FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)')
+        .pluck(),
       // The same with each ID's type, for a customer with `links: false` types: the traversal reads those IDs (they
       // count and are returned) but steps only through the others. A lookup of ids by primary key per row, paid only
       // by such customers.
       typedIdsOfNodes: db
-        .prepare(
+        .prepare<KeysAndLimit, [idPk: number, type: string]>(
           'SELECT DISTINCT ni.id_pk, i.type FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
             'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)',
         )
         .raw(),
-      nodesOfIds: db.prepare('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)').pluck(),
+      nodesOfIds: db
+        .prepare<KeysAndLimit, number>('SELECT DISTINCT node_pk FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER)')
+        .pluck(),
       // Step ONE from one node, through every ID it holds: the node itself and every node sharing an ID with it.
       // DISTINCT with a LIMIT stops at the bound, however many nodes hold a hot ID.
       // With each node, how many IDs it holds (a range of node_ids' primary key): their sum bounds the IDs read next.
       oneStep: db
-        .prepare(
+        .prepare<[nodePk: number, limit: number], [nodePk: number, idCount: number]>(
           'SELECT near, (SELECT COUNT(*) FROM node_ids c WHERE c.node_pk = near) FROM (' +
             'SELECT DISTINCT b.node_pk AS near FROM node_ids a JOIN node_ids b ON b.id_pk = a.id_pk WHERE a.node_pk = ? LIMIT CAST(? AS INTEGER))',
         )
@@ -88,17 +115,17 @@ export class SqliteSearch {
       // Few targets: every held ID, filtered in JS (the filter clauses below cost more than they save on
       // a handful of rows). Many targets: filters, window count and LIMIT in SQL, before rows reach JS.
       heldIdsSorted: db
-        .prepare(
+        .prepare<[nodes: string], [type: string, value: string]>(
           'SELECT DISTINCT i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
             'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ORDER BY i.type, i.value',
         )
         .raw(),
       // How many distinct IDs nodes hold, from the primary key of node_ids alone: no value read.
-      countHeld: db.prepare('SELECT COUNT(DISTINCT id_pk) FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
+      countHeld: db.prepare<[nodes: string], number>('SELECT COUNT(DISTINCT id_pk) FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))').pluck(),
       // What the IDs nodes hold weigh, without reading their values into JS: how many and their characters, all of
       // them (what heldIdsSorted reads), and those a search answers (as `results` filters them; answerSize).
       heldSize: db
-        .prepare(
+        .prepare<ResultFilter, HeldSize>(
           'SELECT COUNT(*), COALESCE(SUM(chars), 0), COALESCE(SUM(visible), 0), COALESCE(SUM(visible * chars), 0) FROM (' +
             'SELECT length(i.type) + length(i.value) AS chars, ' +
             '((@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden))) AS visible ' +
@@ -107,7 +134,7 @@ export class SqliteSearch {
         .raw(),
       // The characters the IDs of the answered nodes of a graph add to it: all of them (what is read), and the visible.
       graphIdChars: db
-        .prepare(
+        .prepare<{ nodes: string; hidden: string; overhead: number }, [read: number, visible: number]>(
           'SELECT COALESCE(SUM(@overhead + length(i.type) + length(i.value)), 0), ' +
             'COALESCE(SUM(CASE WHEN i.type IN (SELECT value FROM json_each(@hidden)) THEN 0 ELSE @overhead + length(i.type) + length(i.value) END), 0) ' +
             'FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(@nodes))',
@@ -116,15 +143,17 @@ export class SqliteSearch {
       // The graph (docs/explorer.md): each reached node with how many IDs it holds (a range of node_ids' primary
       // key), then the IDs of those it answers.
       graphNodes: db
-        .prepare(
+        .prepare<[nodes: string], [nodePk: number, schemaId: string, keyType: string, keyId: string, idCount: number]>(
           'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, (SELECT COUNT(*) FROM node_ids ni WHERE ni.node_pk = n.node_pk) ' +
             'FROM nodes n WHERE n.node_pk IN (SELECT value FROM json_each(?))',
         )
         .raw(),
       graphIds: db
-        .prepare('SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))')
+        .prepare<[nodes: string], [nodePk: number, type: string, value: string]>(
+          'SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?))',
+        )
         .raw(),
-      results: db.prepare(
+      results: db.prepare<ResultFilter & { limit: number }, { type: string; id: string; total: number }>(
         'SELECT i.type, i.value AS id, COUNT(*) OVER () AS total FROM ids i ' +
           'WHERE i.id_pk IN (SELECT ni.id_pk FROM node_ids ni WHERE ni.node_pk IN (SELECT value FROM json_each(@targets))) ' +
           'AND (@having IS NULL OR i.type = @having) AND i.type NOT IN (SELECT value FROM json_each(@hidden)) ' +
@@ -140,11 +169,11 @@ export class SqliteSearch {
 
   /** Every node holding the ID (the start nodes of a `where` without a schema). */
   holdersOf(customerId: string, id: IdPair): number[] {
-    return this.s.startByWhere.all(customerId, id.type, id.id) as number[];
+    return this.s.startByWhere.all(customerId, id.type, id.id);
   }
 
   private holds(nodePk: number, customerId: string, id: IdPair): boolean {
-    const idPk = this.s.findId.get(customerId, id.type, id.id) as number | undefined;
+    const idPk = this.s.findId.get(customerId, id.type, id.id);
     return idPk !== undefined && this.s.holds.get(nodePk, idPk) !== undefined;
   }
 
@@ -157,8 +186,9 @@ export class SqliteSearch {
     const start = this.startNodes(query);
     const empty: SearchResult = { results: [], total: 0, visitedNodes: start.length };
     if (start.length === 0) return empty;
-    if (start.length === 1 && query.step === 'ONE' && !query.exclude && query.unlinkedTypes.length === 0) {
-      const near = this.oneStepFrom(start[0] as number, query, inline);
+    const [only] = start;
+    if (only !== undefined && start.length === 1 && query.step === 'ONE' && !query.exclude && query.unlinkedTypes.length === 0) {
+      const near = this.oneStepFrom(only, query, inline);
       if (near) return near;
     }
     const { nodes: visited, ids } = this.traverse(start, query, inline);
@@ -177,7 +207,7 @@ export class SqliteSearch {
    */
   private oneStepFrom(nodePk: number, query: SearchQuery, inline?: InlineBounds): SearchResult | undefined {
     const bound = Math.min(FEW_TARGETS, query.maxNodes);
-    const rows = this.s.oneStep.all(nodePk, bound + 1) as Array<[number, number]>;
+    const rows = this.s.oneStep.all(nodePk, bound + 1);
     if (rows.length === 0 || rows.length > bound) return undefined;
     if (inline && rows.length > inline.nodes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
     const near = rows.map(([node]) => node);
@@ -200,20 +230,25 @@ export class SqliteSearch {
    * before any value is read into JS. Small reads, the most, pay none of it.
    */
   private heldIds(targets: string, most: number, query: SearchQuery, inline: InlineBounds | undefined, checkMaxIds: boolean): Array<[string, string]> {
-    if (inline && most > inline.ids && (this.s.countHeld.get(targets) as number) > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
+    if (inline && most > inline.ids && this.count(this.s.countHeld.get(targets)) > inline.ids) throw TOO_BIG_FOR_THE_EVENT_LOOP;
     const heaviest = answerSize(most, most * MAX_ID_CHARS, Infinity);
     const room = query.answerRoom;
     if ((checkMaxIds && most > query.maxIds) || (room && heaviest > room.freeBytes) || (inline && heaviest > inline.bytes)) {
-      const [count, chars, visible, visibleChars] = this.s.heldSize.get({
-        targets,
-        having: query.havingType ?? null,
-        hidden: JSON.stringify(query.hiddenTypes),
-      }) as [number, number, number, number];
+      const [count, chars, visible, visibleChars] = this.heldSize(targets, query);
       if (checkMaxIds && count > query.maxIds) throw tooManyIdsToRead(query.maxIds);
       if (room) this.takeRoom(room, answerSize(visible, visibleChars, query.limit));
       if (inline && answerSize(count, chars, Infinity) > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
     }
-    return this.s.heldIdsSorted.all(targets) as Array<[string, string]>;
+    return this.s.heldIdsSorted.all(targets);
+  }
+
+  /** COUNT(*) and SUM answer one row whatever they read. */
+  private count<T>(row: T | undefined): T {
+    return present(row, 'the row of an aggregate');
+  }
+
+  private heldSize(targets: string, query: SearchQuery): HeldSize {
+    return this.count(this.s.heldSize.get({ targets, having: query.havingType ?? null, hidden: JSON.stringify(query.hiddenTypes) }));
   }
 
   private takeRoom(room: AnswerRoom, size: number): void {
@@ -227,11 +262,7 @@ export class SqliteSearch {
     const heaviest = answerSize(idsRead, idsRead * MAX_ID_CHARS, Infinity);
     const room = query.answerRoom;
     if ((room && heaviest > room.freeBytes) || (inline && heaviest > inline.bytes)) {
-      const [, , visible, visibleChars] = this.s.heldSize.get({
-        targets: json,
-        having: query.havingType ?? null,
-        hidden: JSON.stringify(query.hiddenTypes),
-      }) as [number, number, number, number];
+      const [, , visible, visibleChars] = this.heldSize(json, query);
       const size = answerSize(visible, visibleChars, query.limit);
       if (room) this.takeRoom(room, size);
       if (inline && size > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
@@ -241,7 +272,7 @@ export class SqliteSearch {
       having: query.havingType ?? null,
       hidden: JSON.stringify(query.hiddenTypes),
       limit: query.limit,
-    }) as Array<{ type: string; id: string; total: number }>;
+    });
     return { results: rows.map((r) => ({ type: r.type, id: r.id })), total: rows[0]?.total ?? 0 };
   }
 
@@ -264,10 +295,10 @@ export class SqliteSearch {
     const startSet = new Set(start);
     const levelOf = new Map<number, number>();
     levels.forEach((nodes, level) => nodes.forEach((nodePk) => levelOf.set(nodePk, level)));
-    const rows = this.s.graphNodes.all(JSON.stringify([...levelOf.keys()])) as Array<[number, string, string, string, number]>;
+    const rows = this.s.graphNodes.all(JSON.stringify([...levelOf.keys()]));
     const candidates = rows.map(([nodePk, schemaId, keyType, keyId, idCount]) => ({
       ref: nodePk,
-      level: levelOf.get(nodePk) as number,
+      level: present(levelOf.get(nodePk), 'the level of a node the traversal reached'),
       start: startSet.has(nodePk),
       schemaId,
       key: { type: keyType, id: keyId },
@@ -277,7 +308,7 @@ export class SqliteSearch {
     const answered = JSON.stringify(chosen.map((c) => c.ref));
     this.sizeGraph(answered, chosen, query, inline);
     const idsOf = new Map<number, IdPair[]>(chosen.map((c) => [c.ref, []]));
-    for (const [nodePk, type, id] of this.s.graphIds.all(answered) as Array<[number, string, string]>) {
+    for (const [nodePk, type, id] of this.s.graphIds.all(answered)) {
       idsOf.get(nodePk)?.push({ type, id });
     }
     return { nodes: chosen.map((c) => ({ schemaId: c.schemaId, key: c.key, ids: idsOf.get(c.ref) ?? [] })), truncated };
@@ -303,7 +334,7 @@ export class SqliteSearch {
     const heaviest = keys + ids * (ID_OVERHEAD + MAX_ID_CHARS);
     const room = query.answerRoom;
     if ((room === undefined || heaviest <= room.freeBytes) && (inline === undefined || heaviest <= inline.bytes)) return;
-    const [read, visible] = this.s.graphIdChars.get({ nodes: answered, hidden: JSON.stringify(query.hiddenTypes), overhead: ID_OVERHEAD }) as [number, number];
+    const [read, visible] = this.count(this.s.graphIdChars.get({ nodes: answered, hidden: JSON.stringify(query.hiddenTypes), overhead: ID_OVERHEAD }));
     if (room) this.takeRoom(room, keys + visible);
     if (inline && keys + read > inline.bytes) throw TOO_BIG_FOR_THE_EVENT_LOOP;
   }
@@ -311,14 +342,14 @@ export class SqliteSearch {
   private startNodes(query: Pick<SearchQuery, 'customerId' | 'key' | 'where'>): number[] {
     const c = query.customerId;
     if (query.key) {
-      const pk = this.s.findNode.get(c, query.key.schemaId, query.key.key.type, query.key.key.id) as number | undefined;
+      const pk = this.s.findNode.get(c, query.key.schemaId, query.key.key.type, query.key.key.id);
       if (pk === undefined) return [];
       if (query.where && !this.holds(pk, c, query.where.id)) return [];
       return [pk];
     }
     if (!query.where) return [];
     const { id, schemaId } = query.where;
-    return (schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId)) as number[];
+    return schemaId === undefined ? this.s.startByWhere.all(c, id.type, id.id) : this.s.startByWhereInSchema.all(c, id.type, id.id, schemaId);
   }
 
   /**
@@ -341,12 +372,12 @@ export class SqliteSearch {
     const readIdsOf = (nodes: number[]): number[] => {
       let fresh: number[];
       if (unlinked.size === 0) {
-        fresh = (this.s.idsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as number[]).filter((idPk) => !visitedIds.has(idPk));
+        fresh = this.s.idsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1).filter((idPk) => !visitedIds.has(idPk));
         for (const idPk of fresh) visitedIds.add(idPk);
       } else {
         // IDs of `links: false` types count as read, but are never stepped through.
         fresh = [];
-        for (const [idPk, type] of this.s.typedIdsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1) as Array<[number, string]>) {
+        for (const [idPk, type] of this.s.typedIdsOfNodes.all(JSON.stringify(nodes), query.maxIds + 1)) {
           if (visitedIds.has(idPk)) continue;
           visitedIds.add(idPk);
           if (!unlinked.has(type)) fresh.push(idPk);
@@ -362,7 +393,7 @@ export class SqliteSearch {
       const newIds = readIdsOf(frontier);
       if (newIds.length === 0) break;
       const next: number[] = [];
-      for (const nodePk of this.s.nodesOfIds.all(JSON.stringify(newIds), query.maxNodes + 1) as number[]) {
+      for (const nodePk of this.s.nodesOfIds.all(JSON.stringify(newIds), query.maxNodes + 1)) {
         if (visitedNodes.has(nodePk)) continue;
         visitedNodes.add(nodePk);
         next.push(nodePk);

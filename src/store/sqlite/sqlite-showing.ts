@@ -17,6 +17,11 @@ import { keptTokenRevoked, personTooLarge } from '../../domain/store';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
 
+/** A person's impressions of one delivery: [delivery_id, total, on the day]. */
+type ImpressionsRow = [deliveryId: number, total: number, today: number];
+/** The day counted, and the one delivery asked about (null: all). */
+type ImpressionsOf = { customer: string; day: string; delivery: number | null };
+
 export class SqliteShowing {
   private readonly s;
 
@@ -27,18 +32,22 @@ export class SqliteShowing {
   ) {
     this.s = {
       // PersonRequest.keptToken: still an active mapi token of the customer.
-      mapiTokenActive: db.prepare("SELECT 1 FROM tokens WHERE token_hash = ? AND customer_id = ? AND kind = 'mapi' AND revoked_at IS NULL").pluck(),
+      mapiTokenActive: db
+        .prepare<[tokenHash: string, customerId: string], 1>(
+          "SELECT 1 FROM tokens WHERE token_hash = ? AND customer_id = ? AND kind = 'mapi' AND revoked_at IS NULL",
+        )
+        .pluck(),
       // A person's impressions per delivery (one delivery's, when @delivery is not null): the counts recorded
       // against the person's IDs, by their ids rows (a range of the primary key each), or against the one ID no node holds.
       impressionsOfIdPks: db
-        .prepare(
+        .prepare<ImpressionsOf & { pks: string }, ImpressionsRow>(
           'SELECT c.delivery_id, SUM(c.count), SUM(CASE WHEN c.day = @day THEN c.count ELSE 0 END) ' +
             'FROM ids i JOIN impression_counts c ON c.customer_id = i.customer_id AND c.id_type = i.type AND c.id_value = i.value ' +
             'WHERE i.id_pk IN (SELECT value FROM json_each(@pks)) AND (@delivery IS NULL OR c.delivery_id = @delivery) GROUP BY c.delivery_id',
         )
         .raw(),
       impressionsOfId: db
-        .prepare(
+        .prepare<ImpressionsOf & { type: string; value: string }, ImpressionsRow>(
           'SELECT delivery_id, SUM(count), SUM(CASE WHEN day = @day THEN count ELSE 0 END) FROM impression_counts ' +
             'WHERE customer_id = @customer AND id_type = @type AND id_value = @value AND (@delivery IS NULL OR delivery_id = @delivery) GROUP BY delivery_id',
         )
@@ -89,14 +98,12 @@ export class SqliteShowing {
   }
 
   /** The person's impressions, per delivery (only `deliveryId`'s when given): [delivery_id, total, on `day`]. */
-  private personImpressions(p: PersonRequest, day: string, deliveryId?: number): Array<[number, number, number]> {
+  private personImpressions(p: PersonRequest, day: string, deliveryId?: number): ImpressionsRow[] {
     const pks = this.personIdPks(p);
     const params = { customer: p.customerId, day, delivery: deliveryId ?? null };
-    return (
-      pks === undefined
-        ? this.s.impressionsOfId.all({ ...params, type: p.user.type, value: p.user.id })
-        : this.s.impressionsOfIdPks.all({ ...params, pks: JSON.stringify(pks) })
-    ) as Array<[number, number, number]>;
+    return pks === undefined
+      ? this.s.impressionsOfId.all({ ...params, type: p.user.type, value: p.user.id })
+      : this.s.impressionsOfIdPks.all({ ...params, pks: JSON.stringify(pks) });
   }
 
   /**

@@ -26,14 +26,18 @@ export class SqliteTokens {
 
   constructor(db: Database.Database) {
     this.s = {
-      insert: db.prepare(
+      insert: db.prepare<StoredToken>(
         'INSERT INTO tokens (token_id, customer_id, kind, label, token_hash, created_at) VALUES (@tokenId, @customerId, @kind, @label, @tokenHash, @createdAt)',
       ),
-      list: db.prepare(
+      list: db.prepare<[customerId: string], TokenRow>(
         'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE customer_id = ? AND revoked_at IS NULL ORDER BY created_at, token_id',
       ),
-      revoke: db.prepare('UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL'),
-      findActive: db.prepare('SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL'),
+      revoke: db.prepare<[revokedAt: string, customerId: string, tokenId: string]>(
+        'UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL',
+      ),
+      findActive: db.prepare<[tokenHash: string], TokenRow>(
+        'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL',
+      ),
     };
   }
 
@@ -43,7 +47,7 @@ export class SqliteTokens {
   }
 
   list(customerId: string): TokenRecord[] {
-    return (this.s.list.all(customerId) as TokenRow[]).map(toTokenRecord);
+    return this.s.list.all(customerId).map(toTokenRecord);
   }
 
   /** Call inside a write transaction. */
@@ -52,7 +56,7 @@ export class SqliteTokens {
   }
 
   findActive(tokenHash: string): StoredToken | undefined {
-    const row = this.s.findActive.get(tokenHash) as TokenRow | undefined;
+    const row = this.s.findActive.get(tokenHash);
     return row ? { ...toTokenRecord(row), tokenHash: row.token_hash } : undefined;
   }
 }

@@ -3,6 +3,7 @@
 // (src/store/sqlite/search-worker.ts), as a search.
 /* eslint-disable @typescript-eslint/only-throw-error -- TOO_BIG_FOR_THE_EVENT_LOOP is a sentinel, caught by the store: no Error or stack to build */
 import type Database from 'better-sqlite3';
+import { at, present } from '../../domain/invariant';
 import type { IdPair } from '../../domain/model';
 import type { ChainNode, WhyFound, WhyQuery, WhyStart } from '../../domain/why';
 import { runWhySearch, type Links, type WhyGraph } from '../../domain/why-chain';
@@ -12,8 +13,25 @@ import { type InlineBounds, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
 const nodePks = (vertices: number[]) => JSON.stringify(vertices);
 const idPks = (vertices: number[]) => JSON.stringify(vertices.map((v) => -v));
 
-/** A row of JSON arrays, parsed. */
-const columns = <T extends unknown[][]>(row: unknown): T => (row as string[]).map((list) => JSON.parse(list) as unknown[]) as T;
+const isNumbers = (list: unknown): list is number[] => Array.isArray(list) && list.every((v) => typeof v === 'number');
+const isStrings = (list: unknown): list is string[] => Array.isArray(list) && list.every((v) => typeof v === 'string');
+
+/** A column of json_group_array over primary keys, parsed. */
+function numbersOf(json: string): number[] {
+  const list: unknown = JSON.parse(json);
+  if (!isNumbers(list)) throw new Error('Invariant broken: a list of primary keys holds something else.');
+  return list;
+}
+
+/** A column of json_group_array over text, parsed. */
+function stringsOf(json: string): string[] {
+  const list: unknown = JSON.parse(json);
+  if (!isStrings(list)) throw new Error('Invariant broken: a list of texts holds something else.');
+  return list;
+}
+
+/** json_group_array answers one row whatever it read. */
+const theRow = <T>(row: T | undefined): T => present(row, 'the row of json_group_array');
 
 /** SQLite's LIMIT of no limit. */
 const ALL_ROWS = -1;
@@ -27,22 +45,29 @@ export class SqliteWhy {
     // may read proves the search too large for it without reading the rest (ALL_ROWS elsewhere). CAST, because
     // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind
     // (src/store/sqlite/sqlite-search.ts).
-    const links = (select: string) => db.prepare(`SELECT json_group_array(near), json_group_array(far) FROM (${select} LIMIT CAST(? AS INTEGER))`).raw();
+    const links = <P extends unknown[]>(select: string) =>
+      db
+        .prepare<[...P, limit: number], [near: string, far: string]>(
+          `SELECT json_group_array(near), json_group_array(far) FROM (${select} LIMIT CAST(? AS INTEGER))`,
+        )
+        .raw();
     this.s = {
-      idsOfNodes: links('SELECT node_pk AS near, id_pk AS far FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))'),
+      idsOfNodes: links<[nodes: string]>('SELECT node_pk AS near, id_pk AS far FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))'),
       // The same without the IDs of `links: false` types: a lookup of ids by primary key per row, paid only by
       // customers that have such types.
-      linkedIdsOfNodes: links(
+      linkedIdsOfNodes: links<[nodes: string, unlinkedTypes: string]>(
         'SELECT ni.node_pk AS near, ni.id_pk AS far FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
           'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) AND i.type NOT IN (SELECT value FROM json_each(?))',
       ),
-      nodesOfIds: links('SELECT id_pk AS near, node_pk AS far FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?))'),
+      nodesOfIds: links<[ids: string]>('SELECT id_pk AS near, node_pk AS far FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?))'),
       // Labels too as a row of JSON arrays, one a column.
       idValues: db
-        .prepare('SELECT json_group_array(id_pk), json_group_array(type), json_group_array(value) FROM ids WHERE id_pk IN (SELECT value FROM json_each(?))')
+        .prepare<[idPks: string], [idPk: string, type: string, value: string]>(
+          'SELECT json_group_array(id_pk), json_group_array(type), json_group_array(value) FROM ids WHERE id_pk IN (SELECT value FROM json_each(?))',
+        )
         .raw(),
       nodeKeys: db
-        .prepare(
+        .prepare<[nodePks: string], [nodePk: string, schemaId: string, keyType: string, keyId: string]>(
           'SELECT json_group_array(node_pk), json_group_array(schema_id), json_group_array(key_type), json_group_array(key_id) FROM nodes ' +
             'WHERE node_pk IN (SELECT value FROM json_each(?))',
         )
@@ -72,10 +97,13 @@ export class SqliteWhy {
     const unlinked = JSON.stringify(unlinkedTypes);
     const most = (left: 'nodes' | 'ids') => (room ? room[left] + 1 : ALL_ROWS);
     /** The links of a row of two JSON arrays, its IDs negated (`idsAt`), within what is left of `left`. */
-    const linksOf = (row: unknown, left: 'nodes' | 'ids', idsAt: 0 | 1): Links<number> => {
-      const links = columns<Links<number>>(row);
+    const linksOf = (row: [near: string, far: string] | undefined, left: 'nodes' | 'ids', idsAt: 0 | 1): Links<number> => {
+      const [near, far] = theRow(row);
+      const links: Links<number> = [numbersOf(near), numbersOf(far)];
       const ids = links[idsAt];
-      for (let i = 0; i < ids.length; i++) ids[i] = -(ids[i] as number);
+      ids.forEach((id, i) => {
+        ids[i] = -id;
+      });
       if (room) {
         if (ids.length > room[left]) throw TOO_BIG_FOR_THE_EVENT_LOOP;
         room[left] -= ids.length;
@@ -91,14 +119,13 @@ export class SqliteWhy {
         ),
       nodesOfIds: (ids) => linksOf(s.nodesOfIds.get(idPks(ids), most('nodes')), 'nodes', 0),
       labels: (nodes, ids) => {
-        const [nodePk, schemaId, keyType, keyId] = columns<[number[], string[], string[], string[]]>(s.nodeKeys.get(nodePks(nodes)));
-        const [idPk, type, value] = columns<[number[], string[], string[]]>(s.idValues.get(idPks(ids)));
+        const [nodePk, schemaId, keyType, keyId] = theRow(s.nodeKeys.get(nodePks(nodes)));
+        const [idPk, type, value] = theRow(s.idValues.get(idPks(ids)));
+        const [schemaIds, keyTypes, keyIds] = [stringsOf(schemaId), stringsOf(keyType), stringsOf(keyId)];
+        const [types, values] = [stringsOf(type), stringsOf(value)];
         return {
-          nodes: nodePk.map((pk, i): [number, ChainNode] => [
-            pk,
-            { schemaId: schemaId[i] as string, key: { type: keyType[i] as string, id: keyId[i] as string } },
-          ]),
-          ids: idPk.map((pk, i): [number, IdPair] => [-pk, { type: type[i] as string, id: value[i] as string }]),
+          nodes: numbersOf(nodePk).map((pk, i): [number, ChainNode] => [pk, { schemaId: at(schemaIds, i), key: { type: at(keyTypes, i), id: at(keyIds, i) } }]),
+          ids: numbersOf(idPk).map((pk, i): [number, IdPair] => [-pk, { type: at(types, i), id: at(values, i) }]),
         };
       },
     };
