@@ -178,8 +178,8 @@ export class Neo4jStore implements Store {
   private readonly keptPolicies = new KeptPolicies();
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   private readonly impressions: ImpressionGathering;
-  /** By the bounds of the people they read. */
-  private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
+  /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
+  private readonly people: GatheredReads<PersonAsk, PersonCountsRow | undefined>;
   /** The upgrades connect applied (./neo4j-migrations.ts): none when the ledger had them all. */
   migrated: AppliedMigration[] = [];
 
@@ -257,6 +257,15 @@ export class Neo4jStore implements Store {
       key: (customerId) => customerId,
       alone: (q, customerId) => this.deliveries.all(q, customerId),
       together: (q, customerIds) => this.deliveries.allOf(q, customerIds),
+      atOnce: SHARED_READS_AT_ONCE,
+      perStatement: SHARED_READS_PER_STATEMENT,
+    });
+    this.people = new GatheredReads(read, {
+      key: ({ person: p, day, deliveryIds }) =>
+        JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
+      alone: (q, ask) => personCountsRow(q, ask),
+      together: personCountsRows,
+      partition: ({ person: p }) => `${p.maxNodes} ${p.maxIds}`,
       atOnce: SHARED_READS_AT_ONCE,
       perStatement: SHARED_READS_PER_STATEMENT,
     });
@@ -565,7 +574,7 @@ export class Neo4jStore implements Store {
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
-    const row = await this.peopleWithin(person).get({ person, day, deliveryIds });
+    const row = await this.people.get({ person, day, deliveryIds });
     if (person.keptToken !== undefined && row?.tokenActive === false) throw keptTokenRevoked();
     if (kept && (row?.catalogueVersion[0] ?? 0) !== kept.version) {
       this.deliveries.forget(person.customerId, kept.version);
@@ -582,24 +591,6 @@ export class Neo4jStore implements Store {
       return counted ? [withCounts(d, deliveryCountsOf(counted))] : [];
     });
     return { deliveries: weighed, others, person: new Map(counts) };
-  }
-
-  /** The shared person.counts reads of people with the bounds of `person` (their statement's LIMIT). */
-  private peopleWithin(person: PersonRequest): GatheredReads<PersonAsk, PersonCountsRow | undefined> {
-    const bounds = `${person.maxNodes} ${person.maxIds}`;
-    let people = this.people.get(bounds);
-    if (people === undefined) {
-      people = new GatheredReads(this.read, {
-        key: ({ person: p, day, deliveryIds }) =>
-          JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
-        alone: (q, ask) => personCountsRow(q, ask),
-        together: personCountsRows,
-        atOnce: SHARED_READS_AT_ONCE,
-        perStatement: SHARED_READS_PER_STATEMENT,
-      });
-      this.people.set(bounds, people);
-    }
-    return people;
   }
 
   recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
