@@ -226,6 +226,20 @@ describe('a batcher', () => {
     expect(heard).toEqual({ a: 'ok', b: 'The batch answered nothing for this ask.' });
   });
 
+  test('when a statement throws before it returns a promise, then its ask hears the error and the slot is free again', async () => {
+    const batcher = new Batcher<string, string>({
+      alone: (ask) => {
+        if (ask === 'broken') throw new Error('cannot start');
+        return Promise.resolve(ask);
+      },
+      together: () => Promise.reject(new Error('not used')),
+      slots: 1,
+      perBatch: 8,
+    });
+    await expect(batcher.ask('broken')).rejects.toThrow('cannot start');
+    await expect(batcher.ask('fine')).resolves.toBe('fine');
+  });
+
   test("when a batch ends, then its slot is free before its callers hear, so that a caller's next ask goes at once", async () => {
     const { started, batcher, shape } = fakeBatcher();
     void batcher.ask({ name: 'first' });

@@ -105,13 +105,13 @@ export class Batcher<A, R> {
 
   private alone(partition: string, lane: string, ask: A): Promise<R> {
     const turn = this.start(partition, lane, this.options.limitMs ?? Infinity, () => undefined);
-    const { alone } = this.options;
+    const { alone, together } = this.options;
     const answer = alone
-      ? alone(ask, turn)
-      : this.options.together([ask], turn).then(([settled]) => {
-          if (settled === undefined) throw new Error('The batch answered nothing for this ask.');
-          if (settled.status === 'rejected') throw settled.reason;
-          return settled.value;
+      ? settled(() => alone(ask, turn))
+      : settled(() => together([ask], turn)).then(([result]) => {
+          if (result === undefined) throw new Error('The batch answered nothing for this ask.');
+          if (result.status === 'rejected') throw result.reason;
+          return result.value;
         });
     return answer.finally(() => this.done(partition, lane, turn));
   }
@@ -207,20 +207,29 @@ export class Batcher<A, R> {
     };
     const turn = this.start(partition, lane, left, answer);
     // The slot is free before the callers hear, as for an ask alone: what they ask next may go at once.
-    void this.options
-      .together(
+    void settled(() =>
+      this.options.together(
         batch.map((w) => w.ask),
         turn,
-      )
-      .then(
-        (results) => {
-          this.done(partition, lane, turn);
-          batch.forEach((_, index) => answer(index, results[index] ?? { status: 'rejected', reason: new Error('The batch answered nothing for this ask.') }));
-        },
-        (error: unknown) => {
-          this.done(partition, lane, turn);
-          batch.forEach((_, index) => answer(index, { status: 'rejected', reason: error }));
-        },
-      );
+      ),
+    ).then(
+      (results) => {
+        this.done(partition, lane, turn);
+        batch.forEach((_, index) => answer(index, results[index] ?? { status: 'rejected', reason: new Error('The batch answered nothing for this ask.') }));
+      },
+      (error: unknown) => {
+        this.done(partition, lane, turn);
+        batch.forEach((_, index) => answer(index, { status: 'rejected', reason: error }));
+      },
+    );
+  }
+}
+
+/** What `call` answers, also when it throws before returning a promise: a slot it was counted in is then freed too. */
+function settled<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return call();
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
