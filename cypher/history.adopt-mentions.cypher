@@ -1,10 +1,10 @@
 // params: afterMillis, limit
-// Run at start-up, in batches, until a batch finds fewer than `limit`: earlier versions kept an entry's values in a
-// list, `mentions` (each the JSON of [type, value]), which Neo4j cannot index. Each such entry gets a MENTIONS of
-// itself per value, which an erase finds it by, and loses the list, so that its values are kept once beside its
-// JSON. Batches go in the order of `time` (history_time), each from the last one's time on. MERGE, not CREATE: two
-// services starting at once may take the same entry, and the second, which read the list before it waited for
-// the first's lock, then finds the MENTIONS there (CREATE gave thousands of entries theirs twice in a test).
+// Upgrade 2 of the ledger (neo4j-migrations.ts), in batches, until a batch finds fewer than `limit`: earlier
+// versions kept an entry's values in a list, `mentions` (each the JSON of [type, value]), which Neo4j cannot index.
+// Each such entry gets a MENTIONS of itself per value, which an erase finds it by, and loses the list, so that its
+// values are kept once beside its JSON. Batches go in the order of `time` (history_time), each from the last one's
+// time on. MERGE, not CREATE: a run that takes an entry another run adopted meanwhile (it read the list before it
+// waited for that run's lock) finds the MENTIONS there rather than making them twice.
 MATCH (entry:HistoryEntry)
 WHERE entry.time >= datetime({epochMillis: $afterMillis}) AND entry.mentions IS NOT NULL
 WITH entry

@@ -1,8 +1,9 @@
 // params:
-// Run at start-up, after the constraints; does nothing once done. Ids used to come from counters all customers
-// shared (a :Sequence without `customer`). Each customer that may have been given ids (one with deliveries, or with
-// a mapi token to make them) gets counters of its own that start where the shared ones stopped, so that no id it
-// has seen, a deleted one included, comes back; then the shared counters go. `shared` says how many there were.
+// Upgrade 1 of the ledger (neo4j-migrations.ts), after the constraints; does nothing once done. Ids used to come
+// from counters all customers shared (a :Sequence without `customer`). Each customer that may have been given ids
+// (one with deliveries, or with a mapi token to make them) gets counters of its own that start where the shared
+// ones stopped, so that no id it has seen, a deleted one included, comes back; then the shared counters go.
+// `shared` says how many there were.
 MATCH (shared:Sequence)
 WHERE shared.customer IS NULL
 WITH collect(shared) AS counters

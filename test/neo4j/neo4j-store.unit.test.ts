@@ -509,7 +509,6 @@ describe('Neo4j store, with a fake driver', () => {
     // Two deleted deliveries, each with nothing left but its mark, in one call.
     await store.sweepDeletedDeliveries(2);
     await store.missingSchema();
-    await store.addBrowserLabels();
     await store.floor();
   }
 
@@ -519,8 +518,8 @@ describe('Neo4j store, with a fake driver', () => {
     // The statements that tell whether an earlier attempt committed run only after a lost commit reply.
     const retried = fakeStore(undefined, { loseCommitReplies: true });
     await callEveryMethod(retried.store);
-    // Only start-up runs store.await-indexes, sequence.adopt-shared, impression.adopt-keys and history.adopt-mentions
-    // (the Neo4j suites run them); store.ping runs in floor's read and in ping. The separation statements past the
+    // Only start-up runs store.await-indexes and the upgrades of the ledger (migration.*, sequence.adopt-shared,
+    // impression.adopt-keys, history.adopt-mentions, the Browser labels; the Neo4j suites run them); store.ping runs in floor's read and in ping. The separation statements past the
     // nodes' lookup run only for nodes that exist, and separation.check only for a node with a ban, which this fake
     // never answers: the separation contract runs them on Neo4j, where each statement's parameters are checked too.
     // The why statements past why.shortest run only when it reads 1,000 tied chains (the why contract does), and
@@ -541,6 +540,10 @@ describe('Neo4j store, with a fake driver', () => {
       'delivery.keep-caps',
       'impression.adopt-keys',
       'history.adopt-mentions',
+      'node.add-schema-labels',
+      'id.add-type-labels',
+      'migration.lock',
+      'migration.record',
     ]);
   });
 

@@ -1,5 +1,6 @@
-// Concurrent reads of one shape sharing one statement: the pattern of SharedSearches (./neo4j-search.ts) for any read
-// whose asks a `*-many` statement answers together (a token by its hash, a customer's policy, ...).
+// Concurrent reads of one shape sharing one statement (./batcher.ts): any read whose asks a `*-many` statement
+// answers together (a token by its hash, a customer's policy, a catalogue, a person's counts).
+import { Batcher } from './batcher';
 import type { Query } from './query';
 
 /** How a read of one shape runs alone, and how a `*-many` statement runs many of them at once. */
@@ -10,77 +11,42 @@ export interface ReadShape<A, R> {
   alone: (q: Query, ask: A) => Promise<R>;
   /** Distinct asks in one statement; the answers in the asks' order. */
   together: (q: Query, asks: A[]) => Promise<R[]>;
-  /** How many statements of the shape run at once before new asks wait to go together. */
+  /** How many statements of the shape run at once before new asks wait to go together (per partition, when given). */
   atOnce: number;
   /** Most asks one statement carries. */
   perStatement: number;
-}
-
-/** Statements of one kind running at once, and the start of what waits whenever one of them settles. */
-export abstract class StatementSlots {
-  protected running = 0;
-
-  /** Counts `statement` as running until it settles, then starts what waits. */
-  protected started<T>(statement: Promise<T>): Promise<T> {
-    this.running += 1;
-    return statement.finally(() => {
-      this.running -= 1;
-      this.next();
-    });
-  }
-
-  /** Starts statements for what waits, while fewer than allowed run. */
-  protected abstract next(): void;
-}
-
-interface Waiting<A, R> {
-  ask: A;
-  settle: Array<{ resolve: (answer: R) => void; reject: (error: unknown) => void }>;
+  /** Asks share a statement, and its slots, only within one partition (the bounds that are its LIMIT). */
+  partition?: (ask: A) => string;
 }
 
 /**
  * An ask that finds fewer than `atOnce` statements of its shape running goes at once, alone, with the statement it
- * always made. Asks that arrive while `atOnce` run wait, and then go together in one statement: its fixed cost (a
- * round trip, and the driver's and Neo4j's work for every statement) is paid once for all of them. Every answer is
- * read by a statement that starts after its ask arrived, so it is as current as a read of its own: nothing is
- * kept between statements. A statement that fails fails each of its asks (the read has retried it first).
+ * always made; asks that arrive meanwhile wait, and then go together in one statement (one that waited alone, in its
+ * own). Every answer is read by a statement that starts after its ask arrived, so it is as current as a read of its
+ * own: nothing is kept between statements. A statement that fails fails each of its asks (the read has retried it
+ * first).
  */
-export class GatheredReads<A, R> extends StatementSlots {
-  private readonly waiting = new Map<string, Waiting<A, R>>();
+export class GatheredReads<A, R> {
+  private readonly batcher: Batcher<A, R>;
 
-  constructor(
-    private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>,
-    private readonly shape: ReadShape<A, R>,
-  ) {
-    super();
-  }
-
-  get(ask: A): Promise<R> {
-    if (this.running < this.shape.atOnce && this.waiting.size === 0) {
-      return this.started(this.read((q) => this.shape.alone(q, ask)));
-    }
-    return new Promise((resolve, reject) => {
-      const key = this.shape.key(ask);
-      const waiting = this.waiting.get(key) ?? { ask, settle: [] };
-      waiting.settle.push({ resolve, reject });
-      this.waiting.set(key, waiting);
+  constructor(read: <T>(work: (q: Query) => Promise<T>) => Promise<T>, shape: ReadShape<A, R>) {
+    const alone = (ask: A) => read((q) => shape.alone(q, ask));
+    this.batcher = new Batcher<A, R>({
+      alone,
+      together: async (asks) => {
+        const [first] = asks;
+        const answers = asks.length === 1 && first !== undefined ? [await alone(first)] : await read((q) => shape.together(q, asks));
+        return answers.map((value) => ({ status: 'fulfilled', value }));
+      },
+      key: shape.key,
+      partition: shape.partition,
+      lane: shape.partition,
+      slots: shape.atOnce,
+      perBatch: shape.perStatement,
     });
   }
 
-  protected next(): void {
-    while (this.running < this.shape.atOnce && this.waiting.size > 0) {
-      const batch: Array<Waiting<A, R>> = [];
-      for (const [key, waiting] of this.waiting) {
-        if (batch.length === this.shape.perStatement) break;
-        batch.push(waiting);
-        this.waiting.delete(key);
-      }
-      const asks = batch.map((w) => w.ask);
-      const statement = batch.length === 1 ? this.read(async (q) => [await this.shape.alone(q, asks[0] as A)]) : this.read((q) => this.shape.together(q, asks));
-      void this.started(statement).then(
-        (answers) => batch.forEach((w, index) => w.settle.forEach((s) => s.resolve(answers[index] as R))),
-        (error: unknown) => batch.forEach((w) => w.settle.forEach((s) => s.reject(error))),
-      );
-    }
+  get(ask: A): Promise<R> {
+    return this.batcher.ask(ask);
   }
 }

@@ -1,4 +1,5 @@
 // Schemas, customer policy, settings and blocklist on Neo4j; each method runs in a store transaction (it receives its Query).
+import { LRUCache } from 'lru-cache';
 import type { BlockRule } from '../../domain/blocklist';
 import { DomainError } from '../../domain/errors';
 import {
@@ -64,9 +65,11 @@ export class Neo4jSchemas {
   /**
    * The blocklist text each customer had at its last read, with the rules parsed from it. Every node write reads the
    * customer's policy; handing out the same array for the same text lets the domain reuse the rules it compiled
-   * for that array, instead of parsing and fingerprinting up to 100,000 values on every write.
+   * for that array, instead of parsing and fingerprinting up to 100,000 values on every write. Invalidation: an
+   * entry is used only while the text read from Neo4j is the one it was parsed from (each read compares them, so a
+   * put by any process is seen at the next read); past PARSED_RULES_KEPT customers the least recently read goes.
    */
-  private readonly parsedRules = new Map<string, { text: string; rules: BlockRule[] }>();
+  private readonly parsedRules = new LRUCache<string, { text: string; rules: BlockRule[] }>({ max: PARSED_RULES_KEPT });
 
   // ---- schemas
 
@@ -182,9 +185,6 @@ export class Neo4jSchemas {
     const kept = this.parsedRules.get(customerId);
     if (kept?.text === text) return kept.rules;
     const rules = JSON.parse(text) as BlockRule[];
-    this.parsedRules.delete(customerId);
-    // A Map keeps insertion order: the blocklist parsed longest ago goes.
-    if (this.parsedRules.size >= PARSED_RULES_KEPT) this.parsedRules.delete(this.parsedRules.keys().next().value as string);
     this.parsedRules.set(customerId, { text, rules });
     return rules;
   }

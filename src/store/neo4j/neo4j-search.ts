@@ -8,6 +8,7 @@ import { answerSize, type CustomerPolicy, type IdPair, type SchemaRecord, type S
 import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../domain/store';
 import type { PolicyRow } from './neo4j-schemas';
 import { compareCodePoints } from '../../domain/code-point-order';
+import { Batcher } from './batcher';
 import { int, type Query, rowsByAsk } from './query';
 import type { StatementName } from './statements';
 
@@ -67,11 +68,15 @@ export const SEARCH_STATEMENTS_AT_ONCE = 2;
 /** Most searches one statement carries. */
 const SEARCHES_PER_STATEMENT = 64;
 
-/** What one search asks of search.one.cypher or search.all.cypher, and its row of the answer. */
+/** What one search asks of search.one.cypher or search.all.cypher. */
 interface SharedSearch {
+  statement: StatementName;
+  maxNodes: number;
+  maxIds: number;
   params: Record<string, unknown>;
-  settle: (outcome: { row?: Reached & { policy: PolicyRow }; error?: unknown }) => void;
 }
+
+type SearchRow = (Reached & { policy: PolicyRow }) | undefined;
 
 /** The statement of each step: both take a keyed start or a where start. */
 const STEP_STATEMENTS = { ONE: 'search.one', ALL: 'search.all' } as const satisfies Record<SearchQuery['step'], StatementName>;
@@ -79,18 +84,25 @@ const STEP_STATEMENTS = { ONE: 'search.one', ALL: 'search.all' } as const satisf
 /**
  * Store.checkedSearch: each search reads the customer's policy, finds its start nodes and traverses in one statement
  * (search.one.cypher, search.all.cypher). Searches that arrive while SEARCH_STATEMENTS_AT_ONCE statements of their
- * step are running wait, and then go together in one statement (UNWIND over them): the fixed cost of a statement
- * (its round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A search that
- * finds a statement free goes at once, alone; none waits for others to come. A statement that fails fails each of
+ * step are running wait, and then go together in one statement (UNWIND over them; ./batcher.ts): the fixed cost of a
+ * statement (its round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A
+ * search that finds a statement free goes at once, alone; none waits for others to come. Searches share a statement
+ * only with the same bounds, which are its LIMIT (a parameter, not a column). A statement that fails fails each of
  * its searches (the read has retried it first).
  */
 export class SharedSearches {
-  /** Statements running, by statement: searches of step ALL, which may take long, never hold up those of step ONE. */
-  private readonly running = new Map<StatementName, number>();
-  /** Searches waiting, by statement and bounds (a queue's key), in arrival order; the Map keeps the queues' order. */
-  private readonly waiting = new Map<string, { statement: StatementName; maxNodes: number; maxIds: number; searches: SharedSearch[] }>();
+  private readonly batcher: Batcher<SharedSearch, SearchRow>;
 
-  constructor(private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>) {}
+  constructor(private readonly read: <T>(work: (q: Query) => Promise<T>) => Promise<T>) {
+    this.batcher = new Batcher<SharedSearch, SearchRow>({
+      together: (searches) => this.together(searches),
+      partition: (search) => JSON.stringify([search.statement, search.maxNodes, search.maxIds]),
+      // Slots by statement: searches of step ALL, which may take long, never hold up those of step ONE.
+      lane: (search) => search.statement,
+      slots: slotsOf,
+      perBatch: SEARCHES_PER_STATEMENT,
+    });
+  }
 
   async search(
     query: UncheckedSearch,
@@ -106,7 +118,7 @@ export class SharedSearches {
     };
     let checked = false;
     return answered(query, async (answerBytes) => {
-      const row = await this.run(statement, { maxNodes: query.maxNodes, maxIds: query.maxIds }, { ...params, answerBytes });
+      const row = await this.batcher.ask({ statement, maxNodes: query.maxNodes, maxIds: query.maxIds, params: { ...params, answerBytes } });
       if (!checked) {
         const { schema, policy } = policyOf(row?.policy);
         check(policy, schema);
@@ -116,49 +128,9 @@ export class SharedSearches {
     });
   }
 
-  /** One search's row, from a statement of its own or shared with the searches waiting with it. */
-  private run(
-    statement: StatementName,
-    bounds: { maxNodes: number; maxIds: number },
-    params: Record<string, unknown>,
-  ): Promise<(Reached & { policy: PolicyRow }) | undefined> {
-    return new Promise((resolve, reject) => {
-      // Searches share a statement only with the same bounds, which are its LIMIT (a parameter, not a column).
-      const queue = JSON.stringify([statement, bounds.maxNodes, bounds.maxIds]);
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the batch's own error, passed on as it was
-      const settle: SharedSearch['settle'] = ({ row, error }) => (error === undefined ? resolve(row) : reject(error));
-      const waiting = this.waiting.get(queue) ?? { statement, ...bounds, searches: [] };
-      waiting.searches.push({ params, settle });
-      this.waiting.set(queue, waiting);
-      this.next();
-    });
-  }
-
-  /** Starts statements for the waiting queues, longest-waiting first, while a slot of their statement is free. */
-  private next(): void {
-    for (const [queue, { statement, maxNodes, maxIds, searches }] of this.waiting) {
-      while (searches.length > 0 && (this.running.get(statement) ?? 0) < this.slots(statement)) {
-        this.start(statement, maxNodes, maxIds, searches.splice(0, SEARCHES_PER_STATEMENT));
-      }
-      if (searches.length === 0) this.waiting.delete(queue);
-    }
-  }
-
-  /**
-   * How many statements of `statement` may run now. A search ALL may traverse a large component for tens of
-   * milliseconds: while searches ONE are running or waiting, one statement of step ALL at a time leaves the other
-   * core to them (on two cores, a mix of both answered a fifth more searches ONE, with a p99 a tenth lower).
-   */
-  private slots(statement: StatementName): number {
-    if (statement !== STEP_STATEMENTS.ALL) return SEARCH_STATEMENTS_AT_ONCE;
-    const ones = STEP_STATEMENTS.ONE;
-    const onesActive = (this.running.get(ones) ?? 0) > 0 || [...this.waiting.values()].some((waiting) => waiting.statement === ones);
-    return onesActive ? 1 : SEARCH_STATEMENTS_AT_ONCE;
-  }
-
-  private start(statement: StatementName, maxNodes: number, maxIds: number, batch: SharedSearch[]): void {
-    this.running.set(statement, (this.running.get(statement) ?? 0) + 1);
-    // Each customer's policy (with the schema searched) is read once, and sent back with its first search.
+  /** Searches of one statement and bounds in one statement: each customer's policy (with the schema searched) read once, and sent back with its first search. */
+  private async together(batch: SharedSearch[]): Promise<Array<PromiseSettledResult<SearchRow>>> {
+    const [{ statement, maxNodes, maxIds }] = batch as [SharedSearch];
     const policyIndexes = new Map<string, number>();
     const searches = batch.map((search, index) => {
       const policy = JSON.stringify([search.params.customer, search.params.schema]);
@@ -170,24 +142,27 @@ export class SharedSearches {
       const [customer, schema] = JSON.parse(policy) as [string, string];
       return { index: int(index), customer, schema };
     });
-    this.read((q) => q<Reached & { policy: PolicyRow | null; index: number }>(statement, { policies, searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }))
-      .then(
-        (rows) => {
-          const byIndex = rowsByAsk(rows, batch.length);
-          const policyOf = (index: number) => Number(searches[index]?.policyIndex);
-          const read = new Map(rows.flatMap((row) => (row.policy ? [[policyOf(Number(row.index)), row.policy] as const] : [])));
-          batch.forEach((search, index) => {
-            const [row] = byIndex[index] ?? [];
-            search.settle({ row: row && { ...row, policy: read.get(policyOf(index)) as PolicyRow } });
-          });
-        },
-        (error: unknown) => batch.forEach((search) => search.settle({ error })),
-      )
-      .finally(() => {
-        this.running.set(statement, (this.running.get(statement) ?? 1) - 1);
-        this.next();
-      });
+    const rows = await this.read((q) =>
+      q<Reached & { policy: PolicyRow | null; index: number }>(statement, { policies, searches, maxNodes: int(maxNodes), maxIds: int(maxIds) }),
+    );
+    const byIndex = rowsByAsk(rows, batch.length);
+    const policyOf = (index: number) => Number(searches[index]?.policyIndex);
+    const read = new Map(rows.flatMap((row) => (row.policy ? [[policyOf(Number(row.index)), row.policy] as const] : [])));
+    return batch.map((_, index) => {
+      const [row] = byIndex[index] ?? [];
+      return { status: 'fulfilled', value: row && { ...row, policy: read.get(policyOf(index)) as PolicyRow } };
+    });
   }
+}
+
+/**
+ * How many statements of `statement` may run now. A search ALL may traverse a large component for tens of
+ * milliseconds: while searches ONE are running or waiting, one statement of step ALL at a time leaves the other
+ * core to them (on two cores, a mix of both answered a fifth more searches ONE, with a p99 a tenth lower).
+ */
+function slotsOf(statement: string, active: (statement: string) => boolean): number {
+  if (statement !== STEP_STATEMENTS.ALL) return SEARCH_STATEMENTS_AT_ONCE;
+  return active(STEP_STATEMENTS.ONE) ? 1 : SEARCH_STATEMENTS_AT_ONCE;
 }
 
 const tooLarge = (query: Pick<SearchQuery, 'maxNodes'>) =>

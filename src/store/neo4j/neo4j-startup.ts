@@ -132,8 +132,7 @@ export class ConnectingStore implements Store {
           neo4j: where,
           attempts: attempt,
           waited_ms: Date.now() - since,
-          history_entries_adopted: store.historyEntriesAdopted,
-          vertices_labelled: store.verticesLabelled,
+          migrations_applied: store.migrated,
         });
         this.schemaWatch = setInterval(() => void this.checkSchema(), this.connection.schemaCheckMs ?? DEFAULT_SCHEMA_CHECK_MS).unref();
         return;

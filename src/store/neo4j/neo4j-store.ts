@@ -59,14 +59,13 @@ import {
   type CheckedGraph,
   type CheckedWhy,
 } from '../../domain/store';
-import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
 import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
 import {
-  adoptKeys,
   countsOf,
   type PersonAsk,
   personCountsRow,
@@ -85,6 +84,7 @@ import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
 import { KeptPolicies } from './kept-policies';
+import { type AppliedMigration, migrate } from './neo4j-migrations';
 import {
   COMMITTED,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -94,7 +94,6 @@ import {
   Transactions,
   type Write,
 } from './neo4j-transactions';
-import { int } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -129,9 +128,6 @@ const SHARED_READS_PER_STATEMENT = 64;
  */
 const IMPRESSIONS_AT_ONCE = 2;
 const IMPRESSIONS_PER_STATEMENT = 32;
-
-/** Vertices per transaction of the start-up labelling (addBrowserLabels). */
-const LABEL_BATCH = 10_000;
 
 /** NEO4J_SCHEMA_CHECK_MS by default. */
 export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
@@ -182,20 +178,14 @@ export class Neo4jStore implements Store {
   private readonly keptPolicies = new KeptPolicies();
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   private readonly impressions: ImpressionGathering;
-  /** By the bounds of the people they read. */
-  private readonly people = new Map<string, GatheredReads<PersonAsk, PersonCountsRow | undefined>>();
-  /** History entries of an earlier version that connect gave their MENTIONS (0 once none is left). */
-  historyEntriesAdopted = 0;
-  /** Idempotency keys of an earlier version, which named no ID, that connect marked for erasure (0 once none is left). */
-  impressionKeysAdopted = 0;
-  /** IdNode and Id vertices of an earlier version that connect gave their Neo4j Browser labels (0 once none is left). */
-  verticesLabelled = 0;
+  /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
+  private readonly people: GatheredReads<PersonAsk, PersonCountsRow | undefined>;
+  /** The upgrades connect applied (./neo4j-migrations.ts): none when the ledger had them all. */
+  migrated: AppliedMigration[] = [];
 
   /**
-   * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and moves a database
-   * of an earlier version to per-customer id counters (sequence.adopt-shared.cypher) and to history entries that
-   * name their values as MENTIONS (history.adopt-mentions.cypher), and marks idempotency keys that name no ID
-   * (impression.adopt-keys.cypher): one attempt,
+   * Connects, checks that the database answers, applies cypher/schema/ (constraints and indexes) and the upgrades
+   * of what an earlier version wrote that the graph's ledger has not recorded (./neo4j-migrations.ts): one attempt,
    * which rejects with a message naming what failed and the driver's error as its `cause`. The statement files are
    * read first, so a missing one stops start-up before any connection is made. A service keeps trying through
    * ConnectingStore (./neo4j-startup.ts).
@@ -226,32 +216,10 @@ export class Neo4jStore implements Store {
         });
       }
       try {
-        // Start-up, not a request: a first run on a large database reads every delivery and token, however long.
-        await store.write((q) => q('sequence.adopt-shared'), { limitMs: Infinity });
+        store.migrated = await migrate({ write: store.write, autoCommit: (name, params) => store.transactions.autoCommit(name, params) });
       } catch (e) {
         await store.close();
-        throw new Error(`${where}: giving each customer its own delivery id counters failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      }
-      try {
-        // Start-up too: a first run after an upgrade gives every history entry its MENTIONS, in batches.
-        store.historyEntriesAdopted = await adoptMentions(store.write);
-      } catch (e) {
-        await store.close();
-        throw new Error(`${where}: indexing the values history entries name failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      }
-      try {
-        // And keys stored before they named their ID get the mark by which an erase of their customer finds them.
-        store.impressionKeysAdopted = await adoptKeys(store.write);
-      } catch (e) {
-        await store.close();
-        throw new Error(`${where}: marking idempotency keys stored without their ID failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      }
-      try {
-        // And vertices written before the labels Neo4j Browser's style selects on get them.
-        store.verticesLabelled = await store.addBrowserLabels();
-      } catch (e) {
-        await store.close();
-        throw new Error(`${where}: labelling nodes and IDs for Neo4j Browser failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        throw new Error(`${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       return store;
     } finally {
@@ -292,6 +260,15 @@ export class Neo4jStore implements Store {
       atOnce: SHARED_READS_AT_ONCE,
       perStatement: SHARED_READS_PER_STATEMENT,
     });
+    this.people = new GatheredReads(read, {
+      key: ({ person: p, day, deliveryIds }) =>
+        JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
+      alone: (q, ask) => personCountsRow(q, ask),
+      together: personCountsRows,
+      partition: ({ person: p }) => `${p.maxNodes} ${p.maxIds}`,
+      atOnce: SHARED_READS_AT_ONCE,
+      perStatement: SHARED_READS_PER_STATEMENT,
+    });
     this.impressions = new ImpressionGathering(
       {
         writeAlone: (work, limitMs) => this.transactions.writeAlone(work, limitMs),
@@ -305,20 +282,6 @@ export class Neo4jStore implements Store {
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
   applySchema(options = { awaitIndexes: true }): Promise<void> {
     return this.transactions.applySchema(options);
-  }
-
-  /**
-   * Gives IdNode and Id vertices without them the labels Neo4j Browser's style selects on (schema, type, SecureId;
-   * node.add-schema-labels.cypher, id.add-type-labels.cypher), in transactions of LABEL_BATCH vertices. Answers how
-   * many it labelled: 0 once every vertex has them, which costs a read of every IdNode and Id at each start.
-   */
-  async addBrowserLabels(): Promise<number> {
-    let labelled = 0;
-    for (const name of ['node.add-schema-labels', 'id.add-type-labels'] as const) {
-      const [row] = await this.transactions.autoCommit<{ labelled: number }>(name, { batch: int(LABEL_BATCH) });
-      labelled += row?.labelled ?? 0;
-    }
-    return labelled;
   }
 
   /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
@@ -611,7 +574,7 @@ export class Neo4jStore implements Store {
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
-    const row = await this.peopleWithin(person).get({ person, day, deliveryIds });
+    const row = await this.people.get({ person, day, deliveryIds });
     if (person.keptToken !== undefined && row?.tokenActive === false) throw keptTokenRevoked();
     if (kept && (row?.catalogueVersion[0] ?? 0) !== kept.version) {
       this.deliveries.forget(person.customerId, kept.version);
@@ -628,24 +591,6 @@ export class Neo4jStore implements Store {
       return counted ? [withCounts(d, deliveryCountsOf(counted))] : [];
     });
     return { deliveries: weighed, others, person: new Map(counts) };
-  }
-
-  /** The shared person.counts reads of people with the bounds of `person` (their statement's LIMIT). */
-  private peopleWithin(person: PersonRequest): GatheredReads<PersonAsk, PersonCountsRow | undefined> {
-    const bounds = `${person.maxNodes} ${person.maxIds}`;
-    let people = this.people.get(bounds);
-    if (people === undefined) {
-      people = new GatheredReads(this.read, {
-        key: ({ person: p, day, deliveryIds }) =>
-          JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
-        alone: (q, ask) => personCountsRow(q, ask),
-        together: personCountsRows,
-        atOnce: SHARED_READS_AT_ONCE,
-        perStatement: SHARED_READS_PER_STATEMENT,
-      });
-      this.people.set(bounds, people);
-    }
-    return people;
   }
 
   recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {

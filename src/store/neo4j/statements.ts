@@ -114,6 +114,8 @@ export const STATEMENT_NAMES = [
   'history.written-by',
   'node.add-schema-labels',
   'id.add-type-labels',
+  'migration.lock',
+  'migration.record',
   'erase.component',
   'erase.lock',
   'erase.delete-nodes',
@@ -160,6 +162,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impressionkey.index-time',
   'schema/impressionkey.index-id',
   'schema/separated.index-customer',
+  'schema/migration.unique-version',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */
@@ -196,6 +199,7 @@ export const GRAPH_VOCABULARY = {
     'ImpressionKey',
     'DeletedDelivery',
     'SecureId',
+    'Migration',
   ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;

@@ -2,6 +2,7 @@
 // lines are (./neo4j-bulk.ts), so that the fixed cost of a transaction and of each statement is paid once for many.
 import { DomainError } from '../../domain/errors';
 import type { NodeWrite } from '../../domain/store';
+import { Batcher, type Turn } from './batcher';
 import { applyInBatches, type RunBatch } from './neo4j-bulk';
 
 /** How many single node write transactions run at once (committing ones included); writes that arrive meanwhile wait, and go together. */
@@ -10,12 +11,10 @@ export const NODE_WRITE_TRANSACTIONS_AT_ONCE = 2;
 /** Most writes one gathered transaction carries: its locks are held until it commits, so the writes behind it wait that long. */
 export const NODE_WRITES_PER_TRANSACTION = 32;
 
-/** A write waiting for a transaction, and how its caller hears what became of it. */
-interface Waiting<W> {
+/** A write and when it arrived (Date.now()): its time limit runs from then, the wait included. */
+interface Arrived<W> {
   write: W;
-  /** When it arrived (Date.now()): its time limit runs from then, the wait included. */
   since: number;
-  settle: (error?: unknown) => void;
 }
 
 /** RunBatch, within `limitMs`; `committing` is called as each of its transactions sends its COMMIT. */
@@ -46,104 +45,48 @@ export interface GatheringOptions {
  * (docs/neo4j-performance.md); customers' transactions run side by side.
  */
 export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
-  private running = 0;
-  /** The customers with a transaction running that has not sent its (first) COMMIT yet: each has at most one. */
-  private readonly busy = new Set<string>();
-  /** Per customer, in arrival order; the Map keeps the customers in the order of their turns. */
-  private readonly waiting = new Map<string, Array<Waiting<W>>>();
-
-  private readonly limitMs: number;
-  private readonly atOnce: number;
-  private readonly perTransaction: number;
+  private readonly batcher: Batcher<Arrived<W>, void>;
 
   constructor(
     private readonly alone: (write: W, committing: () => void) => Promise<void>,
     private readonly together: RunTogether<W>,
-    options: GatheringOptions,
+    private readonly options: GatheringOptions,
   ) {
-    this.limitMs = options.limitMs;
-    this.atOnce = options.atOnce ?? NODE_WRITE_TRANSACTIONS_AT_ONCE;
-    this.perTransaction = options.perTransaction ?? NODE_WRITES_PER_TRANSACTION;
-  }
-
-  apply(write: W): Promise<void> {
-    const customer = write.node.customerId;
-    if (this.running < this.atOnce && !this.busy.has(customer)) {
-      const turn = this.start(customer);
-      return this.alone(write, turn.committing).finally(turn.done);
-    }
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(customer) ?? [];
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the write's own error, passed on as it was
-      queue.push({ write, since: Date.now(), settle: (error) => (error === undefined ? resolve() : reject(error)) });
-      this.waiting.set(customer, queue);
+    this.batcher = new Batcher<Arrived<W>, void>({
+      alone: ({ write }, turn) => this.alone(write, turn.release),
+      together: (lines, turn) => this.applyTogether(lines, turn),
+      partition: ({ write }) => write.node.customerId,
+      onePerPartition: true,
+      slots: options.atOnce ?? NODE_WRITE_TRANSACTIONS_AT_ONCE,
+      perBatch: options.perTransaction ?? NODE_WRITES_PER_TRANSACTION,
+      limitMs: options.limitMs,
     });
   }
 
+  apply(write: W): Promise<void> {
+    return this.batcher.ask({ write, since: Date.now() });
+  }
+
   /**
-   * Counts a transaction of `customer` as running, and its customer as busy until the transaction sends its COMMIT
-   * (`committing`: the customer's next one may then begin, its first round trip beside the commit's; for a batch a
-   * refusal splits into several, when the first sends it) or ends (`done`), whichever comes first.
+   * The lines as one bulk batch (applyInBatches), each answered as soon as its transaction committed or refused it.
+   * A transaction after a refusal has the time its own longest-waiting line has left.
    */
-  private start(customer: string): { committing: () => void; done: () => void } {
-    this.running += 1;
-    this.busy.add(customer);
-    let busy = true;
-    const free = () => {
-      if (busy) this.busy.delete(customer);
-      busy = false;
-    };
-    return {
-      committing: () => {
-        free();
-        this.next();
-      },
-      done: () => {
-        this.running -= 1;
-        free();
-        this.next();
-      },
-    };
-  }
-
-  /** Starts a transaction for the customer whose turn it is among those not busy, while fewer than atOnce run. */
-  private next(): void {
-    while (this.running < this.atOnce) {
-      let customer: string | undefined;
-      for (const waiting of this.waiting.keys()) {
-        if (this.busy.has(waiting)) continue;
-        customer = waiting;
-        break;
-      }
-      if (customer === undefined) return;
-      const queue = this.waiting.get(customer) as Array<Waiting<W>>;
-      const batch = queue.splice(0, this.perTransaction);
-      // The customer's writes left over wait behind the other customers'.
-      this.waiting.delete(customer);
-      if (queue.length > 0) this.waiting.set(customer, queue);
-      const turn = this.start(customer);
-      void this.applyTogether(batch, turn.committing).finally(turn.done);
-    }
-  }
-
-  private async applyTogether(batch: Array<Waiting<W>>, committing: () => void): Promise<void> {
-    // Each caller hears as soon as its write committed or was refused (settling twice changes nothing).
-    const run: RunBatch<Waiting<W>> = async (lines) => {
-      const left = this.limitMs - (Date.now() - Math.min(...lines.map((line) => line.since)));
-      if (left <= 0) throw new DomainError('store_unavailable', `Neo4j did not answer within ${this.limitMs / 1000} s.`);
+  private async applyTogether(lines: Array<Arrived<W>>, turn: Turn<void>): Promise<Array<PromiseSettledResult<void>>> {
+    const limitMs = this.options.limitMs;
+    const indexed = lines.map((line, index) => ({ ...line, index }));
+    const run: RunBatch<(typeof indexed)[number]> = async (batch) => {
+      const left = limitMs - (Date.now() - Math.min(...batch.map((line) => line.since)));
+      if (left <= 0) throw new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`);
       const outcome = await this.together(
-        lines.map((line) => line.write),
+        batch.map((line) => line.write),
         left,
-        committing,
+        turn.release,
       );
-      if (outcome === undefined) for (const line of lines) line.settle();
-      else if (outcome !== 'unattributed' && outcome.at === 0) lines[0]?.settle(outcome.error);
+      if (outcome === undefined) for (const line of batch) turn.answer(line.index, { status: 'fulfilled', value: undefined });
+      else if (outcome !== 'unattributed' && outcome.at === 0 && batch[0]) turn.answer(batch[0].index, { status: 'rejected', reason: outcome.error });
       return outcome;
     };
-    try {
-      await applyInBatches(batch, batch.length, run);
-    } catch (e) {
-      for (const line of batch) line.settle(e);
-    }
+    await applyInBatches(indexed, indexed.length, run);
+    return lines.map(() => ({ status: 'fulfilled', value: undefined }));
   }
 }
