@@ -5,7 +5,7 @@
 // links back, so SQLite drives it synchronously and Neo4j with await (runWhySearch, runWhySearchAsync).
 import { DomainError } from './errors';
 import type { IdPair } from './model';
-import { tooManyIdsToRead } from './store';
+import { tooManyIdsToRead } from './refusals';
 import { compareIds, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
 
 /**

@@ -4,7 +4,8 @@
 // through (ifCommitted).
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
-import { nodeExists, type NodeWrite } from '../../domain/store';
+import { nodeExists } from '../../domain/refusals';
+import type { NodeWrite } from '../../domain/store';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';

@@ -9,7 +9,8 @@ import {
   type IdTypeDeclaration,
   type SchemaRecord,
 } from '../../domain/model';
-import { type PutSchemaOutcome, refuseConflictingDeclarations, secureTypeInUse } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/store';
+import { refuseConflictingDeclarations, secureTypeInUse } from '../../domain/refusals';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { blocklistDigest } from './kept-policies';
 import { guardWholeSchema } from './schema-guards';

@@ -42,23 +42,22 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import {
-  type KeptPolicyUse,
-  keptTokenRevoked,
-  type NodeWrite,
-  type PutSchemaOutcome,
-  policyChanged,
-  type SchemaWithPolicy,
-  type StartCheck,
-  type Store,
-  type StoredToken,
-  type UncheckedGraph,
-  type UncheckedSearch,
-  type UncheckedWhy,
-  type WhyCheck,
-  type CheckedGraph,
-  type CheckedWhy,
+import type {
+  KeptPolicyUse,
+  NodeWrite,
+  PutSchemaOutcome,
+  SchemaWithPolicy,
+  StartCheck,
+  Store,
+  StoredToken,
+  UncheckedGraph,
+  UncheckedSearch,
+  UncheckedWhy,
+  WhyCheck,
+  CheckedGraph,
+  CheckedWhy,
 } from '../../domain/store';
+import { keptTokenRevoked, policyChanged } from '../../domain/refusals';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';

@@ -2,7 +2,7 @@
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
 import { canonicalDeclaration, declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
-import { policyChanged, schemaChanged } from '../../domain/store';
+import { policyChanged, schemaChanged } from '../../domain/refusals';
 import { policyMark } from './kept-policies';
 import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query } from './query';

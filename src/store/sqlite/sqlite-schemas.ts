@@ -14,7 +14,8 @@ import {
   type NodeAddress,
   type SchemaRecord,
 } from '../../domain/model';
-import { type PutSchemaOutcome, refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/store';
+import { refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/refusals';
 
 interface TypeRow {
   schema_id: string;

@@ -37,19 +37,19 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import {
-  type NodeWrite,
-  type PutSchemaOutcome,
-  type SchemaWithPolicy,
-  type StartCheck,
-  type Store,
-  type StoredToken,
-  type UncheckedSearch,
-  type UncheckedGraph,
-  type UncheckedWhy,
-  type WhyCheck,
-  type CheckedGraph,
-  type CheckedWhy,
+import type {
+  NodeWrite,
+  PutSchemaOutcome,
+  SchemaWithPolicy,
+  StartCheck,
+  Store,
+  StoredToken,
+  UncheckedSearch,
+  UncheckedGraph,
+  UncheckedWhy,
+  WhyCheck,
+  CheckedGraph,
+  CheckedWhy,
 } from '../../domain/store';
 import { checkThenSearch } from '../../domain/search';
 import { migrations } from './migrations';
