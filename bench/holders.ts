@@ -8,7 +8,7 @@
 // Each N gets a customer of its own; each call is timed 3 times, the median printed, as one JSON line per N.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Store } from '../src/domain/store';
+import type { TestStore as Store } from '../test/helpers/store';
 import type { SchemaRecord, SearchQuery } from '../src/domain/model';
 import type { GraphQuery } from '../src/domain/graph';
 import { Neo4jStore } from '../src/store/neo4j/neo4j-store';

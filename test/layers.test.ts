@@ -1,5 +1,5 @@
 // House rules about what imports what, read from the sources: the domain
-// owns the store port (src/domain/store.ts) and imports neither a store nor the HTTP layer, only
+// owns the store ports (src/domain/ports/) and imports neither a store nor the HTTP layer, only
 // src/config.ts reads process.env, and only src/store/sqlite/driver.ts loads better-sqlite3.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,8 +25,8 @@ function importsOf(file: string): string[] {
 const files = sources(SRC);
 
 test('when the sources are read, then they are found (the rules below have something to check)', () => {
-  expect(files).toContain(path.join('domain', 'store.ts'));
-  expect(importsOf(path.join('domain', 'nodes.ts'))).toContain(path.join('domain', 'store'));
+  expect(files).toContain(path.join('domain', 'ports', 'node-writes.ts'));
+  expect(importsOf(path.join('domain', 'nodes.ts'))).toContain(path.join('domain', 'ports', 'node-writes'));
 });
 
 test('when a file of src/domain/ imports, then never from src/store/ or src/http/', () => {

@@ -2,10 +2,13 @@
 // can draw the person. The search's rules on the start and its bounds apply; what is answered is cut to
 // max_nodes nodes, nearest first, so that a cut drawing stays connected.
 import { compareCodePoints, byTypeThenId } from './code-point-order';
-import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type SearchQuery, type Step } from './model';
+import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type Step } from './model';
 import type { Actor } from './nodes';
 import { checkedPolicy, checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
-import type { CheckedGraph, StartCheck, Store, UncheckedGraph } from './store';
+import type { CheckedGraph, GraphQuery, IdentityReadStore, StartCheck, UncheckedGraph } from './ports/identity-reads';
+import type { ProtectionStore } from './ports/protections';
+
+export type { GraphComponent, GraphNodeRecord, GraphQuery } from './ports/identity-reads';
 
 export interface GraphBody {
   match: { from: StartBody; step?: Step };
@@ -14,17 +17,6 @@ export interface GraphBody {
 
 /** max_nodes when the request gives none (openapi.yaml: 1 to 2,000). */
 export const DEFAULT_GRAPH_NODES = 500;
-
-/** What a store reads for Store.graph: a search's start, step and bounds, and how much to answer. */
-export interface GraphQuery extends Pick<
-  SearchQuery,
-  'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'hiddenTypes' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'
-> {
-  /** max_nodes: the most nodes answered. */
-  answerNodes: number;
-  /** Room for the answer, taken before the IDs of the answered nodes are read (graphAnswerSize). */
-  answerRoom?: AnswerRoom;
-}
 
 /** A node the traversal reached, before its IDs are read: what cutGraph orders and counts by. */
 export interface GraphCandidate<Ref> {
@@ -40,19 +32,6 @@ export interface GraphCandidate<Ref> {
   idCount: number;
   /** The characters its visible IDs add to the answer (ID_OVERHEAD each, with type and value), when the store reads them with the node. */
   idChars?: number;
-}
-
-/** A node as a store answers it: every ID it holds, the key included, in no particular order. */
-export interface GraphNodeRecord {
-  schemaId: string;
-  key: IdPair;
-  ids: IdPair[];
-}
-
-export interface GraphComponent {
-  nodes: GraphNodeRecord[];
-  /** Some reached node is not answered (past answerNodes, or past maxIds IDs answered). */
-  truncated: boolean;
 }
 
 /**
@@ -145,14 +124,14 @@ export interface GraphLimits {
 
 export class GraphService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IdentityReadStore, 'checkedGraph'>,
     private readonly limits: GraphLimits,
   ) {}
 
   async graph(actor: Actor, body: GraphBody, answerRoom?: AnswerRoom): Promise<GraphAnswer> {
     const { from } = body.match;
     refuseIncompleteStart(from);
-    // The policy is read with the graph (Store.checkedGraph): on Neo4j, in its statement.
+    // The policy is read with the graph (IdentityReadStore.checkedGraph): on Neo4j, in its statement.
     const { component, policy, declarations } = await this.store.checkedGraph(
       {
         customerId: actor.customerId,
@@ -195,11 +174,15 @@ function typesOf(nodes: readonly GraphNode[], declarations: readonly IdTypeDecla
 }
 
 /**
- * Store.checkedGraph as reads in turn: the customer's policy (with the start's schema, when it names one), checked,
+ * IdentityReadStore.checkedGraph as reads in turn: the customer's policy (with the start's schema, when it names one), checked,
  * then the graph, then, when it has nodes, the declarations of the customer's types. Stores whose reads cost no
  * round trip use it as it is.
  */
-export async function checkThenGraph(store: Store, query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+export async function checkThenGraph(
+  store: Pick<IdentityReadStore, 'graph'> & Pick<ProtectionStore, 'customerPolicy' | 'schemaWithPolicy' | 'listSchemas'>,
+  query: UncheckedGraph,
+  check: StartCheck,
+): Promise<CheckedGraph> {
   const policy = await checkedPolicy(store, query, check);
   const { authenticated, ...graph } = query;
   const component = await store.graph({ ...graph, ...searchTypes(policy, authenticated) });

@@ -3,7 +3,8 @@
 import { DomainError, type FieldProblem, isDomainError } from './errors';
 import { type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
-import type { KeptPolicyUse, NodeWrite, SchemaWithPolicy, Store } from './store';
+import type { NodeWrite, NodeWriteStore } from './ports/node-writes';
+import type { KeptPolicyUse, ProtectionStore, SchemaWithPolicy } from './ports/protections';
 
 /** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
 export interface Actor {
@@ -53,7 +54,7 @@ export interface NodeLimits {
 
 export class NodeService {
   constructor(
-    private readonly store: Store,
+    private readonly store: NodeWriteStore & Pick<ProtectionStore, 'customerAdmission' | 'schemaWithPolicy'>,
     private readonly limits: NodeLimits,
   ) {}
 

@@ -3,7 +3,8 @@ import { DomainError } from './errors';
 import type { AnswerRoom, CustomerPolicy, IdPair, SchemaRecord, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
-import type { StartCheck, Store, UncheckedSearch } from './store';
+import type { IdentityReadStore, StartCheck, UncheckedSearch } from './ports/identity-reads';
+import type { ProtectionStore } from './ports/protections';
 
 /** Where a search (and a graph) starts: a keyed node, or every node holding an ID (of one schema, when given). */
 export interface StartBody {
@@ -32,7 +33,7 @@ export const DEFAULT_SEARCH_LIMIT = 10000;
 
 export class SearchService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IdentityReadStore, 'checkedSearch'>,
     private readonly limits: SearchLimits,
   ) {}
 
@@ -43,7 +44,7 @@ export class SearchService {
     if (limit > this.limits.searchMaxLimit) {
       throw new DomainError('validation_failed', 'limit is too large.', [{ path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` }]);
     }
-    // The policy is read with the search (Store.checkedSearch): on Neo4j, in its statement.
+    // The policy is read with the search (IdentityReadStore.checkedSearch): on Neo4j, in its statement.
     return this.store.checkedSearch(
       {
         customerId: actor.customerId,
@@ -69,17 +70,21 @@ export const searchTypes = (policy: CustomerPolicy, authenticated: boolean): Pic
 });
 
 /**
- * Store.checkedSearch as two reads: the customer's policy (with the start's schema, when it names one), checked,
+ * IdentityReadStore.checkedSearch as two reads: the customer's policy (with the start's schema, when it names one), checked,
  * then the search. Stores whose reads cost no round trip use it as it is.
  */
-export async function checkThenSearch(store: Store, query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+export async function checkThenSearch(
+  store: Pick<IdentityReadStore, 'search'> & PolicyReads,
+  query: UncheckedSearch,
+  check: StartCheck,
+): Promise<SearchResult> {
   const policy = await checkedPolicy(store, query, check);
   const { authenticated: _, ...search } = query;
   return store.search({ ...search, ...searchTypes(policy, query.authenticated) });
 }
 
 /** The first read of checkThenSearch (and of the graph's): the customer's policy, with the start's schema when it names one, checked. */
-export async function checkedPolicy(store: Store, start: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, check: StartCheck): Promise<CustomerPolicy> {
+export async function checkedPolicy(store: PolicyReads, start: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, check: StartCheck): Promise<CustomerPolicy> {
   const schemaId = start.key?.schemaId ?? start.where?.schemaId;
   const { schema, policy } =
     schemaId === undefined
@@ -88,6 +93,9 @@ export async function checkedPolicy(store: Store, start: Pick<SearchQuery, 'cust
   check(policy, schema);
   return policy;
 }
+
+/** The reads checkedPolicy makes. */
+type PolicyReads = Pick<ProtectionStore, 'customerPolicy' | 'schemaWithPolicy'>;
 
 /** invalid_search unless the start names a keyed node (schema with key) or an ID (where). */
 export function refuseIncompleteStart(from: StartBody): void {

@@ -26,7 +26,7 @@ import { hashToken } from '../../src/domain/tokens';
 import { deliveryBody } from '../../src/http/delivery-bodies';
 import { contractAjv, detach, loadContract } from '../../src/http/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { buildCondition, buildDelivery, buildDraft, type DeliveryAnswer as Delivery } from '../helpers/deliveries';

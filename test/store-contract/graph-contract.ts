@@ -5,7 +5,7 @@ import { byTypeThenId } from '../../src/domain/code-point-order';
 import type { GraphComponent, GraphQuery } from '../../src/domain/graph';
 import { DomainError } from '../../src/domain/errors';
 import type { AnswerRoom, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { asChecked, id, member, MEMBER, newCustomer, shop, SHOP, useStore, VISIT_WITH_OPTIONS } from './contract';
 
 /** A node as the tests compare them: schema, key, and its IDs sorted (stores answer them in no order). */

@@ -7,7 +7,7 @@
 //   only asserts on entries it wrote itself, around an instant it read back from them.
 // Every assertion reads back what is stored (nodeHistory, getNodeIds, search), not merely what a call returned.
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
 
 // ---- fixtures

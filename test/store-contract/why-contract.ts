@@ -2,10 +2,10 @@
 // openStore)`). Each store must answer the one chain compareChains picks among all the shortest: random graphs are
 // checked against every shortest chain enumerated here. With maskedTypes (a caller without a token), the chain
 // answered must look the same, once masked, as the smallest by what such a caller sees.
-import type { NodeWrite } from '../../src/domain/store';
+import type { NodeWrite } from '../../src/domain/ports/node-writes';
 import { DomainError } from '../../src/domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { compareChains, type Chain, type WhyQuery, type WhyStart } from '../../src/domain/why';
 import { asChecked, id, member, MEMBER, newCustomer, useStore } from './contract';
 

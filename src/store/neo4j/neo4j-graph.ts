@@ -7,7 +7,7 @@ import { DomainError } from '../../domain/errors';
 import { cutGraph, type GraphCandidate, type GraphComponent, graphAnswerSize, type GraphQuery } from '../../domain/graph';
 import { canonicalDeclaration, type CustomerPolicy, type IdPair, type IdTypeDeclaration, type SchemaRecord } from '../../domain/model';
 import { searchTypes } from '../../domain/search';
-import type { CheckedGraph, StartCheck, UncheckedGraph } from '../../domain/store';
+import type { CheckedGraph, StartCheck, UncheckedGraph } from '../../domain/ports/identity-reads';
 import { tooManyIdsToRead } from '../../domain/refusals';
 import type { PolicyRow } from './neo4j-schemas';
 import { startParams } from './neo4j-search';

@@ -5,7 +5,7 @@
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
 import { nodeExists } from '../../domain/refusals';
-import type { NodeWrite } from '../../domain/store';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';

@@ -15,7 +15,7 @@ import {
   separatedNodes,
   wouldPassIdLimit,
 } from '../../domain/refusals';
-import type { NodeWrite } from '../../domain/store';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
 import type { PolicyRow } from './neo4j-schemas';

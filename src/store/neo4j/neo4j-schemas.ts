@@ -9,7 +9,7 @@ import {
   type IdTypeDeclaration,
   type SchemaRecord,
 } from '../../domain/model';
-import type { PutSchemaOutcome } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/ports/protections';
 import { refuseConflictingDeclarations, secureTypeInUse } from '../../domain/refusals';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { blocklistDigest } from './kept-policies';

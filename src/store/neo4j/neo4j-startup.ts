@@ -34,21 +34,11 @@ import type {
   WriteAudit,
 } from '../../domain/model';
 import type { Logger } from '../../logger';
-import type {
-  CheckedGraph,
-  CheckedWhy,
-  NodeWrite,
-  KeptPolicyUse,
-  PutSchemaOutcome,
-  SchemaWithPolicy,
-  StartCheck,
-  Store,
-  StoredToken,
-  UncheckedGraph,
-  UncheckedSearch,
-  UncheckedWhy,
-  WhyCheck,
-} from '../../domain/store';
+import type { CheckedGraph, CheckedWhy, StartCheck, UncheckedGraph, UncheckedSearch, UncheckedWhy, WhyCheck } from '../../domain/ports/identity-reads';
+import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type { StorePorts } from '../../domain/ports/store-ports';
+import type { StoredToken } from '../../domain/ports/tokens';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
@@ -88,7 +78,7 @@ const restoringConstraints = () => new DomainError('store_unavailable', 'Neo4j i
 
 type StartupLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
-export class ConnectingStore implements Store {
+export class ConnectingStore implements StorePorts {
   /** Resolves once connected (or once closed before that); it never rejects. */
   readonly started: Promise<void>;
   private connected: Neo4jStore | undefined;

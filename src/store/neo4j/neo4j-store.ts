@@ -42,21 +42,11 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type {
-  KeptPolicyUse,
-  NodeWrite,
-  PutSchemaOutcome,
-  SchemaWithPolicy,
-  StartCheck,
-  Store,
-  StoredToken,
-  UncheckedGraph,
-  UncheckedSearch,
-  UncheckedWhy,
-  WhyCheck,
-  CheckedGraph,
-  CheckedWhy,
-} from '../../domain/store';
+import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { StartCheck, UncheckedGraph, UncheckedSearch, UncheckedWhy, WhyCheck, CheckedGraph, CheckedWhy } from '../../domain/ports/identity-reads';
+import type { StorePorts } from '../../domain/ports/store-ports';
+import type { StoredToken } from '../../domain/ports/tokens';
 import { keptTokenRevoked, policyChanged } from '../../domain/refusals';
 import { adoptMentions, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -167,7 +157,7 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
-export class Neo4jStore implements Store {
+export class Neo4jStore implements StorePorts {
   private readonly transactions: Transactions;
   private readonly read: Transactions['read'];
   private readonly write: Write;

@@ -31,7 +31,7 @@ import {
   sharedKeyImmutable,
   wouldPassIdLimit,
 } from '../../domain/refusals';
-import type { NodeWrite } from '../../domain/store';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';

@@ -14,7 +14,7 @@ import {
   type NodeAddress,
   type SchemaRecord,
 } from '../../domain/model';
-import type { PutSchemaOutcome } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/ports/protections';
 import { refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/refusals';
 
 interface TypeRow {

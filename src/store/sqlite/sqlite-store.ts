@@ -37,20 +37,11 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type {
-  NodeWrite,
-  PutSchemaOutcome,
-  SchemaWithPolicy,
-  StartCheck,
-  Store,
-  StoredToken,
-  UncheckedSearch,
-  UncheckedGraph,
-  UncheckedWhy,
-  WhyCheck,
-  CheckedGraph,
-  CheckedWhy,
-} from '../../domain/store';
+import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type { StartCheck, UncheckedSearch, UncheckedGraph, UncheckedWhy, WhyCheck, CheckedGraph, CheckedWhy } from '../../domain/ports/identity-reads';
+import type { StorePorts } from '../../domain/ports/store-ports';
+import type { StoredToken } from '../../domain/ports/tokens';
 import { checkThenSearch } from '../../domain/search';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
@@ -126,7 +117,7 @@ export const DEFAULT_INLINE_NODES = 64;
 export const DEFAULT_INLINE_IDS = 1024;
 export const DEFAULT_INLINE_BYTES = 65536;
 
-export class SqliteStore implements Store {
+export class SqliteStore implements StorePorts {
   private readonly db: BetterSqlite3.Database;
   private readonly s;
   private readonly schemas: SqliteSchemas;
