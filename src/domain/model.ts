@@ -1,11 +1,9 @@
 // The plain records the domain and every store exchange.
 import type { BlockRule } from './blocklist';
 
-/** One identifier: a (type, id) pair. */
-export interface IdPair {
-  type: string;
-  id: string;
-}
+import type { IdPair } from './id-pair';
+
+export type { IdPair } from './id-pair';
 
 export interface IdTypeDeclaration {
   type: string;
@@ -76,6 +74,14 @@ export interface WriteAudit {
   requestId: string;
   /** `token:<token_id>`, `admin` or `anonymous`: never the token itself. */
   actor: string;
+}
+
+/** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
+export interface Actor {
+  customerId: string;
+  authenticated: boolean;
+  /** What the history entries of the actor's writes name; absent: anonymous, no request id. */
+  audit?: WriteAudit;
 }
 
 export type HistoryOp = 'create' | 'insert' | 'update' | 'upsert' | 'rekeying' | 'delete' | 'erase' | 'separate' | 'unseparate';

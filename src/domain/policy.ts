@@ -3,8 +3,7 @@
 // reads it with its schema, Store.schemaWithPolicy).
 import { compileBlocklist } from './blocklist';
 import { DomainError, type FieldProblem } from './errors';
-import type { CustomerPolicy, IdPair } from './model';
-import type { Actor } from './nodes';
+import type { Actor, CustomerPolicy, IdPair } from './model';
 
 /** 401 when the customer requires a token on every search and node operation (require_token) and the caller sent none. */
 export function requireTokenIfAsked(actor: Actor, policy: CustomerPolicy): void {
