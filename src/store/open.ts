@@ -31,8 +31,8 @@ export function openStore(config: Config, logger: Logger): OpenedStore {
       const { uri, ...connection } = config.neo4j;
       if (uri === undefined) throw new Error('STORE=neo4j needs NEO4J_URI.');
       // Serves at once: store_unavailable until connected with cypher/schema/ applied, retried in the background.
-      const store = new ConnectingStore({ ...connection, uri }, logger);
-      return { store, started: store.started };
+      const connecting = new ConnectingStore({ ...connection, uri }, logger);
+      return { store: connecting.store, started: connecting.started };
     }
   }
 }
