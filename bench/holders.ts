@@ -67,10 +67,10 @@ async function main(): Promise<void> {
       const bounds = { maxNodes: 10_000, maxIds: 50_000 };
       const search: SearchQuery = { ...from, ...bounds, hiddenTypes: [], limit: 100 };
       const graph: GraphQuery = { ...from, ...bounds, hiddenTypes: [], answerNodes: 500 };
-      const found = await store.search(search);
-      const drawn = await store.graph(graph);
-      const searchMs = await median(() => store.search(search));
-      const graphMs = await median(() => store.graph(graph));
+      const found = await store.searchWithTypes(search);
+      const drawn = await store.graphWithTypes(graph);
+      const searchMs = await median(() => store.searchWithTypes(search));
+      const graphMs = await median(() => store.graphWithTypes(graph));
       console.log(JSON.stringify({ store: process.env.STORE ?? 'sqlite', n, total: found.total, nodes: drawn.nodes.length, searchMs, graphMs }));
     }
   } finally {

@@ -4,9 +4,8 @@
 import { compareCodePoints, byTypeThenId } from './code-point-order';
 import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type Step } from './model';
 import type { Actor } from './nodes';
-import { checkedPolicy, checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
-import type { CheckedGraph, GraphQuery, IdentityReadStore, StartCheck, UncheckedGraph } from './ports/identity-reads';
-import type { ProtectionStore } from './ports/protections';
+import { checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
+import type { GraphQuery, IdentityReadStore } from './ports/identity-reads';
 
 export type { GraphComponent, GraphNodeRecord, GraphQuery } from './ports/identity-reads';
 
@@ -124,28 +123,26 @@ export interface GraphLimits {
 
 export class GraphService {
   constructor(
-    private readonly store: Pick<IdentityReadStore, 'checkedGraph'>,
+    private readonly store: Pick<IdentityReadStore, 'graph'>,
     private readonly limits: GraphLimits,
   ) {}
 
   async graph(actor: Actor, body: GraphBody, answerRoom?: AnswerRoom): Promise<GraphAnswer> {
     const { from } = body.match;
     refuseIncompleteStart(from);
-    // The policy is read with the graph (IdentityReadStore.checkedGraph): on Neo4j, in its statement.
-    const { component, policy, declarations } = await this.store.checkedGraph(
-      {
-        customerId: actor.customerId,
-        ...startOf(from),
-        step: body.match.step ?? 'ALL',
-        exclude: from.exclude ?? false,
-        authenticated: actor.authenticated,
-        maxNodes: this.limits.traversalMaxNodes,
-        maxIds: this.limits.traversalMaxIds,
-        answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
-        ...(answerRoom ? { answerRoom } : {}),
-      },
-      (read, schema) => checkStart(actor, from, read, schema),
-    );
+    // The policy is read with the graph: on Neo4j, in its statement.
+    const { component, policy, declarations } = await this.store.graph({
+      customerId: actor.customerId,
+      ...startOf(from),
+      step: body.match.step ?? 'ALL',
+      exclude: from.exclude ?? false,
+      authenticated: actor.authenticated,
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
+      ...(answerRoom ? { answerRoom } : {}),
+      check: (read, schema) => checkStart(actor, from, read, schema),
+    });
     // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
     const hidden = new Set(searchTypes(policy, actor.authenticated).hiddenTypes);
     const nodes = component.nodes.map((n) => ({
@@ -171,21 +168,4 @@ function typesOf(nodes: readonly GraphNode[], declarations: readonly IdTypeDecla
     // replacement came between the reads of a store that reads them apart.
     return { type, secure: t?.secure ?? false, links: t?.links !== false, ...(t?.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}) };
   });
-}
-
-/**
- * IdentityReadStore.checkedGraph as reads in turn: the customer's policy (with the start's schema, when it names one), checked,
- * then the graph, then, when it has nodes, the declarations of the customer's types. Stores whose reads cost no
- * round trip use it as it is.
- */
-export async function checkThenGraph(
-  store: Pick<IdentityReadStore, 'graph'> & Pick<ProtectionStore, 'customerPolicy' | 'schemaWithPolicy' | 'listSchemas'>,
-  query: UncheckedGraph,
-  check: StartCheck,
-): Promise<CheckedGraph> {
-  const policy = await checkedPolicy(store, query, check);
-  const { authenticated, ...graph } = query;
-  const component = await store.graph({ ...graph, ...searchTypes(policy, authenticated) });
-  const declarations = component.nodes.length === 0 ? [] : (await store.listSchemas(query.customerId)).flatMap((s) => s.idTypes);
-  return { component, policy, declarations };
 }

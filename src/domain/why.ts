@@ -4,10 +4,9 @@ import { DomainError } from './errors';
 import type { IdPair } from './model';
 import type { Actor } from './nodes';
 import { checkStart, startOf, type StartBody } from './search';
-import type { Chain, ChainNode, CheckedWhy, IdentityReadStore, UncheckedWhy, WhyCheck, WhyStart } from './ports/identity-reads';
+import type { Chain, ChainNode, IdentityReadStore } from './ports/identity-reads';
 
 export type { Chain, ChainNode, WhyFound, WhyQuery, WhyStart } from './ports/identity-reads';
-import type { ProtectionStore } from './ports/protections';
 
 export interface WhyBody {
   from: Omit<StartBody, 'exclude'>;
@@ -36,28 +35,26 @@ export interface WhyLimits {
 
 export class WhyService {
   constructor(
-    private readonly store: Pick<IdentityReadStore, 'checkedWhy'>,
+    private readonly store: Pick<IdentityReadStore, 'why'>,
     private readonly limits: WhyLimits,
   ) {}
 
   async why(actor: Actor, body: WhyBody): Promise<WhyAnswer> {
     refuseIncomplete(body.from, 'from');
     refuseIncomplete(body.to, 'to');
-    // The policy is read with the search (IdentityReadStore.checkedWhy): on Neo4j, in its statement.
-    const { found, policy } = await this.store.checkedWhy(
-      {
-        customerId: actor.customerId,
-        from: startOf(body.from),
-        to: startOf(body.to),
-        authenticated: actor.authenticated,
-        maxNodes: this.limits.traversalMaxNodes,
-        maxIds: this.limits.traversalMaxIds,
+    // The policy is read with the search: on Neo4j, in its statement.
+    const { found, policy } = await this.store.why({
+      customerId: actor.customerId,
+      from: startOf(body.from),
+      to: startOf(body.to),
+      authenticated: actor.authenticated,
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      check: (read, fromSchema, toSchema) => {
+        checkStart(actor, body.from, read, fromSchema);
+        checkStart(actor, body.to, read, toSchema);
       },
-      (policy, fromSchema, toSchema) => {
-        checkStart(actor, body.from, policy, fromSchema);
-        checkStart(actor, body.to, policy, toSchema);
-      },
-    );
+    });
     if (found.missing !== undefined) throw new DomainError('node_not_found', `No node holds the start given as '${found.missing}'.`);
     const { chain } = found;
     if (!chain) return { linked: false, hops: null, path: [] };
@@ -71,28 +68,6 @@ export class WhyService {
     });
     return { linked: true, hops: chain.vias.length, path };
   }
-}
-
-/**
- * IdentityReadStore.checkedWhy as reads in turn: the customer's policy (with each start's schema, once when both name the same
- * or none), checked, then the search. Stores whose reads cost no round trip use it as it is.
- */
-export async function checkThenWhy(
-  store: Pick<IdentityReadStore, 'why'> & Pick<ProtectionStore, 'customerPolicy' | 'schemaWithPolicy'>,
-  query: UncheckedWhy,
-  check: WhyCheck,
-): Promise<CheckedWhy> {
-  const read = (schemaId: string | undefined) =>
-    schemaId === undefined
-      ? store.customerPolicy(query.customerId).then((policy) => ({ schema: undefined, policy }))
-      : store.schemaWithPolicy(query.customerId, schemaId);
-  const schemaOf = (start: WhyStart) => start.key?.schemaId ?? start.where?.schemaId;
-  const fromRead = await read(schemaOf(query.from));
-  const toRead = schemaOf(query.to) === schemaOf(query.from) ? fromRead : await read(schemaOf(query.to));
-  check(fromRead.policy, fromRead.schema, toRead.schema);
-  const { authenticated, ...search } = query;
-  const { policy } = fromRead;
-  return { found: await store.why({ ...search, unlinkedTypes: [...policy.unlinkedTypes], maskedTypes: maskedFor(authenticated, policy) }), policy };
 }
 
 /** The types whose values a caller may not see, which the tie rule compares as equal: the secure ones, without a token. */

@@ -78,8 +78,7 @@ export class Metrics {
         if (typeof value !== 'function' || typeof property !== 'string') return value;
         const made = wrappers.get(property);
         if (made) return made;
-        // A search or `_why` checked against the customer's policy in the store is still the operation `search` or `why`.
-        const operation = property === 'checkedSearch' ? 'search' : property === 'checkedWhy' ? 'why' : property;
+        const operation = property;
         const wrapper = async (...args: unknown[]) => {
           const stop = this.storeLatency.startTimer({ operation });
           try {

@@ -3,6 +3,7 @@
 import neo4j, { type Driver } from 'neo4j-driver';
 import type { IdPair, NodeAddress } from '../../src/domain/model';
 import type { StorePorts } from '../../src/domain/ports/store-ports';
+import type { TraversalReads } from '../../src/store/checked-reads';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 
@@ -22,13 +23,15 @@ export function neo4jConnectionFromEnv(): Neo4jConnection {
 }
 
 /**
- * What a test reaches of a store: every port, and the adapters' own read of a node's IDs (getNodeIds), which no
- * service needs, and their floor (the bench's), which only the bench's route calls.
+ * What a test reaches of a store: every port, and what the adapters have besides: the reads with the types they hide
+ * given (TraversalReads), a node's IDs (getNodeIds), which no service needs, and the floor, which only the bench's
+ * route calls.
  */
-export type TestStore = StorePorts & {
-  getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
-  floor(): Promise<void>;
-};
+export type TestStore = StorePorts &
+  TraversalReads & {
+    getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
+    floor(): Promise<void>;
+  };
 
 export const usesNeo4j = (): boolean => process.env.IDLINK_TEST_STORE === 'neo4j';
 

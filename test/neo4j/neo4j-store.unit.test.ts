@@ -439,10 +439,10 @@ describe('Neo4j store, with a fake driver', () => {
     await store.removeId(member('m1'), id('cookie', 'k1'));
     await store.deleteNode(member('m1'));
     await store.getNodeIds(member('m1'));
-    await store.search(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
-    await store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
-    await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
-    await store.search(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ONE' }));
+    await store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }));
+    await store.searchWithTypes(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
+    await store.searchWithTypes(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' }));
+    await store.searchWithTypes(query({ where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ONE' }));
     const unchecked = {
       customerId: 'acme',
       key: { schemaId: 'member', key: id('member_id', 'm1') },
@@ -452,13 +452,13 @@ describe('Neo4j store, with a fake driver', () => {
       maxNodes: 10,
       maxIds: 10,
     };
-    await store.checkedSearch({ ...unchecked, step: 'ONE' }, () => undefined);
-    await store.checkedSearch({ ...unchecked, step: 'ALL' }, () => undefined);
-    await store.checkedSearch({ ...unchecked, key: undefined, where: { id: id('device', 'd1') }, step: 'ONE' }, () => undefined);
+    await store.search({ ...{ ...unchecked, step: 'ONE' }, check: () => undefined });
+    await store.search({ ...{ ...unchecked, step: 'ALL' }, check: () => undefined });
+    await store.search({ ...{ ...unchecked, key: undefined, where: { id: id('device', 'd1') }, step: 'ONE' }, check: () => undefined });
     const graph = { customerId: 'acme', exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10, maxIds: 10, answerNodes: 5 };
-    await store.graph({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
-    await store.graph({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
-    await store.graph({ ...graph, where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' });
+    await store.graphWithTypes({ ...graph, key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' });
+    await store.graphWithTypes({ ...graph, where: { id: id('device', 'd1') }, step: 'ONE' });
+    await store.graphWithTypes({ ...graph, where: { id: id('device', 'd1'), schemaId: 'member' }, step: 'ALL' });
     await store.listDeliveries('acme', 0, 20);
     await store.getDelivery('acme', 7);
     await store.createDelivery('acme', buildDraft());
@@ -486,7 +486,9 @@ describe('Neo4j store, with a fake driver', () => {
     await store.separate({ customerId: 'acme', ...pair, removeSharedFrom: 'b', audit }).catch(() => undefined);
     await store.unseparate('acme', pair.a, pair.b, audit).catch(() => undefined);
     await store.listSeparations('acme', 0, 20);
-    await store.why({ customerId: 'acme', from: { key: pair.a }, to: { key: pair.b }, unlinkedTypes: [], maxNodes: 10, maxIds: 10 }).catch(() => undefined);
+    await store
+      .whyWithTypes({ customerId: 'acme', from: { key: pair.a }, to: { key: pair.b }, unlinkedTypes: [], maxNodes: 10, maxIds: 10 })
+      .catch(() => undefined);
     await store.nodeHistory('acme', 'member', id('member_id', 'm1'), 0, 20);
     const erase = { customerId: 'acme', id: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit: { requestId: 'r1', actor: 'admin' } };
     await store.erase({ ...erase, scope: 'id' });
@@ -649,7 +651,7 @@ describe('Neo4j store, with a fake driver', () => {
         }
         return undefined;
       });
-      const result = await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50, maxIds: 70 }));
+      const result = await fake.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, limit: 4, maxNodes: 50, maxIds: 70 }));
       expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-all']);
       expect(fake.named('search.start-by-key')[0]?.params).toEqual({
         customer: 'acme',
@@ -672,20 +674,22 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when key and where are given, then the where condition goes to the start statement', async () => {
       const fake = fakeStore();
-      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, where: { schemaId: 'member', id: id('device', 'd1') } }));
+      await fake.store.searchWithTypes(
+        query({ key: { schemaId: 'member', key: id('member_id', 'a') }, where: { schemaId: 'member', id: id('device', 'd1') } }),
+      );
       expect(fake.named('search.start-by-key')[0]?.params).toMatchObject({ whereType: 'device', whereValue: 'd1' });
     });
 
     test('when step is ONE from a key, then the two-hop traversal from the start node', async () => {
       const fake = fakeStore();
-      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
+      await fake.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step: 'ONE' }));
       expect(fake.names()).toEqual(['search.start-by-key', 'search.traverse-one']);
       expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1'] });
     });
 
     test('when step is ONE from where without a schema, then one traversal from the Id vertex', async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n2'] }] : undefined));
-      await fake.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
+      await fake.store.searchWithTypes(query({ where: { id: id('device', 'd1') }, step: 'ONE' }));
       expect(fake.names()).toEqual(['search.start-by-where', 'search.traverse-one-from-id']);
       expect(fake.named('search.start-by-where')[0]?.params).toMatchObject({ customer: 'acme', type: 'device', value: 'd1', schema: null });
       expect(fake.named('search.traverse-one-from-id')[0]?.params).toMatchObject({ source: 'i1' });
@@ -693,54 +697,64 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when step is ONE from where in a schema, then the two-hop traversal from those start nodes only', async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' }, step: 'ONE' }));
+      await fake.store.searchWithTypes(query({ where: { id: id('device', 'd1'), schemaId: 'shop' }, step: 'ONE' }));
       expect(fake.named('search.start-by-where')[0]?.params).toMatchObject({ schema: 'shop' });
       expect(fake.named('search.traverse-one')[0]?.params).toMatchObject({ starts: ['n1', 'n3'] });
     });
 
     test('when step is ALL from where, then one traversal from the Id vertex, whatever the schema', async () => {
       const fake = fakeStore();
-      await fake.store.search(query({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
+      await fake.store.searchWithTypes(query({ where: { id: id('device', 'd1'), schemaId: 'shop' } }));
       expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
     });
 
     test("when step is ALL from where in a schema on an ID that links nothing, then one traversal from the Id vertex to that schema's holders", async () => {
       // The ID's holders share no component through it: from the Id vertex, only those of the schema start.
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await fake.store.search(query({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
+      await fake.store.searchWithTypes(query({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'] }));
       expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: 'shop', unlinkedTypes: ['ip'] });
 
       const anySchema = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await anySchema.store.search(query({ where: { id: id('ip', '10.0.0.1') }, unlinkedTypes: ['ip'] }));
+      await anySchema.store.searchWithTypes(query({ where: { id: id('ip', '10.0.0.1') }, unlinkedTypes: ['ip'] }));
       expect(anySchema.named('search.traverse-all')[0]?.params).toMatchObject({ source: 'i1', holdersSchema: null });
     });
 
     test('when exclude is true, then the start nodes go to the traversal as excluded, with the filters', async () => {
       const fake = fakeStore();
-      await fake.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }));
+      await fake.store.searchWithTypes(
+        query({ key: { schemaId: 'member', key: id('member_id', 'a') }, exclude: true, havingType: 'device', hiddenTypes: ['email'] }),
+      );
       expect(fake.named('search.traverse-all')[0]?.params).toMatchObject({ excluded: ['n1'], havingType: 'device', hiddenTypes: ['email'] });
 
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n3'] }] : undefined));
-      await byWhere.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', exclude: true }));
+      await byWhere.store.searchWithTypes(query({ where: { id: id('device', 'd1') }, step: 'ONE', exclude: true }));
       expect(byWhere.named('search.traverse-one-from-id')[0]?.params).toMatchObject({ excluded: ['n1', 'n3'] });
     });
 
     test('when the traversal answers no row (its source deleted meanwhile), then the result is empty', async () => {
       const none = fakeStore((name) => (name === 'search.traverse-all' ? [] : undefined));
-      expect(await none.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
+      expect(await none.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') } }))).toEqual({
+        results: [],
+        total: 0,
+        visitedNodes: 0,
+      });
     });
 
     test('when there is no start node, then the result is empty and nothing is traversed', async () => {
       const byKey = fakeStore((name) => (name === 'search.start-by-key' ? [] : undefined));
-      expect(await byKey.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
+      expect(await byKey.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'x') } }))).toEqual({
+        results: [],
+        total: 0,
+        visitedNodes: 0,
+      });
       const byWhere = fakeStore((name) => (name === 'search.start-by-where' ? [] : undefined));
-      expect(await byWhere.store.search(query({ where: { id: id('device', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
+      expect(await byWhere.store.searchWithTypes(query({ where: { id: id('device', 'x') } }))).toEqual({ results: [], total: 0, visitedNodes: 0 });
       expect([...byKey.names(), ...byWhere.names()]).toEqual(['search.start-by-key', 'search.start-by-where']);
     });
 
     test('when more start nodes than maxNodes hold where, then component_too_large before any traversal', async () => {
       const fake = fakeStore((name) => (name === 'search.start-by-where' ? [{ source: 'i1', starts: ['n1', 'n2', 'n3'] }] : undefined));
-      await expect(fake.store.search(query({ where: { id: id('device', 'd1') }, step: 'ONE', maxNodes: 2 }))).rejects.toMatchObject({
+      await expect(fake.store.searchWithTypes(query({ where: { id: id('device', 'd1') }, step: 'ONE', maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
       expect(String(fake.named('search.start-by-where')[0]?.params.cap)).toBe('3');
@@ -750,11 +764,11 @@ describe('Neo4j store, with a fake driver', () => {
     test('when the traversal reads more Id vertices than maxIds, then component_too_large naming the ID bound; with exactly maxIds it succeeds', async () => {
       const five = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 2, idsRead: 5, ids: [] }] : undefined));
       for (const step of ['ALL', 'ONE'] as const) {
-        await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 4 }))).rejects.toMatchObject({
+        await expect(five.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 4 }))).rejects.toMatchObject({
           code: 'component_too_large',
           message: expect.stringContaining('more than 4 IDs'),
         });
-        await expect(five.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 5 }))).resolves.toMatchObject({
+        await expect(five.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, step, maxIds: 5 }))).resolves.toMatchObject({
           visitedNodes: 2,
         });
       }
@@ -762,10 +776,10 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when the traversal reaches maxNodes + 1 nodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
       const three = fakeStore((name) => (name.startsWith('search.traverse') ? [{ visited: 3, ids: [] }] : undefined));
-      await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
+      await expect(three.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
-      await expect(three.store.search(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
+      await expect(three.store.searchWithTypes(query({ key: { schemaId: 'member', key: id('member_id', 'a') }, maxNodes: 3 }))).resolves.toMatchObject({
         visitedNodes: 3,
       });
     });
@@ -787,8 +801,11 @@ describe('Neo4j store, with a fake driver', () => {
     test("when a checked search starts from a keyed node, then one statement reads the policy, finds the node and traverses, and the check gets the policy and the key's schema", async () => {
       const fake = fakeStore();
       const seen: Array<{ policy: CustomerPolicy; schema: SchemaRecord | undefined }> = [];
-      const result = await fake.store.checkedSearch(unchecked({ ...fromKey, where: { schemaId: 'member', id: id('device', 'd1') } }), (policy, schema) => {
-        seen.push({ policy, schema });
+      const result = await fake.store.search({
+        ...unchecked({ ...fromKey, where: { schemaId: 'member', id: id('device', 'd1') } }),
+        check: (policy, schema) => {
+          seen.push({ policy, schema });
+        },
       });
       expect(fake.names()).toEqual(['search.one']);
       const params = fake.named('search.one')[0]?.params as { policies: unknown; searches: unknown[]; maxNodes: unknown; maxIds: unknown };
@@ -818,7 +835,7 @@ describe('Neo4j store, with a fake driver', () => {
         },
       ]);
       expect(result).toEqual({ results: [id('member_id', 'm1')], total: 1, visitedNodes: 2 });
-      await fake.store.checkedSearch(unchecked({ ...fromKey, step: 'ALL' }), () => undefined);
+      await fake.store.search({ ...unchecked({ ...fromKey, step: 'ALL' }), check: () => undefined });
       expect(fake.names()).toEqual(['search.one', 'search.all']);
     });
 
@@ -826,8 +843,11 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore();
       const refusal = new DomainError('authentication_required', 'needs a token');
       await expect(
-        fake.store.checkedSearch(unchecked(fromKey), () => {
-          throw refusal;
+        fake.store.search({
+          ...unchecked(fromKey),
+          check: () => {
+            throw refusal;
+          },
         }),
       ).rejects.toBe(refusal);
     });
@@ -835,11 +855,17 @@ describe('Neo4j store, with a fake driver', () => {
     test("when a checked search starts from an ID, then the same one statement reads the policy (with the where's schema, if any), finds the holders and traverses", async () => {
       const fake = fakeStore();
       const seen: Array<SchemaRecord | undefined> = [];
-      await fake.store.checkedSearch(unchecked({ where: { schemaId: 'member', id: id('device', 'd1') }, exclude: true }), (_, schema) => {
-        seen.push(schema);
+      await fake.store.search({
+        ...unchecked({ where: { schemaId: 'member', id: id('device', 'd1') }, exclude: true }),
+        check: (_, schema) => {
+          seen.push(schema);
+        },
       });
-      await fake.store.checkedSearch(unchecked({ where: { id: id('device', 'd1') }, step: 'ALL' }), (_, schema) => {
-        seen.push(schema);
+      await fake.store.search({
+        ...unchecked({ where: { id: id('device', 'd1') }, step: 'ALL' }),
+        check: (_, schema) => {
+          seen.push(schema);
+        },
       });
       expect(fake.names()).toEqual(['search.one', 'search.all']);
       const asked = (name: 'search.one' | 'search.all') => fake.named(name)[0]?.params as { policies: unknown[]; searches: unknown[] };
@@ -867,8 +893,8 @@ describe('Neo4j store, with a fake driver', () => {
 
   /** A checked search of `step` from the member node `keyId`; `check` gets the policy the search read. */
   const keySearch = (fake: ReturnType<typeof fakeStore>, keyId: string, step: 'ONE' | 'ALL', check: StartCheck = () => undefined) =>
-    fake.store.checkedSearch(
-      {
+    fake.store.search({
+      ...{
         customerId: 'acme',
         key: { schemaId: 'member', key: id('member_id', keyId) },
         step,
@@ -878,8 +904,8 @@ describe('Neo4j store, with a fake driver', () => {
         maxNodes: 50,
         maxIds: 70,
       },
-      check,
-    );
+      check: check,
+    });
 
   test('when searches from keyed nodes arrive while as many statements of them run as may, then those that wait go together in one statement, each answered its own row', async () => {
     const frozen: Array<() => void> = [];
@@ -986,8 +1012,8 @@ describe('Neo4j store, with a fake driver', () => {
 
     test('when a graph is read, then one statement names its start, bounds and room, with the types to hide and never step through', async () => {
       const fake = fakeStore();
-      await fake.store.graph(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'], hiddenTypes: ['email'] }));
-      await fake.store.graph(
+      await fake.store.graphWithTypes(graphQuery({ where: { id: id('ip', '10.0.0.1'), schemaId: 'shop' }, unlinkedTypes: ['ip'], hiddenTypes: ['email'] }));
+      await fake.store.graphWithTypes(
         graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE', answerRoom: { freeBytes: 4096, take: () => {} } }),
       );
       expect(fake.names().filter((name) => name !== 'graph.ids')).toEqual(['graph.all', 'graph.one']);
@@ -1025,7 +1051,7 @@ describe('Neo4j store, with a fake driver', () => {
         return undefined;
       });
       const taken: number[] = [];
-      const answer = await fake.store.graph(
+      const answer = await fake.store.graphWithTypes(
         graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2, answerRoom: { freeBytes: 100, take: (bytes) => taken.push(bytes) } }),
       );
       expect(answer).toEqual({
@@ -1051,7 +1077,7 @@ describe('Neo4j store, with a fake driver', () => {
             )
           : undefined,
       );
-      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      const answer = await fake.store.graphWithTypes(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
       expect(answer).toEqual({
         nodes: [
           { schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] },
@@ -1068,7 +1094,7 @@ describe('Neo4j store, with a fake driver', () => {
         { visited: 1, idsRead: 11 },
       ]) {
         const fake = fakeStore((name) => (name === 'graph.all' ? [{ ...reached(false)[0], ...counts }] : undefined));
-        await expect(fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({
+        await expect(fake.store.graphWithTypes(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }))).rejects.toMatchObject({
           code: 'component_too_large',
         });
         expect(fake.names()).toEqual(['graph.all']);
@@ -1081,7 +1107,7 @@ describe('Neo4j store, with a fake driver', () => {
         if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
         return undefined;
       });
-      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      const answer = await fake.store.graphWithTypes(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
       expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
     });
 
@@ -1097,7 +1123,7 @@ describe('Neo4j store, with a fake driver', () => {
         if (name === 'graph.ids') return [{ ref: 'n1', ids: [id('member_id', 'm1')] }];
         return undefined;
       });
-      const answer = await fake.store.graph(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+      const answer = await fake.store.graphWithTypes(graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') } }));
       expect(answer).toEqual({ nodes: [{ schemaId: 'member', key: id('member_id', 'm1'), ids: [id('member_id', 'm1')] }], truncated: false });
       expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n1'] });
     });
@@ -1106,8 +1132,11 @@ describe('Neo4j store, with a fake driver', () => {
       const unchecked: UncheckedGraph = { ...graphQuery({ key: { schemaId: 'member', key: id('member_id', 'm1') }, step: 'ONE' }), authenticated: false };
       const fake = fakeStore((name) => (name === 'graph.one' ? reached(true, { ref: 'n1', keyId: 'm1', start: true }) : undefined));
       const seen: CustomerPolicy[] = [];
-      const checked = await fake.store.checkedGraph(unchecked, (policy) => {
-        seen.push(policy);
+      const checked = await fake.store.graph({
+        ...unchecked,
+        check: (policy) => {
+          seen.push(policy);
+        },
       });
       expect(fake.named('graph.one')[0]?.params).toMatchObject({ authenticated: false, unlinkedTypes: null, hiddenTypes: null });
       expect(seen.map((p) => [[...p.secureTypes], [...p.unlinkedTypes]])).toEqual([[['email'], ['ip']]]);
@@ -1121,7 +1150,7 @@ describe('Neo4j store, with a fake driver', () => {
       const check: StartCheck = () => {
         throw new DomainError('authentication_required', 'A token is required.');
       };
-      await expect(refused.store.checkedGraph(unchecked, check)).rejects.toMatchObject({ code: 'authentication_required' });
+      await expect(refused.store.graph({ ...unchecked, check: check })).rejects.toMatchObject({ code: 'authentication_required' });
       expect(refused.names()).toEqual(['graph.one']);
     });
   });
@@ -2211,7 +2240,7 @@ describe('Neo4j store, with a fake driver', () => {
       await fake.store.close();
       expect(fake.driverClosed()).toBe(1);
       await expect(fake.store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(fake.store.search(query({ where: { id: id('device', 'd') } }))).rejects.toBeInstanceOf(DomainError);
+      await expect(fake.store.searchWithTypes(query({ where: { id: id('device', 'd') } }))).rejects.toBeInstanceOf(DomainError);
       await expect(fake.store.createNode(member('m1'), [])).rejects.toMatchObject({ code: 'store_unavailable' });
       await expect(fake.store.applyNodeWrites([{ kind: 'deleteNode', node: member('m1') }])).rejects.toMatchObject({ code: 'store_unavailable' });
       expect(fake.sessions.opened).toBe(0);

@@ -64,7 +64,7 @@ export type UncheckedSearch = Omit<SearchQuery, 'hiddenTypes' | 'unlinkedTypes'>
 /** The explorer's read before its start is checked: whether the caller has a token, where GraphQuery has the types it hides. */
 export type UncheckedGraph = Omit<GraphQuery, 'hiddenTypes' | 'unlinkedTypes'> & { authenticated: boolean };
 
-/** What IdentityReadStore.checkedGraph answers: the graph, the policy it was checked against, and the declarations of the types its nodes hold. */
+/** What IdentityReadStore.graph answers: the graph, the policy it was checked against, and the declarations of the types its nodes hold. */
 export interface CheckedGraph {
   component: GraphComponent;
   policy: CustomerPolicy;
@@ -81,41 +81,49 @@ export type UncheckedWhy = Omit<WhyQuery, 'unlinkedTypes'> & { authenticated: bo
 /** Throws the refusal of a `_why`'s starts, given the customer's policy and each start's schema (undefined: absent or not named). */
 export type WhyCheck = (policy: CustomerPolicy, fromSchema: SchemaRecord | undefined, toSchema: SchemaRecord | undefined) => void;
 
-/** What IdentityReadStore.checkedWhy answers: the search's outcome, and the policy it was checked against. */
+/** What IdentityReadStore.why answers: the search's outcome, and the policy it was checked against. */
 export interface CheckedWhy {
   found: WhyFound;
   policy: CustomerPolicy;
 }
 
+/** A search as the domain asks it: its start and bounds, whether the caller has a token, and the rules of its start. */
+export interface SearchRequest extends UncheckedSearch {
+  /** Runs on the policy the search is checked against, before anything of the search is used. */
+  check: StartCheck;
+}
+
+/** The explorer's read as the domain asks it, with the rules of its start. */
+export interface GraphRequest extends UncheckedGraph {
+  /** Runs on the policy the graph is checked against, before anything of the graph is used. */
+  check: StartCheck;
+}
+
+/** A `_why` as the domain asks it, with the rules of its starts. */
+export interface WhyRequest extends UncheckedWhy {
+  /** Runs on the policy the search is checked against, before anything of the search is used. */
+  check: WhyCheck;
+}
+
+/**
+ * Each read checks its start against the customer's policy and the start's schema, read with it (on Neo4j, in the
+ * read's own statement; on SQLite, just before it): `check` throws the refusal. The read then hides and steps
+ * through the types the policy says (searchTypes in ../search.ts; maskedFor in ../why.ts).
+ */
 export interface IdentityReadStore {
-  search(query: SearchQuery): Promise<SearchResult>;
+  /** The search, within its bounds (component_too_large past them). On Neo4j, from a keyed node, one statement. */
+  search(request: SearchRequest): Promise<SearchResult>;
   /**
-   * A search whose start is checked against the customer's policy and the start's schema (key's or where's),
-   * read with it: `check` throws the refusal. The search hides and steps through the types the policy says
-   * (searchTypes in ../search.ts). What a store may do in one read: on Neo4j, from a keyed node, one statement.
+   * The explorer's read (docs/explorer.md): the nodes the search of `request` reaches (component_too_large past its
+   * bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds. Answers the policy,
+   * and the declarations of the types the answer's nodes hold. On Neo4j, one statement when the answer fits the
+   * room every request may use.
    */
-  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult>;
-  /**
-   * The explorer's read (docs/explorer.md), in one read: the nodes the search of `query` reaches (component_too_large
-   * past its bounds, as the search), cut by cutGraph to what is answered, each with every ID it holds.
-   */
-  graph(query: GraphQuery): Promise<GraphComponent>;
-  /**
-   * The explorer's read with its start checked against the customer's policy and the start's schema, read with it:
-   * `check` throws the refusal before anything of the graph is used. The graph hides and steps through the types
-   * the policy says (searchTypes in ../search.ts). Answers the policy, and the declarations of the types the answer's
-   * nodes hold. On Neo4j, one statement when the answer fits the room every request may use.
-   */
-  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph>;
+  graph(request: GraphRequest): Promise<CheckedGraph>;
   /**
    * `_why` (../why.ts): which start no node holds, or the chain, smallest by compareChains among the shortest within
-   * WHY_SEARCH_HOPS, never through an unlinked type; component_too_large past maxNodes nodes or maxIds IDs visited.
+   * WHY_SEARCH_HOPS, never through a type the policy declares `links: false`; component_too_large past maxNodes
+   * nodes or maxIds IDs visited. Answers the policy it was checked against. On Neo4j, one statement.
    */
-  why(query: WhyQuery): Promise<WhyFound>;
-  /**
-   * `_why` with its starts checked against the customer's policy and their schemas, read with it: `check` throws
-   * the refusal before anything of the search is used, and the search never steps through the types the policy
-   * declares `links: false`. Answers the policy it was checked against. On Neo4j, one statement.
-   */
-  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy>;
+  why(request: WhyRequest): Promise<CheckedWhy>;
 }
