@@ -130,5 +130,5 @@ function checkPeriods(draft: DeliveryDraft): void {
 
 export const NO_IMPRESSIONS: PersonCounts = { total: 0, today: 0 };
 
-/** Every delivery is showable: what Store.eligibility assumes without a `showable`. */
+/** Every delivery is showable: what ShowingStore.eligibility assumes without a `showable`. */
 export const EVERY_DELIVERY = (_delivery: Delivery): boolean => true;

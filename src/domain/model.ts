@@ -93,7 +93,7 @@ export interface NodeRef {
 }
 
 /**
- * Store.separate: records that nodes `a` and `b` must never hold a common ID, after removing the IDs they share
+ * SeparationStore.separate: records that nodes `a` and `b` must never hold a common ID, after removing the IDs they share
  * from the side `removeSharedFrom` names (none: ids_shared while they share one).
  */
 export interface SeparateRequest {

@@ -119,18 +119,18 @@ export const separatedNodes = (x: NodeRef, y: NodeRef, secure: SecureTypes): Dom
 
 // _separate's own refusals name no key's value: its request names both nodes, and no declaration of theirs was read.
 
-/** What Store.separate answers with removeSharedFrom 'none' while the two nodes hold a common ID. */
+/** What SeparationStore.separate answers with removeSharedFrom 'none' while the two nodes hold a common ID. */
 export const idsShared = (_a: NodeRef, _b: NodeRef): DomainError =>
   new DomainError('ids_shared', 'The two nodes hold a common ID; name the side to remove it from (remove_shared_from).');
 
-/** What Store.separate answers when a shared ID is the key of the node removeSharedFrom names (a key never leaves its node). */
+/** What SeparationStore.separate answers when a shared ID is the key of the node removeSharedFrom names (a key never leaves its node). */
 export const sharedKeyImmutable = (from: NodeRef): DomainError =>
   new DomainError(
     'key_id_immutable',
     `The nodes share the key (${from.key.type}) of the node remove_shared_from names, which cannot leave its node; remove the shared IDs from the other side.`,
   );
 
-/** What Store.unseparate answers when the pair is not separated. */
+/** What SeparationStore.unseparate answers when the pair is not separated. */
 export const separationNotFound = (_a: NodeRef, _b: NodeRef): DomainError => new DomainError('separation_not_found', 'The two nodes are not separated.');
 
 /** Another schema's declaration of a type, as putSchema compares the declarations it is given with. */

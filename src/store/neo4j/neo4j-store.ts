@@ -1,7 +1,7 @@
 // The Neo4j store. One driver per store (one store per process), checked with verifyConnectivity and closed by
 // close(); every statement is a file under cypher/ (./statements.ts). Neo4j integers come back as JS numbers
 // (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()). This file connects and maps
-// each Store call to a read or a write transaction (./neo4j-transactions.ts, which owns sessions, retries and
+// each port call to a read or a write transaction (./neo4j-transactions.ts, which owns sessions, retries and
 // what a lost commit reply means); what each call does inside its transaction is in a file of its own beside it
 // (neo4j-nodes and -node-writes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
 //
