@@ -110,7 +110,7 @@ export const byNodeRef = (x: NodeRef, y: NodeRef): number => compareCodePoints(x
  * other node's key type). Keys only: the shared ID may be secure too.
  */
 export const separatedNodes = (x: NodeRef, y: NodeRef, secure: SecureTypes): DomainError => {
-  const [a, b] = [x, y].sort(byNodeRef) as [NodeRef, NodeRef];
+  const [a, b] = byNodeRef(x, y) <= 0 ? [x, y] : [y, x];
   return new DomainError(
     'separated_nodes',
     `The nodes with keys ${keyText(a, secure)} and ${keyText(b, secure)} are separated (_separate); they may not hold a common ID, and nothing was written.`,
