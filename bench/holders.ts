@@ -8,7 +8,7 @@
 // Each N gets a customer of its own; each call is timed 3 times, the median printed, as one JSON line per N.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Store } from '../src/domain/store';
+import type { TestStore as Store } from '../test/helpers/store';
 import type { SchemaRecord, SearchQuery } from '../src/domain/model';
 import type { GraphQuery } from '../src/domain/graph';
 import { Neo4jStore } from '../src/store/neo4j/neo4j-store';
@@ -67,10 +67,10 @@ async function main(): Promise<void> {
       const bounds = { maxNodes: 10_000, maxIds: 50_000 };
       const search: SearchQuery = { ...from, ...bounds, hiddenTypes: [], limit: 100 };
       const graph: GraphQuery = { ...from, ...bounds, hiddenTypes: [], answerNodes: 500 };
-      const found = await store.search(search);
-      const drawn = await store.graph(graph);
-      const searchMs = await median(() => store.search(search));
-      const graphMs = await median(() => store.graph(graph));
+      const found = await store.searchWithTypes(search);
+      const drawn = await store.graphWithTypes(graph);
+      const searchMs = await median(() => store.searchWithTypes(search));
+      const graphMs = await median(() => store.graphWithTypes(graph));
       console.log(JSON.stringify({ store: process.env.STORE ?? 'sqlite', n, total: found.total, nodes: drawn.nodes.length, searchMs, graphMs }));
     }
   } finally {

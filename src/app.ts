@@ -33,7 +33,7 @@ import { Metrics } from './http/metrics';
 import { buildRequestValidators, type Contract, loadContract } from './http/openapi';
 import { rateLimiter } from './http/rate-limit';
 import { adminRoutes } from './http/routes/admin';
-import { benchFloorRoutes } from './http/routes/bench-floor';
+import { benchFloorRoutes, type StoreFloor } from './http/routes/bench-floor';
 import { bulkRoutes } from './http/routes/bulk';
 import { deliveryRoutes } from './http/routes/delivery';
 import { docsRoutes } from './http/routes/docs';
@@ -44,10 +44,12 @@ import { nodeRoutes } from './http/routes/node';
 import { searchRoutes } from './http/routes/search';
 import { whyRoutes } from './http/routes/why';
 import type { Logger } from './logger';
-import type { Store } from './domain/store';
+import type { StorePorts } from './domain/ports/store-ports';
 
 export interface AppDependencies {
-  store: Store;
+  store: StorePorts;
+  /** Given only when the bench asks for its floor route (BENCH_FLOOR_ROUTE): POST /floor runs it; nothing is mounted otherwise. */
+  benchFloor?: StoreFloor;
   config: Pick<
     Config,
     | 'bodyLimit'
@@ -62,7 +64,6 @@ export interface AppDependencies {
     | 'rateLimitRequests'
     | 'rateLimitWindowSeconds'
     | 'connections'
-    | 'benchFloorRoute'
   >;
   logger: Logger;
   adminToken: string;
@@ -130,7 +131,7 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   // First, so that it pays for no other router: the bench compares it with its Express floor.
-  if (config.benchFloorRoute) app.use(benchFloorRoutes(store));
+  if (deps.benchFloor) app.use(benchFloorRoutes(metrics.instrument(deps.benchFloor)));
   app.use('/v1/:customer_id', customerFromPath());
   const limiter = rateLimiter(config);
   // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.

@@ -36,7 +36,16 @@ async function main(): Promise<void> {
     retention.start();
   });
   const metrics = new Metrics();
-  const app = createApp({ store, config, logger, adminToken: admin.token, isShuttingDown: () => shuttingDown, deletedDeliveries, metrics });
+  const app = createApp({
+    store,
+    ...(config.benchFloorRoute ? { benchFloor: store } : {}),
+    config,
+    logger,
+    adminToken: admin.token,
+    isShuttingDown: () => shuttingDown,
+    deletedDeliveries,
+    metrics,
+  });
   const server = serve(app, logger, config.port, config.host, config.connections, (reason) => metrics.connectionDropped(reason));
   const cannotListen = (e: Error) => {
     // The port is taken or not ours to use.

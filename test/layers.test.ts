@@ -1,5 +1,6 @@
 // House rules about what imports what, read from the sources: the domain
-// owns the store port (src/domain/store.ts) and imports neither a store nor the HTTP layer, only
+// owns the store ports (src/domain/ports/) and imports neither a store nor the HTTP layer, no file of src/ is part of
+// an import cycle (type-only imports included), only
 // src/config.ts reads process.env, and only src/store/sqlite/driver.ts loads better-sqlite3.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,9 +25,49 @@ function importsOf(file: string): string[] {
 
 const files = sources(SRC);
 
+/** The file an import of importsOf names: `x.ts`, or `x/index.ts`; undefined for what is not a source of src/. */
+function resolved(target: string, known: ReadonlySet<string>): string | undefined {
+  return [`${target}.ts`, path.join(target, 'index.ts'), target].find((candidate) => known.has(candidate));
+}
+
+/**
+ * The import cycles among `graph`'s files: its strongly connected components of more than one file, and any file
+ * that imports itself (Tarjan's algorithm). Each cycle's files are sorted, and the cycles by their first file.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const lowest = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    lowest.set(file, index.get(file) ?? 0);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        lowest.set(file, Math.min(lowest.get(file) ?? 0, lowest.get(to) ?? 0));
+      } else if (onStack.has(to)) {
+        lowest.set(file, Math.min(lowest.get(file) ?? 0, index.get(to) ?? 0));
+      }
+    }
+    if (lowest.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = top === file ? undefined : stack.pop()) {
+      onStack.delete(top);
+      component.push(top);
+    }
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles.sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
+}
+
 test('when the sources are read, then they are found (the rules below have something to check)', () => {
-  expect(files).toContain(path.join('domain', 'store.ts'));
-  expect(importsOf(path.join('domain', 'nodes.ts'))).toContain(path.join('domain', 'store'));
+  expect(files).toContain(path.join('domain', 'ports', 'node-writes.ts'));
+  expect(importsOf(path.join('domain', 'nodes.ts'))).toContain(path.join('domain', 'ports', 'node-writes'));
 });
 
 test('when a file of src/domain/ imports, then never from src/store/ or src/http/', () => {
@@ -38,6 +79,35 @@ test('when a file of src/domain/ imports, then never from src/store/ or src/http
         .map((to) => `${file} → ${to}`),
     );
   expect(crossing).toEqual([]);
+});
+
+test('when the cycle finder reads a graph, then it names each cycle once, and nothing of a graph without one', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts', 'd.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['e.ts']],
+    ['e.ts', ['d.ts']],
+    ['f.ts', ['f.ts']],
+    ['g.ts', ['a.ts']],
+  ]);
+  expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['d.ts', 'e.ts'], ['f.ts']]);
+  expect(
+    importCycles(
+      new Map([
+        ['a.ts', ['b.ts']],
+        ['b.ts', []],
+      ]),
+    ),
+  ).toEqual([]);
+});
+
+test('when the files of src/ import one another (type-only imports and re-exports included), then no import leads back to where it started', () => {
+  const known = new Set(files);
+  const graph = new Map(files.map((file) => [file, importsOf(file).flatMap((to) => resolved(to, known) ?? [])]));
+  // Something to find: the domain's services import their ports, with `import type`.
+  expect(graph.get(path.join('domain', 'nodes.ts'))).toContain(path.join('domain', 'ports', 'node-writes.ts'));
+  expect(importCycles(graph).map((cycle) => `a cycle among ${cycle.join(', ')}`)).toEqual([]);
 });
 
 test('when a file reads process.env, then it is src/config.ts', () => {

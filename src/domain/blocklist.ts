@@ -8,7 +8,7 @@ import { RE2JS, RE2JSSyntaxException } from 're2js';
 import safeRegex from 'safe-regex2';
 import { foldCase, normalizeValue, rewritePattern, skeleton, withoutGroupNames } from './blocklist-text';
 import { DomainError, type FieldProblem } from './errors';
-import type { IdPair } from './model';
+import type { IdPair } from './id-pair';
 
 export interface BlockRule {
   type: string;

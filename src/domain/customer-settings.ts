@@ -4,10 +4,10 @@ import { type BlockRule, checkRules } from './blocklist';
 import { DomainError } from './errors';
 import { type CustomerSettings, DEFAULT_SETTINGS } from './model';
 import { ianaTimeZone } from './timezone';
-import type { Store } from './store';
+import type { ProtectionStore } from './ports/protections';
 
 export class CustomerSettingsService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: ProtectionStore) {}
 
   async settings(customerId: string): Promise<CustomerSettings> {
     return (await this.store.customerPolicy(customerId)).settings;

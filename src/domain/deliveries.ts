@@ -2,62 +2,22 @@
 // layer (src/http/delivery-bodies.ts) and the stores' documents (src/store/delivery-document.ts) keep the wire
 // names. The service owns its ids and its count fields.
 import { DomainError, type FieldProblem } from './errors';
-import type { IdPair } from './model';
+import type { Delivery, DeliveryCounts, DeliveryDraft, DeliveryPage, DeliveryStore } from './ports/deliveries';
+import type { PersonCounts } from './ports/showing';
 import type { DeletedDeliverySweep } from './retention';
-import type { Store } from './store';
 
-export interface Period {
-  start: string;
-  end: string;
-}
-
-export interface Button {
-  id: string;
-  name: string;
-  url: string;
-  eventName: string;
-}
-
-export interface Message {
-  templateId: number;
-  title: string;
-  body: string;
-  imageUrl: string;
-  buttons: Button[];
-  messageId: number;
-}
-
-export interface Condition {
-  trigger: { eventName: string[]; period: Period[] };
-  target: { segmentationId: number };
-  iphoneDeliveryCount: number;
-  androidDeliveryCount: number;
-  deliveryCount: number;
-  maxDeliveryCount: number;
-  maxTotalCount: number;
-  maxTotalCountPerDay: number;
-  category: string;
-  conditionId: number;
-  isActive: boolean;
-}
-
-export interface Delivery {
-  name: string;
-  priority: number;
-  deliveryId: number;
-  condition: Condition;
-  message: Message[];
-}
-
-/** What a client controls: the ids and counts the service owns are not part of it, but a message's id may be. */
-export interface DeliveryDraft {
-  name: string;
-  priority: number;
-  condition: Omit<Condition, 'conditionId' | 'iphoneDeliveryCount' | 'androidDeliveryCount' | 'deliveryCount'>;
-  message: Array<Omit<Message, 'messageId'> & { messageId?: number }>;
-}
-
-export type DeliveryCounts = Pick<Condition, 'iphoneDeliveryCount' | 'androidDeliveryCount' | 'deliveryCount'>;
+// The records live with their ports; they are named here too, where the deliveries are.
+export type { Button, Condition, Delivery, DeliveryCounts, DeliveryDraft, DeliveryPage, Message, Period } from './ports/deliveries';
+export type {
+  EligibilityState,
+  ImpressionAnswer,
+  ImpressionOutcome,
+  ImpressionRequest,
+  ImpressionState,
+  PersonCounts,
+  PersonRequest,
+  Platform,
+} from './ports/showing';
 
 export const ZERO_COUNTS: DeliveryCounts = { iphoneDeliveryCount: 0, androidDeliveryCount: 0, deliveryCount: 0 };
 
@@ -108,14 +68,9 @@ export function keptMessageIds(existing: Delivery, draft: DeliveryDraft): Array<
   });
 }
 
-export interface DeliveryPage {
-  items: Delivery[];
-  total: number;
-}
-
 export class DeliveryService {
   constructor(
-    private readonly store: Store,
+    private readonly store: DeliveryStore,
     /** Deletes what a deleted delivery left, in the background (src/domain/retention.ts). */
     private readonly deletedDeliveries: Pick<DeletedDeliverySweep, 'sweep'>,
   ) {}
@@ -171,82 +126,9 @@ function checkPeriods(draft: DeliveryDraft): void {
   }
 }
 
-// ---- showing messages (docs/deliveries.md): the records the domain and the stores exchange
-
-export type Platform = 'ios' | 'android' | 'other';
-
-/** A person: the component of `user` (step ALL, never through `links: false` types); an ID no node holds alone. */
-export interface PersonRequest {
-  customerId: string;
-  user: IdPair;
-  unlinkedTypes: string[];
-  /** TRAVERSAL_MAX_NODES and TRAVERSAL_MAX_IDS: component_too_large past them, as for a search. */
-  maxNodes: number;
-  maxIds: number;
-  /**
-   * Set when the person (unlinkedTypes), the day and the secure check came from a policy the store kept (its
-   * showingPolicy mark): the store uses counts it reads only while the policy is still that one, and refuses the
-   * call with schema_changed otherwise.
-   */
-  policyMark?: string;
-  /**
-   * Set when the call's mapi token was one its process kept from an earlier request (TokenService), not read
-   * afresh: the hash of that token. The store checks, in the statement or transaction that reads the person's
-   * counts, that it is still an active mapi token of the customer, and refuses the call with invalid_token otherwise.
-   */
-  keptToken?: string;
-}
-
-/** A person's impressions of one delivery: in all, and on one calendar day. */
-export interface PersonCounts {
-  total: number;
-  today: number;
-}
+// ---- showing messages (docs/deliveries.md)
 
 export const NO_IMPRESSIONS: PersonCounts = { total: 0, today: 0 };
 
-/**
- * What eligibility is decided on, read together: the deliveries that could be shown (Store.eligibility's `showable`)
- * with their live counts, the others as stored (their counts not read), and the person's counts by delivery id
- * (read only when some delivery could be shown).
- */
-export interface EligibilityState {
-  deliveries: Delivery[];
-  others: Delivery[];
-  person: Map<number, PersonCounts>;
-}
-
-/** Every delivery is showable: what Store.eligibility assumes without a `showable`. */
+/** Every delivery is showable: what ShowingStore.eligibility assumes without a `showable`. */
 export const EVERY_DELIVERY = (_delivery: Delivery): boolean => true;
-
-/** One display to count (docs/deliveries.md), checked. */
-export interface ImpressionRequest {
-  person: PersonRequest;
-  deliveryId: number;
-  platform: Platform;
-  /** The calendar day of the impression's `at` in the customer's time zone, YYYY-MM-DD. */
-  day: string;
-  idempotencyKey?: string;
-  /** When the store received it (ISO instant): how old an idempotency key is. */
-  receivedAt: string;
-}
-
-/** What a counted impression answers (its 201 body), also kept with its idempotency key. */
-export interface ImpressionAnswer {
-  deliveryId: number;
-  deliveryCount: number;
-  personTotal: number;
-  personToday: number;
-}
-
-/** What an impression is checked against inside its transaction, before anything is counted. */
-export interface ImpressionState {
-  delivery: Delivery;
-  person: PersonCounts;
-}
-
-export interface ImpressionOutcome {
-  answer: ImpressionAnswer;
-  /** The answer of an earlier impression with the same idempotency key; nothing was counted. */
-  replayed: boolean;
-}

@@ -3,7 +3,9 @@
 import { DomainError } from './errors';
 import { type EraseOutcome, type HistoryPage, type IdPair, type NodeRef, sameId, type Separation, type WriteAudit } from './model';
 import { type Caller, requireCustomerToken } from './tokens';
-import type { Store } from './store';
+import type { HistoryStore } from './ports/history';
+import type { ProtectionStore } from './ports/protections';
+import type { SeparationStore } from './ports/separations';
 
 export interface HistoryQuery {
   schema: string;
@@ -47,7 +49,7 @@ export interface EraseLimits {
 
 export class GovernanceService {
   constructor(
-    private readonly store: Store,
+    private readonly store: HistoryStore & SeparationStore & Pick<ProtectionStore, 'customerPolicy'>,
     private readonly limits: EraseLimits,
   ) {}
 

@@ -2,10 +2,12 @@
 // can draw the person. The search's rules on the start and its bounds apply; what is answered is cut to
 // max_nodes nodes, nearest first, so that a cut drawing stays connected.
 import { compareCodePoints, byTypeThenId } from './code-point-order';
-import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type SearchQuery, type Step } from './model';
+import { type AnswerRoom, ID_OVERHEAD, type IdPair, type IdTypeDeclaration, type Step } from './model';
 import type { Actor } from './nodes';
-import { checkedPolicy, checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
-import type { CheckedGraph, StartCheck, Store, UncheckedGraph } from './store';
+import { checkStart, refuseIncompleteStart, searchTypes, type StartBody, startOf } from './search';
+import type { GraphQuery, IdentityReadStore } from './ports/identity-reads';
+
+export type { GraphComponent, GraphNodeRecord, GraphQuery } from './ports/identity-reads';
 
 export interface GraphBody {
   match: { from: StartBody; step?: Step };
@@ -14,17 +16,6 @@ export interface GraphBody {
 
 /** max_nodes when the request gives none (openapi.yaml: 1 to 2,000). */
 export const DEFAULT_GRAPH_NODES = 500;
-
-/** What a store reads for Store.graph: a search's start, step and bounds, and how much to answer. */
-export interface GraphQuery extends Pick<
-  SearchQuery,
-  'customerId' | 'key' | 'where' | 'step' | 'exclude' | 'hiddenTypes' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'
-> {
-  /** max_nodes: the most nodes answered. */
-  answerNodes: number;
-  /** Room for the answer, taken before the IDs of the answered nodes are read (graphAnswerSize). */
-  answerRoom?: AnswerRoom;
-}
 
 /** A node the traversal reached, before its IDs are read: what cutGraph orders and counts by. */
 export interface GraphCandidate<Ref> {
@@ -40,19 +31,6 @@ export interface GraphCandidate<Ref> {
   idCount: number;
   /** The characters its visible IDs add to the answer (ID_OVERHEAD each, with type and value), when the store reads them with the node. */
   idChars?: number;
-}
-
-/** A node as a store answers it: every ID it holds, the key included, in no particular order. */
-export interface GraphNodeRecord {
-  schemaId: string;
-  key: IdPair;
-  ids: IdPair[];
-}
-
-export interface GraphComponent {
-  nodes: GraphNodeRecord[];
-  /** Some reached node is not answered (past answerNodes, or past maxIds IDs answered). */
-  truncated: boolean;
 }
 
 /**
@@ -145,28 +123,26 @@ export interface GraphLimits {
 
 export class GraphService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IdentityReadStore, 'graph'>,
     private readonly limits: GraphLimits,
   ) {}
 
   async graph(actor: Actor, body: GraphBody, answerRoom?: AnswerRoom): Promise<GraphAnswer> {
     const { from } = body.match;
     refuseIncompleteStart(from);
-    // The policy is read with the graph (Store.checkedGraph): on Neo4j, in its statement.
-    const { component, policy, declarations } = await this.store.checkedGraph(
-      {
-        customerId: actor.customerId,
-        ...startOf(from),
-        step: body.match.step ?? 'ALL',
-        exclude: from.exclude ?? false,
-        authenticated: actor.authenticated,
-        maxNodes: this.limits.traversalMaxNodes,
-        maxIds: this.limits.traversalMaxIds,
-        answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
-        ...(answerRoom ? { answerRoom } : {}),
-      },
-      (read, schema) => checkStart(actor, from, read, schema),
-    );
+    // The policy is read with the graph: on Neo4j, in its statement.
+    const { component, policy, declarations } = await this.store.graph({
+      customerId: actor.customerId,
+      ...startOf(from),
+      step: body.match.step ?? 'ALL',
+      exclude: from.exclude ?? false,
+      authenticated: actor.authenticated,
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      answerNodes: body.max_nodes ?? DEFAULT_GRAPH_NODES,
+      ...(answerRoom ? { answerRoom } : {}),
+      check: (read, schema) => checkStart(actor, from, read, schema),
+    });
     // As the search: secure IDs only for a caller with a token; a secure key keeps its type, not its value.
     const hidden = new Set(searchTypes(policy, actor.authenticated).hiddenTypes);
     const nodes = component.nodes.map((n) => ({
@@ -192,17 +168,4 @@ function typesOf(nodes: readonly GraphNode[], declarations: readonly IdTypeDecla
     // replacement came between the reads of a store that reads them apart.
     return { type, secure: t?.secure ?? false, links: t?.links !== false, ...(t?.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}) };
   });
-}
-
-/**
- * Store.checkedGraph as reads in turn: the customer's policy (with the start's schema, when it names one), checked,
- * then the graph, then, when it has nodes, the declarations of the customer's types. Stores whose reads cost no
- * round trip use it as it is.
- */
-export async function checkThenGraph(store: Store, query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
-  const policy = await checkedPolicy(store, query, check);
-  const { authenticated, ...graph } = query;
-  const component = await store.graph({ ...graph, ...searchTypes(policy, authenticated) });
-  const declarations = component.nodes.length === 0 ? [] : (await store.listSchemas(query.customerId)).flatMap((s) => s.idTypes);
-  return { component, policy, declarations };
 }

@@ -1,11 +1,9 @@
 // The plain records the domain and every store exchange.
 import type { BlockRule } from './blocklist';
 
-/** One identifier: a (type, id) pair. */
-export interface IdPair {
-  type: string;
-  id: string;
-}
+import type { IdPair } from './id-pair';
+
+export type { IdPair } from './id-pair';
 
 export interface IdTypeDeclaration {
   type: string;
@@ -78,6 +76,14 @@ export interface WriteAudit {
   actor: string;
 }
 
+/** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
+export interface Actor {
+  customerId: string;
+  authenticated: boolean;
+  /** What the history entries of the actor's writes name; absent: anonymous, no request id. */
+  audit?: WriteAudit;
+}
+
 export type HistoryOp = 'create' | 'insert' | 'update' | 'upsert' | 'rekeying' | 'delete' | 'erase' | 'separate' | 'unseparate';
 
 /** A node named by its schema and key, as a separation names each of its two nodes. */
@@ -87,7 +93,7 @@ export interface NodeRef {
 }
 
 /**
- * Store.separate: records that nodes `a` and `b` must never hold a common ID, after removing the IDs they share
+ * SeparationStore.separate: records that nodes `a` and `b` must never hold a common ID, after removing the IDs they share
  * from the side `removeSharedFrom` names (none: ids_shared while they share one).
  */
 export interface SeparateRequest {

@@ -1,17 +1,12 @@
 // The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
 // and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
-import { type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId, type WriteAudit } from './model';
+import { type Actor, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
-import type { KeptPolicyUse, NodeWrite, SchemaWithPolicy, Store } from './store';
+import type { NodeWrite, NodeWriteStore } from './ports/node-writes';
+import type { KeptPolicyUse, ProtectionStore, SchemaWithPolicy } from './ports/protections';
 
-/** Who asks, for which customer; `authenticated` is settled by the HTTP layer from the token. */
-export interface Actor {
-  customerId: string;
-  authenticated: boolean;
-  /** What the history entries of the actor's writes name; absent: anonymous, no request id. */
-  audit?: WriteAudit;
-}
+export type { Actor } from './model';
 
 interface NodeRef {
   schema: string;
@@ -53,7 +48,7 @@ export interface NodeLimits {
 
 export class NodeService {
   constructor(
-    private readonly store: Store,
+    private readonly store: NodeWriteStore & Pick<ProtectionStore, 'customerAdmission' | 'schemaWithPolicy'>,
     private readonly limits: NodeLimits,
   ) {}
 

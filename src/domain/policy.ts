@@ -1,10 +1,9 @@
 // The customer's own rules every search and node write passes (docs/keeping-people-apart.md): a required token, and
-// blocked values. Both are read with the customer's policy, once per request (Store.customerPolicy; a node write
-// reads it with its schema, Store.schemaWithPolicy).
+// blocked values. Both are read with the customer's policy, once per request (ProtectionStore.customerPolicy; a node write
+// reads it with its schema, ProtectionStore.schemaWithPolicy).
 import { compileBlocklist } from './blocklist';
 import { DomainError, type FieldProblem } from './errors';
-import type { CustomerPolicy, IdPair } from './model';
-import type { Actor } from './nodes';
+import type { Actor, CustomerPolicy, IdPair } from './model';
 
 /** 401 when the customer requires a token on every search and node operation (require_token) and the caller sent none. */
 export function requireTokenIfAsked(actor: Actor, policy: CustomerPolicy): void {

@@ -2,7 +2,9 @@
 // are impression idempotency keys older than a day (docs/deliveries.md keeps them 24 hours). What deleted
 // deliveries left (their impressions and keys) is deleted in batches after each delete, and in those rounds too.
 import type { Logger } from '../logger';
-import type { Store } from './store';
+import type { DeliveryStore } from './ports/deliveries';
+import type { HistoryStore } from './ports/history';
+import type { ShowingStore } from './ports/showing';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const EVERY_MS = 60 * 60 * 1000;
@@ -26,7 +28,7 @@ async function inBatches(deleteUpTo: (limit: number) => Promise<number>, counted
 }
 
 /**
- * Deletes what deleted deliveries left (Store.sweepDeletedDeliveries) in batches of BATCH, each its own
+ * Deletes what deleted deliveries left (DeliveryStore.sweepDeletedDeliveries) in batches of BATCH, each its own
  * transaction: a delivery counted for millions of IDs is deleted without one transaction holding them all. It runs
  * after each delete (DeliveryService) and in every retention round, which resumes a sweep that a stop or a store
  * failure cut short. One sweep at a time: a request during one makes it go round once more.
@@ -36,7 +38,7 @@ export class DeletedDeliverySweep {
   private again = false;
 
   constructor(
-    private readonly store: Pick<Store, 'sweepDeletedDeliveries'>,
+    private readonly store: Pick<DeliveryStore, 'sweepDeletedDeliveries'>,
     private readonly logger: Logger,
   ) {}
 
@@ -77,7 +79,7 @@ export class HistoryRetention {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<HistoryStore, 'pruneHistory'> & Pick<ShowingStore, 'pruneImpressionKeys'> & Pick<DeliveryStore, 'sweepDeletedDeliveries'>,
     private readonly retentionDays: number,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,

@@ -1,10 +1,10 @@
 // Schemas declare the ID types a node may hold, and which of them are secure.
 import { DomainError } from './errors';
 import { canonicalDeclaration, type IdTypeDeclaration, type SchemaRecord } from './model';
-import type { PutSchemaOutcome, Store } from './store';
+import type { ProtectionStore, PutSchemaOutcome } from './ports/protections';
 
 export class SchemaService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: ProtectionStore) {}
 
   put(customerId: string, schemaId: string, idTypes: Array<Partial<IdTypeDeclaration> & { type: string }>): Promise<PutSchemaOutcome> {
     const declared: IdTypeDeclaration[] = idTypes.map((t) => canonicalDeclaration({ ...t, secure: t.secure ?? false }));

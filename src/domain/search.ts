@@ -3,7 +3,7 @@ import { DomainError } from './errors';
 import type { AnswerRoom, CustomerPolicy, IdPair, SchemaRecord, SearchQuery, SearchResult, Step } from './model';
 import type { Actor } from './nodes';
 import { requireTokenIfAsked } from './policy';
-import type { StartCheck, Store, UncheckedSearch } from './store';
+import type { IdentityReadStore } from './ports/identity-reads';
 
 /** Where a search (and a graph) starts: a keyed node, or every node holding an ID (of one schema, when given). */
 export interface StartBody {
@@ -32,7 +32,7 @@ export const DEFAULT_SEARCH_LIMIT = 10000;
 
 export class SearchService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IdentityReadStore, 'search'>,
     private readonly limits: SearchLimits,
   ) {}
 
@@ -43,22 +43,20 @@ export class SearchService {
     if (limit > this.limits.searchMaxLimit) {
       throw new DomainError('validation_failed', 'limit is too large.', [{ path: '/body/limit', message: `must be <= ${this.limits.searchMaxLimit}` }]);
     }
-    // The policy is read with the search (Store.checkedSearch): on Neo4j, in its statement.
-    return this.store.checkedSearch(
-      {
-        customerId: actor.customerId,
-        ...startOf(from),
-        step: body.match.step ?? 'ALL',
-        exclude: from.exclude ?? false,
-        ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
-        authenticated: actor.authenticated,
-        limit,
-        maxNodes: this.limits.traversalMaxNodes,
-        maxIds: this.limits.traversalMaxIds,
-        ...(answerRoom ? { answerRoom } : {}),
-      },
-      (policy, schema) => checkStart(actor, from, policy, schema),
-    );
+    // The policy is read with the search: on Neo4j, in its statement.
+    return this.store.search({
+      customerId: actor.customerId,
+      ...startOf(from),
+      step: body.match.step ?? 'ALL',
+      exclude: from.exclude ?? false,
+      ...(body.match.having?.type !== undefined ? { havingType: body.match.having.type } : {}),
+      authenticated: actor.authenticated,
+      limit,
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      ...(answerRoom ? { answerRoom } : {}),
+      check: (policy, schema) => checkStart(actor, from, policy, schema),
+    });
   }
 }
 
@@ -67,27 +65,6 @@ export const searchTypes = (policy: CustomerPolicy, authenticated: boolean): Pic
   hiddenTypes: authenticated ? [] : [...policy.secureTypes],
   unlinkedTypes: [...policy.unlinkedTypes],
 });
-
-/**
- * Store.checkedSearch as two reads: the customer's policy (with the start's schema, when it names one), checked,
- * then the search. Stores whose reads cost no round trip use it as it is.
- */
-export async function checkThenSearch(store: Store, query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
-  const policy = await checkedPolicy(store, query, check);
-  const { authenticated: _, ...search } = query;
-  return store.search({ ...search, ...searchTypes(policy, query.authenticated) });
-}
-
-/** The first read of checkThenSearch (and of the graph's): the customer's policy, with the start's schema when it names one, checked. */
-export async function checkedPolicy(store: Store, start: Pick<SearchQuery, 'customerId' | 'key' | 'where'>, check: StartCheck): Promise<CustomerPolicy> {
-  const schemaId = start.key?.schemaId ?? start.where?.schemaId;
-  const { schema, policy } =
-    schemaId === undefined
-      ? { schema: undefined, policy: await store.customerPolicy(start.customerId) }
-      : await store.schemaWithPolicy(start.customerId, schemaId);
-  check(policy, schema);
-  return policy;
-}
 
 /** invalid_search unless the start names a keyed node (schema with key) or an ID (where). */
 export function refuseIncompleteStart(from: StartBody): void {

@@ -13,7 +13,8 @@ import {
 } from './deliveries';
 import { DomainError, isDomainError } from './errors';
 import type { CustomerPolicy, IdPair } from './model';
-import type { KeptPolicyUse, Store } from './store';
+import type { KeptPolicyUse, ProtectionStore } from './ports/protections';
+import type { ShowingStore } from './ports/showing';
 
 export interface EligibleBody {
   user: IdPair;
@@ -174,7 +175,7 @@ function instantOf(at: string | undefined, path: string): number {
 
 export class ShowingService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ShowingStore & Pick<ProtectionStore, 'customerPolicy' | 'showingPolicy'>,
     private readonly limits: ShowingLimits,
   ) {}
 

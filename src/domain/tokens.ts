@@ -3,7 +3,7 @@ import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from './errors';
 import type { TokenKind, TokenRecord } from './model';
-import type { Store, StoredToken } from './store';
+import type { StoredToken, TokenStore } from './ports/tokens';
 
 /**
  * `keptHash`: the token was one this process kept from an earlier request, not read afresh (TokenService.identify
@@ -38,7 +38,7 @@ export class TokenService {
   private readonly keptMapi = new LRUCache<string, StoredToken>({ max: KEPT_MAPI_TOKENS });
 
   constructor(
-    private readonly store: Store,
+    private readonly store: TokenStore,
     adminToken: string,
   ) {
     this.adminDigest = sha256(adminToken);

@@ -6,7 +6,7 @@
 import { DomainError } from './errors';
 import { at, present } from './invariant';
 import type { IdPair } from './model';
-import { tooManyIdsToRead } from './store';
+import { tooManyIdsToRead } from './refusals';
 import { compareIds, compareNodes, WHY_SEARCH_HOPS, type Chain, type ChainNode, type WhyQuery } from './why';
 
 /**

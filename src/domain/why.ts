@@ -1,10 +1,12 @@
 // Why two starts are one person: one shortest chain of nodes, each sharing an ID (its `via`) with the one before.
 import { compareCodePoints } from './code-point-order';
 import { DomainError } from './errors';
-import type { IdPair, SearchQuery } from './model';
+import type { IdPair } from './model';
 import type { Actor } from './nodes';
 import { checkStart, startOf, type StartBody } from './search';
-import type { CheckedWhy, Store, UncheckedWhy, WhyCheck } from './store';
+import type { Chain, ChainNode, IdentityReadStore } from './ports/identity-reads';
+
+export type { Chain, ChainNode, WhyFound, WhyQuery, WhyStart } from './ports/identity-reads';
 
 export interface WhyBody {
   from: Omit<StartBody, 'exclude'>;
@@ -15,39 +17,6 @@ export interface WhyBody {
 export const DEFAULT_MAX_HOPS = 10;
 /** How far a store looks for a chain, whatever max_hops says (its largest value): so a longer chain is told from none. */
 export const WHY_SEARCH_HOPS = 50;
-
-export interface ChainNode {
-  schemaId: string;
-  key: IdPair;
-}
-
-/** nodes[i] and nodes[i + 1] both hold vias[i]; nodes.length === vias.length + 1. */
-export interface Chain {
-  nodes: ChainNode[];
-  vias: IdPair[];
-}
-
-export type WhyStart = Pick<SearchQuery, 'key' | 'where'>;
-
-export interface WhyQuery {
-  customerId: string;
-  from: WhyStart;
-  to: WhyStart;
-  /** ID types that link nothing: never a via. */
-  unlinkedTypes: string[];
-  /** Visiting more nodes than this fails with component_too_large. */
-  maxNodes: number;
-  /** Reading more distinct IDs than this fails with component_too_large. */
-  maxIds: number;
-  /**
-   * Types whose values the caller may not see (the secure types, for a caller without a token): for the tie rule,
-   * their values compare equal (compareChains). Absent: none.
-   */
-  maskedTypes?: string[];
-}
-
-/** What a store answers: which start holds no node, or the smallest shortest chain within WHY_SEARCH_HOPS (none: undefined). */
-export type WhyFound = { missing: 'from' | 'to' } | { missing?: undefined; chain: Chain | undefined };
 
 type ShownId = IdPair | { type: string; id: null; secure: true };
 type PathStep = { node: { schema: string; key: ShownId } } | { via: ShownId };
@@ -66,28 +35,26 @@ export interface WhyLimits {
 
 export class WhyService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IdentityReadStore, 'why'>,
     private readonly limits: WhyLimits,
   ) {}
 
   async why(actor: Actor, body: WhyBody): Promise<WhyAnswer> {
     refuseIncomplete(body.from, 'from');
     refuseIncomplete(body.to, 'to');
-    // The policy is read with the search (Store.checkedWhy): on Neo4j, in its statement.
-    const { found, policy } = await this.store.checkedWhy(
-      {
-        customerId: actor.customerId,
-        from: startOf(body.from),
-        to: startOf(body.to),
-        authenticated: actor.authenticated,
-        maxNodes: this.limits.traversalMaxNodes,
-        maxIds: this.limits.traversalMaxIds,
+    // The policy is read with the search: on Neo4j, in its statement.
+    const { found, policy } = await this.store.why({
+      customerId: actor.customerId,
+      from: startOf(body.from),
+      to: startOf(body.to),
+      authenticated: actor.authenticated,
+      maxNodes: this.limits.traversalMaxNodes,
+      maxIds: this.limits.traversalMaxIds,
+      check: (read, fromSchema, toSchema) => {
+        checkStart(actor, body.from, read, fromSchema);
+        checkStart(actor, body.to, read, toSchema);
       },
-      (policy, fromSchema, toSchema) => {
-        checkStart(actor, body.from, policy, fromSchema);
-        checkStart(actor, body.to, policy, toSchema);
-      },
-    );
+    });
     if (found.missing !== undefined) throw new DomainError('node_not_found', `No node holds the start given as '${found.missing}'.`);
     const { chain } = found;
     if (!chain) return { linked: false, hops: null, path: [] };
@@ -101,24 +68,6 @@ export class WhyService {
     });
     return { linked: true, hops: chain.vias.length, path };
   }
-}
-
-/**
- * Store.checkedWhy as reads in turn: the customer's policy (with each start's schema, once when both name the same
- * or none), checked, then the search. Stores whose reads cost no round trip use it as it is.
- */
-export async function checkThenWhy(store: Store, query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
-  const read = (schemaId: string | undefined) =>
-    schemaId === undefined
-      ? store.customerPolicy(query.customerId).then((policy) => ({ schema: undefined, policy }))
-      : store.schemaWithPolicy(query.customerId, schemaId);
-  const schemaOf = (start: WhyStart) => start.key?.schemaId ?? start.where?.schemaId;
-  const fromRead = await read(schemaOf(query.from));
-  const toRead = schemaOf(query.to) === schemaOf(query.from) ? fromRead : await read(schemaOf(query.to));
-  check(fromRead.policy, fromRead.schema, toRead.schema);
-  const { authenticated, ...search } = query;
-  const { policy } = fromRead;
-  return { found: await store.why({ ...search, unlinkedTypes: [...policy.unlinkedTypes], maskedTypes: maskedFor(authenticated, policy) }), policy };
 }
 
 /** The types whose values a caller may not see, which the tie rule compares as equal: the secure ones, without a token. */

@@ -2,7 +2,6 @@
 // never ID values, customer ids, tokens or anything else a client sends.
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Store } from '../domain/store';
 import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './connection-cap';
 import { routeLabel } from './route-label';
 
@@ -66,8 +65,11 @@ export class Metrics {
     };
   }
 
-  /** The same store, with every call timed and search traversal sizes recorded. */
-  instrument(store: Store): Store {
+  /**
+   * The same store (any port, or all of them), with every call timed under its method's name and search traversal
+   * sizes recorded.
+   */
+  instrument<S extends object>(store: S): S {
     // One wrapper per method, made at its first call: not a new closure on every call of every request.
     const wrappers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
     return new Proxy(store, {
@@ -76,8 +78,7 @@ export class Metrics {
         if (typeof value !== 'function' || typeof property !== 'string') return value;
         const made = wrappers.get(property);
         if (made) return made;
-        // A search or `_why` checked against the customer's policy in the store is still the operation `search` or `why`.
-        const operation = property === 'checkedSearch' ? 'search' : property === 'checkedWhy' ? 'why' : property;
+        const operation = property;
         const wrapper = async (...args: unknown[]) => {
           const stop = this.storeLatency.startTimer({ operation });
           try {

@@ -2,7 +2,7 @@
 // how the Neo4j store builds an entry and rewrites it in an erase. (SQLite names IDs by their rows instead, and an
 // erase changes the row: ./sqlite/sqlite-history.ts.)
 import type { HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, WriteAudit } from '../domain/model';
-import type { NodeWrite } from '../domain/store';
+import type { NodeWrite } from '../domain/ports/node-writes';
 
 /** The audit of a write that names none (a store used directly, as the contract suite does). */
 export const NO_AUDIT: WriteAudit = { requestId: '', actor: 'anonymous' };

@@ -1,12 +1,13 @@
 // Chooses and opens the configured store.
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { Store } from '../domain/store';
+import type { StorePorts } from '../domain/ports/store-ports';
 import { ConnectingStore } from './neo4j/neo4j-startup';
 import { SqliteStore } from './sqlite/sqlite-store';
 
 export interface OpenedStore {
-  store: Store;
+  /** Every port of the domain, and the bench's floor (src/http/routes/bench-floor.ts), which the service mounts only when asked. */
+  store: StorePorts & { floor(): Promise<void> };
   /** Resolves once the store serves requests (at once for SQLite; for Neo4j once connected). */
   started: Promise<void>;
 }
@@ -30,8 +31,8 @@ export function openStore(config: Config, logger: Logger): OpenedStore {
       const { uri, ...connection } = config.neo4j;
       if (uri === undefined) throw new Error('STORE=neo4j needs NEO4J_URI.');
       // Serves at once: store_unavailable until connected with cypher/schema/ applied, retried in the background.
-      const store = new ConnectingStore({ ...connection, uri }, logger);
-      return { store, started: store.started };
+      const connecting = new ConnectingStore({ ...connection, uri }, logger);
+      return { store: connecting.store, started: connecting.started };
     }
   }
 }

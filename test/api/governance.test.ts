@@ -727,7 +727,7 @@ describe('governance: history and erasure', () => {
           nodes: await Promise.all(keys.map((key) => small.store.getNodeIds({ customerId: customer, schemaId: 'member', key: m(key) }))),
           history: await Promise.all(keys.map(async (key) => (await small.call('GET', historyUrl(customer, m(key)), admin)).body as unknown)),
           // Past the limit for a search through HTTP too: the store's own search, unbounded.
-          search: await small.store.search({
+          search: await small.store.searchWithTypes({
             customerId: customer,
             where: { id: cookie('c-m-1') },
             step: 'ALL',

@@ -26,7 +26,7 @@ import { hashToken } from '../../src/domain/tokens';
 import { deliveryBody } from '../../src/http/delivery-bodies';
 import { contractAjv, detach, loadContract } from '../../src/http/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { buildCondition, buildDelivery, buildDraft, type DeliveryAnswer as Delivery } from '../helpers/deliveries';
@@ -224,7 +224,7 @@ async function impressionsOf(store: Store, customerId: string, user: IdPair, day
 
 /** What a search (step ALL, nothing hidden, no limit that matters) from the holders of `held` finds. */
 async function linkedFrom(store: Store, customerId: string, held: IdPair): Promise<IdPair[]> {
-  const linked = await store.search({
+  const linked = await store.searchWithTypes({
     customerId,
     where: { id: held },
     step: 'ALL',
@@ -1371,7 +1371,7 @@ async function showingBefore(store: Store, customerId: string, user: IdPair | un
   const policy = await store.customerPolicy(customerId);
   let component: IdPair[] | undefined;
   if (user) {
-    const found = await store.search({
+    const found = await store.searchWithTypes({
       customerId,
       where: { id: user },
       step: 'ALL',

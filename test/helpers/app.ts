@@ -9,9 +9,8 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { serve } from '../../src/http/server';
 import { createLogger } from '../../src/logger';
-import type { Store } from '../../src/domain/store';
 import { contractProblems } from './contract';
-import { defaultTestStore } from './store';
+import { defaultTestStore, type TestStore } from './store';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -32,19 +31,19 @@ export interface CallOptions {
 
 export interface TestApp {
   baseUrl: string;
-  store: Store;
+  store: TestStore;
   logs: string[];
   /** Sends a request and fails the test if the response breaks the documented contract. */
   call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, options?: CallOptions): Promise<request.Response>;
   close(): Promise<void>;
 }
 
-export async function startApp(options: { store?: Store; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startApp(options: { store?: TestStore; env?: Record<string, string> } = {}): Promise<TestApp> {
   const config = loadConfig({ SQLITE_PATH: ':memory:', ...options.env });
   const store = options.store ?? (await defaultTestStore());
   const memory = new MemoryTransport();
   const logger = createLogger({ level: 'debug', transports: [memory], pretty: false });
-  const app = createApp({ store, config, logger, adminToken: ADMIN_TOKEN });
+  const app = createApp({ store, ...(config.benchFloorRoute ? { benchFloor: store } : {}), config, logger, adminToken: ADMIN_TOKEN });
   const server = serve(app, logger, 0, '127.0.0.1', config.connections);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -2,7 +2,7 @@
 // version did), and what must hold once the store has opened it: every delivery keeps its ids, customers who may
 // have seen ids go on after the shared counters, and the others start at 1.
 import { assembleDelivery, type Delivery, ZERO_COUNTS } from '../../src/domain/deliveries';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from './store';
 import { buildDraft, buildMessage } from './deliveries';
 
 /** A delivery document as the earlier store wrote it. */

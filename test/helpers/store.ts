@@ -1,7 +1,9 @@
 // The store a test app gets when the test passes none: a fresh in-memory SQLite store, or, under
 // `npm run test:neo4j` (test/neo4j/setup-file.ts sets IDLINK_TEST_STORE=neo4j), a connected Neo4j store.
 import neo4j, { type Driver } from 'neo4j-driver';
-import type { Store } from '../../src/domain/store';
+import type { IdPair, NodeAddress } from '../../src/domain/model';
+import type { StorePorts } from '../../src/domain/ports/store-ports';
+import type { TraversalReads } from '../../src/store/checked-reads';
 import { type Neo4jConnection, Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { waitFor } from './settling';
@@ -21,9 +23,20 @@ export function neo4jConnectionFromEnv(): Neo4jConnection {
   };
 }
 
+/**
+ * What a test reaches of a store: every port, and what the adapters have besides: the reads with the types they hide
+ * given (TraversalReads), a node's IDs (getNodeIds), which no service needs, and the floor, which only the bench's
+ * route calls.
+ */
+export type TestStore = StorePorts &
+  TraversalReads & {
+    getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined>;
+    floor(): Promise<void>;
+  };
+
 export const usesNeo4j = (): boolean => process.env.IDLINK_TEST_STORE === 'neo4j';
 
-export async function defaultTestStore(): Promise<Store> {
+export async function defaultTestStore(): Promise<TestStore> {
   return usesNeo4j() ? Neo4jStore.connect(neo4jConnectionFromEnv()) : new SqliteStore({ path: ':memory:' });
 }
 

@@ -4,7 +4,7 @@
 // both stores by the store contract; the batching logic against a model by neo4j-bulk.unit.test.ts.)
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import type { NodeWrite } from '../../src/domain/store';
+import type { NodeWrite } from '../../src/domain/ports/node-writes';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 

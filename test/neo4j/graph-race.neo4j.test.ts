@@ -68,7 +68,7 @@ describe('graphs read while holders of their ID are created and deleted', () => 
         const query = queries[which]!;
         sent += 1;
         try {
-          const graph = await store.graph(query);
+          const graph = await store.graphWithTypes(query);
           // The nodes that stay are always there.
           if (graph.nodes.length >= STAYING) answered += 1;
           else failures.push(`query ${which}: ${graph.nodes.map((n) => n.key.id).join(', ')}`);

@@ -7,7 +7,7 @@
 import type { Driver } from 'neo4j-driver';
 import neo4j from 'neo4j-driver';
 import type { HistoryEntry, IdPair } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { ADOPT_MENTIONS_BATCH, stored } from '../../src/store/neo4j/neo4j-history';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { entryValues, erasedId, valueKey } from '../../src/store/history';

@@ -81,11 +81,11 @@ describe(`step ALL from an ID that links nothing, held by ${HOLDERS} nodes of on
 
   test('when searched and drawn, then the answers are whole and each walks the component a bounded number of times, not once per holder', async () => {
     const measured = new Neo4jStore(profiling(driver, traversed), connection.database, loadStatements());
-    const found = await measured.search({ ...from(), ...bounds, hiddenTypes: [], limit: 10 });
+    const found = await measured.searchWithTypes({ ...from(), ...bounds, hiddenTypes: [], limit: 10 });
     expect({ total: found.total, visitedNodes: found.visitedNodes }).toEqual({ total: HOLDERS + 2, visitedNodes: HOLDERS });
     const searchRows = traversed.rows;
     traversed.rows = 0;
-    const drawn = await measured.graph({ ...from(), ...bounds, hiddenTypes: [], answerNodes: 2_000 });
+    const drawn = await measured.graphWithTypes({ ...from(), ...bounds, hiddenTypes: [], answerNodes: 2_000 });
     expect({ nodes: drawn.nodes.length, truncated: drawn.truncated }).toEqual({ nodes: HOLDERS, truncated: false });
     const graphRows = traversed.rows;
 
@@ -95,13 +95,13 @@ describe(`step ALL from an ID that links nothing, held by ${HOLDERS} nodes of on
   });
 
   test('when the component passes the bounds, then component_too_large, as for any other search', async () => {
-    await expect(store.search({ ...from(), maxNodes: HOLDERS - 1, maxIds: 50_000, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
+    await expect(store.searchWithTypes({ ...from(), maxNodes: HOLDERS - 1, maxIds: 50_000, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
       code: 'component_too_large',
     });
-    await expect(store.search({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
+    await expect(store.searchWithTypes({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], limit: 10 })).rejects.toMatchObject({
       code: 'component_too_large',
     });
-    await expect(store.graph({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], answerNodes: 10 })).rejects.toMatchObject({
+    await expect(store.graphWithTypes({ ...from(), maxNodes: 10_000, maxIds: HOLDERS + 1, hiddenTypes: [], answerNodes: 10 })).rejects.toMatchObject({
       code: 'component_too_large',
     });
   });

@@ -4,7 +4,7 @@
 // A proxy (test/helpers/bolt-fault-proxy.ts) between the store and Neo4j loses one commit reply on demand.
 import type { Delivery } from '../../src/domain/deliveries';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
-import type { StoredToken } from '../../src/domain/store';
+import type { StoredToken } from '../../src/domain/ports/tokens';
 import { boltAddress, type BoltFaultProxy, startBoltFaultProxy } from '../helpers/bolt-fault-proxy';
 import { buildCondition, buildDraft, buildMessage } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv } from '../helpers/store';

@@ -68,33 +68,60 @@ afterEach(async () => {
   jest.restoreAllMocks();
 });
 
-async function connected(store: ReturnType<typeof standIn>['store'], log: ReturnType<typeof logger>): Promise<ConnectingStore> {
+async function connected(store: object, log: ReturnType<typeof logger>): Promise<ConnectingStore> {
   jest.spyOn(Neo4jStore, 'connect').mockResolvedValue(store as unknown as Neo4jStore);
   connecting = new ConnectingStore(connection, log);
   await connecting.started;
   return connecting;
 }
 
+describe('ConnectingStore, when the service calls its store', () => {
+  test('when a method is called once connected, then the connected store runs it with the same arguments, and its answer comes back', async () => {
+    const { store } = standIn();
+    const search = jest.fn(async (query: unknown) => ({ results: [query], total: 1, visitedNodes: 1 }));
+    const service = await connected({ ...store, search }, logger());
+    const query = { customerId: 'acme' };
+    await expect(service.store.search(query as never)).resolves.toEqual({ results: [query], total: 1, visitedNodes: 1 });
+    expect(search).toHaveBeenCalledWith(query);
+  });
+
+  test('when a method is called before Neo4j answers, then it fails with store_unavailable, and close stops the attempts', async () => {
+    // An attempt that never connects, and ends when abandoned, as the driver's does when it is closed.
+    jest
+      .spyOn(Neo4jStore, 'connect')
+      .mockImplementation(
+        (_connection, options) => new Promise<never>((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(new Error('abandoned')))),
+      );
+    connecting = new ConnectingStore(connection, logger());
+    await expect(connecting.store.listSchemas('acme')).rejects.toMatchObject({
+      code: 'store_unavailable',
+      message: 'The service is still connecting to Neo4j.',
+    });
+    await connecting.store.close();
+    await expect(connecting.started).resolves.toBeUndefined();
+  });
+});
+
 describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
   test('when a constraint is missing, then every call answers 503 store_unavailable until all of cypher/schema/ is applied again and online, and both are logged', async () => {
     const { state, store } = standIn();
     const log = logger();
     const service = await connected(store, log);
-    await expect(service.ping()).resolves.toBeUndefined();
+    await expect(service.store.ping()).resolves.toBeUndefined();
 
     state.missing = [constraint, index];
     const check = service.checkSchema();
     await new Promise((resolve) => setImmediate(resolve));
     expect(state.applied).toEqual([{ awaitIndexes: true }]);
-    const refused = await service.ping().catch((e: unknown) => e);
+    const refused = await service.store.ping().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ code: 'store_unavailable', message: 'Neo4j is missing constraints of this service; it is applying them again.' });
-    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
+    await expect(service.store.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(log.warn).toHaveBeenCalledWith(expect.stringContaining('applying them again'), { missing: ['idnode_key_unique', 'history_time'], serving: false });
 
     state.held[0]?.release();
     await check;
-    await expect(service.ping()).resolves.toBeUndefined();
+    await expect(service.store.ping()).resolves.toBeUndefined();
     expect(log.info).toHaveBeenCalledWith('applied cypher/schema/ to Neo4j again', { missing: ['idnode_key_unique', 'history_time'] });
   });
 
@@ -105,7 +132,7 @@ describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
     const check = service.checkSchema();
     await new Promise((resolve) => setImmediate(resolve));
     expect(state.applied).toEqual([{ awaitIndexes: false }]);
-    await expect(service.ping()).resolves.toBeUndefined();
+    await expect(service.store.ping()).resolves.toBeUndefined();
     state.held[0]?.release();
     await check;
   });
@@ -125,11 +152,11 @@ describe('ConnectingStore, when Neo4j has lost part of cypher/schema/', () => {
     expect(log.error).toHaveBeenCalledWith('applying cypher/schema/ to Neo4j again failed; trying again at the next check', {
       error: expect.stringContaining('Unable to create Constraint'),
     });
-    await expect(service.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+    await expect(service.store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
 
     state.missing = [];
     await service.checkSchema();
-    await expect(service.ping()).resolves.toBeUndefined();
+    await expect(service.store.ping()).resolves.toBeUndefined();
     expect(log.info).toHaveBeenCalledWith('cypher/schema/ is in place on Neo4j again');
   });
 
@@ -154,19 +181,19 @@ describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
     const service = await connected(store, log);
     state.searchFails = unavailable();
     state.pingFails = true;
-    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
+    await expect(service.store.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
     await until(() => warnedDown(log));
     expect(state.pings).toBe(DOWN_AFTER_FAILED_PINGS);
 
     const searches = state.searches;
-    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
-    await expect(service.ping()).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
+    await expect(service.store.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
+    await expect(service.store.ping()).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be reached right now.' });
     expect(state.searches).toBe(searches);
 
     state.pingFails = false;
     state.searchFails = undefined;
     await until(() => log.info.mock.calls.some(([message]) => message === 'Neo4j answers again; serving requests'), 2 * PROBE_INTERVAL_MS + 1_000);
-    await expect(service.search({} as never)).resolves.toMatchObject({ total: 0 });
+    await expect(service.store.search({} as never)).resolves.toMatchObject({ total: 0 });
     expect(state.searches).toBe(searches + 1);
   });
 
@@ -175,10 +202,10 @@ describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
     const log = logger();
     const service = await connected(store, log);
     state.searchFails = unavailable();
-    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be used right now.' });
+    await expect(service.store.search({} as never)).rejects.toMatchObject({ code: 'store_unavailable', message: 'Neo4j cannot be used right now.' });
     await until(() => state.pings === 1);
     state.searchFails = undefined;
-    await expect(service.search({} as never)).resolves.toMatchObject({ total: 0 });
+    await expect(service.store.search({} as never)).resolves.toMatchObject({ total: 0 });
     expect(warnedDown(log)).toBe(false);
   });
 
@@ -186,7 +213,7 @@ describe('ConnectingStore, when Neo4j goes away after it was connected', () => {
     const { state, store } = standIn();
     const service = await connected(store, logger());
     state.searchFails = new DomainError('node_exists', 'The node exists.');
-    await expect(service.search({} as never)).rejects.toMatchObject({ code: 'node_exists' });
+    await expect(service.store.search({} as never)).rejects.toMatchObject({ code: 'node_exists' });
     await new Promise((resolve) => setTimeout(resolve, 50)); // Fixed sleep: a ping that must never come marks no moment.
     expect(state.pings).toBe(0);
   });

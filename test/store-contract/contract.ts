@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockRule } from '../../src/domain/blocklist';
 import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { NodeWrite, Store, StoredToken } from '../../src/domain/store';
+import type { NodeWrite } from '../../src/domain/ports/node-writes';
+import type { TestStore as Store } from '../helpers/store';
+import type { StoredToken } from '../../src/domain/ports/tokens';
 
 // ---- unique names
 
@@ -565,12 +567,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       /** How many IDs a search from the nodes holding `value` finds: 0 when no node holds it. */
       async function holders(customerId: string, value: IdPair): Promise<number> {
-        return (await store().search(buildQuery({ customerId, where: { id: value } }))).total;
+        return (await store().searchWithTypes(buildQuery({ customerId, where: { id: value } }))).total;
       }
 
       /** The member_id values of every node linked to `node` (step ALL). */
       async function linkedMembers(node: NodeAddress): Promise<string[]> {
-        const r = await store().search(buildQuery({ ...fromKey(node), havingType: 'member_id' }));
+        const r = await store().searchWithTypes(buildQuery({ ...fromKey(node), havingType: 'member_id' }));
         return r.results.map((x) => x.id);
       }
 
@@ -801,7 +803,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           expect(await store().getNodeIds(member(c, 'm9'))).toEqual([id('device', 'd1'), id('member_id', 'm9')]);
           // The old key is no longer held by anyone, the new key is held by the node.
           expect(await holders(c, id('member_id', 'm1'))).toBe(0);
-          const byNewKey = await store().search(buildQuery({ customerId: c, where: { id: id('member_id', 'm9') } }));
+          const byNewKey = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('member_id', 'm9') } }));
           expect(byNewKey.results).toEqual([id('device', 'd1'), id('member_id', 'm9')]);
           // The old key can be used again.
           await expect(store().createNode(member(c, 'm1'), [])).resolves.toBeUndefined();
@@ -838,7 +840,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await store().rekey(member(c, 'm1'), 'm2');
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await store().getNodeIds(crm)).toEqual([id('member_id', 'm2')]);
-          const linked = await store().search(buildQuery({ ...fromKey(crm), exclude: true }));
+          const linked = await store().searchWithTypes(buildQuery({ ...fromKey(crm), exclude: true }));
           expect(linked.results).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
         });
 
@@ -909,7 +911,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await store().deleteNode(member(c, 'm1'));
           expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
-          const byDevice = await store().search(buildQuery({ customerId: c, where: { id: id('device', 'd1') } }));
+          const byDevice = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('device', 'd1') } }));
           expect(byDevice.results).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await holders(c, id('cookie', 'k1'))).toBe(0);
           await store().createNode(member(c, 'm1'), []);
@@ -957,7 +959,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             await expect(store().deleteNode(member(c, k))).rejects.toMatchObject({ code: 'node_not_found' });
           }
           expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
-          const linked = await store().search(buildQuery({ customerId: c, where: { id: id('cookie', 'shared') } }));
+          const linked = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('cookie', 'shared') } }));
           expect(linked.results).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
         });
       });
@@ -1367,7 +1369,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             for (const o of byLines) if (o !== 'deleted') expect([k, o]).toEqual([k, 'node_not_found']);
             for (const o of bySingle) if (o?.status === 'rejected') expect(o.reason).toMatchObject({ code: 'node_not_found' });
             expect(await store().getNodeIds(member(c, k))).toBeUndefined();
-            expect((await store().search(buildQuery({ customerId: c, where: { id: id('device', `d-${k}`) } }))).total).toBe(0);
+            expect((await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('device', `d-${k}`) } }))).total).toBe(0);
           }
           expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
         });
@@ -1389,7 +1391,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         return c;
       }
 
-      const search = (q: SearchQuery): Promise<SearchResult> => store().search(q);
+      const search = (q: SearchQuery): Promise<SearchResult> => store().searchWithTypes(q);
 
       /** A (device d1) B (cookie k1) C: a chain of three member nodes. */
       async function chain(c: string): Promise<void> {
@@ -1753,15 +1755,15 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         await store().createNode(member(a, 'm1'), [id('device', 'd1'), id('cookie', 'ka')]);
         await store().createNode(member(a, 'm2'), [id('device', 'd1')]);
         await store().createNode(member(b, 'm1'), [id('device', 'd1'), id('cookie', 'kb')]);
-        const bByWhere = await store().search(buildQuery({ customerId: b, where: { id: id('device', 'd1') } }));
+        const bByWhere = await store().searchWithTypes(buildQuery({ customerId: b, where: { id: id('device', 'd1') } }));
         expect(bByWhere.results).toEqual([id('cookie', 'kb'), id('device', 'd1'), id('member_id', 'm1')]);
         expect(bByWhere.total).toBe(3);
-        const bByKey = await store().search(buildQuery(fromKey(member(b, 'm1'))));
+        const bByKey = await store().searchWithTypes(buildQuery(fromKey(member(b, 'm1'))));
         expect(bByKey.results).toEqual([id('cookie', 'kb'), id('device', 'd1'), id('member_id', 'm1')]);
-        const aByKey = await store().search(buildQuery(fromKey(member(a, 'm1'))));
+        const aByKey = await store().searchWithTypes(buildQuery(fromKey(member(a, 'm1'))));
         expect(aByKey.results).toEqual([id('cookie', 'ka'), id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
-        expect(await store().search(buildQuery({ customerId: b, where: { id: id('cookie', 'ka') } }))).toMatchObject({ results: [], total: 0 });
-        expect(await store().search(buildQuery(fromKey(member(b, 'm2'))))).toMatchObject({ results: [], total: 0 });
+        expect(await store().searchWithTypes(buildQuery({ customerId: b, where: { id: id('cookie', 'ka') } }))).toMatchObject({ results: [], total: 0 });
+        expect(await store().searchWithTypes(buildQuery(fromKey(member(b, 'm2'))))).toMatchObject({ results: [], total: 0 });
       });
 
       test("when a customer addresses another customer's node, then it is not found and not touched", async () => {
@@ -1791,7 +1793,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         expect(await store().getNodeIds(member(b, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
         await store().deleteNode(member(b, 'm2'));
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
-        const aByWhere = await store().search(buildQuery({ customerId: a, where: { id: id('device', 'd1') } }));
+        const aByWhere = await store().searchWithTypes(buildQuery({ customerId: a, where: { id: id('device', 'd1') } }));
         expect(aByWhere.results).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
       });
 
@@ -1813,7 +1815,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
     // IDs of its type are held, and the policy (settings, blocked values, type options) a customer is checked against.
     describe('identity protections', () => {
       const store = useStore(openStore);
-      const search = (q: SearchQuery): Promise<SearchResult> => store().search(q);
+      const search = (q: SearchQuery): Promise<SearchResult> => store().searchWithTypes(q);
       const sortedSchemas = async (c: string): Promise<SchemaRecord[]> => [...(await store().listSchemas(c))].sort(bySchemaId);
       /** The declaration of `type` in `schema` (the test's own fixtures). */
       const declarationOf = (schema: SchemaRecord, type: string): IdTypeDeclaration => {

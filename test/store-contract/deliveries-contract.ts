@@ -6,7 +6,7 @@
 // Every assertion reads back what is stored (getDelivery, listDeliveries), not merely what a call returned.
 import { randomUUID } from 'node:crypto';
 import type { Delivery, DeliveryDraft } from '../../src/domain/deliveries';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { buildButton, buildCondition, buildDraft, buildMessage, draftPart } from '../helpers/deliveries';
 import { interleaved, useStore } from './contract';
 

@@ -5,7 +5,7 @@ import { byTypeThenId } from '../../src/domain/code-point-order';
 import type { GraphComponent, GraphQuery } from '../../src/domain/graph';
 import { DomainError } from '../../src/domain/errors';
 import type { AnswerRoom, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { asChecked, id, member, MEMBER, newCustomer, shop, SHOP, useStore, VISIT_WITH_OPTIONS } from './contract';
 
 /** A node as the tests compare them: schema, key, and its IDs sorted (stores answer them in no order). */
@@ -69,7 +69,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
 
     test('when step ALL starts from a key, then every node comes with every ID it holds, level by level, then by schema and key', async () => {
       const c = await chain();
-      const answer = drawn(await store().graph(query(c, fromKey(member(c, 'm1')))));
+      const answer = drawn(await store().graphWithTypes(query(c, fromKey(member(c, 'm1')))));
       expect(answer).toEqual({
         nodes: [
           { schema: 'member', key: 'member_id:m1', ids: ['device:d1', 'member_id:m1'] },
@@ -84,10 +84,10 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
 
     test('when answerNodes is smaller than the component, then the nearest come first and truncated is true', async () => {
       const c = await chain();
-      const cut = await store().graph(query(c, fromKey(member(c, 'm4')), { answerNodes: 3 }));
+      const cut = await store().graphWithTypes(query(c, fromKey(member(c, 'm4')), { answerNodes: 3 }));
       expect(keys(cut)).toEqual(['member/member_id:m4', 'member/member_id:m3', 'member/member_id:m2']);
       expect(cut.truncated).toBe(true);
-      const whole = await store().graph(query(c, fromKey(member(c, 'm4')), { answerNodes: 5 }));
+      const whole = await store().graphWithTypes(query(c, fromKey(member(c, 'm4')), { answerNodes: 5 }));
       expect(keys(whole)).toEqual(['member/member_id:m4', 'member/member_id:m3', 'member/member_id:m2', 'shop/shop_id:s1', 'member/member_id:m1']);
       expect(whole.truncated).toBe(false);
     });
@@ -95,60 +95,60 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
     test('when the answered nodes would hold more than maxIds IDs counted per node, then the answer stops before the first that does not fit', async () => {
       const c = await chain();
       // m1 holds 2 IDs, m2 3, m3 4: 9 fit; s1's 2 more do not. The distinct IDs (9) are within the search's bound.
-      const cut = await store().graph(query(c, fromKey(member(c, 'm1')), { maxIds: 9 }));
+      const cut = await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { maxIds: 9 }));
       expect(keys(cut)).toEqual(['member/member_id:m1', 'member/member_id:m2', 'member/member_id:m3']);
       expect(cut.truncated).toBe(true);
-      const tighter = await store().graph(query(c, fromKey(member(c, 'm1')), { maxIds: 9, answerNodes: 2 }));
+      const tighter = await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { maxIds: 9, answerNodes: 2 }));
       expect(keys(tighter)).toEqual(['member/member_id:m1', 'member/member_id:m2']);
     });
 
     test('when step ONE starts from an ID without a schema, then its holders come first and the nodes sharing an ID with them next', async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, { where: { id: id('device', 'd2') } }, { step: 'ONE' }));
+      const answer = await store().graphWithTypes(query(c, { where: { id: id('device', 'd2') } }, { step: 'ONE' }));
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m3', 'shop/shop_id:s1', 'member/member_id:m1', 'member/member_id:m4']);
       expect(answer.truncated).toBe(false);
     });
 
     test('when step ONE starts from a key, then the key node and its neighbours are answered, no further', async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, fromKey(member(c, 'm2')), { step: 'ONE' }));
+      const answer = await store().graphWithTypes(query(c, fromKey(member(c, 'm2')), { step: 'ONE' }));
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m1', 'member/member_id:m3', 'shop/shop_id:s1']);
     });
 
     test('when step ALL starts from an ID that links, restricted to a schema, then every holder of the ID is level 0', async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }));
+      const answer = await store().graphWithTypes(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }));
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m3', 'shop/shop_id:s1', 'member/member_id:m1', 'member/member_id:m4']);
       // exclude leaves out only the start nodes, those of the schema
-      const excluded = await store().graph(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { exclude: true }));
+      const excluded = await store().graphWithTypes(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { exclude: true }));
       expect(keys(excluded)).toEqual(['member/member_id:m2', 'member/member_id:m3', 'member/member_id:m1', 'member/member_id:m4']);
     });
 
     test('when step ALL starts from a key that holds the where ID, then the keyed node alone is level 0', async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, { ...fromKey(member(c, 'm2')), where: { id: id('device', 'd2'), schemaId: 'member' } }));
+      const answer = await store().graphWithTypes(query(c, { ...fromKey(member(c, 'm2')), where: { id: id('device', 'd2'), schemaId: 'member' } }));
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m1', 'member/member_id:m3', 'shop/shop_id:s1', 'member/member_id:m4']);
     });
 
     test("when step ONE starts from an ID restricted to a schema, then only that schema's holders are level 0", async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { step: 'ONE' }));
+      const answer = await store().graphWithTypes(query(c, { where: { id: id('device', 'd2'), schemaId: 'shop' } }, { step: 'ONE' }));
       expect(keys(answer)).toEqual(['shop/shop_id:s1', 'member/member_id:m2', 'member/member_id:m3']);
     });
 
     test('when exclude is set, then the start nodes are left out and the rest keep their order', async () => {
       const c = await chain();
-      const answer = await store().graph(query(c, fromKey(member(c, 'm1')), { exclude: true, answerNodes: 2 }));
+      const answer = await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { exclude: true, answerNodes: 2 }));
       expect(keys(answer)).toEqual(['member/member_id:m2', 'member/member_id:m3']);
       expect(answer.truncated).toBe(true);
     });
 
     test('when no node holds the start, then nothing is answered and nothing is truncated', async () => {
       const c = await chain();
-      expect(await store().graph(query(c, { where: { id: id('device', 'nobody') } }))).toEqual({ nodes: [], truncated: false });
-      expect(await store().graph(query(c, fromKey(member(c, 'nobody'))))).toEqual({ nodes: [], truncated: false });
+      expect(await store().graphWithTypes(query(c, { where: { id: id('device', 'nobody') } }))).toEqual({ nodes: [], truncated: false });
+      expect(await store().graphWithTypes(query(c, fromKey(member(c, 'nobody'))))).toEqual({ nodes: [], truncated: false });
       // an ID held only in another schema than the one named
-      expect(await store().graph(query(c, { where: { id: id('device', 'd1'), schemaId: 'shop' } }))).toEqual({ nodes: [], truncated: false });
+      expect(await store().graphWithTypes(query(c, { where: { id: id('device', 'd1'), schemaId: 'shop' } }))).toEqual({ nodes: [], truncated: false });
     });
 
     test('when IDs of a links: false type are shared, then they link nothing but are answered with their holders', async () => {
@@ -158,7 +158,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       await create(visit('v2'), VISIT_WITH_OPTIONS, [id('ip', '10.0.0.1')]);
       await create(visit('v3'), VISIT_WITH_OPTIONS, [id('device', 'x'), id('ip', '10.0.0.9')]);
       const unlinkedTypes = ['ip'];
-      expect(drawn(await store().graph(query(c, fromKey(visit('v1')), { unlinkedTypes })))).toEqual({
+      expect(drawn(await store().graphWithTypes(query(c, fromKey(visit('v1')), { unlinkedTypes })))).toEqual({
         nodes: [
           { schema: 'visit', key: 'visit_id:v1', ids: ['device:x', 'ip:10.0.0.1', 'visit_id:v1'] },
           { schema: 'visit', key: 'visit_id:v3', ids: ['device:x', 'ip:10.0.0.9', 'visit_id:v3'] },
@@ -166,11 +166,11 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
         truncated: false,
       });
       // from the ID that links nothing: its holders are the start nodes, each with its own component
-      const fromIp = await store().graph(query(c, { where: { id: id('ip', '10.0.0.1') } }, { unlinkedTypes }));
+      const fromIp = await store().graphWithTypes(query(c, { where: { id: id('ip', '10.0.0.1') } }, { unlinkedTypes }));
       expect(keys(fromIp)).toEqual(['visit/visit_id:v1', 'visit/visit_id:v2', 'visit/visit_id:v3']);
-      const inSchema = await store().graph(query(c, { where: { id: id('ip', '10.0.0.1'), schemaId: 'visit' } }, { unlinkedTypes }));
+      const inSchema = await store().graphWithTypes(query(c, { where: { id: id('ip', '10.0.0.1'), schemaId: 'visit' } }, { unlinkedTypes }));
       expect(keys(inSchema)).toEqual(['visit/visit_id:v1', 'visit/visit_id:v2', 'visit/visit_id:v3']);
-      const one = await store().graph(query(c, { where: { id: id('ip', '10.0.0.1') } }, { unlinkedTypes, step: 'ONE' }));
+      const one = await store().graphWithTypes(query(c, { where: { id: id('ip', '10.0.0.1') } }, { unlinkedTypes, step: 'ONE' }));
       expect(keys(one)).toEqual(['visit/visit_id:v1', 'visit/visit_id:v2', 'visit/visit_id:v3']);
     });
 
@@ -187,7 +187,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       const from = { where: { schemaId: 'member', id: HOT } };
       const unlinkedTypes = ['ip'];
 
-      const answer = drawn(await store().graph(query(c, from, { unlinkedTypes })));
+      const answer = drawn(await store().graphWithTypes(query(c, from, { unlinkedTypes })));
       expect(answer).toEqual({
         nodes: [
           ...holders.map((m) => ({ schema: 'member', key: `member_id:${m}`, ids: ['device:shared', 'ip:hot', `member_id:${m}`] })),
@@ -196,14 +196,14 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
         ],
         truncated: false,
       });
-      expect(keys(await store().graph(query(c, from, { unlinkedTypes, answerNodes: 41 })))).toEqual([
+      expect(keys(await store().graphWithTypes(query(c, from, { unlinkedTypes, answerNodes: 41 })))).toEqual([
         ...holders.map((m) => `member/member_id:${m}`),
         'shop/shop_id:s1',
       ]);
       // 42 nodes holding 44 distinct IDs (answered, 3 a node for the nearest, maxIds holds 14 of them).
-      await expect(store().graph(query(c, from, { unlinkedTypes, maxNodes: 41 }))).rejects.toMatchObject({ code: 'component_too_large' });
-      await expect(store().graph(query(c, from, { unlinkedTypes, maxIds: 43 }))).rejects.toMatchObject({ code: 'component_too_large' });
-      const atTheBounds = await store().graph(query(c, from, { unlinkedTypes, maxNodes: 42, maxIds: 44 }));
+      await expect(store().graphWithTypes(query(c, from, { unlinkedTypes, maxNodes: 41 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      await expect(store().graphWithTypes(query(c, from, { unlinkedTypes, maxIds: 43 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      const atTheBounds = await store().graphWithTypes(query(c, from, { unlinkedTypes, maxNodes: 42, maxIds: 44 }));
       expect({ answered: keys(atTheBounds), truncated: atTheBounds.truncated }).toEqual({
         answered: holders.slice(0, 14).map((m) => `member/member_id:${m}`),
         truncated: true,
@@ -213,16 +213,18 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
     test('when the component passes maxNodes or its nodes hold more than maxIds distinct IDs, then component_too_large', async () => {
       const c = await chain();
       for (const step of ['ONE', 'ALL'] as const) {
-        await expect(store().graph(query(c, { where: { id: id('device', 'd2') } }, { step, maxNodes: 2 }))).rejects.toMatchObject({
+        await expect(store().graphWithTypes(query(c, { where: { id: id('device', 'd2') } }, { step, maxNodes: 2 }))).rejects.toMatchObject({
           code: 'component_too_large',
         });
       }
-      await expect(store().graph(query(c, fromKey(member(c, 'm1')), { maxNodes: 4 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      await expect(store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { maxNodes: 4 }))).rejects.toMatchObject({ code: 'component_too_large' });
       // 9 distinct IDs in the component
-      await expect(store().graph(query(c, fromKey(member(c, 'm1')), { maxIds: 8 }))).rejects.toMatchObject({ code: 'component_too_large' });
-      await expect(store().graph(query(c, fromKey(member(c, 'm2')), { step: 'ONE', maxIds: 7 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      await expect(store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { maxIds: 8 }))).rejects.toMatchObject({ code: 'component_too_large' });
+      await expect(store().graphWithTypes(query(c, fromKey(member(c, 'm2')), { step: 'ONE', maxIds: 7 }))).rejects.toMatchObject({
+        code: 'component_too_large',
+      });
       // at the bounds exactly: 5 nodes, 9 distinct IDs (13 counted per node)
-      expect(keys(await store().graph(query(c, fromKey(member(c, 'm1')), { maxNodes: 5, maxIds: 13 })))).toHaveLength(5);
+      expect(keys(await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { maxNodes: 5, maxIds: 13 })))).toHaveLength(5);
     });
 
     test('when IDs hold characters past U+FFFF, then nodes of a level are ordered by code point, not by UTF-16 unit', async () => {
@@ -230,7 +232,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       await create(member(c, 'hub'), MEMBER, [id('device', 'shared')]);
       // U+1F600 sorts after U+FFFD by code point; as UTF-16 (a surrogate, 0xD83D) it would sort before.
       for (const m of ['\u{1F600}', '\uFFFD', 'z']) await create(member(c, m), MEMBER, [id('device', 'shared')]);
-      const answer = await store().graph(query(c, fromKey(member(c, 'hub'))));
+      const answer = await store().graphWithTypes(query(c, fromKey(member(c, 'hub'))));
       expect(keys(answer)).toEqual(['member/member_id:hub', 'member/member_id:z', 'member/member_id:\uFFFD', 'member/member_id:\u{1F600}']);
     });
 
@@ -238,7 +240,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       const c = await customerWith(MEMBER);
       await create(member(c, 'root'), MEMBER, [id('device', 'hub')]);
       const writers = Array.from({ length: 30 }, (_, i) => create(member(c, `n${i}`), MEMBER, [id('device', 'hub'), id('cookie', `k${i}`)]));
-      const readers = Array.from({ length: 30 }, () => store().graph(query(c, fromKey(member(c, 'root')))));
+      const readers = Array.from({ length: 30 }, () => store().graphWithTypes(query(c, fromKey(member(c, 'root')))));
       const [, answers] = await Promise.all([Promise.all(writers), Promise.all(readers)]);
       for (const answer of answers) {
         expect(answer.nodes[0]?.key).toEqual(id('member_id', 'root'));
@@ -246,7 +248,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
         for (const n of answer.nodes.slice(1))
           expect([...n.ids].sort(byTypeThenId).map(text)).toEqual([`cookie:k${n.key.id.slice(1)}`, 'device:hub', text(n.key)]);
       }
-      const last = await store().graph(query(c, fromKey(member(c, 'root'))));
+      const last = await store().graphWithTypes(query(c, fromKey(member(c, 'root'))));
       expect(last.nodes).toHaveLength(31);
       expect(keys(last).slice(1)).toEqual(Array.from({ length: 30 }, (_, i) => `member/member_id:n${i}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     });
@@ -258,7 +260,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       await create(byEmail('c@example.com'), MEMBER, [id('device', 'shared')]);
       await create(byEmail('a@example.com'), MEMBER, [id('device', 'shared')]);
       const fromDevice = { where: { id: id('device', 'shared') } };
-      const order = async (hiddenTypes: string[]) => keys(await store().graph(query(c, fromDevice, { hiddenTypes })));
+      const order = async (hiddenTypes: string[]) => keys(await store().graphWithTypes(query(c, fromDevice, { hiddenTypes })));
       expect(await order([])).toEqual(['member/email:a@example.com', 'member/email:b@example.com', 'member/email:c@example.com']);
       const hidden = await order(['email']);
       // b moves past c and a in value order: where it is answered must not move with it.
@@ -305,10 +307,10 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       test('when a search answer is larger than its free room, then the store asks room for about its size, without hidden IDs, and a refusal answers nothing', async () => {
         const c = await heavy();
         const refused = room(1000, true);
-        await expect(store().search(search(c, member(c, 'm1'), refused))).rejects.toMatchObject({ code: 'server_busy' });
+        await expect(store().searchWithTypes(search(c, member(c, 'm1'), refused))).rejects.toMatchObject({ code: 'server_busy' });
         expect(refused.asked).toHaveLength(1);
         const granted = room(1000);
-        const answer = await store().search(search(c, member(c, 'm1'), granted));
+        const answer = await store().searchWithTypes(search(c, member(c, 'm1'), granted));
         expect(answer.total).toBe(302);
         const size = json({ results: answer.results, total: answer.total });
         expect(granted.asked).toHaveLength(1);
@@ -320,20 +322,20 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       test('when a search answer is within its free room, or cut by its limit, then the store takes no room', async () => {
         const c = await heavy();
         const free = room(1_000_000);
-        expect((await store().search(search(c, member(c, 'm1'), free))).total).toBe(302);
+        expect((await store().searchWithTypes(search(c, member(c, 'm1'), free))).total).toBe(302);
         const limited = room(10_000, true);
-        expect((await store().search(search(c, member(c, 'm1'), limited, 5))).results).toHaveLength(5);
+        expect((await store().searchWithTypes(search(c, member(c, 'm1'), limited, 5))).results).toHaveLength(5);
         expect([...free.asked, ...limited.asked].filter((b) => b > 10_000)).toEqual([]);
       });
 
       test('when a graph answer is larger than its free room, then the store asks room for about its size, without hidden IDs, before reading the IDs, and a refusal answers nothing', async () => {
         const c = await heavy();
         const refused = room(1000, true);
-        await expect(store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: refused }))).rejects.toMatchObject({
+        await expect(store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: refused }))).rejects.toMatchObject({
           code: 'server_busy',
         });
         const granted = room(1000);
-        const component = await store().graph(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: granted }));
+        const component = await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { hiddenTypes: ['email'], answerRoom: granted }));
         expect(component.nodes).toHaveLength(2);
         const shown = component.nodes.map((n) => ({ schema: n.schemaId, key: n.key, ids: n.ids.filter((x) => x.type !== 'email') }));
         const size = json({ nodes: shown, truncated: false, types: [] });
@@ -342,7 +344,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
         expect(granted.asked[0]).toBeLessThanOrEqual(size * 1.1);
         expect(refused.asked).toEqual(granted.asked);
         const free = room(1_000_000, true);
-        expect((await store().graph(query(c, fromKey(member(c, 'm1')), { answerRoom: free }))).nodes).toHaveLength(2);
+        expect((await store().graphWithTypes(query(c, fromKey(member(c, 'm1')), { answerRoom: free }))).nodes).toHaveLength(2);
       });
     });
   });

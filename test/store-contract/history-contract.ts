@@ -7,7 +7,7 @@
 //   only asserts on entries it wrote itself, around an instant it read back from them.
 // Every assertion reads back what is stored (nodeHistory, getNodeIds, search), not merely what a call returned.
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryId, HistoryOp, IdPair, NodeAddress, SchemaRecord, WriteAudit } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
 import { waitFor } from '../helpers/settling';
 
@@ -97,10 +97,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
     /** The IDs a search (step ALL) from the nodes holding `value` finds: none when nothing holds it. */
     const reached = async (customerId: string, value: IdPair, unlinkedTypes: string[] = []): Promise<IdPair[]> =>
-      (await store().search(buildQuery({ customerId, where: { id: value }, unlinkedTypes }))).results;
+      (await store().searchWithTypes(buildQuery({ customerId, where: { id: value }, unlinkedTypes }))).results;
     /** How many IDs that search finds (0: nothing holds the value). */
     const holders = async (customerId: string, value: IdPair, unlinkedTypes: string[] = []): Promise<number> =>
-      (await store().search(buildQuery({ customerId, where: { id: value }, unlinkedTypes }))).total;
+      (await store().searchWithTypes(buildQuery({ customerId, where: { id: value }, unlinkedTypes }))).total;
 
     // ------------------------------------------------------------------ entries of node writes
     describe('entries of node writes', () => {
@@ -415,7 +415,7 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
         expect(await holders(c, id('device', 'd1'))).toBe(0);
         expect(await holders(c, id('cookie', 'kg'))).toBe(0);
-        const fromM1 = await store().search(buildQuery({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } }));
+        const fromM1 = await store().searchWithTypes(buildQuery({ customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } }));
         expect(fromM1.results).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
 
         const m1 = shown('member_id', 'm1');
@@ -477,7 +477,7 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           id('member_id', 'a2-old'),
         ];
         for (const value of erased) expect([show(value), await holders(c, value)]).toEqual([show(value), 0]);
-        const byTablet = await store().search(buildQuery({ customerId: c, where: { id: id('device', 'tablet') }, unlinkedTypes: ['device'] }));
+        const byTablet = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('device', 'tablet') }, unlinkedTypes: ['device'] }));
         expect(byTablet.results).toEqual([id('cookie', 'kb1'), id('device', 'tablet'), id('email', 'bob@example.com'), id('member_id', 'b1')]);
 
         // Ann's entries are found under none of her keys, the old one included.
@@ -526,7 +526,7 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         const snapshot = async () => ({
           nodes: await Promise.all(keys.map((k) => store().getNodeIds(k))),
           history: await Promise.all(keys.map((k) => store().nodeHistory(c, 'member', k.key, 0, 100))),
-          search: await store().search(buildQuery({ customerId: c, where: { id: id('email', 'ann@example.com') } })),
+          search: await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('email', 'ann@example.com') } })),
         });
         const before = await snapshot();
         expect(before.search.results).toHaveLength(7); // ann@example.com, k1, k2, d1, m1, m2, m4

@@ -317,7 +317,7 @@ describe('Neo4j store specifics', () => {
     expect(rows[0]).toBeLessThanOrEqual(200);
     expect(rows[1]).toBe(0);
     await expect(
-      store.graph({
+      store.graphWithTypes({
         customerId: c,
         key: { schemaId: 'member', key: id('member_id', 'm0') },
         step: 'ALL',

@@ -2,7 +2,7 @@
 // Store calls. Every Store implementation runs it (`describeSeparationContract(name, openStore)`); each test works on
 // a customer of its own. Every assertion reads back what is stored (getNodeIds, nodeHistory, listSeparations).
 import type { IdPair, NodeAddress, NodeRef, WriteAudit } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
 
 const audit: WriteAudit = { requestId: 'req-sep', actor: 'token:t1' };

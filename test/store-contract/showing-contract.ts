@@ -12,7 +12,7 @@ import { type DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
 import type { CapName } from '../../src/domain/showing';
 import { hashToken } from '../../src/domain/tokens';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
 

@@ -29,7 +29,7 @@ const searchArb = fc.record({
 type Outcome = { answer: unknown } | { refused: unknown };
 
 const outcomeOf = (store: SqliteStore, query: SearchQuery): Promise<Outcome> =>
-  store.search(query).then(
+  store.searchWithTypes(query).then(
     (answer) => ({ answer }),
     (e: { code?: string; message?: string }) => ({ refused: { code: e.code, message: e.message } }),
   );

@@ -55,14 +55,14 @@ describe('sqlite read pool', () => {
       const c = await twoMembersSharingADevice(store);
       const fromM1 = { ...small, customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } };
       // two nodes: on the event loop
-      expect((await store.search(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
+      expect((await store.searchWithTypes(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
       expect(pooledSearches).not.toHaveBeenCalled();
       // a third, written and answered just before: the worker's own connection sees it
       await store.createNode(member(c, 'm3'), [id('device', 'd1')]);
-      expect((await store.search(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2'), id('member_id', 'm3')]);
+      expect((await store.searchWithTypes(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2'), id('member_id', 'm3')]);
       expect(pooledSearches).toHaveBeenCalledTimes(1);
       // a refusal made on the worker comes back as the same DomainError
-      await expect(store.search({ ...fromM1, maxNodes: 2 })).rejects.toMatchObject({ name: 'DomainError', code: 'component_too_large' });
+      await expect(store.searchWithTypes({ ...fromM1, maxNodes: 2 })).rejects.toMatchObject({ name: 'DomainError', code: 'component_too_large' });
     } finally {
       pooledSearches.mockRestore();
       await store.close();
@@ -76,9 +76,9 @@ describe('sqlite read pool', () => {
     try {
       const c = await twoMembersSharingADevice(store);
       const fromM1 = { ...small, customerId: c, key: { schemaId: 'member', key: id('member_id', 'm1') } };
-      expect((await store.search({ ...fromM1, step: 'ONE' })).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
+      expect((await store.searchWithTypes({ ...fromM1, step: 'ONE' })).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
       expect(pooledSearches).toHaveBeenCalledTimes(1);
-      expect((await store.graph({ ...fromM1, answerNodes: 10 })).nodes).toHaveLength(2);
+      expect((await store.graphWithTypes({ ...fromM1, answerNodes: 10 })).nodes).toHaveLength(2);
       expect(pooledGraphs).toHaveBeenCalledTimes(1);
     } finally {
       pooledSearches.mockRestore();
@@ -92,7 +92,7 @@ describe('sqlite read pool', () => {
     const pooledSearches = jest.spyOn(ReadPool.prototype, 'search');
     try {
       const c = await twoMembersSharingADevice(store);
-      expect((await store.search({ ...small, customerId: c, where: { id: id('device', 'd1') } })).total).toBe(3);
+      expect((await store.searchWithTypes({ ...small, customerId: c, where: { id: id('device', 'd1') } })).total).toBe(3);
       expect(pooledSearches).not.toHaveBeenCalled();
     } finally {
       pooledSearches.mockRestore();

@@ -2,10 +2,10 @@
 // openStore)`). Each store must answer the one chain compareChains picks among all the shortest: random graphs are
 // checked against every shortest chain enumerated here. With maskedTypes (a caller without a token), the chain
 // answered must look the same, once masked, as the smallest by what such a caller sees.
-import type { NodeWrite } from '../../src/domain/store';
+import type { NodeWrite } from '../../src/domain/ports/node-writes';
 import { DomainError } from '../../src/domain/errors';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
-import type { Store } from '../../src/domain/store';
+import type { TestStore as Store } from '../helpers/store';
 import { compareChains, type Chain, type WhyQuery, type WhyStart } from '../../src/domain/why';
 import { asChecked, id, member, MEMBER, newCustomer, useStore } from './contract';
 
@@ -110,7 +110,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         ['q1', [id('cookie', 'k1'), id('cookie', 'k3')]],
         ['r', [id('cookie', 'k3')]],
       ]);
-      const found = await store().why(query(c, byKey(member(c, 'p')), byKey(member(c, 'r'))));
+      const found = await store().whyWithTypes(query(c, byKey(member(c, 'p')), byKey(member(c, 'r'))));
       expect(found.missing).toBeUndefined();
       expect(shown(found.missing === undefined ? found.chain : undefined)).toEqual([
         'member/member_id:p',
@@ -131,9 +131,9 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       );
       const nodes = (keys: number[]) => keys.map((k) => `member/member_id:n${k}`);
       const chain = (keys: number[], hops: number[]) => nodes(keys).flatMap((n, i) => (i === 0 ? [n] : [`via cookie:h${hops[i - 1] as number}a`, n]));
-      const forward = await store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n6'))));
+      const forward = await store().whyWithTypes(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n6'))));
       expect(shown(forward.missing === undefined ? forward.chain : undefined)).toEqual(chain([0, 1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4, 5]));
-      const backward = await store().why(query(c, byKey(member(c, 'n6')), { where: { schemaId: 'member', id: id('member_id', 'n0') } }));
+      const backward = await store().whyWithTypes(query(c, byKey(member(c, 'n6')), { where: { schemaId: 'member', id: id('member_id', 'n0') } }));
       expect(shown(backward.missing === undefined ? backward.chain : undefined)).toEqual(chain([6, 5, 4, 3, 2, 1, 0], [5, 4, 3, 2, 1, 0]));
     });
 
@@ -148,7 +148,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         ['r\uFFFD', [id('device', 'd'), id('device', 'e')]],
         ['s', [id('device', 'e')]],
       ]);
-      const viaFound = await store().why(query(c, byKey(member(c, 'p')), byKey(member(c, 'r\uFFFD'))));
+      const viaFound = await store().whyWithTypes(query(c, byKey(member(c, 'p')), byKey(member(c, 'r\uFFFD'))));
       expect(shown(viaFound.missing === undefined ? viaFound.chain : undefined)).toEqual([
         'member/member_id:p',
         'via cookie:k\uFFFD',
@@ -156,14 +156,14 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         'via device:d',
         'member/member_id:r\uFFFD',
       ]);
-      const nodeFound = await store().why(query(c, { where: { id: id('device', 'd') } }, byKey(member(c, 's'))));
+      const nodeFound = await store().whyWithTypes(query(c, { where: { id: id('device', 'd') } }, byKey(member(c, 's'))));
       expect(shown(nodeFound.missing === undefined ? nodeFound.chain : undefined)).toEqual(['member/member_id:r\uFFFD', 'via device:e', 'member/member_id:s']);
     });
 
     test('when a start holds no node, then which one is answered', async () => {
       const c = await customerWith([['a', [id('device', 'd1')]]]);
-      expect(await store().why(query(c, byKey(member(c, 'nobody')), byKey(member(c, 'a'))))).toEqual({ missing: 'from' });
-      expect(await store().why(query(c, byKey(member(c, 'a')), { where: { id: id('device', 'none') } }))).toEqual({ missing: 'to' });
+      expect(await store().whyWithTypes(query(c, byKey(member(c, 'nobody')), byKey(member(c, 'a'))))).toEqual({ missing: 'from' });
+      expect(await store().whyWithTypes(query(c, byKey(member(c, 'a')), { where: { id: id('device', 'none') } }))).toEqual({ missing: 'to' });
     });
 
     test('when the nodes share only an unlinked ID, then no chain; when it is not unlinked, one hop', async () => {
@@ -171,8 +171,8 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         ['a', [id('tag', 't')]],
         ['b', [id('tag', 't')]],
       ]);
-      expect(await store().why(query(c, byKey(member(c, 'a')), byKey(member(c, 'b'))))).toEqual({ chain: undefined });
-      const linked = await store().why(query(c, byKey(member(c, 'a')), byKey(member(c, 'b')), { unlinkedTypes: [] }));
+      expect(await store().whyWithTypes(query(c, byKey(member(c, 'a')), byKey(member(c, 'b'))))).toEqual({ chain: undefined });
+      const linked = await store().whyWithTypes(query(c, byKey(member(c, 'a')), byKey(member(c, 'b')), { unlinkedTypes: [] }));
       expect(shown(linked.missing === undefined ? linked.chain : undefined)).toEqual(['member/member_id:a', 'via tag:t', 'member/member_id:b']);
     });
 
@@ -183,8 +183,8 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         ['c', [id('device', 'hub')]],
         ['x', [id('cookie', 'x')]],
       ]);
-      await expect(store().why(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toThrow(DomainError);
-      await expect(store().why(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toMatchObject({
+      await expect(store().whyWithTypes(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toThrow(DomainError);
+      await expect(store().whyWithTypes(query(c, { where: { id: id('device', 'hub') } }, byKey(member(c, 'x')), { maxNodes: 2 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
     });
@@ -196,17 +196,17 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
 
     test('when the chain needs more nodes read than maxNodes, then component_too_large; neighbours in the same person are still answered', async () => {
       const c = await customerWith(line());
-      const far = store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxNodes: 5 }));
+      const far = store().whyWithTypes(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxNodes: 5 }));
       await expect(far).rejects.toMatchObject({ code: 'component_too_large' });
-      const near = await store().why(query(c, byKey(member(c, 'n4')), byKey(member(c, 'n5')), { maxNodes: 5 }));
+      const near = await store().whyWithTypes(query(c, byKey(member(c, 'n4')), byKey(member(c, 'n5')), { maxNodes: 5 }));
       expect(shown(near.missing === undefined ? near.chain : undefined)).toEqual(['member/member_id:n4', 'via cookie:c5', 'member/member_id:n5']);
-      const whole = await store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11'))));
+      const whole = await store().whyWithTypes(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11'))));
       expect(whole.missing === undefined ? whole.chain?.vias.length : undefined).toBe(11);
     });
 
     test('when the chain needs more IDs read than maxIds, then component_too_large', async () => {
       const c = await customerWith(line());
-      await expect(store().why(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxIds: 6 }))).rejects.toMatchObject({
+      await expect(store().whyWithTypes(query(c, byKey(member(c, 'n0')), byKey(member(c, 'n11')), { maxIds: 6 }))).rejects.toMatchObject({
         code: 'component_too_large',
       });
     });
@@ -214,7 +214,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
     test('when a start is an ID held by several nodes, then the chain starts at the holder nearest the other start', async () => {
       const nodes = line().map(([key, ids]): [string, IdPair[]] => [key, key === 'n9' ? [...ids, id('device', 'shared')] : ids]);
       const c = await customerWith([...nodes, ['m', [id('device', 'shared')]]]);
-      const found = await store().why(query(c, { where: { id: id('device', 'shared') } }, byKey(member(c, 'n11'))));
+      const found = await store().whyWithTypes(query(c, { where: { id: id('device', 'shared') } }, byKey(member(c, 'n11'))));
       expect(shown(found.missing === undefined ? found.chain : undefined)).toEqual([
         'member/member_id:n9',
         'via cookie:c10',
@@ -241,7 +241,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
           [asChecked(member(c, 'tY'), WHY, [id('email', 'x'), id('device', 'z')]), [id('email', 'e4'), id('device', 'z')]],
         ];
         for (const [node, ids] of nodes) await store().createNode(node, ids);
-        const ask = (maskedTypes: string[]) => store().why(query(c, byKey(member(c, 's')), { where: { id: id('device', 'z') } }, { maskedTypes }));
+        const ask = (maskedTypes: string[]) => store().whyWithTypes(query(c, byKey(member(c, 's')), { where: { id: id('device', 'z') } }, { maskedTypes }));
         const masked = await ask(['email']);
         const seen = await ask([]);
         return {
@@ -277,7 +277,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
       );
       const hubIds = Array.from({ length: count }, (_, i) => own(i));
       await store().createNode(asChecked(member(c, 'hub'), WHY, hubIds), hubIds);
-      const ask = (maskedTypes: string[]) => store().why(query(c, { where: { id: id('device', 'fan') } }, byKey(member(c, 'hub')), { maskedTypes }));
+      const ask = (maskedTypes: string[]) => store().whyWithTypes(query(c, { where: { id: id('device', 'fan') } }, byKey(member(c, 'hub')), { maskedTypes }));
       const seen = await ask([]);
       expect(shown(seen.missing === undefined ? seen.chain : undefined)).toEqual([
         `member/member_id:${key(count - 1)}`,
@@ -311,7 +311,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         for (let pair = 0; pair < 6; pair++) {
           const from = nodes[Math.floor(next() * nodes.length)]?.[0] as string;
           const to = nodes[Math.floor(next() * nodes.length)]?.[0] as string;
-          const found = await store().why(query(c, byKey(member(c, from)), byKey(member(c, to))));
+          const found = await store().whyWithTypes(query(c, byKey(member(c, from)), byKey(member(c, to))));
           expect({ seed, from, to, chain: shown(found.missing === undefined ? found.chain : undefined) }).toEqual({
             seed,
             from,
@@ -320,7 +320,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
           });
           // Cookies masked: the answer looks as the smallest by what is seen (several chains may, and any of them will do).
           const cookies = new Set(['cookie']);
-          const masked = await store().why(query(c, byKey(member(c, from)), byKey(member(c, to)), { maskedTypes: ['cookie'] }));
+          const masked = await store().whyWithTypes(query(c, byKey(member(c, from)), byKey(member(c, to)), { maskedTypes: ['cookie'] }));
           expect({ seed, from, to, masked: shown(masked.missing === undefined ? masked.chain : undefined, cookies) }).toEqual({
             seed,
             from,

@@ -1,10 +1,10 @@
 // Liveness and readiness. They take no input and ignore any query string (load balancers add cache-busters).
 import type { Router } from 'express';
 import { DomainError } from '../../domain/errors';
-import type { Store } from '../../domain/store';
+import type { StoreLifecycle } from '../../domain/ports/lifecycle';
 import { caseSensitiveRouter } from '../router';
 
-export function healthRoutes(store: Store, isShuttingDown: () => boolean): Router {
+export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, isShuttingDown: () => boolean): Router {
   const router = caseSensitiveRouter();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -15,7 +15,7 @@
 // secure, those declared `links: false`, the time zone) is read again by their person.counts statement, and the
 // counts are used only while it is still what was kept.
 import { createHash } from 'node:crypto';
-import type { SchemaWithPolicy } from '../../domain/store';
+import type { SchemaWithPolicy } from '../../domain/ports/protections';
 
 /** Policies kept per process: the least recently read goes first. */
 const KEPT = 1_024;

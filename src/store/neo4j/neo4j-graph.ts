@@ -7,7 +7,8 @@ import { DomainError } from '../../domain/errors';
 import { cutGraph, type GraphCandidate, type GraphComponent, graphAnswerSize, type GraphQuery } from '../../domain/graph';
 import { canonicalDeclaration, type CustomerPolicy, type IdPair, type IdTypeDeclaration, type SchemaRecord } from '../../domain/model';
 import { searchTypes } from '../../domain/search';
-import { type CheckedGraph, type StartCheck, tooManyIdsToRead, type UncheckedGraph } from '../../domain/store';
+import type { CheckedGraph, StartCheck, UncheckedGraph } from '../../domain/ports/identity-reads';
+import { tooManyIdsToRead } from '../../domain/refusals';
 import type { PolicyRow } from './neo4j-schemas';
 import { startParams } from './neo4j-search';
 import { int, type Query } from './query';
@@ -36,14 +37,14 @@ interface GraphRow {
 
 const GRAPH_STATEMENTS = { ONE: 'graph.one', ALL: 'graph.all' } as const;
 
-/** Store.graph: the types to hide and never step through are the query's; nothing is checked. Runs inside one read of the store. */
+/** Neo4jStore.graphWithTypes: the types to hide and never step through are the query's; nothing is checked. Runs inside one read of the store. */
 export async function graphOf(q: Query, query: GraphQuery): Promise<GraphComponent> {
   const row = await reach(q, query, { authenticated: true, unlinkedTypes: query.unlinkedTypes, hiddenTypes: query.hiddenTypes });
   return componentOf(q, query, row, query.hiddenTypes);
 }
 
 /**
- * Store.checkedGraph: `check` runs on the policy the statement read, before anything of its answer is used; the
+ * IdentityReadStore.graph: `check` runs on the policy the statement read, before anything of its answer is used; the
  * types hidden and never stepped through are the policy's. Runs inside one read of the store.
  */
 export async function checkedGraphOf(

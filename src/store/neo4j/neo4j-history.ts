@@ -3,7 +3,7 @@
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
-import { eraseTooLarge } from '../../domain/store';
+import { eraseTooLarge } from '../../domain/refusals';
 import { int, type Query, together } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import { adoptInBatches, type Write } from './neo4j-transactions';

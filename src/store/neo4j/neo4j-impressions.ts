@@ -15,7 +15,7 @@ import { compareCodePoints } from '../../domain/code-point-order';
 import { isDomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { type CapName, refuseOverCap } from '../../domain/showing';
-import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/store';
+import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/refusals';
 import { parseDeliveryDocument, parseImpressionAnswer } from '../delivery-document';
 import { capsOf, type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark, showingPolicyOf } from './kept-policies';

@@ -5,7 +5,8 @@
 import { type DomainError, isDomainError } from '../../domain/errors';
 import { at as atIndex, present } from '../../domain/invariant';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
-import { nodeExists, type NodeWrite } from '../../domain/store';
+import { nodeExists } from '../../domain/refusals';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';

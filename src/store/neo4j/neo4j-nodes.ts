@@ -12,11 +12,11 @@ import {
   nodeExists,
   nodeIdLimitReached,
   nodeNotFound,
-  type NodeWrite,
   type SecureTypes,
   separatedNodes,
   wouldPassIdLimit,
-} from '../../domain/store';
+} from '../../domain/refusals';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
 import type { PolicyRow } from './neo4j-schemas';

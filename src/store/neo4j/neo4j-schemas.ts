@@ -10,23 +10,15 @@ import {
   type IdTypeDeclaration,
   type SchemaRecord,
 } from '../../domain/model';
-import { type PutSchemaOutcome, refuseConflictingDeclarations, secureTypeInUse } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/ports/protections';
+import { refuseConflictingDeclarations, secureTypeInUse } from '../../domain/refusals';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { blocklistDigest } from './kept-policies';
+import type { DeclaredType, PolicyRow, StoredDeclaration } from './policy-row';
 import { guardWholeSchema } from './schema-guards';
 import { int, type Query, rowsByAsk, together } from './query';
 
-/** A declaration as the statements return it: maxHolders is null when there is no limit. */
-interface StoredDeclaration {
-  type: string;
-  secure: boolean;
-  links: boolean;
-  maxHolders: number | null;
-}
-
-interface DeclaredType extends StoredDeclaration {
-  position: number;
-}
+export type { PolicyRow } from './policy-row';
 
 const toDeclaration = (t: StoredDeclaration): IdTypeDeclaration =>
   canonicalDeclaration({ type: t.type, secure: t.secure, links: t.links, maxHolders: t.maxHolders ?? undefined });
@@ -35,19 +27,6 @@ const toSchemaRecord = (schemaId: string, declared: DeclaredType[]): SchemaRecor
   schemaId,
   idTypes: [...declared].sort((a, b) => a.position - b.position).map(toDeclaration),
 });
-
-/** A row of customer.policy.cypher: each list holds at most one entry (none when absent). */
-export interface PolicyRow {
-  secureTypes: string[];
-  unlinkedTypes: string[];
-  settings: CustomerSettings[];
-  blocklist: string[];
-  /** The digest blocklist.put stored beside the rules (customer.policy.cypher reads it, the searches do not). */
-  blocklistDigest?: Array<string | null>;
-  schema: Array<{ schemaId: string; idTypes: DeclaredType[] }>;
-  /** Whether the customer has any schema (customer.policy.cypher reads it; the searches do not). */
-  hasSchema?: boolean;
-}
 
 /** What a policy read names: the customer, and the schema to read with its policy (null: none). */
 export interface PolicyAsk {

@@ -5,7 +5,8 @@
 // code-point order, counted and cut here.
 import { DomainError } from '../../domain/errors';
 import { answerSize, type CustomerPolicy, type IdPair, type SchemaRecord, type SearchQuery, type SearchResult } from '../../domain/model';
-import { type StartCheck, tooManyIdsToRead, type UncheckedSearch } from '../../domain/store';
+import type { StartCheck, UncheckedSearch } from '../../domain/ports/identity-reads';
+import { tooManyIdsToRead } from '../../domain/refusals';
 import type { PolicyRow } from './neo4j-schemas';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { Batcher } from './batcher';

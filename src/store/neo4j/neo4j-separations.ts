@@ -2,7 +2,7 @@
 // rekeying (which changes only the node's key) and goes with either node (DETACH DELETE). The writes that add IDs
 // check it in ./neo4j-nodes.ts (refuseIfSeparated).
 import type { IdPair, NodeAddress, NodeRef, SeparateRequest, Separation, WriteAudit } from '../../domain/model';
-import { byNodeRef, idsShared, separationNotFound, sharedKeyImmutable } from '../../domain/store';
+import { byNodeRef, idsShared, separationNotFound, sharedKeyImmutable } from '../../domain/refusals';
 import { historyEntry } from '../history';
 import { appendHistory } from './neo4j-history';
 import { keyParams, lockAndRead } from './neo4j-nodes';

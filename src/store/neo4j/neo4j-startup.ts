@@ -1,5 +1,5 @@
 // The Neo4j store as the service runs it, so that the service starts, listens and stops whether or not Neo4j
-// answers. It is a Store at once; until Neo4jStore.connect has succeeded (Neo4j answers and the constraints and
+// answers. Its `store` serves at once; until Neo4jStore.connect has succeeded (Neo4j answers and the constraints and
 // indexes of cypher/schema/ are in place) every call fails with store_unavailable, and connect is tried again in
 // the background after a back-off that doubles from RETRY_FIRST_MS up to RETRY_MAX_MS. Once connected, every call
 // goes to the connected store, whose driver reconnects by itself after later outages; and a check every
@@ -10,45 +10,10 @@
 // a moment while it starts (a server that opens Bolt before its users are set up), and a password or database fixed
 // on Neo4j's side then takes effect without a restart of the service; the longer wait keeps a misconfigured instance
 // from setting off Neo4j's lock after repeated failed logins (3, then 5 s) for the instances sharing its user.
-import type { WhyFound, WhyQuery } from '../../domain/why';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { BlockRule } from '../../domain/blocklist';
-import type { Delivery, DeliveryDraft, DeliveryPage, EligibilityState, ImpressionOutcome, ImpressionRequest, PersonRequest } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
-import type { GraphComponent, GraphQuery } from '../../domain/graph';
-import type {
-  CustomerPolicy,
-  CustomerSettings,
-  EraseOutcome,
-  EraseRequest,
-  HistoryPage,
-  IdPair,
-  NodeAddress,
-  SchemaRecord,
-  SearchQuery,
-  SearchResult,
-  TokenRecord,
-  NodeRef,
-  SeparateRequest,
-  Separation,
-  WriteAudit,
-} from '../../domain/model';
+import type { StorePorts } from '../../domain/ports/store-ports';
 import type { Logger } from '../../logger';
-import type {
-  CheckedGraph,
-  CheckedWhy,
-  NodeWrite,
-  KeptPolicyUse,
-  PutSchemaOutcome,
-  SchemaWithPolicy,
-  StartCheck,
-  Store,
-  StoredToken,
-  UncheckedGraph,
-  UncheckedSearch,
-  UncheckedWhy,
-  WhyCheck,
-} from '../../domain/store';
 import { isUnavailable, neo4jCode } from './driver-errors';
 import { DEFAULT_SCHEMA_CHECK_MS, describeConnection, type Neo4jConnection, Neo4jStore } from './neo4j-store';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
@@ -88,9 +53,14 @@ const restoringConstraints = () => new DomainError('store_unavailable', 'Neo4j i
 
 type StartupLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
-export class ConnectingStore implements Store {
+export class ConnectingStore {
   /** Resolves once connected (or once closed before that); it never rejects. */
   readonly started: Promise<void>;
+  /**
+   * What the service calls: every method of Neo4jStore, called on the connected store through use() (and close,
+   * which stops the attempts too). One forwarder for all of them, so a method added to Neo4jStore needs nothing here.
+   */
+  readonly store: StorePorts & { floor(): Promise<void> };
   private connected: Neo4jStore | undefined;
   private readonly stopping = new AbortController();
   private readonly statements: Statements;
@@ -112,6 +82,30 @@ export class ConnectingStore implements Store {
     // Read before anything else: a missing statement file stops the start before the service listens.
     this.statements = loadStatements();
     this.started = this.keepConnecting();
+    // Neo4jStore.prototype: what the methods are (and their types); the connected store: what runs them.
+    const forwarders = new Map<PropertyKey, (...args: unknown[]) => Promise<unknown>>();
+    this.store = new Proxy(Neo4jStore.prototype, {
+      get: (prototype, property) => {
+        if (property === 'close') return () => this.close();
+        if (typeof Reflect.get(prototype, property) !== 'function') return undefined;
+        let forwarder = forwarders.get(property);
+        if (forwarder === undefined) {
+          forwarder = (...args: unknown[]) => this.forward(property, args);
+          forwarders.set(property, forwarder);
+        }
+        return forwarder;
+      },
+    });
+  }
+
+  /** Calls the connected store's method `property` with `args`, through use(). */
+  private forward(property: PropertyKey, args: unknown[]): Promise<unknown> {
+    return this.use(async (store) => {
+      const method: unknown = Reflect.get(store, property);
+      if (typeof method !== 'function') throw new TypeError(`The connected store has no method ${String(property)}.`);
+      const answer: unknown = await Reflect.apply(method, store, args);
+      return answer;
+    });
   }
 
   private async keepConnecting(): Promise<void> {
@@ -245,14 +239,6 @@ export class ConnectingStore implements Store {
     }
   }
 
-  ping(): Promise<void> {
-    return this.use((s) => s.ping());
-  }
-
-  floor(): Promise<void> {
-    return this.use((s) => s.floor());
-  }
-
   /** Stops the attempts (one under way is abandoned at once) and closes the connected store, if any. */
   async close(): Promise<void> {
     this.stopping.abort();
@@ -262,138 +248,5 @@ export class ConnectingStore implements Store {
     // Both end soon once the driver is closed and the signal aborted; they catch what that makes their calls throw.
     await this.schemaCheck;
     await this.probing;
-  }
-
-  putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
-    return this.use((s) => s.putSchema(customerId, schema));
-  }
-  getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
-    return this.use((s) => s.getSchema(customerId, schemaId));
-  }
-  listSchemas(customerId: string): Promise<SchemaRecord[]> {
-    return this.use((s) => s.listSchemas(customerId));
-  }
-  deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    return this.use((s) => s.deleteSchema(customerId, schemaId));
-  }
-  customerPolicy(customerId: string): Promise<CustomerPolicy> {
-    return this.use((s) => s.customerPolicy(customerId));
-  }
-
-  customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }> {
-    return this.use((s) => s.customerAdmission(customerId));
-  }
-  showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
-    return this.use((s) => s.showingPolicy(customerId, kept));
-  }
-  schemaWithPolicy(customerId: string, schemaId: string, options?: { kept?: KeptPolicyUse }): Promise<SchemaWithPolicy> {
-    return this.use((s) => s.schemaWithPolicy(customerId, schemaId, options));
-  }
-  putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
-    return this.use((s) => s.putSettings(customerId, settings));
-  }
-  putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
-    return this.use((s) => s.putBlocklist(customerId, rules));
-  }
-  createToken(token: StoredToken): Promise<void> {
-    return this.use((s) => s.createToken(token));
-  }
-  listTokens(customerId: string): Promise<TokenRecord[]> {
-    return this.use((s) => s.listTokens(customerId));
-  }
-  revokeToken(customerId: string, tokenId: string): Promise<boolean> {
-    return this.use((s) => s.revokeToken(customerId, tokenId));
-  }
-  findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
-    return this.use((s) => s.findActiveToken(tokenHash));
-  }
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.use((s) => s.createNode(node, ids));
-  }
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.use((s) => s.insertIds(node, ids));
-  }
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.use((s) => s.replaceId(node, where, set, upsert));
-  }
-  rekey(node: NodeAddress, newId: string): Promise<void> {
-    return this.use((s) => s.rekey(node, newId));
-  }
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.use((s) => s.removeId(node, id));
-  }
-  deleteNode(node: NodeAddress): Promise<void> {
-    return this.use((s) => s.deleteNode(node));
-  }
-  applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return this.use((s) => s.applyNodeWrites(writes));
-  }
-  getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
-    return this.use((s) => s.getNodeIds(node));
-  }
-  search(query: SearchQuery): Promise<SearchResult> {
-    return this.use((s) => s.search(query));
-  }
-  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
-    return this.use((s) => s.checkedSearch(query, check));
-  }
-  graph(query: GraphQuery): Promise<GraphComponent> {
-    return this.use((s) => s.graph(query));
-  }
-  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
-    return this.use((s) => s.checkedGraph(query, check));
-  }
-  why(query: WhyQuery): Promise<WhyFound> {
-    return this.use((s) => s.why(query));
-  }
-
-  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
-    return this.use((s) => s.checkedWhy(query, check));
-  }
-  nodeHistory(customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
-    return this.use((s) => s.nodeHistory(customerId, schemaId, key, offset, limit));
-  }
-  erase(request: EraseRequest): Promise<EraseOutcome> {
-    return this.use((s) => s.erase(request));
-  }
-  separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
-    return this.use((s) => s.separate(request));
-  }
-  unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
-    return this.use((s) => s.unseparate(customerId, a, b, audit));
-  }
-  listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
-    return this.use((s) => s.listSeparations(customerId, offset, limit));
-  }
-  pruneHistory(before: string, limit: number): Promise<number> {
-    return this.use((s) => s.pruneHistory(before, limit));
-  }
-  listDeliveries(customerId: string, offset: number, limit: number): Promise<DeliveryPage> {
-    return this.use((s) => s.listDeliveries(customerId, offset, limit));
-  }
-  getDelivery(customerId: string, deliveryId: number): Promise<Delivery | undefined> {
-    return this.use((s) => s.getDelivery(customerId, deliveryId));
-  }
-  createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
-    return this.use((s) => s.createDelivery(customerId, draft));
-  }
-  replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
-    return this.use((s) => s.replaceDelivery(customerId, deliveryId, draft));
-  }
-  deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
-    return this.use((s) => s.deleteDelivery(customerId, deliveryId));
-  }
-  eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState> {
-    return this.use((s) => s.eligibility(person, day, showable));
-  }
-  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.use((s) => s.recordImpression(request));
-  }
-  pruneImpressionKeys(before: string, limit: number): Promise<number> {
-    return this.use((s) => s.pruneImpressionKeys(before, limit));
-  }
-
-  sweepDeletedDeliveries(limit: number): Promise<number> {
-    return this.use((s) => s.sweepDeletedDeliveries(limit));
   }
 }

@@ -1,7 +1,7 @@
 // The Neo4j store. One driver per store (one store per process), checked with verifyConnectivity and closed by
 // close(); every statement is a file under cypher/ (./statements.ts). Neo4j integers come back as JS numbers
 // (disableLosslessIntegers) and integer parameters go out as Neo4j integers (int()). This file connects and maps
-// each Store call to a read or a write transaction (./neo4j-transactions.ts, which owns sessions, retries and
+// each port call to a read or a write transaction (./neo4j-transactions.ts, which owns sessions, retries and
 // what a lost commit reply means); what each call does inside its transaction is in a file of its own beside it
 // (neo4j-nodes and -node-writes, -schemas, -tokens, -deliveries, -impressions, -history, -search, -graph, -bulk).
 //
@@ -22,7 +22,6 @@ import {
   type PersonRequest,
   withCounts,
 } from '../../domain/deliveries';
-import type { GraphComponent, GraphQuery } from '../../domain/graph';
 import type { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -42,23 +41,23 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import {
-  type KeptPolicyUse,
-  keptTokenRevoked,
-  type NodeWrite,
-  type PutSchemaOutcome,
-  policyChanged,
-  type SchemaWithPolicy,
-  type StartCheck,
-  type Store,
-  type StoredToken,
-  type UncheckedGraph,
-  type UncheckedSearch,
-  type UncheckedWhy,
-  type WhyCheck,
-  type CheckedGraph,
-  type CheckedWhy,
-} from '../../domain/store';
+import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type { NodeWrite } from '../../domain/ports/node-writes';
+import type {
+  CheckedGraph,
+  CheckedWhy,
+  GraphComponent,
+  GraphQuery,
+  GraphRequest,
+  SearchRequest,
+  WhyFound,
+  WhyQuery,
+  WhyRequest,
+} from '../../domain/ports/identity-reads';
+import type { TraversalReads } from '../checked-reads';
+import type { StorePorts } from '../../domain/ports/store-ports';
+import type { StoredToken } from '../../domain/ports/tokens';
+import { keptTokenRevoked, policyChanged } from '../../domain/refusals';
 import { eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
@@ -79,7 +78,6 @@ import { ImpressionGathering } from './gathered-impressions';
 import { SharedSearches, searchGraph } from './neo4j-search';
 import { checkedGraphOf, graphOf } from './neo4j-graph';
 import { whyInGraph, type WhyPolicyRow } from './neo4j-why';
-import type { WhyFound, WhyQuery } from '../../domain/why';
 import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
@@ -164,7 +162,7 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
-export class Neo4jStore implements Store {
+export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly transactions: Transactions;
   private readonly read: Transactions['read'];
   private readonly write: Write;
@@ -454,41 +452,46 @@ export class Neo4jStore implements Store {
     return this.read((q) => separationsInGraph(q, customerId, offset, limit));
   }
 
-  // ---- search
-
-  search(query: SearchQuery): Promise<SearchResult> {
-    return this.read((q) => searchGraph(q, query));
-  }
+  // ---- search, graph and _why: each reads the policy it is checked against in its own statement. The *WithTypes
+  // reads take the types to hide and never step through as given; only tests call them.
 
   /** One statement with the policy it is checked against (search.one.cypher, search.all.cypher). */
-  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
+  search(request: SearchRequest): Promise<SearchResult> {
+    const { check, ...query } = request;
     return this.searches.search(query, check, (row) => this.schemas.policyOf(query.customerId, row));
   }
 
-  graph(query: GraphQuery): Promise<GraphComponent> {
-    return this.read((q) => graphOf(q, query));
-  }
-
   /** One statement with the policy it is checked against (graph.one.cypher, graph.all.cypher), and a second for a large answer. */
-  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
+  graph(request: GraphRequest): Promise<CheckedGraph> {
+    const { check, ...query } = request;
     return this.read((q) => checkedGraphOf(q, query, check, (row) => this.schemas.policyOf(query.customerId, row)));
   }
 
-  why(query: WhyQuery): Promise<WhyFound> {
-    return this.read((q) => whyInGraph(q, query));
-  }
-
   /** One statement: why.shortest reads the policy with the starts' schemas, checked here before its answer is used. */
-  async checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
+  async why(request: WhyRequest): Promise<CheckedWhy> {
     let policy: CustomerPolicy | undefined;
     const checked = (row: WhyPolicyRow | undefined): string[] => {
-      const from = this.schemas.policyOf(query.customerId, row && { ...row, schema: row.fromSchema });
-      check(from.policy, from.schema, this.schemas.policyOf(query.customerId, row && { ...row, schema: row.toSchema }).schema);
+      const from = this.schemas.policyOf(request.customerId, row && { ...row, schema: row.fromSchema });
+      request.check(from.policy, from.schema, this.schemas.policyOf(request.customerId, row && { ...row, schema: row.toSchema }).schema);
       policy = from.policy;
       return [...from.policy.unlinkedTypes];
     };
-    const found = await this.read((q) => whyInGraph(q, { ...query, check: checked }));
-    return { found, policy: policy as CustomerPolicy };
+    const found = await this.read((q) => whyInGraph(q, { ...request, check: checked }));
+    // whyInGraph checks the policy its statement read before it answers.
+    if (policy === undefined) throw new Error('why.shortest answered without the policy it is checked against');
+    return { found, policy };
+  }
+
+  searchWithTypes(query: SearchQuery): Promise<SearchResult> {
+    return this.read((q) => searchGraph(q, query));
+  }
+
+  graphWithTypes(query: GraphQuery): Promise<GraphComponent> {
+    return this.read((q) => graphOf(q, query));
+  }
+
+  whyWithTypes(query: WhyQuery): Promise<WhyFound> {
+    return this.read((q) => whyInGraph(q, query));
   }
 
   // ---- history and erasure

@@ -1,6 +1,6 @@
 // API tokens on Neo4j, (:Token) vertices; each function runs in a store transaction (it receives its Query).
 import type { TokenRecord } from '../../domain/model';
-import type { StoredToken } from '../../domain/store';
+import type { StoredToken } from '../../domain/ports/tokens';
 import type { Query } from './query';
 
 interface TokenRow {

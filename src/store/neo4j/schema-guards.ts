@@ -2,9 +2,9 @@
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
 import { canonicalDeclaration, declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
-import { policyChanged, schemaChanged } from '../../domain/store';
+import { policyChanged, schemaChanged } from '../../domain/refusals';
 import { policyMark } from './kept-policies';
-import type { PolicyRow } from './neo4j-schemas';
+import type { PolicyRow } from './policy-row';
 import { int, type Query } from './query';
 
 /** What schema.guard.cypher reads under the guard: the schema's declarations, and the policy's mark (./kept-policies.ts). */

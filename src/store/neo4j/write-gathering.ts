@@ -1,7 +1,7 @@
 // Concurrent single node writes of the Neo4j store, gathered into shared transactions the way a bulk request's
 // lines are (./neo4j-bulk.ts), so that the fixed cost of a transaction and of each statement is paid once for many.
 import { DomainError } from '../../domain/errors';
-import type { NodeWrite } from '../../domain/store';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { Batcher, type Turn } from './batcher';
 import { applyInBatches, type RunBatch } from './neo4j-bulk';
 

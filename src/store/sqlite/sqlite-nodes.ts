@@ -25,13 +25,13 @@ import {
   nodeExists,
   nodeIdLimitReached,
   nodeNotFound,
-  type NodeWrite,
   type SecureTypes,
   separatedNodes,
   separationNotFound,
   sharedKeyImmutable,
   wouldPassIdLimit,
-} from '../../domain/store';
+} from '../../domain/refusals';
+import type { NodeWrite } from '../../domain/ports/node-writes';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';

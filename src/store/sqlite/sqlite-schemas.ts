@@ -15,7 +15,8 @@ import {
   type SchemaRecord,
 } from '../../domain/model';
 import { parseStored } from '../stored-json';
-import { type PutSchemaOutcome, refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/store';
+import type { PutSchemaOutcome } from '../../domain/ports/protections';
+import { refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/refusals';
 
 interface TypeRow {
   schema_id: string;

@@ -7,7 +7,7 @@ import { DomainError } from '../../domain/errors';
 import { cutGraph, graphAnswerSize, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import { answerSize, ID_OVERHEAD, MAX_ID_CHARS, type AnswerRoom, type IdPair, type SearchQuery, type SearchResult } from '../../domain/model';
 import { present } from '../../domain/invariant';
-import { tooManyIdsToRead } from '../../domain/store';
+import { tooManyIdsToRead } from '../../domain/refusals';
 
 /** What a traversal reads from a query: its step, `links: false` types and bounds. */
 export type TraversalBounds = Pick<SearchQuery, 'step' | 'unlinkedTypes' | 'maxNodes' | 'maxIds'>;

@@ -13,7 +13,7 @@ import {
 } from '../../domain/deliveries';
 import { isDomainError } from '../../domain/errors';
 import { refuseOverCap } from '../../domain/showing';
-import { keptTokenRevoked, personTooLarge } from '../../domain/store';
+import { keptTokenRevoked, personTooLarge } from '../../domain/refusals';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
 

@@ -17,7 +17,6 @@ import {
   type PersonRequest,
 } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
-import { checkThenGraph, type GraphComponent, type GraphQuery } from '../../domain/graph';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type AnswerRoom,
@@ -37,21 +36,22 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import {
-  type NodeWrite,
-  type PutSchemaOutcome,
-  type SchemaWithPolicy,
-  type StartCheck,
-  type Store,
-  type StoredToken,
-  type UncheckedSearch,
-  type UncheckedGraph,
-  type UncheckedWhy,
-  type WhyCheck,
-  type CheckedGraph,
-  type CheckedWhy,
-} from '../../domain/store';
-import { checkThenSearch } from '../../domain/search';
+import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type {
+  CheckedGraph,
+  CheckedWhy,
+  GraphComponent,
+  GraphQuery,
+  GraphRequest,
+  SearchRequest,
+  WhyFound,
+  WhyQuery,
+  WhyRequest,
+} from '../../domain/ports/identity-reads';
+import { checkThenGraph, checkThenSearch, checkThenWhy, type TraversalReads } from '../checked-reads';
+import type { StorePorts } from '../../domain/ports/store-ports';
+import type { StoredToken } from '../../domain/ports/tokens';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
 import { SqliteSchemas } from './sqlite-schemas';
@@ -59,7 +59,6 @@ import { SqliteTokens } from './sqlite-tokens';
 import { ReadPool } from './read-pool';
 import { type InlineBounds, SqliteSearch, TOO_BIG_FOR_THE_EVENT_LOOP } from './sqlite-search';
 import { SqliteWhy } from './sqlite-why';
-import { checkThenWhy, type WhyFound, type WhyQuery } from '../../domain/why';
 import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
@@ -126,7 +125,7 @@ export const DEFAULT_INLINE_NODES = 64;
 export const DEFAULT_INLINE_IDS = 1024;
 export const DEFAULT_INLINE_BYTES = 65536;
 
-export class SqliteStore implements Store {
+export class SqliteStore implements StorePorts, TraversalReads {
   private readonly db: BetterSqlite3.Database;
   private readonly s;
   private readonly schemas: SqliteSchemas;
@@ -415,9 +414,23 @@ export class SqliteStore implements Store {
     return this.write(() => this.deliveries.sweepDeleted(limit));
   }
 
-  // ---- search and graph, read by SqliteSearch: on the event loop, and on the read pool past the inline bounds
+  // ---- search, graph and _why, read by SqliteSearch: on the event loop, and on the read pool past the inline bounds.
+  // Each read of the port reads the policy and checks its start first (../checked-reads.ts): both reads are
+  // function calls here. The *WithTypes reads take the types to hide and never step through as given.
 
-  search(query: SearchQuery): Promise<SearchResult> {
+  search(request: SearchRequest): Promise<SearchResult> {
+    return checkThenSearch(this, request);
+  }
+
+  graph(request: GraphRequest): Promise<CheckedGraph> {
+    return checkThenGraph(this, request);
+  }
+
+  why(request: WhyRequest): Promise<CheckedWhy> {
+    return checkThenWhy(this, request);
+  }
+
+  searchWithTypes(query: SearchQuery): Promise<SearchResult> {
     const { inline, pooled } = roomOnce(query);
     return this.read(
       () => this.reader.search(inline, this.inline),
@@ -425,12 +438,7 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** The policy, then the search: both reads are function calls here. */
-  checkedSearch(query: UncheckedSearch, check: StartCheck): Promise<SearchResult> {
-    return checkThenSearch(this, query, check);
-  }
-
-  graph(query: GraphQuery): Promise<GraphComponent> {
+  graphWithTypes(query: GraphQuery): Promise<GraphComponent> {
     const { inline, pooled } = roomOnce(query);
     return this.read(
       () => this.reader.graph(inline, this.inline),
@@ -442,20 +450,11 @@ export class SqliteStore implements Store {
    * As a search: on the event loop while it reads within the inline bounds (a near pair reads a few rows), else run
    * again, whole, on the read pool, so that no `_why` between starts that many nodes hold stalls other requests.
    */
-  why(query: WhyQuery): Promise<WhyFound> {
+  whyWithTypes(query: WhyQuery): Promise<WhyFound> {
     return this.read(
       () => this.reader.startsThen(query.customerId, (startNodes) => this.whyReader.why(query, startNodes, this.inline)),
       (pool) => pool.why(query),
     );
-  }
-
-  /** The policy, then the search: both reads are function calls here. */
-  checkedGraph(query: UncheckedGraph, check: StartCheck): Promise<CheckedGraph> {
-    return checkThenGraph(this, query, check);
-  }
-
-  checkedWhy(query: UncheckedWhy, check: WhyCheck): Promise<CheckedWhy> {
-    return checkThenWhy(this, query, check);
   }
 
   /**

@@ -2,7 +2,7 @@
 // secrets; a revoked token keeps its row with the time of its revocation.
 import type Database from 'better-sqlite3';
 import type { TokenRecord } from '../../domain/model';
-import type { StoredToken } from '../../domain/store';
+import type { StoredToken } from '../../domain/ports/tokens';
 
 interface TokenRow {
   token_id: string;
