@@ -83,7 +83,7 @@ type SearchRow = (Reached & { policy: PolicyRow }) | undefined;
 const STEP_STATEMENTS = { ONE: 'search.one', ALL: 'search.all' } as const satisfies Record<SearchQuery['step'], StatementName>;
 
 /**
- * Store.checkedSearch: each search reads the customer's policy, finds its start nodes and traverses in one statement
+ * IdentityReadStore.search: each search reads the customer's policy, finds its start nodes and traverses in one statement
  * (search.one.cypher, search.all.cypher). Searches that arrive while SEARCH_STATEMENTS_AT_ONCE statements of their
  * step are running wait, and then go together in one statement (UNWIND over them; ./batcher.ts): the fixed cost of a
  * statement (its round trip, and the driver's and Neo4j's work for each statement) is paid once for all of them. A
