@@ -45,21 +45,23 @@ export class SqliteWhy {
     // may read proves the search too large for it without reading the rest (ALL_ROWS elsewhere). CAST, because
     // SQLite plans with a bare `LIMIT ?`'s value and so prepares the statement again on every bind
     // (src/store/sqlite/sqlite-search.ts).
-    const links = <P extends unknown[]>(select: string) =>
-      db
-        .prepare<[...P, limit: number], [near: string, far: string]>(
-          `SELECT json_group_array(near), json_group_array(far) FROM (${select} LIMIT CAST(? AS INTEGER))`,
-        )
-        .raw();
+    const links = <P extends unknown[]>(sql: string) => db.prepare<[...P, limit: number], [near: string, far: string]>(sql).raw();
     this.s = {
-      idsOfNodes: links<[nodes: string]>('SELECT node_pk AS near, id_pk AS far FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?))'),
+      idsOfNodes: links<[nodes: string]>(
+        'SELECT json_group_array(near), json_group_array(far) FROM (' +
+          'SELECT node_pk AS near, id_pk AS far FROM node_ids WHERE node_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER))',
+      ),
       // The same without the IDs of `links: false` types: a lookup of ids by primary key per row, paid only by
       // customers that have such types.
       linkedIdsOfNodes: links<[nodes: string, unlinkedTypes: string]>(
-        'SELECT ni.node_pk AS near, ni.id_pk AS far FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
-          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) AND i.type NOT IN (SELECT value FROM json_each(?))',
+        'SELECT json_group_array(near), json_group_array(far) FROM (' +
+          'SELECT ni.node_pk AS near, ni.id_pk AS far FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk ' +
+          'WHERE ni.node_pk IN (SELECT value FROM json_each(?)) AND i.type NOT IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER))',
       ),
-      nodesOfIds: links<[ids: string]>('SELECT id_pk AS near, node_pk AS far FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?))'),
+      nodesOfIds: links<[ids: string]>(
+        'SELECT json_group_array(near), json_group_array(far) FROM (' +
+          'SELECT id_pk AS near, node_pk AS far FROM node_ids WHERE id_pk IN (SELECT value FROM json_each(?)) LIMIT CAST(? AS INTEGER))',
+      ),
       // Labels too as a row of JSON arrays, one a column.
       idValues: db
         .prepare<[idPks: string], [idPk: string, type: string, value: string]>(
