@@ -15,9 +15,9 @@ const count = async (cypher: string) => Number((await driver.executeQuery(cypher
 const foreignNodes = () => count("MATCH (n:SomeonesData {name: 'keep me'}) RETURN count(n) AS n");
 const markers = () => count(`MATCH (m:${MARKER_LABEL}) RETURN count(m) AS n`);
 
-/** The database as someone else's: one node of theirs, no marker. */
+/** The database as someone else's: one node of theirs and nothing else (not the store's upgrade ledger), no marker. */
 async function makeForeign(): Promise<void> {
-  await driver.executeQuery(`MATCH (m:${MARKER_LABEL}) DELETE m`, {}, { database: connection.database });
+  await driver.executeQuery('MATCH (n) DETACH DELETE n', {}, { database: connection.database });
   await driver.executeQuery("CREATE (:SomeonesData {name: 'keep me'})", {}, { database: connection.database });
 }
 
