@@ -44,7 +44,7 @@
 // sorts in code-point order, counts `total` and keeps the first `limit`, because Cypher's string order is not
 // guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt round
 // trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms
-// (docs/neo4j-performance.md).
+// (docs/decisions/0002-one-statement-per-read-call.md).
 //
 // Which IDs the reached nodes hold needs no second walk when nothing is excluded and every type links: the
 // traversal reached every Id vertex of the component, and those are exactly the IDs its nodes hold. Only with

@@ -27,7 +27,7 @@
 // sorts in code-point order, counts `total` and keeps the first `limit`, because Cypher's string order is not
 // guaranteed to be code-point order. One statement instead of a traversal and a results query saves a Bolt round
 // trip and a statement: on a local Neo4j 5.26 a small search took 1.85 ms in place of 2.3–2.8 ms
-// (docs/neo4j-performance.md).
+// (docs/decisions/0002-one-statement-per-read-call.md).
 //
 // The answer's weight comes with it: how many IDs (`idCount`) and the characters of their types and values
 // (`idChars`), which answerSize (src/domain/model.ts) counts; the IDs themselves only when the whole answer is

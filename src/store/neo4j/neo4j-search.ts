@@ -62,7 +62,7 @@ export async function searchGraph(q: Query, query: SearchQuery): Promise<SearchR
 /**
  * How many statements of searches of one step run at once; searches that arrive meanwhile wait, and go together.
  * Fewer make larger batches: at 10 concurrent searches ONE, 2 cost the service and Neo4j about a fifth less CPU a
- * search than 4 did (docs/neo4j-performance.md).
+ * search than 4 did (docs/decisions/0003-gather-concurrent-reads.md).
  */
 export const SEARCH_STATEMENTS_AT_ONCE = 2;
 

@@ -42,7 +42,7 @@ export interface GatheringOptions {
  *
  * One customer's writes run in one transaction at a time, the next beginning as the one before sends its COMMIT:
  * those that arrive meanwhile make the next one larger, and a write costs less the more it shares
- * (docs/neo4j-performance.md); customers' transactions run side by side.
+ * (docs/decisions/0004-gather-concurrent-node-writes.md); customers' transactions run side by side.
  */
 export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
   private readonly batcher: Batcher<Arrived<W>, void>;
