@@ -5,6 +5,7 @@ import type { IdPair } from './model';
 import type { Actor } from './nodes';
 import { checkStart, startOf, type StartBody } from './search';
 import type { Chain, ChainNode, IdentityReadStore } from './ports/identity-reads';
+import { at } from './invariant';
 
 export type { Chain, ChainNode, WhyFound, WhyQuery, WhyStart } from './ports/identity-reads';
 
@@ -101,11 +102,11 @@ export const compareNodes = (a: ChainNode, b: ChainNode, masked: ReadonlySet<str
 export function compareChains(a: Chain, b: Chain, masked: ReadonlySet<string> = NONE): number {
   if (a.vias.length !== b.vias.length) return a.vias.length - b.vias.length;
   for (let i = 0; i < a.vias.length; i++) {
-    const c = compareIds(a.vias[i] as IdPair, b.vias[i] as IdPair, masked);
+    const c = compareIds(at(a.vias, i), at(b.vias, i), masked);
     if (c !== 0) return c;
   }
   for (let i = 0; i < a.nodes.length; i++) {
-    const c = compareNodes(a.nodes[i] as ChainNode, b.nodes[i] as ChainNode, masked);
+    const c = compareNodes(at(a.nodes, i), at(b.nodes, i), masked);
     if (c !== 0) return c;
   }
   return 0;

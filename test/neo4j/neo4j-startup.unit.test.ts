@@ -6,6 +6,7 @@ import { DomainError } from '../../src/domain/errors';
 import { ConnectingStore, DOWN_AFTER_FAILED_PINGS, PROBE_INTERVAL_MS } from '../../src/store/neo4j/neo4j-startup';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { SchemaObject } from '../../src/store/neo4j/statements';
+import { waitFor } from '../helpers/settling';
 
 interface Held {
   release: () => void;
@@ -47,13 +48,7 @@ function standIn() {
 }
 
 /** Resolves once `condition` holds; fails the test after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 20)); // Fixed sleep: between two looks of until(), this file's own poll.
-  }
-}
+const until = (condition: () => boolean, timeoutMs = 5_000): Promise<true> => waitFor('the condition', () => condition(), { timeoutMs });
 
 const logger = () => ({ info: jest.fn(), warn: jest.fn(), error: jest.fn() });
 const connection = { uri: 'bolt://127.0.0.1:1', username: 'neo4j', password: undefined, database: 'neo4j', schemaCheckMs: 3_600_000 };

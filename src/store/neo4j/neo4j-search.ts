@@ -12,6 +12,7 @@ import { compareCodePoints } from '../../domain/code-point-order';
 import { Batcher } from './batcher';
 import { int, type Query, rowsByAsk } from './query';
 import type { StatementName } from './statements';
+import { at } from '../../domain/invariant';
 
 /**
  * What a traversal statement answers: how many nodes and Id vertices it reached (at most maxNodes + maxIds + 1 in
@@ -131,7 +132,7 @@ export class SharedSearches {
 
   /** Searches of one statement and bounds in one statement: each customer's policy (with the schema searched) read once, and sent back with its first search. */
   private async together(batch: SharedSearch[]): Promise<Array<PromiseSettledResult<SearchRow>>> {
-    const [{ statement, maxNodes, maxIds }] = batch as [SharedSearch];
+    const { statement, maxNodes, maxIds } = at(batch, 0);
     const policyIndexes = new Map<string, number>();
     const searches = batch.map((search, index) => {
       const policy = JSON.stringify([search.params.customer, search.params.schema]);
