@@ -14,44 +14,12 @@
 // than the targets, for a busy machine that runs Neo4j beside the service and the test.
 import { startApp, ADMIN_TOKEN, type TestApp } from '../helpers/app';
 import { uniqueCustomer } from '../helpers/builders-nodesearch';
-import { waitFor } from '../helpers/settling';
+import { ATTACKERS, FANS, device, hubGraph, memberKey, quantile, timed, whyUnderAttack } from '../helpers/why-hub';
 
-const FANS = 9998;
-const ATTACKERS = 8;
-const VICTIM_SEARCHES = 40;
 const WHY_BOUND_MS = 20_000;
 const HEALTHZ_BOUND_MS = 2_500;
 const VICTIM_P50_BOUND_MS = 500;
 const VICTIM_MAX_BOUND_MS = 6_000;
-
-const device = (id: string) => ({ type: 'device', id });
-const memberKey = (id: string) => ({ type: 'member_id', id });
-
-/**
- * The hub graph as `_bulk` lines: the hub in lines of 999 IDs (a line holds at most 1,000), one every 900 fans, so
- * that no batch of lines applied together holds more than one of them (a batch of 100 lines holding ten, 10,000 new
- * IDs in one transaction, passed NEO4J_CALL_TIMEOUT_MS on a busy machine).
- */
-function hubGraph(): string {
-  const own = Array.from({ length: FANS }, (_, i) => device(`own-${i}`));
-  const hub = Array.from({ length: Math.ceil(FANS / 999) }, (_, k) =>
-    JSON.stringify({ op: k === 0 ? 'create' : 'insert', body: { schema: 'member', key: memberKey('hub'), ids: own.slice(k * 999, (k + 1) * 999) } }),
-  );
-  const fans = own.map((ownDevice, i) =>
-    JSON.stringify({ op: 'create', body: { schema: 'member', key: memberKey(`n${i}`), ids: [device('fan'), ownDevice] } }),
-  );
-  return hub.flatMap((line, k) => [line, ...fans.slice(k * 900, k === hub.length - 1 ? FANS : (k + 1) * 900)]).join('\n');
-}
-
-/** The milliseconds `work` takes. */
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await work();
-  return { ms: performance.now() - start, value };
-}
-
-const quantile = (values: number[], q: number): number =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] as number;
 
 describe(`_why over ${FANS} equal chains on Neo4j`, () => {
   let app: TestApp;
@@ -86,48 +54,7 @@ describe(`_why over ${FANS} equal chains on Neo4j`, () => {
     const why = () => send(`/v1/${hub}/_why`, { from: { where: device('fan') }, to: { schema: 'member', key: memberKey('hub') } });
     const healthz = () => timed(() => fetch(`${app.baseUrl}/healthz`).then((res) => res.status));
     const search = () => timed(() => send(`/v1/${other}/_search`, { match: { from: { schema: 'member', key: memberKey('v0') } } }));
-    // The smallest via is own-0, held by n0 alone.
-    const chain = {
-      linked: true,
-      hops: 1,
-      path: [{ node: { schema: 'member', key: memberKey('n0') } }, { via: device('own-0') }, { node: { schema: 'member', key: memberKey('hub') } }],
-    };
-
-    // A _why with /healthz asked back to back meanwhile, twice: the first starts what later ones find ready (a read
-    // worker, the statements' plans), and the time is bounded on the second.
-    const probes: number[] = [];
-    const probed = async () => {
-      let answered = false;
-      const asked = timed(why).finally(() => (answered = true));
-      while (!answered) {
-        const probe = await healthz();
-        expect(probe.value).toBe(200);
-        probes.push(probe.ms);
-      }
-      const answer = await asked;
-      expect(answer.value).toEqual({ status: 200, json: chain });
-      return answer;
-    };
-    const first = await probed();
-    const one = await probed();
-
-    // 8 clients repeating it; once each has had an answer, another customer's searches (one first, unmeasured, as
-    // their app would have made one before), one after the other.
-    let attacking = true;
-    const attackerAnswers: Array<{ status: number; json: unknown }> = [];
-    const attackers = Array.from({ length: ATTACKERS }, async () => {
-      while (attacking) attackerAnswers.push(await why());
-    });
-    await waitFor('an answer for each attacker', () => attackerAnswers.length >= ATTACKERS, { timeoutMs: 120_000, everyMs: 50 });
-    expect((await search()).value.status).toBe(200);
-    const victim: number[] = [];
-    for (let i = 0; i < VICTIM_SEARCHES; i += 1) {
-      const answer = await search();
-      expect(answer.value.status).toBe(200);
-      victim.push(answer.ms);
-    }
-    attacking = false;
-    await Promise.all(attackers);
+    const { first, one, probes, attackerAnswers, victim } = await whyUnderAttack(why, healthz, search, { attackersAnsweredWithinMs: 120_000 });
 
     process.stdout.write(
       `_why over ${FANS} equal chains on Neo4j: ${Math.round(first.ms)} ms the first time, then ${Math.round(one.ms)} ms with /healthz at most ${Math.round(Math.max(...probes))} ms (${probes.length} probes); ` +

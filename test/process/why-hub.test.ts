@@ -14,46 +14,15 @@
 // targets, for a busy machine.
 import path from 'node:path';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
-import { waitFor } from '../helpers/settling';
+import { ATTACKERS, FANS, device, hubGraph, memberKey, quantile, timed, whyUnderAttack } from '../helpers/why-hub';
 
 installCleanup();
 
 const ADMIN = 'why-hub-admin-token-0123456789abcdef';
-const FANS = 9998;
-const ATTACKERS = 8;
-const VICTIM_SEARCHES = 40;
 const WHY_BOUND_MS = 6000;
 const HEALTHZ_BOUND_MS = 600;
 const VICTIM_P50_BOUND_MS = 200;
 const VICTIM_MAX_BOUND_MS = 3000;
-
-const device = (id: string) => ({ type: 'device', id });
-const memberKey = (id: string) => ({ type: 'member_id', id });
-
-/**
- * The hub graph as `_bulk` lines: the hub in lines of 999 IDs (a line holds at most 1,000), one every 900 fans, so
- * that no batch of lines applied together holds more than one of them.
- */
-function hubGraph(): string {
-  const own = Array.from({ length: FANS }, (_, i) => device(`own-${i}`));
-  const hub = Array.from({ length: Math.ceil(FANS / 999) }, (_, k) =>
-    JSON.stringify({ op: k === 0 ? 'create' : 'insert', body: { schema: 'member', key: memberKey('hub'), ids: own.slice(k * 999, (k + 1) * 999) } }),
-  );
-  const fans = own.map((ownDevice, i) =>
-    JSON.stringify({ op: 'create', body: { schema: 'member', key: memberKey(`n${i}`), ids: [device('fan'), ownDevice] } }),
-  );
-  return hub.flatMap((line, k) => [line, ...fans.slice(k * 900, k === hub.length - 1 ? FANS : (k + 1) * 900)]).join('\n');
-}
-
-/** The milliseconds `work` takes. */
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await work();
-  return { ms: performance.now() - start, value };
-}
-
-const quantile = (values: number[], q: number): number =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] as number;
 
 test(`when anonymous clients ask _why across ${FANS} equal chains, then it answers in time, /healthz stays quick and another customer's searches too`, async () => {
   const dir = freshDir('idlink-why-hub-');
@@ -74,48 +43,7 @@ test(`when anonymous clients ask _why across ${FANS} equal chains, then it answe
   const why = () => send(base, 'POST', '/v1/hub/_why', undefined, { from: { where: device('fan') }, to: { schema: 'member', key: memberKey('hub') } });
   const healthz = () => timed(() => fetch(`${base}/healthz`).then((res) => res.status));
   const search = () => timed(() => send(base, 'POST', '/v1/other/_search', undefined, { match: { from: { schema: 'member', key: memberKey('v0') } } }));
-  // The smallest via is own-0, held by n0 alone.
-  const chain = {
-    linked: true,
-    hops: 1,
-    path: [{ node: { schema: 'member', key: memberKey('n0') } }, { via: device('own-0') }, { node: { schema: 'member', key: memberKey('hub') } }],
-  };
-
-  // A _why with /healthz asked back to back meanwhile, twice: the first starts what later ones find ready (a read
-  // worker, the statements' plans), and the time is bounded on the second.
-  const probes: number[] = [];
-  const probed = async () => {
-    let answered = false;
-    const asked = timed(why).finally(() => (answered = true));
-    while (!answered) {
-      const probe = await healthz();
-      expect(probe.value).toBe(200);
-      probes.push(probe.ms);
-    }
-    const answer = await asked;
-    expect(answer.value).toEqual({ status: 200, json: chain });
-    return answer;
-  };
-  const first = await probed();
-  const one = await probed();
-
-  // 8 clients repeating it; once each has had an answer, another customer's searches (one first, unmeasured, as
-  // their app would have made one before), one after the other.
-  let attacking = true;
-  const attackerAnswers: Array<{ status: number; json: unknown }> = [];
-  const attackers = Array.from({ length: ATTACKERS }, async () => {
-    while (attacking) attackerAnswers.push(await why());
-  });
-  await waitFor('an answer for each attacker', () => attackerAnswers.length >= ATTACKERS, { timeoutMs: 60_000, everyMs: 20 });
-  expect((await search()).value.status).toBe(200);
-  const victim: number[] = [];
-  for (let i = 0; i < VICTIM_SEARCHES; i += 1) {
-    const answer = await search();
-    expect(answer.value.status).toBe(200);
-    victim.push(answer.ms);
-  }
-  attacking = false;
-  await Promise.all(attackers);
+  const { first, one, probes, attackerAnswers, victim } = await whyUnderAttack(why, healthz, search, { attackersAnsweredWithinMs: 60_000 });
 
   process.stdout.write(
     `_why over ${FANS} equal chains: ${Math.round(first.ms)} ms the first time, then ${Math.round(one.ms)} ms with /healthz at most ${Math.round(Math.max(...probes))} ms (${probes.length} probes); ` +
