@@ -3,6 +3,7 @@
 // ADMISSION_WAIT_MS for room before its body is read; SendingBudget for answers (RESPONSE_MEMORY_LIMIT), at once.
 import { Semaphore, withTimeout } from 'async-mutex';
 import type { Response } from 'express';
+import { closeAfterAnswer } from './closing';
 import { sendProblem } from './problem';
 
 /** How long a request waits for room in a budget; also the Retry-After of its refusal, in seconds. */
@@ -47,7 +48,8 @@ export class ByteBudget {
 
   /** 503 server_busy with Retry-After. The body is left unread, so the connection closes rather than read it to its end. */
   refuse(res: Response, what: string): void {
-    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
+    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
+    closeAfterAnswer(res);
     sendProblem(res, 'server_busy', `${what} (${this.setting}); retry in ${ADMISSION_WAIT_MS / 1000} s.`);
   }
 }

@@ -6,6 +6,7 @@
 // have their quarter, or when another customer's token holders fill the kept quarter.
 import type { Response } from 'express';
 import { ADMISSION_WAIT_MS, ByteBudget } from './admission';
+import { closeAfterAnswer } from './closing';
 import { sendProblem } from './problem';
 
 /** Who asks for a slot: a caller with a token for `customer` (or the administrator's), or an anonymous one from `address`. */
@@ -80,7 +81,8 @@ export class BulkSlots {
       this.memory.refuse(res, 'Every bulk slot is in use');
       return;
     }
-    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000)).set('Connection', 'close');
+    res.set('Retry-After', String(ADMISSION_WAIT_MS / 1000));
+    closeAfterAnswer(res);
     sendProblem(
       res,
       'server_busy',

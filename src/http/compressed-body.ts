@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { parse as parseContentType } from 'content-type';
 import type { NextFunction, Request, Response } from 'express';
 import type { ByteBudget } from './admission';
+import { closeAfterAnswer } from './closing';
 
 /** The Content-Encoding of a request, lower case; `identity` when it names none. */
 export const contentEncoding = (req: Request): string => (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() || 'identity';
@@ -112,7 +113,7 @@ export function readCompressedJson(req: Request, res: Response, next: NextFuncti
       req.unpipe(inflating);
       if (res.headersSent || gone || e instanceof ClientGone) return;
       // The rest of the body is left unread: the connection cannot carry another request.
-      res.set('Connection', 'close');
+      closeAfterAnswer(res);
       if (e instanceof NoRoom) limits.budget.refuse(res, 'Other large request bodies fill the memory for bodies');
       // A body that does not inflate (bad gzip data) is the client's error, as express.json answers it.
       else

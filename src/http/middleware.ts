@@ -5,6 +5,7 @@ import { parse as parseContentType } from 'content-type';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { isDomainError } from '../domain/errors';
 import { ByteBudget } from './admission';
+import { closeAfterAnswer } from './closing';
 import { contentEncoding, readCompressedJson } from './compressed-body';
 import { type Logger, requestContext } from '../logger';
 import { sendProblem } from './problem';
@@ -83,7 +84,7 @@ export function bodyDeadline(timeoutMs: number): RequestHandler {
         req.socket.destroy();
         return;
       }
-      res.set('Connection', 'close');
+      closeAfterAnswer(res);
       sendProblem(res, 'request_timeout', `The request body did not arrive within ${timeoutMs} ms.`);
     }, timeoutMs);
     timer.unref();

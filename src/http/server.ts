@@ -11,6 +11,7 @@ import type { Express } from 'express';
 import type { ConnectionLimits } from '../config';
 import type { ErrorCode } from '../domain/errors';
 import type { Logger } from '../logger';
+import { closeAfterAnswer } from './closing';
 import { type ClientPace, type ConnectionDropReason, capConnections } from './connection-cap';
 import { hasBody, isBulkStream } from './middleware';
 import { problemBody, statusOf } from './problem';
@@ -71,11 +72,11 @@ export function answerFailedExpectations(server: http.Server, logger: Logger): v
 /** A problem answer written straight to Node's response, outside the app, and the connection closed after it. */
 function endWithProblem(res: http.ServerResponse, code: ErrorCode, detail: string, requestId: string): void {
   const body = problemBody(code, detail, requestId);
+  closeAfterAnswer(res);
   res.writeHead(statusOf(code), {
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
-    Connection: 'close',
   });
   res.end(body);
 }
