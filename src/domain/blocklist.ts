@@ -3,6 +3,7 @@
 // backtracking RegExp, so a customer's pattern cannot stall the service. Values and rules are compared as
 // blocklist-text.ts normalizes them.
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { isSafePattern } from 'redos-detector';
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 import safeRegex from 'safe-regex2';
@@ -124,8 +125,7 @@ function patternProblem(pattern: unknown, ignoreCase: boolean, deadline: number)
 }
 
 /** The detector's verdicts on patterns already checked, by ignore_case and pattern (a PUT repeats most of its rules). */
-const verdicts = new Map<string, string | undefined>();
-const VERDICTS_KEPT = 1000;
+const verdicts = new LRUCache<string, { verdict: string | undefined }>({ max: 1000 });
 
 /**
  * redos-detector's verdict: does some text match `pattern`, as a whole value, in very many ways (exponential or
@@ -134,7 +134,8 @@ const VERDICTS_KEPT = 1000;
  */
 function ambiguityProblem(pattern: string, ignoreCase: boolean, deadline: number): string | undefined {
   const key = `${ignoreCase ? 'i' : '-'}${pattern}`;
-  if (verdicts.has(key)) return verdicts.get(key);
+  const known = verdicts.get(key);
+  if (known) return known.verdict;
   const timeout = Math.min(DETECTOR_TIMEOUT_MS, deadline - performance.now());
   if (timeout <= 0) return NO_TIME_LEFT;
   let verdict: string | undefined;
@@ -146,8 +147,7 @@ function ambiguityProblem(pattern: string, ignoreCase: boolean, deadline: number
   } catch {
     verdict = UNSAFE_PATTERN;
   }
-  if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
-  verdicts.set(key, verdict);
+  verdicts.set(key, { verdict });
   return verdict;
 }
 
@@ -262,9 +262,8 @@ function compile(rules: readonly BlockRule[]): Blocklist {
   return new CompiledBlocklist(byType);
 }
 
-const CACHE_SIZE = 256;
-/** Compiled blocklists by a digest of their rules' content, least recently used first (a Map keeps insertion order). */
-const byContent = new Map<string, Blocklist>();
+/** Compiled blocklists by a digest of their rules' content, the last 256 used. */
+const byContent = new LRUCache<string, Blocklist>({ max: 256 });
 /**
  * The same rules array gives the same blocklist without hashing it again: a store that keeps a customer's policy in
  * memory hands back the same array on every write, and digesting 100 rules of 1,000 values costs milliseconds. An
@@ -288,14 +287,10 @@ export function compileBlocklist(rules: readonly BlockRule[]): Blocklist {
   if (same !== undefined) return same;
   const key = contentKey(rules);
   let blocklist = byContent.get(key);
-  if (blocklist !== undefined) {
-    byContent.delete(key); // set again below, as the most recently used
-  } else {
+  if (blocklist === undefined) {
     blocklist = compile(rules);
-    const oldest = byContent.keys().next().value;
-    if (byContent.size >= CACHE_SIZE && oldest !== undefined) byContent.delete(oldest);
+    byContent.set(key, blocklist);
   }
-  byContent.set(key, blocklist);
   byArray.set(rules, blocklist);
   return blocklist;
 }
