@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockRule } from '../../src/domain/blocklist';
 import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { NodeWrite } from '../../src/domain/ports/node-writes';
+import type { AddressedWrite as NodeWrite } from '../../src/domain/ports/node-writes';
 import type { TestStore as Store } from '../helpers/store';
 import type { StoredToken } from '../../src/domain/ports/tokens';
 

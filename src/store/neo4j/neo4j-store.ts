@@ -42,7 +42,7 @@ import {
   type WriteAudit,
 } from '../../domain/model';
 import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
 import type {
   CheckedGraph,
   CheckedWhy,
@@ -82,6 +82,7 @@ import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
 import { KeptPolicies } from './kept-policies';
+import { CheckedNodeWrites } from './checked-node-writes';
 import { type AppliedMigration, migrate } from './neo4j-migrations';
 import {
   COMMITTED,
@@ -174,6 +175,15 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly tokens: GatheredReads<string, StoredToken | undefined>;
   private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
   private readonly keptPolicies = new KeptPolicies();
+  /** The checks node writes carry, run against kept or fresh reads of the policy (./checked-node-writes.ts). */
+  private readonly checkedWrites = new CheckedNodeWrites({
+    kept: (customerId, schemaId) => this.keptPolicies.get(customerId, schemaId),
+    fresh: async (customerId, schemaId, keep) => {
+      const row = await this.policies.get({ customerId, schemaId });
+      const read = this.schemas.policyOf(customerId, row);
+      return keep ? this.keptPolicies.keepForWrites(customerId, schemaId, row, read) : read;
+    },
+  });
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   private readonly impressions: ImpressionGathering;
   /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
@@ -349,18 +359,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return this.keptPolicies.keepForShowing(customerId, row, this.schemas.policyOf(customerId, row));
   }
 
-  /**
-   * One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone.
-   * With `kept: 'answer'`, none while this process keeps what an earlier read answered (./kept-policies.ts).
-   */
-  async schemaWithPolicy(customerId: string, schemaId: string, options: { kept?: KeptPolicyUse } = {}): Promise<SchemaWithPolicy> {
-    if (options.kept === 'answer') {
-      const kept = this.keptPolicies.get(customerId, schemaId);
-      if (kept) return kept;
-    }
-    const row = await this.policies.get({ customerId, schemaId });
-    const read = this.schemas.policyOf(customerId, row);
-    return options.kept === undefined ? read : this.keptPolicies.keepForWrites(customerId, schemaId, row, read);
+  /** One statement, one round trip (shared with concurrent calls). */
+  async schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
+    return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
@@ -403,34 +404,35 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return this.tokens.get(tokenHash);
   }
 
-  // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
+  // ---- nodes (checked: ./checked-node-writes.ts; written: ./neo4j-nodes.ts; concurrent single writes go
+  // together: ./write-gathering.ts)
 
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'create', node, ids });
+  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'create', node: address, ids }));
   }
 
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'insert', node, ids });
+  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'insert', node: address, ids }));
   }
 
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert });
+  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'replace', node: address, where, set, upsert }));
   }
 
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'removeId', node, id });
+  removeId(node: NodeTarget, id: IdPair): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'removeId', node: address, id }));
   }
 
-  deleteNode(node: NodeAddress): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'deleteNode', node });
+  deleteNode(node: NodeTarget): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'deleteNode', node: address }));
   }
 
-  rekey(node: NodeAddress, newId: string): Promise<void> {
-    return rekey(this.write, node, newId);
+  rekey(node: NodeTarget, newId: string): Promise<void> {
+    return this.checkedWrites.rekey(node, (address) => rekey(this.write, address, newId));
   }
 
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return applyNodeWrites(this.write, writes);
+    return this.checkedWrites.bulk(writes, (addressed) => applyNodeWrites(this.write, addressed));
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {

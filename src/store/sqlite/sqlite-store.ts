@@ -36,7 +36,7 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type {
   CheckedGraph,
@@ -272,12 +272,11 @@ export class SqliteStore implements StorePorts, TraversalReads {
     return this.run(() => ({ policy: this.schemas.policy(customerId), hasSchema: this.schemas.list(customerId).length > 0 }));
   }
 
-  /** Always a fresh read, as schemaWithPolicy is. */
+  /** Always a fresh read: a function call here, with nothing to save by keeping it. */
   showingPolicy(customerId: string): Promise<{ policy: CustomerPolicy }> {
     return this.run(() => ({ policy: this.schemas.policy(customerId) }));
   }
 
-  /** Always a fresh read: a function call here, with nothing to save by keeping it. */
   schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.run(() => ({ schema: this.schemas.get(customerId, schemaId), policy: this.schemas.policy(customerId) }));
   }
@@ -308,27 +307,27 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- nodes and erasure (./sqlite-nodes.ts)
 
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
+  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.create(node, ids));
   }
 
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
+  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.insert(node, ids));
   }
 
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
     return this.write(() => this.nodes.replace(node, where, set, upsert));
   }
 
-  rekey(node: NodeAddress, newId: string): Promise<void> {
+  rekey(node: NodeTarget, newId: string): Promise<void> {
     return this.write(() => this.nodes.rekey(node, newId));
   }
 
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
+  removeId(node: NodeTarget, id: IdPair): Promise<void> {
     return this.write(() => this.nodes.removeId(node, id));
   }
 
-  deleteNode(node: NodeAddress): Promise<void> {
+  deleteNode(node: NodeTarget): Promise<void> {
     return this.write(() => this.nodes.delete(node));
   }
 
