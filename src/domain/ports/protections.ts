@@ -10,9 +10,6 @@ import type { SchemaWithPolicy } from './node-writes';
 
 export type { SchemaWithPolicy } from './node-writes';
 
-/** How `_eligible` and `_impression` read the policy (showingPolicy): what the store kept, or afresh to keep. */
-export type KeptPolicyUse = 'answer' | 'renew';
-
 export interface PutSchemaOutcome {
   created: boolean;
 }
@@ -27,12 +24,6 @@ export interface ProtectionStore {
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
   /** customerPolicy and whether the customer has any schema, read together: what a bulk request is admitted on. */
   customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }>;
-  /**
-   * customerPolicy for `_eligible` and `_impression`, whose reads of the person's counts check it again: a store
-   * may answer what it kept ('answer') or read afresh and keep that ('renew'), with a `mark` that the
-   * PersonRequest carries (PersonRequest.policyMark).
-   */
-  showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }>;
   /** A schema (undefined when absent) and the customer's policy, read together: what a search's start is checked against. */
   schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy>;
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings>;

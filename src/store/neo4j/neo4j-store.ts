@@ -16,7 +16,6 @@ import {
   type DeliveryDraft,
   type DeliveryPage,
   type EligibilityState,
-  EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
   type PersonRequest,
@@ -41,7 +40,8 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import { type CheckedImpression, type CheckedPerson, eligibilityCall, isCheckedImpression } from '../../domain/ports/showing';
 import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
 import type {
   CheckedGraph,
@@ -83,6 +83,7 @@ import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-
 import { NodeWriteGathering } from './write-gathering';
 import { KeptPolicies } from './kept-policies';
 import { CheckedNodeWrites } from './checked-node-writes';
+import { againstShowingPolicy, type MarkedPerson, type ShowingPolicies } from './checked-showing';
 import { type AppliedMigration, migrate } from './neo4j-migrations';
 import {
   COMMITTED,
@@ -349,20 +350,20 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return { policy: this.schemas.policyOf(customerId, row).policy, hasSchema: row?.hasSchema ?? false };
   }
 
-  /** With 'answer', no statement while this process keeps what an earlier read answered (./kept-policies.ts). */
-  async showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
-    if (kept === 'answer') {
-      const answer = this.keptPolicies.get(customerId, null);
-      if (answer) return answer;
-    }
-    const row = await this.policies.get({ customerId, schemaId: null });
-    return this.keptPolicies.keepForShowing(customerId, row, this.schemas.policyOf(customerId, row));
-  }
-
   /** One statement, one round trip (shared with concurrent calls). */
   async schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
   }
+
+  /** The customer's policy for the checks of `_eligible` and `_impression` (./checked-showing.ts). */
+  private readonly showingPolicies: ShowingPolicies = {
+    kept: (customerId) => this.keptPolicies.get(customerId, null),
+    fresh: async (customerId, keep) => {
+      const row = await this.policies.get({ customerId, schemaId: null });
+      const read = this.schemas.policyOf(customerId, row);
+      return keep ? this.keptPolicies.keepForShowing(customerId, row, read) : read;
+    },
+  };
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
   // that went through writes the same again, so they need no ifCommitted.
@@ -557,12 +558,20 @@ export class Neo4jStore implements StorePorts, TraversalReads {
    * the catalogue's version and the live counts of the deliveries left to weigh, and when another version is
    * current the request is weighed again against a fresh read. One statement a request instead of two.
    */
-  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
-    return this.eligibilityAgainst(person, day, showable, this.deliveries.kept(person.customerId));
+  eligibility(
+    person: PersonRequest | CheckedPerson,
+    dayOrShowable?: string | ((delivery: Delivery) => boolean),
+    showable?: (delivery: Delivery) => boolean,
+  ): Promise<EligibilityState> {
+    const call = eligibilityCall(person, dayOrShowable, showable);
+    if (!('checked' in call)) return this.eligibilityAgainst(call.person, call.day, call.showable, this.deliveries.kept(call.person.customerId));
+    return againstShowingPolicy(this.showingPolicies, call.checked, (p, day) =>
+      this.eligibilityAgainst(p, day, call.showable, this.deliveries.kept(p.customerId)),
+    );
   }
 
   private async eligibilityAgainst(
-    person: PersonRequest,
+    person: MarkedPerson,
     day: string,
     showable: (delivery: Delivery) => boolean,
     kept: Catalogue | undefined,
@@ -575,7 +584,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     if (deliveries.length === 0) {
       if (kept) return this.eligibilityAgainst(person, day, showable, undefined);
       if (person.keptToken !== undefined && !isActiveMapiOf(person.customerId, await this.tokens.get(person.keptToken))) throw keptTokenRevoked();
-      if (person.policyMark !== undefined && (await this.showingPolicy(person.customerId, 'renew')).mark !== person.policyMark) throw policyChanged();
+      if (person.policyMark !== undefined && (await this.showingPolicies.fresh(person.customerId, true)).mark !== person.policyMark) throw policyChanged();
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
@@ -598,8 +607,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return { deliveries: weighed, others, person: new Map(counts) };
   }
 
-  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.impressions.record(request);
+  recordImpression(request: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome> {
+    if (!isCheckedImpression(request)) return this.impressions.record(request);
+    return againstShowingPolicy(this.showingPolicies, request.person, (person, day) => this.impressions.record({ ...request, person, day }));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
