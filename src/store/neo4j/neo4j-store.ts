@@ -185,6 +185,15 @@ export class Neo4jStore implements StorePorts, TraversalReads {
       return keep ? this.keptPolicies.keepForWrites(customerId, schemaId, row, read) : read;
     },
   });
+  /** The customer's policy for the checks of `_eligible` and `_impression` (./checked-showing.ts). */
+  private readonly showingPolicies: ShowingPolicies = {
+    kept: (customerId) => this.keptPolicies.get(customerId, null),
+    fresh: async (customerId, keep) => {
+      const row = await this.policies.get({ customerId, schemaId: null });
+      const read = this.schemas.policyOf(customerId, row);
+      return keep ? this.keptPolicies.keepForShowing(customerId, row, read) : read;
+    },
+  };
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   private readonly impressions: ImpressionGathering;
   /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
@@ -354,16 +363,6 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   async schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
   }
-
-  /** The customer's policy for the checks of `_eligible` and `_impression` (./checked-showing.ts). */
-  private readonly showingPolicies: ShowingPolicies = {
-    kept: (customerId) => this.keptPolicies.get(customerId, null),
-    fresh: async (customerId, keep) => {
-      const row = await this.policies.get({ customerId, schemaId: null });
-      const read = this.schemas.policyOf(customerId, row);
-      return keep ? this.keptPolicies.keepForShowing(customerId, row, read) : read;
-    },
-  };
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
   // that went through writes the same again, so they need no ifCommitted.
