@@ -53,12 +53,6 @@ export interface NodeAddress {
    */
   expectedTypes?: IdTypeDeclaration[];
   /**
-   * Set when the write was checked against a policy the store kept from an earlier read (SchemaWithPolicy.mark):
-   * the store applies the write only while the customer's policy is still that one, decided in the write's own
-   * transaction as expectedTypes are, and refuses it with schema_changed otherwise (and the domain checks it again against a fresh read).
-   */
-  policyMark?: string;
-  /**
    * NODE_MAX_IDS: a write that would make the node hold more IDs than this (its key included) is refused with
    * node_id_limit_reached and changes nothing; undefined: no limit. It travels with each write, as expectedTypes
    * does, rather than being a store option: the store decides it inside the write's transaction and needs no

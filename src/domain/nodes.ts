@@ -1,10 +1,11 @@
-// The node operations: each checks the customer's policy (a required token, blocked values), the schema, the types
-// and who may touch secure IDs, then makes one atomic store call, which applies the holder limits.
+// The node operations: each states the customer's policy (a required token, blocked values), the schema, the types
+// and who may touch secure IDs as one pure check (CheckedNode), and makes one atomic store call, which runs the
+// check against what holds when it writes and applies the holder limits.
 import { DomainError, type FieldProblem, isDomainError } from './errors';
 import { type Actor, type IdPair, type IdTypeDeclaration, type NodeAddress, type SchemaRecord, idKey, sameId } from './model';
 import { refuseBlocked, requireTokenIfAsked } from './policy';
-import type { NodeWrite, NodeWriteStore } from './ports/node-writes';
-import type { KeptPolicyUse, ProtectionStore, SchemaWithPolicy } from './ports/protections';
+import type { CheckedNode, NodeWrite, NodeWriteStore, SchemaWithPolicy } from './ports/node-writes';
+import type { ProtectionStore } from './ports/protections';
 
 export type { Actor } from './model';
 
@@ -25,22 +26,6 @@ export type BulkItem =
   | { op: 'upsert'; body: NodeRef & { set: IdPair; where: IdPair } }
   | { op: 'delete'; body: NodeRef & { where?: IdPair } };
 
-/**
- * What checking a write reads: its schema and the customer's policy, together (once per request, or per schema and
- * bulk round). `kept`: a write whose store transaction checks the policy again may use what the store keeps of it.
- */
-interface Reads {
-  (schemaId: string, kept?: KeptPolicyUse): Promise<SchemaWithPolicy>;
-  /**
-   * A later attempt of a write the store refused with schema_changed: 'answer' reads afresh ('renew'), so the
-   * attempt is never checked against what was kept before, and the store keeps the fresh read for the next writes.
-   */
-  readonly afresh: boolean;
-}
-
-/** Checks of a write whose schema was replaced between its check and its write, before schema_changed is the answer. */
-const SCHEMA_ATTEMPTS = 3;
-
 export interface NodeLimits {
   /** NODE_MAX_IDS: the most IDs one node may hold (NodeAddress.maxIds of every write). */
   nodeMaxIds: number;
@@ -48,46 +33,35 @@ export interface NodeLimits {
 
 export class NodeService {
   constructor(
-    private readonly store: NodeWriteStore & Pick<ProtectionStore, 'customerAdmission' | 'schemaWithPolicy'>,
+    private readonly store: NodeWriteStore & Pick<ProtectionStore, 'customerAdmission'>,
     private readonly limits: NodeLimits,
   ) {}
 
   async create(actor: Actor, body: NodeRef & { ids?: IdPair[] }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
-      const w = await this.planCreate(actor, body, reads);
-      await this.store.createNode(w.node, w.ids);
-    });
+    const w = this.planCreate(actor, body);
+    await this.store.createNode(w.node, w.ids);
   }
 
   async insert(actor: Actor, body: NodeRef & { ids: IdPair[] }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
-      const w = await this.planInsert(actor, body, reads);
-      await this.store.insertIds(w.node, w.ids);
-    });
+    const w = this.planInsert(actor, body);
+    await this.store.insertIds(w.node, w.ids);
   }
 
   async replace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean): Promise<void> {
-    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
-      const w = await this.planReplace(actor, body, upsert, reads);
-      await this.store.replaceId(w.node, w.where, w.set, w.upsert);
-    });
+    const w = this.planReplace(actor, body, upsert);
+    await this.store.replaceId(w.node, w.where, w.set, w.upsert);
   }
 
   async rekey(actor: Actor, body: NodeRef & { set: { id: string } }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
-      // Only the new key is checked against the blocklist: rekeying is how a node leaves a blocked key.
-      const newKey = [{ id: { type: body.key.type, id: body.set.id }, path: '/body/set' }];
-      const node = await this.checked(actor, body, [], reads, newKey);
-      await this.store.rekey(node, body.set.id);
-    });
+    // Only the new key is checked against the blocklist: rekeying is how a node leaves a blocked key.
+    const newKey = [{ id: { type: body.key.type, id: body.set.id }, path: '/body/set' }];
+    await this.store.rekey(this.checked(actor, body, [], newKey), body.set.id);
   }
 
   async delete(actor: Actor, body: NodeRef & { where?: IdPair }): Promise<void> {
-    await this.checkedAgainstSchemaChanges(actor, async (reads) => {
-      const w = await this.planDelete(actor, body, reads);
-      if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
-      else await this.store.deleteNode(w.node);
-    });
+    const w = this.planDelete(actor, body);
+    if (w.kind === 'removeId') await this.store.removeId(w.node, w.id);
+    else await this.store.deleteNode(w.node);
   }
 
   /**
@@ -101,81 +75,39 @@ export class NodeService {
   }
 
   /**
-   * Many checked bodies at once: each is checked and planned like its single operation (schemas read once per
-   * round), then the store applies the planned writes in order, each on its own. One outcome per item. Items
-   * refused with schema_changed are checked and applied again, as the single operations are.
+   * Many checked bodies at once: each is planned like its single operation, then the store checks and applies the
+   * planned writes in order, each on its own. One outcome per item.
    */
   async bulk(actor: Actor, items: BulkItem[]): Promise<Array<DomainError | undefined>> {
     const outcomes: Array<DomainError | undefined> = items.map(() => undefined);
-    let pending = items.map((_item, index) => index);
-    for (let attempt = 1; pending.length > 0; attempt += 1) {
-      const reads = this.readsOncePerRound(actor, attempt > 1);
-      const planned: Array<{ index: number; write: NodeWrite }> = [];
-      for (const index of pending) {
-        try {
-          planned.push({ index, write: await this.plan(actor, items[index] as BulkItem, reads) });
-        } catch (e) {
-          if (!isDomainError(e)) throw e;
-          outcomes[index] = e;
-        }
+    const planned: Array<{ index: number; write: NodeWrite }> = [];
+    items.forEach((item, index) => {
+      try {
+        planned.push({ index, write: this.plan(actor, item) });
+      } catch (e) {
+        if (!isDomainError(e)) throw e;
+        outcomes[index] = e;
       }
-      const applied = await this.store.applyNodeWrites(planned.map((p) => p.write));
-      pending = [];
-      planned.forEach((p, i) => {
-        const outcome = applied[i];
-        if (outcome?.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS) pending.push(p.index);
-        else outcomes[p.index] = outcome;
-      });
-    }
+    });
+    const applied = await this.store.applyNodeWrites(planned.map((p) => p.write));
+    planned.forEach((p, i) => (outcomes[p.index] = applied[i]));
     return outcomes;
   }
 
-  /**
-   * Runs a check-then-write again when the store refused the write because the schema or the kept policy changed in
-   * between (see NodeAddress.expectedTypes and policyMark): the next check reads them afresh and answers what they say.
-   */
-  private async checkedAgainstSchemaChanges(actor: Actor, checkThenWrite: (reads: Reads) => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await checkThenWrite(this.reads(actor, attempt > 1));
-        return;
-      } catch (e) {
-        if (!(isDomainError(e) && e.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS)) throw e;
-      }
-    }
-  }
-
-  private readsOncePerRound(actor: Actor, afresh: boolean): Reads {
-    const read = new Map<string, ReturnType<Reads>>();
-    const reads = this.reads(actor, afresh);
-    return Object.assign(
-      (schemaId: string, kept?: KeptPolicyUse) => {
-        const key = JSON.stringify([schemaId, kept ?? null]);
-        let both = read.get(key);
-        if (!both) {
-          both = reads(schemaId, kept);
-          read.set(key, both);
-        }
-        return both;
-      },
-      { afresh },
-    );
-  }
-
-  private plan(actor: Actor, item: BulkItem, reads: Reads): Promise<NodeWrite> {
+  private plan(actor: Actor, item: BulkItem): NodeWrite {
     switch (item.op) {
       case 'create':
-        return this.planCreate(actor, item.body, reads);
+        return this.planCreate(actor, item.body);
       case 'insert':
-        return this.planInsert(actor, item.body, reads);
+        return this.planInsert(actor, item.body);
       case 'upsert':
-        return this.planReplace(actor, item.body, true, reads);
+        return this.planReplace(actor, item.body, true);
       case 'delete':
-        return this.planDelete(actor, item.body, reads);
+        return this.planDelete(actor, item.body);
     }
   }
 
-  private async planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }, reads: Reads) {
+  private planCreate(actor: Actor, body: NodeRef & { ids?: IdPair[] }) {
     const ids = body.ids ?? [];
     rejectDuplicates(
       ids.filter((id) => !sameId(id, body.key)),
@@ -183,61 +115,46 @@ export class NodeService {
       '/body/ids',
     );
     const mentioned = ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], CHECKED_AGAIN);
-    return { kind: 'create', node, ids } as const;
+    return { kind: 'create', node: this.checked(actor, body, mentioned, [keyOf(body), ...mentioned]), ids } as const;
   }
 
-  private async planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }, reads: Reads) {
+  private planInsert(actor: Actor, body: NodeRef & { ids: IdPair[] }) {
     rejectDuplicates(body.ids, body.ids, '/body/ids');
     const mentioned = body.ids.map((id, i) => ({ id, path: `/body/ids/${i}` }));
-    const node = await this.checked(actor, body, mentioned, reads, [keyOf(body), ...mentioned], CHECKED_AGAIN);
-    return { kind: 'insert', node, ids: body.ids } as const;
+    return { kind: 'insert', node: this.checked(actor, body, mentioned, [keyOf(body), ...mentioned]), ids: body.ids } as const;
   }
 
-  private async planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean, reads: Reads) {
+  private planReplace(actor: Actor, body: NodeRef & { set: IdPair; where: IdPair }, upsert: boolean) {
     const set = { id: body.set, path: '/body/set' };
-    const node = await this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], reads, [keyOf(body), set], CHECKED_AGAIN);
-    refuseKey(body.key, body.where);
+    const node = this.checked(actor, body, [{ id: body.where, path: '/body/where' }, set], [keyOf(body), set], () => refuseKey(body.key, body.where));
     return { kind: 'replace', node, where: body.where, set: body.set, upsert } as const;
   }
 
   /** Never refused by the blocklist: a delete only takes away, and is how a blocked value already held goes. */
-  private async planDelete(actor: Actor, body: NodeRef & { where?: IdPair }, reads: Reads): Promise<NodeWrite> {
-    const node = await this.checked(actor, body, body.where ? [{ id: body.where, path: '/body/where' }] : [], reads, [], CHECKED_AGAIN);
-    if (!body.where) return { kind: 'deleteNode', node };
-    refuseKey(body.key, body.where);
-    return { kind: 'removeId', node, id: body.where };
-  }
-
-  private reads(actor: Actor, afresh: boolean): Reads {
-    return Object.assign(
-      (schemaId: string, kept?: KeptPolicyUse) =>
-        this.store.schemaWithPolicy(actor.customerId, schemaId, { kept: afresh && kept === 'answer' ? 'renew' : kept }),
-      { afresh },
-    );
+  private planDelete(actor: Actor, body: NodeRef & { where?: IdPair }): NodeWrite {
+    const { where } = body;
+    if (!where) return { kind: 'deleteNode', node: this.checked(actor, body, [], []) };
+    return { kind: 'removeId', node: this.checked(actor, body, [{ id: where, path: '/body/where' }], [], () => refuseKey(body.key, where)), id: where };
   }
 
   /**
-   * The customer's token requirement is met, the schema exists, every type is declared by it, secure types are
-   * touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a write) is blocked.
-   *
-   * A write whose store transaction checks the policy again (`checkedAgain`: under its schema's guard for one that
-   * may add IDs, beside its first statements for a delete) may be checked against what the store kept of the policy.
-   * A refusal is never answered from that: the checks run again against a fresh read (which the store keeps
-   * instead), and answer what it says.
+   * The write's check: the customer's token requirement is met, the schema exists, every type is declared by it,
+   * secure types are touched only when authenticated, and no value of `blockable` (the key, `ids` and `set` of a
+   * write) is blocked; then `after`, the write's own rule, so that its refusal comes after those.
    */
-  private async checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, reads: Reads, blockable: Mentioned, checkedAgain = false): Promise<NodeAddress> {
-    const read = await reads(ref.schema, checkedAgain ? 'answer' : undefined);
-    try {
-      return this.checkedAgainst(actor, ref, mentioned, blockable, read);
-    } catch (e) {
-      if (!isDomainError(e) || read.mark === undefined || reads.afresh) throw e;
-      return this.checkedAgainst(actor, ref, mentioned, blockable, await reads(ref.schema, 'renew'));
-    }
+  private checked(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, after?: () => void): CheckedNode {
+    return {
+      customerId: actor.customerId,
+      schemaId: ref.schema,
+      check: (read) => {
+        const node = this.checkedAgainst(actor, ref, mentioned, blockable, read);
+        after?.();
+        return node;
+      },
+    };
   }
 
-  /** The checks against one read; the write carries the read's mark, if any, for its store to check again. */
-  private checkedAgainst(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, { schema, policy, mark }: SchemaWithPolicy): NodeAddress {
+  private checkedAgainst(actor: Actor, ref: NodeRef, mentioned: Mentioned, blockable: Mentioned, { schema, policy }: SchemaWithPolicy): NodeAddress {
     requireTokenIfAsked(actor, policy);
     if (!schema) throw new DomainError('schema_not_found', `Schema '${ref.schema}' does not exist.`);
     const declared = new Map(schema.idTypes.map((t) => [t.type, t]));
@@ -257,7 +174,8 @@ export class NodeService {
       throw new DomainError('authentication_required', 'This operation involves a secure ID type and needs a bearer token.');
     }
     refuseBlocked(policy, blockable);
-    // The declarations with all their options: a store refuses the write (schema_changed) should any of them change.
+    // The declarations with all their options: a store that checked against an earlier read refuses the write
+    // (schema_changed) should any of them change.
     const expectedTypes = [...new Set(used.map((id) => id.type))].map((type) => declared.get(type) as IdTypeDeclaration);
     return {
       customerId: actor.customerId,
@@ -266,18 +184,11 @@ export class NodeService {
       expectedTypes,
       maxIds: this.limits.nodeMaxIds,
       ...(actor.audit ? { audit: actor.audit } : {}),
-      ...(mark === undefined ? {} : { policyMark: mark }),
     };
   }
 }
 
 const keyOf = (ref: NodeRef) => ({ id: ref.key, path: '/body/key' });
-
-/**
- * checked()'s last argument for a create, insert, replacement or delete: the writes whose store transaction checks
- * the policy again (under the schema's guard for those that may add IDs).
- */
-const CHECKED_AGAIN = true;
 
 function usesSecureType(schema: SchemaRecord, ids: IdPair[]): boolean {
   const secure = new Set(schema.idTypes.filter((t) => t.secure).map((t) => t.type));

@@ -1,6 +1,6 @@
 // The customer's own rules every search and node write passes (docs/keeping-people-apart.md): a required token, and
-// blocked values. Both are read with the customer's policy, once per request (ProtectionStore.customerPolicy; a node write
-// reads it with its schema, ProtectionStore.schemaWithPolicy).
+// blocked values. Both are read with the customer's policy, once per request (ProtectionStore.customerPolicy; a node write's
+// check is run on it with its schema, CheckedNode in ports/node-writes.ts).
 import { compileBlocklist } from './blocklist';
 import { DomainError, type FieldProblem } from './errors';
 import type { Actor, CustomerPolicy, IdPair } from './model';

@@ -4,7 +4,7 @@ import { byTypeThenId, compareCodePoints } from './code-point-order';
 import { DomainError } from './errors';
 import { type EraseRequest, type IdPair, type IdTypeDeclaration, type NodeAddress, type NodeRef, sameTypeOptions } from './model';
 
-/** What a store answers when NodeAddress.expectedTypes no longer hold (the domain then checks the write again). */
+/** What a store answers when NodeAddress.expectedTypes no longer hold. */
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
@@ -12,8 +12,8 @@ export const schemaChanged = (schemaId: string): DomainError =>
 export const keptTokenRevoked = (): DomainError => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
 
 /**
- * schema_changed for a call checked against a policy the store kept (NodeAddress.policyMark, PersonRequest.policyMark)
- * that has changed since; the call is checked again against a fresh read.
+ * schema_changed for a call a store checked against a policy it kept
+ * that has changed since (a store that keeps one checks the call again against a fresh read).
  */
 export const policyChanged = (): DomainError =>
   new DomainError('schema_changed', "The customer's schemas, settings or blocklist changed while the request was running; send it again.");

@@ -11,10 +11,9 @@ import {
   type PersonRequest,
   type Platform,
 } from './deliveries';
-import { DomainError, isDomainError } from './errors';
+import { DomainError } from './errors';
 import type { CustomerPolicy, IdPair } from './model';
-import type { KeptPolicyUse, ProtectionStore } from './ports/protections';
-import type { ShowingStore } from './ports/showing';
+import type { CheckedPerson, ShowingStore } from './ports/showing';
 
 export interface EligibleBody {
   user: IdPair;
@@ -54,9 +53,6 @@ export interface ShowingLimits {
   traversalMaxNodes: number;
   traversalMaxIds: number;
 }
-
-/** Reads of the policy an eligibility or impression makes at most (see againstPolicyChanges). */
-const POLICY_ATTEMPTS = 3;
 
 /** What a request asks eligibility about, with `at` as an instant. */
 interface Moment {
@@ -175,33 +171,29 @@ function instantOf(at: string | undefined, path: string): number {
 
 export class ShowingService {
   constructor(
-    private readonly store: ShowingStore & Pick<ProtectionStore, 'customerPolicy' | 'showingPolicy'>,
+    private readonly store: ShowingStore,
     private readonly limits: ShowingLimits,
   ) {}
 
   /**
-   * The person of `user`, and the customer's time zone, from the customer's policy as the store may have kept it
-   * (`kept`; the store's read of the counts checks it again). A secure `user` needs a bearer token
-   * (`authenticated`): the answers' counts would tell a holder of the mapi token alone whether a secure value
-   * belongs to someone. That refusal is never answered from a kept policy: it is checked again against a fresh read.
+   * The call's check: the person of `user`, and the calendar day of `at` in the customer's time zone, from the
+   * customer's policy. A secure `user` needs a bearer token (`authenticated`): the answers' counts would tell a
+   * holder of the mapi token alone whether a secure value belongs to someone.
    */
-  private async person(caller: ShowingCaller, user: IdPair, kept: KeptPolicyUse | undefined): Promise<{ person: PersonRequest; timeZone: string }> {
-    const { customerId } = caller;
-    const { policy, mark } =
-      kept === undefined ? { policy: await this.store.customerPolicy(customerId), mark: undefined } : await this.store.showingPolicy(customerId, kept);
-    try {
-      return this.personOf(caller, user, policy, mark);
-    } catch (e) {
-      if (mark === undefined || kept === 'renew' || !isDomainError(e)) throw e;
-      return this.person(caller, user, 'renew');
-    }
+  private checkedPerson(caller: ShowingCaller, user: IdPair, at: number): CheckedPerson {
+    return {
+      customerId: caller.customerId,
+      check: (policy) => {
+        const { person, timeZone } = this.personOf(caller, user, policy);
+        return { person, day: calendarDay(at, timeZone) };
+      },
+    };
   }
 
   private personOf(
     { customerId, authenticated, keptToken }: ShowingCaller,
     user: IdPair,
     { settings, unlinkedTypes, secureTypes }: CustomerPolicy,
-    mark: string | undefined,
   ): { person: PersonRequest; timeZone: string } {
     if (secureTypes.has(user.type) && !authenticated) {
       throw new DomainError(
@@ -211,41 +203,16 @@ export class ShowingService {
     }
     const bounds = { maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds };
     return {
-      person: {
-        customerId,
-        user,
-        unlinkedTypes: [...unlinkedTypes],
-        ...bounds,
-        ...(mark === undefined ? {} : { policyMark: mark }),
-        ...(keptToken === undefined ? {} : { keptToken }),
-      },
+      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], ...bounds, ...(keptToken === undefined ? {} : { keptToken }) },
       timeZone: settings.timezone,
     };
-  }
-
-  /**
-   * Runs `call` with the policy the store kept, and again with a fresh read to keep when the store found it changed
-   * meanwhile (schema_changed); the last of POLICY_ATTEMPTS reads it without keeping it, which the store then does
-   * not check again, as before it kept any: so a call is never answered schema_changed.
-   */
-  private async againstPolicyChanges<T>(call: (kept: KeptPolicyUse | undefined) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await call(attempt === 1 ? 'answer' : attempt < POLICY_ATTEMPTS ? 'renew' : undefined);
-      } catch (e) {
-        if (!(isDomainError(e) && e.code === 'schema_changed' && attempt < POLICY_ATTEMPTS)) throw e;
-      }
-    }
   }
 
   async eligible(caller: ShowingCaller, body: EligibleBody): Promise<Eligibility> {
     const at = instantOf(body.at, '/body/at');
     const moment: Moment = { eventName: body.event_name, at, segments: body.segments === undefined ? undefined : new Set(body.segments) };
-    const state: EligibilityState = await this.againstPolicyChanges(async (kept) => {
-      const { person, timeZone } = await this.person(caller, body.user, kept);
-      // The store reads counts, and the person, only for deliveries the other rules leave.
-      return this.store.eligibility(person, calendarDay(at, timeZone), (d) => uncountedReason(d, moment) === undefined);
-    });
+    // The store reads counts, and the person, only for deliveries the other rules leave.
+    const state: EligibilityState = await this.store.eligibility(this.checkedPerson(caller, body.user, at), (d) => uncountedReason(d, moment) === undefined);
     const deliveries: Delivery[] = [];
     const excluded: Array<{ deliveryId: number; reason: ExclusionReason }> = [];
     for (const delivery of state.deliveries) {
@@ -258,19 +225,15 @@ export class ShowingService {
     return { deliveries: deliveries.sort(showingOrder), excluded: excluded.sort((a, b) => a.deliveryId - b.deliveryId) };
   }
 
-  /** A refusal comes before the store call, so nothing is counted and no key stored. */
+  /** A refusal comes before anything is counted, so nothing is counted and no key stored. */
   async impression(caller: ShowingCaller, deliveryId: number, body: ImpressionBody): Promise<ImpressionOutcome> {
     const at = instantOf(body.at, '/body/at');
-    return this.againstPolicyChanges(async (kept) => {
-      const { person, timeZone } = await this.person(caller, body.user, kept);
-      return this.store.recordImpression({
-        person,
-        deliveryId,
-        platform: body.platform ?? 'other',
-        day: calendarDay(at, timeZone),
-        ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
-        receivedAt: new Date().toISOString(),
-      });
+    return this.store.recordImpression({
+      person: this.checkedPerson(caller, body.user, at),
+      deliveryId,
+      platform: body.platform ?? 'other',
+      ...(body.idempotency_key !== undefined ? { idempotencyKey: body.idempotency_key } : {}),
+      receivedAt: new Date().toISOString(),
     });
   }
 }

@@ -9,7 +9,8 @@ import { DomainError } from '../../src/domain/errors';
 import { NodeService } from '../../src/domain/nodes';
 import type { GraphQuery } from '../../src/domain/graph';
 import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
-import type { NodeWrite } from '../../src/domain/ports/node-writes';
+import type { CheckedNode, NodeWrite, SchemaWithPolicy } from '../../src/domain/ports/node-writes';
+import type { CheckedPerson } from '../../src/domain/ports/showing';
 import type { StartCheck, UncheckedGraph, UncheckedSearch } from '../../src/domain/ports/identity-reads';
 import { byTypeThenId, compareCodePoints } from '../../src/domain/code-point-order';
 import { deliveryDocument } from '../../src/store/delivery-document';
@@ -1228,25 +1229,60 @@ describe('Neo4j store, with a fake driver', () => {
         return { fake, block: (text: string) => (current = text) };
       };
 
-      test("when a write carries a kept policy's mark and the guard reads another blocklist, then schema_changed; the store answers what it kept until a read renews it", async () => {
-        const { fake, block } = storeWithRules();
-        const first = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
-        expect(first.mark).toEqual(expect.any(String));
-        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
-        expect(fake.named('customer.policy')).toHaveLength(1);
-        // A plain read neither answers nor replaces what is kept.
-        expect((await fake.store.schemaWithPolicy('acme', 'member')).mark).toBeUndefined();
+      /** A write to `key` whose check records each read it is run against and refuses those `refuses` says. */
+      const checkedBy = (seen: SchemaWithPolicy[], key: string, refuses = (_read: SchemaWithPolicy) => false): CheckedNode => ({
+        customerId: 'acme',
+        schemaId: 'member',
+        check: (read) => {
+          seen.push(read);
+          if (refuses(read)) throw new DomainError('blocked_id', 'refused by the check');
+          return { ...member(key), expectedTypes: expected };
+        },
+      });
 
-        await fake.store.createNode({ ...member('m1'), expectedTypes: expected, policyMark: first.mark }, []);
+      test('when writes are checked, then against what the store kept; when a guard reads another blocklist, then checked again against a fresh read, which is kept', async () => {
+        const { fake, block } = storeWithRules();
+        const seen: SchemaWithPolicy[] = [];
+        await fake.store.createNode(checkedBy(seen, 'm1'), []);
+        await fake.store.createNode(checkedBy(seen, 'm2'), []);
+        expect(fake.named('customer.policy')).toHaveLength(1);
+        expect(seen[1]).toBe(seen[0]);
+        // A plain read neither answers what is kept nor replaces it.
+        await fake.store.schemaWithPolicy('acme', 'member');
+        expect(fake.named('customer.policy')).toHaveLength(2);
+
         block('[]');
-        await expect(fake.store.createNode({ ...member('m2'), expectedTypes: expected, policyMark: first.mark }, [])).rejects.toMatchObject({
-          code: 'schema_changed',
-        });
-        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(first);
-        const renewed = await fake.store.schemaWithPolicy('acme', 'member', { kept: 'renew' });
+        await fake.store.createNode(checkedBy(seen, 'm3'), []);
+        // Checked against the kept read, refused by the guard (schema_changed), read afresh and checked again.
         expect(fake.named('customer.policy')).toHaveLength(3);
-        expect(renewed.mark).not.toEqual(first.mark);
-        expect(await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).toBe(renewed);
+        expect(fake.named('node.create').map((c) => c.params.keyId)).toEqual(['m1', 'm2', 'm3', 'm3']);
+        expect(seen[2]).toBe(seen[0]);
+        expect(seen[3]).not.toBe(seen[0]);
+        await fake.store.createNode(checkedBy(seen, 'm4'), []);
+        expect(fake.named('customer.policy')).toHaveLength(3);
+        expect(seen[4]).toBe(seen[3]);
+      });
+
+      test("when a check refuses a kept read, then it runs again against a fresh one, whose answer is the write's", async () => {
+        const { fake } = storeWithRules();
+        const seen: SchemaWithPolicy[] = [];
+        await fake.store.createNode(checkedBy(seen, 'm1'), []);
+        // Refused against the kept read only: the fresh one lets it through.
+        await fake.store.createNode(
+          checkedBy(seen, 'm2', (read) => read === seen[0]),
+          [],
+        );
+        expect(fake.named('customer.policy')).toHaveLength(2);
+        expect(fake.named('node.create').map((c) => c.params.keyId)).toEqual(['m1', 'm2']);
+        // Refused against both: the refusal is the answer, and nothing is written.
+        await expect(
+          fake.store.createNode(
+            checkedBy(seen, 'm3', () => true),
+            [],
+          ),
+        ).rejects.toMatchObject({ code: 'blocked_id' });
+        expect(fake.named('customer.policy')).toHaveLength(3);
+        expect(fake.named('node.create').map((c) => c.params.keyId)).toEqual(['m1', 'm2']);
       });
 
       test('when a node write checked against a kept policy is refused because the blocklist changed, then its next attempt reads afresh and it goes through', async () => {
@@ -1297,8 +1333,10 @@ describe('Neo4j store, with a fake driver', () => {
       test('when the rules read are not the ones their digest names, or the schema is absent, then nothing is kept', async () => {
         for (const row of [policyRow('another digest'), policyRow(null), { ...policyRow(blocklistDigest(rules)), schema: [] }]) {
           const fake = fakeStore((name) => (name === 'customer.policy' ? [row] : undefined));
-          expect((await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' })).mark).toBeUndefined();
-          await fake.store.schemaWithPolicy('acme', 'member', { kept: 'answer' });
+          const seen: SchemaWithPolicy[] = [];
+          // Whatever the writes answer, each read the policy for its check.
+          await fake.store.createNode(checkedBy(seen, 'm1'), []).catch(() => undefined);
+          await fake.store.createNode(checkedBy(seen, 'm2'), []).catch(() => undefined);
           expect(fake.named('customer.policy')).toHaveLength(2);
         }
       });
@@ -1827,7 +1865,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toHaveLength(3);
     });
 
-    test('when the person was made from a kept policy that person.counts reads otherwise, then schema_changed and nothing counted; when it reads the same, then the counts', async () => {
+    test('when a person is checked against a kept policy that person.counts reads otherwise, then checked again against fresh reads, the last not compared; when it reads the same, then the counts', async () => {
       let timezone = ['UTC'];
       const fake = fakeStore((name, params) =>
         name === 'customer.policy'
@@ -1853,21 +1891,28 @@ describe('Neo4j store, with a fake driver', () => {
                 ]
               : undefined,
       );
-      const { mark } = await fake.store.showingPolicy('acme', 'answer');
-      expect(await fake.store.showingPolicy('acme', 'answer')).toMatchObject({ mark });
+      const checked: CheckedPerson = {
+        customerId: 'acme',
+        check: (policy) => ({ person: { ...person, unlinkedTypes: [...policy.unlinkedTypes] }, day: '2026-06-01' }),
+      };
+      const { person: _person, day: _day, ...counted } = impression;
+      expect((await fake.store.eligibility(checked)).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+      expect((await fake.store.eligibility(checked)).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+      await expect(fake.store.recordImpression({ ...counted, person: checked })).resolves.toMatchObject({ replayed: false });
+      // Read once, kept: the statement compares the kept policy itself.
       expect(fake.named('customer.policy')).toHaveLength(1);
-      const kept = { ...person, policyMark: mark as string };
-      expect((await fake.store.eligibility(kept, '2026-06-01')).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
-      await expect(fake.store.recordImpression({ ...impression, person: kept })).resolves.toMatchObject({ replayed: false });
-      // The statement compares the kept policy itself.
       expect(firstImpression(fake.named('impression.count')[0]?.params ?? {}).keptPolicy).toEqual({ secureTypes: [], unlinkedTypes: ['ip'], timezone: 'UTC' });
 
       timezone = ['Asia/Tokyo'];
-      await expect(fake.store.eligibility(kept, '2026-06-01')).rejects.toMatchObject({ code: 'schema_changed' });
-      await expect(fake.store.recordImpression({ ...impression, person: kept })).rejects.toMatchObject({ code: 'schema_changed' });
-      // A person read afresh is not compared.
+      const reads = fake.named('person.counts').length;
+      // Refused against the kept policy and the renewed one (this fake's policy reads never say Tokyo), then read without keeping.
+      expect((await fake.store.eligibility(checked)).person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
+      expect(fake.named('person.counts')).toHaveLength(reads + 3);
+      await expect(fake.store.recordImpression({ ...counted, person: checked })).resolves.toMatchObject({ replayed: false });
+      expect(fake.named('impression.count').map((c) => firstImpression(c.params).keptPolicy === null)).toEqual([false, false, false, true]);
+      // A person given as checked is not compared.
       await fake.store.recordImpression(impression);
-      expect(firstImpression(fake.named('impression.count')[2]?.params ?? {}).keptPolicy).toBeNull();
+      expect(firstImpression(fake.named('impression.count')[4]?.params ?? {}).keptPolicy).toBeNull();
     });
 
     /** A store whose impression.count answers `outcome`, with `row` over its default row. */

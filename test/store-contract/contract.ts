@@ -6,8 +6,9 @@
 // Every assertion reads back what is stored (getNodeIds, search, getSchema, ...), not merely that a call resolved.
 import { randomUUID } from 'node:crypto';
 import type { BlockRule } from '../../src/domain/blocklist';
+import { DomainError } from '../../src/domain/errors';
 import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { NodeWrite } from '../../src/domain/ports/node-writes';
+import type { AddressedWrite as NodeWrite, CheckedNode, SchemaWithPolicy } from '../../src/domain/ports/node-writes';
 import type { TestStore as Store } from '../helpers/store';
 import type { StoredToken } from '../../src/domain/ports/tokens';
 
@@ -575,6 +576,48 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const r = await store().searchWithTypes(buildQuery({ ...fromKey(node), havingType: 'member_id' }));
         return r.results.map((x) => x.id);
       }
+
+      describe('writes that carry their check (CheckedNode)', () => {
+        /** A write to member `key` whose check records what it ran against, and refuses when `refuses` says. */
+        const checkedBy = (c: string, seen: SchemaWithPolicy[], key: string, refuses = false): CheckedNode => ({
+          customerId: c,
+          schemaId: 'member',
+          check: (read) => {
+            seen.push(read);
+            if (refuses) throw new DomainError('blocked_id', 'Refused by the check.');
+            return member(c, key);
+          },
+        });
+
+        test('when a write carries a check, then the store runs it on the schema and policy as stored, and writes the address it answers', async () => {
+          const c = await customerWithSchemas();
+          await store().putSettings(c, { requireToken: true, timezone: 'Asia/Tokyo' });
+          const seen: SchemaWithPolicy[] = [];
+          await store().createNode(checkedBy(c, seen, 'm1'), [id('device', 'd1')]);
+          expect(seen).toHaveLength(1);
+          expect(seen[0]?.schema).toStrictEqual(await store().getSchema(c, 'member'));
+          expect(seen[0]?.policy.settings).toStrictEqual(
+            await store()
+              .customerPolicy(c)
+              .then((p) => p.settings),
+          );
+          expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+        });
+
+        test("when the check refuses, then its refusal is the answer and nothing is written; in a bulk batch, the line's outcome", async () => {
+          const c = await customerWithSchemas();
+          const seen: SchemaWithPolicy[] = [];
+          await expect(store().createNode(checkedBy(c, seen, 'm1', true), [])).rejects.toMatchObject({ code: 'blocked_id' });
+          expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
+          const outcomes = await store().applyNodeWrites([
+            { kind: 'create', node: checkedBy(c, seen, 'm2', true), ids: [] },
+            { kind: 'create', node: checkedBy(c, seen, 'm3'), ids: [] },
+          ]);
+          expect(outcomes.map((o) => o?.code)).toEqual(['blocked_id', undefined]);
+          expect(await store().getNodeIds(member(c, 'm2'))).toBeUndefined();
+          expect(await store().getNodeIds(member(c, 'm3'))).toEqual([id('member_id', 'm3')]);
+        });
+      });
 
       describe('createNode', () => {
         test('when a node is created, then it holds its key and the given ids', async () => {

@@ -3,43 +3,70 @@
 // (NodeAddress.expectedTypes) is reached; concurrent writes never pass the limit. It answers separated_nodes, and
 // writes nothing, when a node the node is separated from (./separations.ts) holds one of them. Every write appends
 // its history entries in its own transaction, naming NodeAddress.audit; a write that changes nothing appends none.
+//
+// The domain's writes carry their rules as a pure check (CheckedNode): the store runs it against the node's schema
+// and the customer's policy and writes the address it answers, or answers what it throws; how it reads them, and
+// that the check still holds when the write commits, is the store's business (docs/architecture.md).
 import type { DomainError } from '../errors';
-import type { IdPair, NodeAddress } from '../model';
+import type { CustomerPolicy, IdPair, NodeAddress, SchemaRecord } from '../model';
+
+/** What a node write is checked against: its schema (undefined when absent) and the customer's policy. */
+export interface SchemaWithPolicy {
+  schema: SchemaRecord | undefined;
+  policy: CustomerPolicy;
+}
+
+/**
+ * A node write as the domain asks for it: `check` holds every rule of the customer the write must pass (a required
+ * token, the schema and its types, secure types, blocked values). It is pure and synchronous: it answers the address
+ * to write, with the declarations it relied on (NodeAddress.expectedTypes), or throws the refusal. A store answers
+ * the write as if `check` ran against the schema and policy of the moment the write commits.
+ */
+export interface CheckedNode {
+  customerId: string;
+  schemaId: string;
+  check: (read: SchemaWithPolicy) => NodeAddress;
+}
+
+/** A write's node: checked by the store (CheckedNode), or an address already checked (tests and tools that seed a store). */
+export type NodeTarget = NodeAddress | CheckedNode;
+
+export const isCheckedNode = (node: NodeTarget): node is CheckedNode => 'check' in node;
 
 /** One node write, as the bulk endpoint batches them. */
-export type NodeWrite =
-  | { kind: 'create'; node: NodeAddress; ids: IdPair[] }
-  | { kind: 'insert'; node: NodeAddress; ids: IdPair[] }
-  | { kind: 'replace'; node: NodeAddress; where: IdPair; set: IdPair; upsert: boolean }
-  | { kind: 'removeId'; node: NodeAddress; id: IdPair }
-  | { kind: 'deleteNode'; node: NodeAddress };
+export type NodeWrite<N extends NodeTarget = NodeTarget> =
+  | { kind: 'create'; node: N; ids: IdPair[] }
+  | { kind: 'insert'; node: N; ids: IdPair[] }
+  | { kind: 'replace'; node: N; where: IdPair; set: IdPair; upsert: boolean }
+  | { kind: 'removeId'; node: N; id: IdPair }
+  | { kind: 'deleteNode'; node: N };
+
+/** A write with its node's address, after its check: what a store applies. */
+export type AddressedWrite = NodeWrite<NodeAddress>;
 
 export interface NodeWriteStore {
   /** node_exists when the key is taken. `ids` holds no duplicates and may contain the key. */
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void>;
+  createNode(node: NodeTarget, ids: IdPair[]): Promise<void>;
   /** node_not_found; id_exists (naming the first held ID) and nothing added when any ID is held. */
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void>;
+  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void>;
   /**
    * Replaces the held `where` with `set` (node_not_found; id_exists when `set` is held already).
    * When `where` is not held: nothing, or with `upsert` adds `set` unless held.
    */
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
+  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
   /**
    * The key becomes (key.type, newId) as key and as held ID. node_not_found; node_exists when taken;
    * holder_limit_reached as a write adding newId would.
    */
-  rekey(node: NodeAddress, newId: string): Promise<void>;
-  /**
-   * node_not_found; removing an ID that is not held changes nothing. schema_changed when the write was checked
-   * against a kept policy (NodeAddress.policyMark) and the policy or the schema has changed since.
-   */
-  removeId(node: NodeAddress, id: IdPair): Promise<void>;
-  /** node_not_found; schema_changed as for removeId. */
-  deleteNode(node: NodeAddress): Promise<void>;
+  rekey(node: NodeTarget, newId: string): Promise<void>;
+  /** node_not_found; removing an ID that is not held changes nothing. */
+  removeId(node: NodeTarget, id: IdPair): Promise<void>;
+  /** node_not_found. */
+  deleteNode(node: NodeTarget): Promise<void>;
   /**
    * Applies the writes in order, each atomically on its own, with the same outcomes as the single methods:
    * the DomainError a write was refused with, or undefined. A refused write changes nothing and does not stop
-   * the others. Rejects only when the store itself fails.
+   * the others; a check refusal is the write's outcome. Rejects only when the store itself fails.
    */
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>>;
 }

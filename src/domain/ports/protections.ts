@@ -6,17 +6,9 @@
 // values replaces what was stored and answers it.
 import type { BlockRule } from '../blocklist';
 import type { CustomerPolicy, CustomerSettings, SchemaRecord } from '../model';
+import type { SchemaWithPolicy } from './node-writes';
 
-/** How a node write (not a rekey) reads its policy (schemaWithPolicy): what the store kept, or afresh to keep. */
-export type KeptPolicyUse = 'answer' | 'renew';
-
-/** What a node write is checked against (schemaWithPolicy). */
-export interface SchemaWithPolicy {
-  schema: SchemaRecord | undefined;
-  policy: CustomerPolicy;
-  /** Present when the answer is one the store kept: it may be out of date, and a write checked against it must carry this. */
-  mark?: string;
-}
+export type { SchemaWithPolicy } from './node-writes';
 
 export interface PutSchemaOutcome {
   created: boolean;
@@ -32,20 +24,8 @@ export interface ProtectionStore {
   customerPolicy(customerId: string): Promise<CustomerPolicy>;
   /** customerPolicy and whether the customer has any schema, read together: what a bulk request is admitted on. */
   customerAdmission(customerId: string): Promise<{ policy: CustomerPolicy; hasSchema: boolean }>;
-  /**
-   * customerPolicy for `_eligible` and `_impression`, whose reads of the person's counts check it again: as for
-   * schemaWithPolicy, a store may answer what it kept ('answer') or read afresh and keep that ('renew'), with a
-   * `mark` that the PersonRequest carries (PersonRequest.policyMark).
-   */
-  showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }>;
-  /**
-   * A schema (undefined when absent) and the customer's policy, read together: what a node write is checked against.
-   * For a node write but a rekey, a store may keep what it read: with `kept: 'answer'` it may answer what it kept
-   * of an earlier read, and with `kept: 'renew'` it reads afresh and keeps that. Such an answer carries a `mark`,
-   * which a write checked against it carries too (NodeAddress.policyMark), for the store to refuse it should the
-   * policy have changed meanwhile.
-   */
-  schemaWithPolicy(customerId: string, schemaId: string, options?: { kept?: KeptPolicyUse }): Promise<SchemaWithPolicy>;
+  /** A schema (undefined when absent) and the customer's policy, read together: what a search's start is checked against. */
+  schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy>;
   putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings>;
   /** The stored rules, checked by the domain before they are put; [] when none. */
   putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]>;

@@ -1,7 +1,7 @@
 // The port of showing messages (docs/deliveries.md), and the records the domain and the stores exchange.
 // Impressions are counted per delivery and per ID they were recorded against, by calendar day; a person's counts
 // are the sums over the IDs of its component. An erase removes the impressions of every value it erases.
-import type { IdPair } from '../model';
+import type { CustomerPolicy, IdPair } from '../model';
 import type { Delivery } from './deliveries';
 
 export type Platform = 'ios' | 'android' | 'other';
@@ -15,17 +15,38 @@ export interface PersonRequest {
   maxNodes: number;
   maxIds: number;
   /**
-   * Set when the person (unlinkedTypes), the day and the secure check came from a policy the store kept (its
-   * showingPolicy mark): the store uses counts it reads only while the policy is still that one, and refuses the
-   * call with schema_changed otherwise.
-   */
-  policyMark?: string;
-  /**
    * Set when the call's mapi token was one its process kept from an earlier request (TokenService), not read
    * afresh: the hash of that token. The store checks, in the statement or transaction that reads the person's
    * counts, that it is still an active mapi token of the customer, and refuses the call with invalid_token otherwise.
    */
   keptToken?: string;
+}
+
+/**
+ * A showing call as the domain asks for it: `check` holds the customer's rules for it (a secure user needs a bearer
+ * token) and answers, from the customer's policy, the person to read and the call's calendar day in the customer's
+ * time zone, or throws the refusal; it is pure and synchronous. A store answers the call as if `check` ran against
+ * the policy of the moment it reads the person's counts.
+ */
+export interface CheckedPerson {
+  customerId: string;
+  check: (policy: CustomerPolicy) => { person: PersonRequest; day: string };
+}
+
+export const isCheckedPerson = (person: PersonRequest | CheckedPerson): person is CheckedPerson => 'check' in person;
+
+/** ShowingStore.eligibility's two forms as one. */
+export type EligibilityCall = { showable: (delivery: Delivery) => boolean } & ({ checked: CheckedPerson } | { person: PersonRequest; day: string });
+
+export function eligibilityCall(
+  person: PersonRequest | CheckedPerson,
+  dayOrShowable?: string | ((delivery: Delivery) => boolean),
+  showable?: (delivery: Delivery) => boolean,
+): EligibilityCall {
+  const every = () => true;
+  if (isCheckedPerson(person)) return { checked: person, showable: typeof dayOrShowable === 'function' ? dayOrShowable : every };
+  if (typeof dayOrShowable !== 'string') throw new Error('The eligibility of a person given as checked needs its day.');
+  return { person, day: dayOrShowable, showable: showable ?? every };
 }
 
 /** A person's impressions of one delivery: in all, and on one calendar day. */
@@ -57,6 +78,14 @@ export interface ImpressionRequest {
   receivedAt: string;
 }
 
+/** An impression as the domain asks for it: its person and day follow from the customer's policy (CheckedPerson). */
+export type CheckedImpression = Omit<ImpressionRequest, 'person' | 'day'> & { person: CheckedPerson };
+
+export const isCheckedImpression = (r: CheckedImpression | ImpressionRequest): r is CheckedImpression => isCheckedPerson(r.person);
+
+/** The impression as its check makes it against `policy` (CheckedPerson.check). */
+export const impressionChecked = (r: CheckedImpression, policy: CustomerPolicy): ImpressionRequest => ({ ...r, ...r.person.check(policy) });
+
 /** What a counted impression answers (its 201 body), also kept with its idempotency key. */
 export interface ImpressionAnswer {
   deliveryId: number;
@@ -83,6 +112,8 @@ export interface ShowingStore {
    * accepts with their live counts, the others as stored; and when any is showable, the person's counts (on `day`)
    * of each delivery they saw, read together. component_too_large past the person's bounds.
    */
+  eligibility(person: CheckedPerson, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
+  /** eligibility of a person and day given as checked (tests and tools that read a store). */
   eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
   /**
    * One atomic change: delivery_not_found when the customer has no such delivery; the earlier answer, counting
@@ -91,7 +122,7 @@ export interface ShowingStore {
    * throws cap_reached, and nothing is counted). Impressions of one delivery are applied one at a time, so
    * concurrent ones never pass a cap.
    */
-  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome>;
+  recordImpression(request: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome>;
   /** Deletes up to `limit` idempotency keys stored before `before` (an ISO instant); answers how many it deleted. */
   pruneImpressionKeys(before: string, limit: number): Promise<number>;
 }

@@ -2,7 +2,8 @@
 // statement and of its transaction (a round trip, the driver's and Neo4j's work for every statement, the commit) is
 // paid once for several.
 import { randomUUID } from 'node:crypto';
-import type { ImpressionOutcome, ImpressionRequest } from '../../domain/deliveries';
+import type { ImpressionOutcome } from '../../domain/deliveries';
+import type { MarkedImpression } from './checked-showing';
 import { Batcher } from './batcher';
 import type { WrittenImpression } from './neo4j-impressions';
 import type { Query } from './query';
@@ -55,7 +56,7 @@ export class ImpressionGathering {
     });
   }
 
-  record(request: ImpressionRequest): Promise<ImpressionOutcome> {
+  record(request: MarkedImpression): Promise<ImpressionOutcome> {
     return this.batcher.ask({ request, writeId: randomUUID() });
   }
 }

@@ -3,8 +3,8 @@
 // policy, and it takes its schema's guard in its transaction (cypher/schema.guard.cypher), which reads the
 // schema's declarations and what the checks used of the policy besides them: whether a token is required, and
 // the digest of the blocklist. A write checked against a kept policy carries the mark of what it was checked
-// against (NodeAddress.policyMark); the guard's statement refuses it (schema_changed) unless the same holds now,
-// and the write's next attempt is checked against a fresh read ('renew', src/domain/nodes.ts), which is kept
+// against (MarkedNode.policyMark); the guard's statement refuses it (schema_changed) unless the same holds now,
+// and the write's next attempt is checked against a fresh read (./checked-node-writes.ts), which is kept
 // instead. So a changed setting, blocklist or schema holds for every process at its next write, as when every
 // write read it.
 //
@@ -15,7 +15,17 @@
 // secure, those declared `links: false`, the time zone) is read again by their person.counts statement, and the
 // counts are used only while it is still what was kept.
 import { createHash } from 'node:crypto';
-import type { SchemaWithPolicy } from '../../domain/ports/protections';
+import type { NodeAddress } from '../../domain/model';
+import type { NodeWrite, SchemaWithPolicy } from '../../domain/ports/node-writes';
+
+/** A read of the schema and the policy; `mark`: it is kept, and a write checked against it must carry the mark. */
+export type MarkedRead = SchemaWithPolicy & { mark?: string };
+
+/** A node's address after its check; `policyMark`: the check ran against a kept read (MarkedRead.mark). */
+export type MarkedNode = NodeAddress & { policyMark?: string };
+
+/** A node write after its check, as the store's transactions apply it. */
+export type MarkedWrite = NodeWrite<MarkedNode>;
 
 /** Policies kept per process: the least recently read goes first. */
 const KEPT = 1_024;
@@ -46,7 +56,7 @@ export interface MarkedRow {
   blocklistDigest?: Array<string | null>;
 }
 
-type Kept = SchemaWithPolicy & { mark: string };
+type Kept = MarkedRead & { mark: string };
 
 export class KeptPolicies {
   private readonly kept = new Map<string, Kept>();
@@ -57,7 +67,7 @@ export class KeptPolicies {
   }
 
   /** Keeps what was read, when a write can check it again, and answers it with its mark; else answers it unmarked. */
-  keepForWrites(customerId: string, schemaId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): SchemaWithPolicy {
+  keepForWrites(customerId: string, schemaId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): MarkedRead {
     if (row === undefined || read.schema === undefined) return read;
     const [rules] = row.blocklist;
     const [digest] = row.blocklistDigest ?? [];
@@ -66,7 +76,7 @@ export class KeptPolicies {
   }
 
   /** Keeps what was read for eligibility and impressions, and answers it with its mark. */
-  keepForShowing(customerId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): SchemaWithPolicy {
+  keepForShowing(customerId: string, row: MarkedRow | undefined, read: SchemaWithPolicy): MarkedRead {
     return this.keep(customerId, null, { ...read, mark: showingMark(row?.secureTypes ?? [], row?.unlinkedTypes ?? [], row?.settings[0]?.timezone) });
   }
 

@@ -3,14 +3,7 @@
 // function runs inside a call of the store (it receives the call's Query): recordInGraph and recordAllInGraph in a
 // write whose every statement is its own transaction (Transactions.writeAlone, through ./gathered-impressions.ts),
 // the others in a read or a write transaction.
-import {
-  deliveryNotFound,
-  type ImpressionAnswer,
-  type ImpressionOutcome,
-  type ImpressionRequest,
-  type PersonCounts,
-  type PersonRequest,
-} from '../../domain/deliveries';
+import { deliveryNotFound, type ImpressionAnswer, type ImpressionOutcome, type PersonCounts } from '../../domain/deliveries';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { isDomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
@@ -19,6 +12,7 @@ import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/re
 import { parseDeliveryDocument, parseImpressionAnswer } from '../delivery-document';
 import { capsOf, type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark, showingPolicyOf } from './kept-policies';
+import type { MarkedImpression, MarkedPerson } from './checked-showing';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 import { int, type Query, rowsByAsk } from './query';
 
@@ -43,7 +37,7 @@ export interface PersonCountsRow {
  * `deliveryIds` (none when absent), for eligibility weighed against a kept catalogue.
  */
 export interface PersonAsk {
-  person: PersonRequest;
+  person: MarkedPerson;
   day: string;
   deliveryIds?: number[];
 }
@@ -90,10 +84,10 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
 
 /**
  * The counts of a person.counts row; personTooLarge past the person's bounds. schema_changed when the person was
- * checked against a kept policy (PersonRequest.policyMark) that the row says has changed; invalid_token, first,
+ * checked against a kept policy (MarkedPerson.policyMark) that the row says has changed; invalid_token, first,
  * when the call's kept mapi token (PersonRequest.keptToken) is active no more.
  */
-export function countsOf(p: PersonRequest, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
+export function countsOf(p: MarkedPerson, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
   if (row && p.keptToken !== undefined && !row.tokenActive) throw keptTokenRevoked();
   if (row && p.policyMark !== undefined && showingMark(row.secureTypes, row.unlinkedTypes, row.timezone[0]) !== p.policyMark) throw policyChanged();
   if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
@@ -133,7 +127,7 @@ const answerOf = (deliveryId: number, [deliveryCount, personTotal, personToday]:
 
 /** An impression of the store call `writeId`: what impression.count.cypher counts. */
 export interface WrittenImpression {
-  request: ImpressionRequest;
+  request: MarkedImpression;
   writeId: string;
 }
 
@@ -152,7 +146,7 @@ const COUNT_RUNS = 3;
  * did, and answers its answer ('counted_before'). A delivery an earlier version wrote gets its caps copied from its
  * document first ('caps_unknown').
  */
-export async function recordInGraph(q: Query, r: ImpressionRequest, writeId: string): Promise<ImpressionOutcome> {
+export async function recordInGraph(q: Query, r: MarkedImpression, writeId: string): Promise<ImpressionOutcome> {
   for (let run = 1; ; run += 1) {
     const [row] = await countRows(q, [{ request: r, writeId }]);
     const outcome = outcomeOf(r, row);
@@ -218,7 +212,7 @@ async function countRows(q: Query, impressions: WrittenImpression[]): Promise<Ar
 }
 
 /** What a row of impression.count answers for impression `r`: its outcome, 'caps_unknown', or its refusal, thrown. */
-function outcomeOf(r: ImpressionRequest, row: CountRow | undefined): ImpressionOutcome | 'caps_unknown' {
+function outcomeOf(r: MarkedImpression, row: CountRow | undefined): ImpressionOutcome | 'caps_unknown' {
   if (row === undefined) throw new Error('impression.count answered no row for an impression');
   switch (row.outcome) {
     case 'counted':

@@ -6,7 +6,7 @@ import { type DomainError, isDomainError } from '../../domain/errors';
 import { at as atIndex, present } from '../../domain/invariant';
 import type { HistoryEntry, IdPair, NodeAddress } from '../../domain/model';
 import { nodeExists } from '../../domain/refusals';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { MarkedWrite } from './kept-policies';
 import { isConstraintViolation } from './driver-errors';
 import { applyInBatches, type Refusal } from './neo4j-bulk';
 import { appendHistory } from './neo4j-history';
@@ -53,7 +53,7 @@ class LineRefused extends Error {
  * too. The node merely being gone is not enough: another delete or an erase of it may have committed while this
  * one's commit failed, and both would then answer that they deleted it.
  */
-function nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddress }): IfCommitted<void> {
+function nodeWritten(last: { kind: MarkedWrite['kind'] | 'rekey'; node: NodeAddress }): IfCommitted<void> {
   return async (q, writeId) => {
     if (last.kind === 'deleteNode') {
       const [entry] = await q('history.written-by', { ...keyParams(last.node), write: writeId });
@@ -68,7 +68,7 @@ function nodeWritten(last: { kind: NodeWrite['kind'] | 'rekey'; node: NodeAddres
  * One node write as its own transaction; alone in it, the write appends its history entry itself (NodeWork).
  * `committing`: see WriteOptions.
  */
-export function writeNode(write: Write, w: NodeWrite, committing?: () => void): Promise<void> {
+export function writeNode(write: Write, w: MarkedWrite, committing?: () => void): Promise<void> {
   const { work, onConstraintViolation } = nodeWork(w);
   return write(
     async (q, writeId) => {
@@ -89,19 +89,19 @@ export function rekey(write: Write, node: NodeAddress, newId: string): Promise<v
 }
 
 /** Store.applyNodeWrites: batches of BULK_BATCH_LINES lines, each one transaction, with refused lines undone alone. */
-export function applyNodeWrites(write: Write, writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
+export function applyNodeWrites(write: Write, writes: MarkedWrite[]): Promise<Array<DomainError | undefined>> {
   return applyInBatches(writes, BULK_BATCH_LINES, (lines) => writeNodeBatch(write, lines));
 }
 
 /** Which lines a run may hold together: those of one kind, upserts, updates and ID removals being one (changeNodes). */
-const runKind = (w: NodeWrite) => (w.kind === 'replace' || w.kind === 'removeId' ? 'change' : w.kind);
+const runKind = (w: MarkedWrite) => (w.kind === 'replace' || w.kind === 'removeId' ? 'change' : w.kind);
 
 /**
  * The run of lines from `at` on that createNodes, insertIntoNodes, changeNodes or deleteNodes can apply
  * together: consecutive, of one runKind, each joinsOthers, and up to the first that repeats a node's key among
  * them (it then sees what the run did to that node, as its own line).
  */
-function runFrom(lines: readonly NodeWrite[], at: number): JoiningWrite[] {
+function runFrom(lines: readonly MarkedWrite[], at: number): JoiningWrite[] {
   const run: JoiningWrite[] = [];
   const keys = new Set<string>();
   const first = lines[at];
@@ -158,7 +158,7 @@ function applyRun(
  */
 export async function writeNodeBatch(
   write: Write,
-  lines: NodeWrite[],
+  lines: MarkedWrite[],
   limitMs?: number,
   committing?: () => void,
 ): Promise<Refusal | 'unattributed' | undefined> {

@@ -16,7 +16,7 @@ import {
   separatedNodes,
   wouldPassIdLimit,
 } from '../../domain/refusals';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { MarkedWrite } from './kept-policies';
 import { historyEntry, historyOpOf } from '../history';
 import { appendHistory, stored as storedEntry } from './neo4j-history';
 import type { PolicyRow } from './neo4j-schemas';
@@ -181,7 +181,7 @@ const changeEntries = (w: ChangeWrite, { link, unlink }: Change, at: string): Hi
  * What a node write does in its transaction, and the conflict a uniqueness violation means for it. The writes
  * that may add IDs start with their schema's guard (./schema-guards.ts), before any other lock.
  */
-export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
+export function nodeWork(w: MarkedWrite): { work: NodeWork; onConstraintViolation?: () => DomainError } {
   /**
    * The write's last statements (`last`, already sent) and its history entries (`made`). Alone in its transaction,
    * the write appends them itself, sent before the answers to `last` come back (together), one round trip for all;
@@ -268,11 +268,11 @@ export function nodeWork(w: NodeWrite): { work: NodeWork; onConstraintViolation?
   }
 }
 
-export type CreateWrite = Extract<NodeWrite, { kind: 'create' }>;
-export type InsertWrite = Extract<NodeWrite, { kind: 'insert' }>;
-export type DeleteWrite = Extract<NodeWrite, { kind: 'deleteNode' }>;
+export type CreateWrite = Extract<MarkedWrite, { kind: 'create' }>;
+export type InsertWrite = Extract<MarkedWrite, { kind: 'insert' }>;
+export type DeleteWrite = Extract<MarkedWrite, { kind: 'deleteNode' }>;
 /** An upsert, an update or an ID removal: each makes its node hold one ID more, one less, or one for another. */
-export type ChangeWrite = Extract<NodeWrite, { kind: 'replace' | 'removeId' }>;
+export type ChangeWrite = Extract<MarkedWrite, { kind: 'replace' | 'removeId' }>;
 /** The writes of a bulk batch that run together with others of their kind (runs of lines). */
 export type JoiningWrite = CreateWrite | InsertWrite | DeleteWrite | ChangeWrite;
 
@@ -281,7 +281,7 @@ export type JoiningWrite = CreateWrite | InsertWrite | DeleteWrite | ChangeWrite
  * changeNodes, deleteNodes): it adds no ID of a type with `max_holders`, whose holders each write counts under a
  * lock of its own (refuseIfOverHolderLimit). Every kind of node write but a rekey (not a bulk line) may.
  */
-export function joinsOthers(w: NodeWrite): w is JoiningWrite {
+export function joinsOthers(w: MarkedWrite): w is JoiningWrite {
   switch (w.kind) {
     case 'create':
       return limitedIds(w.node, [w.node.key, ...w.ids]).length === 0;

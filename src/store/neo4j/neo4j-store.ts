@@ -16,7 +16,6 @@ import {
   type DeliveryDraft,
   type DeliveryPage,
   type EligibilityState,
-  EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
   type PersonRequest,
@@ -41,8 +40,9 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type { KeptPolicyUse, PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
+import { type CheckedImpression, type CheckedPerson, eligibilityCall, isCheckedImpression } from '../../domain/ports/showing';
+import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
 import type {
   CheckedGraph,
   CheckedWhy,
@@ -82,6 +82,8 @@ import { nodeIds } from './neo4j-nodes';
 import { applyNodeWrites, rekey, writeNode, writeNodeBatch } from './neo4j-node-writes';
 import { NodeWriteGathering } from './write-gathering';
 import { KeptPolicies } from './kept-policies';
+import { CheckedNodeWrites } from './checked-node-writes';
+import { againstShowingPolicy, type MarkedPerson, type ShowingPolicies } from './checked-showing';
 import { type AppliedMigration, migrate } from './neo4j-migrations';
 import {
   COMMITTED,
@@ -174,6 +176,24 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly tokens: GatheredReads<string, StoredToken | undefined>;
   private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
   private readonly keptPolicies = new KeptPolicies();
+  /** The checks node writes carry, run against kept or fresh reads of the policy (./checked-node-writes.ts). */
+  private readonly checkedWrites = new CheckedNodeWrites({
+    kept: (customerId, schemaId) => this.keptPolicies.get(customerId, schemaId),
+    fresh: async (customerId, schemaId, keep) => {
+      const row = await this.policies.get({ customerId, schemaId });
+      const read = this.schemas.policyOf(customerId, row);
+      return keep ? this.keptPolicies.keepForWrites(customerId, schemaId, row, read) : read;
+    },
+  });
+  /** The customer's policy for the checks of `_eligible` and `_impression` (./checked-showing.ts). */
+  private readonly showingPolicies: ShowingPolicies = {
+    kept: (customerId) => this.keptPolicies.get(customerId, null),
+    fresh: async (customerId, keep) => {
+      const row = await this.policies.get({ customerId, schemaId: null });
+      const read = this.schemas.policyOf(customerId, row);
+      return keep ? this.keptPolicies.keepForShowing(customerId, row, read) : read;
+    },
+  };
   private readonly catalogues: GatheredReads<string, Delivery[]>;
   private readonly impressions: ImpressionGathering;
   /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
@@ -339,28 +359,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return { policy: this.schemas.policyOf(customerId, row).policy, hasSchema: row?.hasSchema ?? false };
   }
 
-  /** With 'answer', no statement while this process keeps what an earlier read answered (./kept-policies.ts). */
-  async showingPolicy(customerId: string, kept: KeptPolicyUse): Promise<{ policy: CustomerPolicy; mark?: string }> {
-    if (kept === 'answer') {
-      const answer = this.keptPolicies.get(customerId, null);
-      if (answer) return answer;
-    }
-    const row = await this.policies.get({ customerId, schemaId: null });
-    return this.keptPolicies.keepForShowing(customerId, row, this.schemas.policyOf(customerId, row));
-  }
-
-  /**
-   * One statement, one round trip (shared with concurrent calls): a node write's checks wait for this read alone.
-   * With `kept: 'answer'`, none while this process keeps what an earlier read answered (./kept-policies.ts).
-   */
-  async schemaWithPolicy(customerId: string, schemaId: string, options: { kept?: KeptPolicyUse } = {}): Promise<SchemaWithPolicy> {
-    if (options.kept === 'answer') {
-      const kept = this.keptPolicies.get(customerId, schemaId);
-      if (kept) return kept;
-    }
-    const row = await this.policies.get({ customerId, schemaId });
-    const read = this.schemas.policyOf(customerId, row);
-    return options.kept === undefined ? read : this.keptPolicies.keepForWrites(customerId, schemaId, row, read);
+  /** One statement, one round trip (shared with concurrent calls). */
+  async schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
+    return this.schemas.policyOf(customerId, await this.policies.get({ customerId, schemaId }));
   }
 
   // Settings and blocklist puts replace a whole vertex with what they are given: a driver retry after a commit
@@ -403,34 +404,35 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return this.tokens.get(tokenHash);
   }
 
-  // ---- nodes (./neo4j-nodes.ts; concurrent single writes go together: ./write-gathering.ts)
+  // ---- nodes (checked: ./checked-node-writes.ts; written: ./neo4j-nodes.ts; concurrent single writes go
+  // together: ./write-gathering.ts)
 
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'create', node, ids });
+  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'create', node: address, ids }));
   }
 
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'insert', node, ids });
+  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'insert', node: address, ids }));
   }
 
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'replace', node, where, set, upsert });
+  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'replace', node: address, where, set, upsert }));
   }
 
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'removeId', node, id });
+  removeId(node: NodeTarget, id: IdPair): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'removeId', node: address, id }));
   }
 
-  deleteNode(node: NodeAddress): Promise<void> {
-    return this.nodeWrites.apply({ kind: 'deleteNode', node });
+  deleteNode(node: NodeTarget): Promise<void> {
+    return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'deleteNode', node: address }));
   }
 
-  rekey(node: NodeAddress, newId: string): Promise<void> {
-    return rekey(this.write, node, newId);
+  rekey(node: NodeTarget, newId: string): Promise<void> {
+    return this.checkedWrites.rekey(node, (address) => rekey(this.write, address, newId));
   }
 
   applyNodeWrites(writes: NodeWrite[]): Promise<Array<DomainError | undefined>> {
-    return applyNodeWrites(this.write, writes);
+    return this.checkedWrites.bulk(writes, (addressed) => applyNodeWrites(this.write, addressed));
   }
 
   getNodeIds(node: NodeAddress): Promise<IdPair[] | undefined> {
@@ -555,12 +557,20 @@ export class Neo4jStore implements StorePorts, TraversalReads {
    * the catalogue's version and the live counts of the deliveries left to weigh, and when another version is
    * current the request is weighed again against a fresh read. One statement a request instead of two.
    */
-  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
-    return this.eligibilityAgainst(person, day, showable, this.deliveries.kept(person.customerId));
+  eligibility(
+    person: PersonRequest | CheckedPerson,
+    dayOrShowable?: string | ((delivery: Delivery) => boolean),
+    showable?: (delivery: Delivery) => boolean,
+  ): Promise<EligibilityState> {
+    const call = eligibilityCall(person, dayOrShowable, showable);
+    if (!('checked' in call)) return this.eligibilityAgainst(call.person, call.day, call.showable, this.deliveries.kept(call.person.customerId));
+    return againstShowingPolicy(this.showingPolicies, call.checked, (p, day) =>
+      this.eligibilityAgainst(p, day, call.showable, this.deliveries.kept(p.customerId)),
+    );
   }
 
   private async eligibilityAgainst(
-    person: PersonRequest,
+    person: MarkedPerson,
     day: string,
     showable: (delivery: Delivery) => boolean,
     kept: Catalogue | undefined,
@@ -573,7 +583,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     if (deliveries.length === 0) {
       if (kept) return this.eligibilityAgainst(person, day, showable, undefined);
       if (person.keptToken !== undefined && !isActiveMapiOf(person.customerId, await this.tokens.get(person.keptToken))) throw keptTokenRevoked();
-      if (person.policyMark !== undefined && (await this.showingPolicy(person.customerId, 'renew')).mark !== person.policyMark) throw policyChanged();
+      if (person.policyMark !== undefined && (await this.showingPolicies.fresh(person.customerId, true)).mark !== person.policyMark) throw policyChanged();
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
@@ -596,8 +606,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return { deliveries: weighed, others, person: new Map(counts) };
   }
 
-  recordImpression(request: ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.impressions.record(request);
+  recordImpression(request: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome> {
+    if (!isCheckedImpression(request)) return this.impressions.record(request);
+    return againstShowingPolicy(this.showingPolicies, request.person, (person, day) => this.impressions.record({ ...request, person, day }));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {

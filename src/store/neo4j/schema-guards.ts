@@ -1,9 +1,9 @@
 // The schema guards one transaction of the Neo4j store holds (cypher/schema.guard.cypher): how a node write and a
 // schema replacement that drops a type become one decision, as they are on SQLite, where writes run one at a time.
 import { randomInt } from 'node:crypto';
-import { canonicalDeclaration, declaresAsExpected, type IdTypeDeclaration, type NodeAddress } from '../../domain/model';
+import { canonicalDeclaration, declaresAsExpected, type IdTypeDeclaration } from '../../domain/model';
 import { policyChanged, schemaChanged } from '../../domain/refusals';
-import { policyMark } from './kept-policies';
+import { type MarkedNode, policyMark } from './kept-policies';
 import type { PolicyRow } from './policy-row';
 import { int, type Query } from './query';
 
@@ -37,9 +37,9 @@ export class SchemaGuards {
   /**
    * Takes the node's schema's guard and refuses the write (schema_changed) unless the schema still declares the
    * types it was checked against (NodeAddress.expectedTypes), and the policy is still the one it was checked
-   * against when that was a kept one (NodeAddress.policyMark). Nothing to do for a write that relies on none.
+   * against when that was a kept one (MarkedNode.policyMark). Nothing to do for a write that relies on none.
    */
-  async refuseIfSchemaChanged(q: Query, node: NodeAddress, writeId: string): Promise<void> {
+  async refuseIfSchemaChanged(q: Query, node: MarkedNode, writeId: string): Promise<void> {
     if (node.expectedTypes === undefined) return;
     const key = JSON.stringify([node.customerId, node.schemaId]);
     let reading = this.guarded.get(key);
@@ -56,12 +56,12 @@ export class SchemaGuards {
   }
 
   /**
-   * For a write that takes no guard (a delete, an ID removal) checked against a kept policy (NodeAddress.policyMark):
+   * For a write that takes no guard (a delete, an ID removal) checked against a kept policy (MarkedNode.policyMark):
    * refuses it (schema_changed) unless the schema still declares the types it was checked against and the policy is
    * still that one, read in its transaction (customer.policy.cypher) with no lock, sent beside its first statements.
    * Nothing to do for a write checked against a fresh read.
    */
-  async refuseIfPolicyChanged(q: Query, node: NodeAddress): Promise<void> {
+  async refuseIfPolicyChanged(q: Query, node: MarkedNode): Promise<void> {
     if (node.expectedTypes === undefined || node.policyMark === undefined) return;
     const key = JSON.stringify([node.customerId, node.schemaId]);
     let reading = this.unguarded.get(key);
@@ -78,7 +78,7 @@ export class SchemaGuards {
 }
 
 /** schema_changed unless `read` declares the types `node` was checked against and has the mark of its kept policy. */
-function refuseUnlessAsChecked(node: NodeAddress, read: Guarded | undefined): void {
+function refuseUnlessAsChecked(node: MarkedNode, read: Guarded | undefined): void {
   if (read === undefined || !declaresAsExpected(read.declared, node.expectedTypes ?? [])) throw schemaChanged(node.schemaId);
   if (node.policyMark !== undefined && node.policyMark !== read.mark) throw policyChanged();
 }

@@ -1,7 +1,7 @@
 // Concurrent single node writes of the Neo4j store, gathered into shared transactions the way a bulk request's
 // lines are (./neo4j-bulk.ts), so that the fixed cost of a transaction and of each statement is paid once for many.
 import { DomainError } from '../../domain/errors';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { MarkedWrite } from './kept-policies';
 import { Batcher, type Turn } from './batcher';
 import { applyInBatches, type RunBatch } from './neo4j-bulk';
 
@@ -44,7 +44,7 @@ export interface GatheringOptions {
  * those that arrive meanwhile make the next one larger, and a write costs less the more it shares
  * (docs/decisions/0004-gather-concurrent-node-writes.md); customers' transactions run side by side.
  */
-export class NodeWriteGathering<W extends { node: Pick<NodeWrite['node'], 'customerId'> } = NodeWrite> {
+export class NodeWriteGathering<W extends { node: Pick<MarkedWrite['node'], 'customerId'> } = MarkedWrite> {
   private readonly batcher: Batcher<Arrived<W>, void>;
 
   constructor(

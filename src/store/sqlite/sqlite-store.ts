@@ -11,7 +11,6 @@ import {
   type DeliveryDraft,
   type DeliveryPage,
   type EligibilityState,
-  EVERY_DELIVERY,
   type ImpressionOutcome,
   type ImpressionRequest,
   type PersonRequest,
@@ -36,7 +35,8 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type { NodeWrite } from '../../domain/ports/node-writes';
+import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
+import { type CheckedImpression, type CheckedPerson, eligibilityCall, impressionChecked, isCheckedImpression } from '../../domain/ports/showing';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type {
   CheckedGraph,
@@ -272,12 +272,6 @@ export class SqliteStore implements StorePorts, TraversalReads {
     return this.run(() => ({ policy: this.schemas.policy(customerId), hasSchema: this.schemas.list(customerId).length > 0 }));
   }
 
-  /** Always a fresh read, as schemaWithPolicy is. */
-  showingPolicy(customerId: string): Promise<{ policy: CustomerPolicy }> {
-    return this.run(() => ({ policy: this.schemas.policy(customerId) }));
-  }
-
-  /** Always a fresh read: a function call here, with nothing to save by keeping it. */
   schemaWithPolicy(customerId: string, schemaId: string): Promise<SchemaWithPolicy> {
     return this.run(() => ({ schema: this.schemas.get(customerId, schemaId), policy: this.schemas.policy(customerId) }));
   }
@@ -308,27 +302,27 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- nodes and erasure (./sqlite-nodes.ts)
 
-  createNode(node: NodeAddress, ids: IdPair[]): Promise<void> {
+  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.create(node, ids));
   }
 
-  insertIds(node: NodeAddress, ids: IdPair[]): Promise<void> {
+  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.insert(node, ids));
   }
 
-  replaceId(node: NodeAddress, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
     return this.write(() => this.nodes.replace(node, where, set, upsert));
   }
 
-  rekey(node: NodeAddress, newId: string): Promise<void> {
+  rekey(node: NodeTarget, newId: string): Promise<void> {
     return this.write(() => this.nodes.rekey(node, newId));
   }
 
-  removeId(node: NodeAddress, id: IdPair): Promise<void> {
+  removeId(node: NodeTarget, id: IdPair): Promise<void> {
     return this.write(() => this.nodes.removeId(node, id));
   }
 
-  deleteNode(node: NodeAddress): Promise<void> {
+  deleteNode(node: NodeTarget): Promise<void> {
     return this.write(() => this.nodes.delete(node));
   }
 
@@ -398,12 +392,24 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- showing messages (./sqlite-showing.ts)
 
-  eligibility(person: PersonRequest, day: string, showable = EVERY_DELIVERY): Promise<EligibilityState> {
-    return this.run(() => this.db.transaction(() => this.showing.eligibility(person, day, showable))());
+  /** A checked person is checked against the policy read in the same transaction as the counts. */
+  eligibility(
+    person: PersonRequest | CheckedPerson,
+    dayOrShowable?: string | ((delivery: Delivery) => boolean),
+    showable?: (delivery: Delivery) => boolean,
+  ): Promise<EligibilityState> {
+    const call = eligibilityCall(person, dayOrShowable, showable);
+    return this.run(() =>
+      this.db.transaction(() => {
+        const { person: p, day } = 'checked' in call ? call.checked.check(this.schemas.policy(call.checked.customerId)) : call;
+        return this.showing.eligibility(p, day, call.showable);
+      })(),
+    );
   }
 
-  recordImpression(r: ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.write(() => this.showing.record(r));
+  /** A checked impression is checked against the policy read in its write transaction. */
+  recordImpression(r: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome> {
+    return this.write(() => this.showing.record(isCheckedImpression(r) ? impressionChecked(r, this.schemas.policy(r.person.customerId)) : r));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
