@@ -24,6 +24,7 @@ module.exports = {
   ],
   globalSetup: '<rootDir>/test/neo4j/global-setup.js',
   globalTeardown: '<rootDir>/test/neo4j/global-teardown.js',
+  testSequencer: '<rootDir>/test/neo4j/sequencer.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   setupFilesAfterEnv: ['<rootDir>/test/neo4j/setup-file.ts'],
   testTimeout: 60000,
