@@ -33,8 +33,13 @@ import { loadStatements, schemaObjects } from '../../src/store/neo4j/statements'
  * NEO4J_CALL_TIMEOUT_MS (30 s) the service answers 503 whatever the driver is still doing.
  */
 const CLIENT_TIMEOUT_MS = 60_000;
-/** Longest wait for the service to be ready after Neo4j is: its back-off (at most 5 s) plus one connection. */
-const RECOVERY_BOUND_MS = 20_000;
+/**
+ * Longest wait for the service to be ready after Neo4j is: its back-off (at most 5 s) plus one connection, and on a
+ * fresh database cypher/schema/ applied. 10-14 s measured beside the other Neo4j files; past 20 s on a 2-core machine
+ * running several Neo4j servers at a load average above 20, so the bound leaves room for that. The wait ends as soon
+ * as the service is ready; the times are printed at the end.
+ */
+const RECOVERY_BOUND_MS = 60_000;
 const NEO4J_START_MS = 180_000;
 
 const PASSWORD = crypto.randomBytes(12).toString('hex');
@@ -375,7 +380,18 @@ describe('the service while its Neo4j goes away', () => {
     }
     await untilReady(limited, RECOVERY_BOUND_MS);
     // The create timed out, not refused: it may have committed once Neo4j resumed. Either way the service answers.
-    expect((await call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } })).status).toBe(200);
+    // Asked again while a search is 503: with a 3 s call timeout, the first search after the resume can outlast it on
+    // a busy machine (Neo4j replacing the connections the freeze left), and the claim is that it serves again.
+    let last: number | undefined;
+    await waitFor(
+      () => `a search of the service with the 3 s call timeout to answer 200 after the resume (last: ${last})`,
+      async () => {
+        last = (await call(limited.base, 'POST', '/v1/faults/_search', { body: { match: { from: { schema: 'member', key: hub } } } })).status;
+        expect([200, 503]).toContain(last);
+        return last === 200;
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, everyMs: 200 },
+    );
   }, 90_000);
 
   test('when Neo4j comes back with an empty database (its data folder deleted), then the service applies cypher/schema/ again by itself within NEO4J_SCHEMA_CHECK_MS, and a race of creates of one key gives one 201', async () => {

@@ -1,9 +1,13 @@
 // Global setup of `npm run test:neo4j`: picks the Neo4j the suites run against (docs/neo4j.md) and passes it to
 // them in NEO4J_TEST_*. In this order: NEO4J_TEST_URI (that database, only if it is empty or the suites' own: see
-// test-database.js); a container of NEO4J_TEST_IMAGE when Docker is there; the local server of neo4j-local/ when
+// test-database.js); containers of NEO4J_TEST_IMAGE when Docker is there; local servers of neo4j-local/ when
 // java and mvn are there. None of them: stop at once, in one line saying why. NEO4J_TEST_SERVER=local goes straight
-// to the local server. NEO4J_URI and the service's other NEO4J_* are never used: they may name production. It
+// to the local servers. NEO4J_URI and the service's other NEO4J_* are never used: they may name production. It
 // prints which one it used and the server's version, and global-teardown.js stops whatever it started.
+//
+// A server it starts itself serves one jest worker: it starts as many as jest has workers (jest.neo4j.config.js),
+// each with its own database, and setup-file.ts points each worker at its own (NEO4J_TEST_SERVERS, by JEST_WORKER_ID).
+// The files of one worker run one after the other, so each still starts from a database nothing else writes to.
 const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 const { ForeignDatabaseError, claimTestDatabase } = require('./test-database');
@@ -20,12 +24,13 @@ const cannotRun = (reason) => {
  * stops the run at once, in one line, when it does not answer or holds someone else's data.
  *
  * @param {string} uri
+ * @param {{ username?: string, password?: string }} [given] the user; NEO4J_TEST_USERNAME and NEO4J_TEST_PASSWORD by default
  */
-async function claimServer(uri) {
+async function claimServer(uri, given = { username: process.env.NEO4J_TEST_USERNAME, password: process.env.NEO4J_TEST_PASSWORD }) {
   const neo4j = require('neo4j-driver');
-  const password = process.env.NEO4J_TEST_PASSWORD;
+  const { password } = given;
   const database = process.env.NEO4J_TEST_DATABASE || 'neo4j';
-  const auth = password ? neo4j.auth.basic(process.env.NEO4J_TEST_USERNAME || 'neo4j', password) : undefined;
+  const auth = password ? neo4j.auth.basic(given.username || 'neo4j', password) : undefined;
   const driver = neo4j.driver(uri, auth, { connectionTimeout: 5000 });
   try {
     await driver.verifyConnectivity({ database });
@@ -53,53 +58,85 @@ async function hasContainerRuntime() {
   }
 }
 
+/**
+ * @typedef {{ uri: string, username: string, password: string, line: string, stop(): Promise<unknown> }} StartedServer
+ */
+
+/** @returns {Promise<StartedServer>} */
 async function startContainer() {
   const { Neo4jContainer } = require('@testcontainers/neo4j');
   const password = randomBytes(12).toString('hex');
-  process.stdout.write(`\nNeo4j suites: starting ${NEO4J_TEST_IMAGE}...\n`);
   const container = await new Neo4jContainer(NEO4J_TEST_IMAGE).withPassword(password).start();
-  globalThis.__IDLINK_NEO4J_STOP__ = () => container.stop();
-  process.env.NEO4J_TEST_URI = container.getBoltUri();
-  process.env.NEO4J_TEST_USERNAME = container.getUsername();
-  process.env.NEO4J_TEST_PASSWORD = container.getPassword();
-  process.env.NEO4J_TEST_DATABASE = 'neo4j';
-  return `a container of ${NEO4J_TEST_IMAGE}`;
+  return {
+    uri: container.getBoltUri(),
+    username: container.getUsername(),
+    password: container.getPassword(),
+    line: `a container of ${NEO4J_TEST_IMAGE}`,
+    stop: () => container.stop(),
+  };
 }
 
+/** @returns {Promise<StartedServer>} */
 async function startLocalServer() {
   const local = require('../../neo4j-local/neo4j-local');
   const password = randomBytes(12).toString('hex');
-  process.stdout.write('\nNeo4j suites: starting the local Neo4j server (neo4j-local/)...\n');
   let server;
   try {
     server = await local.start({ password });
   } catch (e) {
     return cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
   }
-  globalThis.__IDLINK_NEO4J_STOP__ = () => server.stop();
-  process.env.NEO4J_TEST_URI = server.uri;
-  process.env.NEO4J_TEST_USERNAME = 'neo4j';
-  process.env.NEO4J_TEST_PASSWORD = password;
+  return { uri: server.uri, username: 'neo4j', password, line: `the local server of neo4j-local/ (${server.line})`, stop: () => server.stop() };
+}
+
+/**
+ * Starts `count` servers side by side, one per jest worker; the first is NEO4J_TEST_URI (a run in band uses only it),
+ * and all of them are listed in NEO4J_TEST_SERVERS for setup-file.ts.
+ * @param {() => Promise<StartedServer>} startOne @param {number} count @param {string} what
+ */
+async function startServers(startOne, count, what) {
+  process.stdout.write(`\nNeo4j suites: starting ${count === 1 ? what : `${count} of ${what}, one per jest worker`}...\n`);
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startOne()));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  globalThis.__IDLINK_NEO4J_STOP__ = () => Promise.all(servers.map((server) => server.stop()));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await globalThis.__IDLINK_NEO4J_STOP__();
+    throw failed.reason;
+  }
+  const [first] = servers;
+  if (!first) throw new Error('no server started');
+  process.env.NEO4J_TEST_URI = first.uri;
+  process.env.NEO4J_TEST_USERNAME = first.username;
+  process.env.NEO4J_TEST_PASSWORD = first.password;
   process.env.NEO4J_TEST_DATABASE = 'neo4j';
-  return `the local server of neo4j-local/ (${server.line})`;
+  process.env.NEO4J_TEST_SERVERS = JSON.stringify(servers.map(({ uri, username, password }) => ({ uri, username, password })));
+  return servers.map((server) => server.line).join('; ');
 }
 
 /** The service's own connection settings: they may name production, so the suites drop them unread. */
 const SERVICE_SETTINGS = ['NEO4J_URI', 'NEO4J_USERNAME', 'NEO4J_PASSWORD', 'NEO4J_DATABASE'];
 
-module.exports = async function globalSetup() {
+/**
+ * @param {{ maxWorkers?: number }} [globalConfig] jest's; undefined when run by hand (one server)
+ */
+module.exports = async function globalSetup(globalConfig) {
   const ignored = SERVICE_SETTINGS.filter((name) => process.env[name] !== undefined);
   for (const name of ignored) delete process.env[name];
   if (ignored.length > 0)
     process.stdout.write(`\nNeo4j suites: ignoring ${ignored.join(', ')} (the service's settings); they use NEO4J_TEST_URI or a server of their own.\n`);
   process.env.NEO4J_TEST_DATABASE = process.env.NEO4J_TEST_DATABASE || 'neo4j';
-  // NEO4J_TEST_SERVER=local skips the container (CI: the issue is to prove the local server on every landing).
+  delete process.env.NEO4J_TEST_SERVERS;
+  const workers = Math.max(1, globalConfig?.maxWorkers ?? 1);
+  // NEO4J_TEST_SERVER=local skips the container (CI proves the local server on every landing).
   const forceLocal = process.env.NEO4J_TEST_SERVER === 'local';
   let which;
   if (process.env.NEO4J_TEST_URI && !forceLocal) {
+    // One database, which the files share: they must run one at a time (jest.neo4j.config.js asks for one worker).
+    if (workers > 1) cannotRun(`NEO4J_TEST_URI names one database, which the test files share: run them in one worker (--runInBand), not ${workers}.`);
     which = `NEO4J_TEST_URI=${process.env.NEO4J_TEST_URI} (all but its marker node is deleted before each test file)`;
   } else if (!forceLocal && (await hasContainerRuntime())) {
-    which = await startContainer();
+    which = await startServers(startContainer, workers, `a container of ${NEO4J_TEST_IMAGE}`);
   } else {
     const missing = require('../../neo4j-local/neo4j-local').missingTools();
     if (missing) {
@@ -107,11 +144,20 @@ module.exports = async function globalSetup() {
         `NEO4J_TEST_URI is not set, no Docker (container runtime) was found, and the local server cannot run (${missing}). Set NEO4J_TEST_URI (with NEO4J_TEST_USERNAME, NEO4J_TEST_PASSWORD, NEO4J_TEST_DATABASE) to an empty Neo4j 5 whose data may be deleted, start Docker, or install java 17+ and mvn.`,
       );
     }
-    which = await startLocalServer();
+    // Built once here: the servers starting side by side would each run Maven otherwise.
+    try {
+      require('../../neo4j-local/neo4j-local').ensureBuilt();
+    } catch (e) {
+      cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    which = await startServers(startLocalServer, workers, 'the local Neo4j server (neo4j-local/)');
   }
+  /** @type {Array<{ uri: string, username: string, password: string }>} */
+  const servers = process.env.NEO4J_TEST_SERVERS ? JSON.parse(process.env.NEO4J_TEST_SERVERS) : [];
   let version;
   try {
-    version = await claimServer(process.env.NEO4J_TEST_URI || '');
+    if (servers.length === 0) version = await claimServer(process.env.NEO4J_TEST_URI || '');
+    else version = (await Promise.all(servers.map((server) => claimServer(server.uri, server))))[0];
   } catch (e) {
     if (globalThis.__IDLINK_NEO4J_STOP__) await globalThis.__IDLINK_NEO4J_STOP__();
     throw e;

@@ -8,6 +8,19 @@ import { emptyNeo4jTestDatabase } from '../helpers/neo4j-services';
 
 process.env.IDLINK_TEST_STORE = 'neo4j';
 
+// When global-setup.js started a server per jest worker, this file's worker uses its own (JEST_WORKER_ID counts from
+// 1), so that no other file writes to its database while it runs.
+const servers = process.env.NEO4J_TEST_SERVERS;
+if (servers) {
+  const all = JSON.parse(servers) as Array<{ uri: string; username: string; password: string }>;
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const own = all[worker - 1];
+  if (!own) throw new Error(`jest worker ${worker} has no Neo4j server of its own (global-setup.js started ${all.length})`);
+  process.env.NEO4J_TEST_URI = own.uri;
+  process.env.NEO4J_TEST_USERNAME = own.username;
+  process.env.NEO4J_TEST_PASSWORD = own.password;
+}
+
 beforeAll(async () => {
   const connection = neo4jConnectionFromEnv();
   await emptyNeo4jTestDatabase(connection);

@@ -1,4 +1,5 @@
-// Runs the store contract (identity, deliveries, history, showing and graph) against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js).
+// Runs the store contract against Neo4j: `npm run test:neo4j` (jest.neo4j.config.js). The other contracts run in
+// neo4j-deliveries.neo4j.test.ts and neo4j-history.neo4j.test.ts, files of their own so that the jest workers share them.
 // Plus what only the Neo4j store has: the planner's choice for the traversals, and the graph left behind.
 import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
@@ -9,22 +10,10 @@ import type { WhyQuery, WhyStart } from '../../src/domain/why';
 import { asChecked } from './contract';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
-import { describeDeliveryContract } from './deliveries-contract';
-import { describeHistoryContract } from './history-contract';
-import { describeShowingContract } from './showing-contract';
-import { describeGraphContract } from './graph-contract';
-import { describeSeparationContract } from './separation-contract';
-import { describeWhyContract } from './why-contract';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
 describeStoreContract('neo4j', openNeo4j);
-describeDeliveryContract('neo4j', openNeo4j);
-describeHistoryContract('neo4j', openNeo4j);
-describeShowingContract('neo4j', openNeo4j);
-describeGraphContract('neo4j', openNeo4j);
-describeSeparationContract('neo4j', openNeo4j);
-describeWhyContract('neo4j', openNeo4j);
 
 describe('Neo4j store specifics', () => {
   const connection = neo4jConnectionFromEnv();

@@ -1,0 +1,51 @@
+// The order in which `npm run test:neo4j` hands its files to the jest workers: the longest first, so that no worker
+// is left running a long file alone at the end. Jest orders by the durations it kept from the last run, and without
+// them (a fresh clone, or a new cache folder) by file size, which puts some of the longest files late (the store
+// contract is a short file that runs a long contract). Where jest kept no duration, the seconds below stand in: what
+// the longest files took on a busy 2-core machine, two workers; only their order matters. A file not listed and not
+// yet timed goes after them.
+const path = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+
+/** Seconds, by path from the repository's root. */
+const EXPECTED_SECONDS = {
+  'test/store-contract/neo4j.neo4j.test.ts': 430,
+  'test/neo4j/faults.neo4j.test.ts': 390,
+  'test/neo4j/local-security.neo4j.test.ts': 215,
+  'test/api/showing.test.ts': 200,
+  'test/store-contract/neo4j-history.neo4j.test.ts': 160,
+  'test/api/graph.test.ts': 120,
+  'test/api/protections.test.ts': 115,
+  'test/api/auth.test.ts': 90,
+  'test/neo4j/round-trips.neo4j.test.ts': 80,
+  'test/store-contract/neo4j-deliveries.neo4j.test.ts': 65,
+  'test/api/concurrency.test.ts': 60,
+  'test/neo4j/two-services.neo4j.test.ts': 60,
+  'test/neo4j/graph-race.neo4j.test.ts': 55,
+  'test/neo4j/why-hub.neo4j.test.ts': 55,
+};
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** @param {import('@jest/test-result').Test} test */
+const expectedMs = (test) => {
+  const seconds = /** @type {Record<string, number>} */ (EXPECTED_SECONDS)[path.relative(ROOT, test.path).split(path.sep).join('/')];
+  return seconds === undefined ? undefined : seconds * 1000;
+};
+
+class LongestFirst extends Sequencer {
+  /**
+   * Longest first, by the duration jest kept, else the expected one; the files with neither go last, by size. (Jest's
+   * own order also puts the files that failed last time first: for a run this long, finishing early matters more.)
+   * @override
+   * @param {Array<import('@jest/test-result').Test>} tests
+   */
+  async sort(tests) {
+    // Jest's sort sets each test's kept duration, and orders by size where there is none.
+    const bySize = await super.sort(tests);
+    const estimate = (/** @type {import('@jest/test-result').Test} */ test) => test.duration ?? expectedMs(test) ?? -1;
+    return [...bySize].sort((a, b) => estimate(b) - estimate(a));
+  }
+}
+
+module.exports = LongestFirst;
