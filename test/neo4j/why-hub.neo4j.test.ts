@@ -61,7 +61,9 @@ describe(`_why over ${FANS} equal chains on Neo4j`, () => {
         `beside ${ATTACKERS} clients repeating it (${attackerAnswers.length} answers, ${attackerAnswers.filter((answer) => answer.status === 503).length} of them 503), another customer's search p50 ${Math.round(quantile(victim, 0.5))} ms, max ${Math.round(Math.max(...victim))} ms\n`,
     );
     expect(one.ms).toBeLessThan(WHY_BOUND_MS);
-    expect(Math.max(...probes)).toBeLessThan(HEALTHZ_BOUND_MS);
+    // The 99th percentile, not the largest: on a busy machine one probe may wait out a pause of the whole process
+    // (2.9 s once, beside the other suites), while a `_why` that holds the event loop stalls every probe it overlaps.
+    expect(quantile(probes, 0.99)).toBeLessThan(HEALTHZ_BOUND_MS);
     // Past the read's time limit (NEO4J_CALL_TIMEOUT_MS) a client waiting for its turn is 503; none of them is anything else.
     expect(attackerAnswers.filter((answer) => answer.status !== 200 && answer.status !== 503)).toEqual([]);
     expect(quantile(victim, 0.5)).toBeLessThan(VICTIM_P50_BOUND_MS);
