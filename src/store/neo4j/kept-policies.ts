@@ -15,6 +15,7 @@
 // secure, those declared `links: false`, the time zone) is read again by their person.counts statement, and the
 // counts are used only while it is still what was kept.
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { NodeAddress } from '../../domain/model';
 import type { NodeWrite, SchemaWithPolicy } from '../../domain/ports/node-writes';
 
@@ -27,7 +28,7 @@ export type MarkedNode = NodeAddress & { policyMark?: string };
 /** A node write after its check, as the store's transactions apply it. */
 export type MarkedWrite = NodeWrite<MarkedNode>;
 
-/** Policies kept per process: the least recently read goes first. */
+/** Policies kept per process: the least recently used goes first. */
 const KEPT = 1_024;
 
 /** The digest blocklist.put stores beside a customer's rules: the SHA-256 of their text, in hex. */
@@ -59,7 +60,7 @@ export interface MarkedRow {
 type Kept = MarkedRead & { mark: string };
 
 export class KeptPolicies {
-  private readonly kept = new Map<string, Kept>();
+  private readonly kept = new LRUCache<string, Kept>({ max: KEPT });
 
   /** What is kept for node writes to the schema, or (null) for eligibility and impressions. */
   get(customerId: string, schemaId: string | null): Kept | undefined {
@@ -81,11 +82,7 @@ export class KeptPolicies {
   }
 
   private keep(customerId: string, schemaId: string | null, kept: Kept): Kept {
-    const key = keyOf(customerId, schemaId);
-    this.kept.delete(key);
-    // A Map keeps insertion order: the entry read longest ago goes.
-    if (this.kept.size >= KEPT) this.kept.delete(this.kept.keys().next().value as string);
-    this.kept.set(key, kept);
+    this.kept.set(keyOf(customerId, schemaId), kept);
     return kept;
   }
 }

@@ -2,6 +2,7 @@
 // connection: each method runs inside a transaction the store opens (src/store/sqlite/sqlite-store.ts). Every node
 // operation and search reads its customer's schemas and policy, so they are kept parsed, per customer.
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type { BlockRule } from '../../domain/blocklist';
 import { DomainError } from '../../domain/errors';
 import {
@@ -36,15 +37,22 @@ type CustomerType = [customerId: string, type: string];
 const toDeclaration = (row: Pick<TypeRow, 'type' | 'secure' | 'links' | 'max_holders'>): IdTypeDeclaration =>
   canonicalDeclaration({ type: row.type, secure: Boolean(row.secure), links: Boolean(row.links), maxHolders: row.max_holders ?? undefined });
 
-/** What the cache keeps of one customer (see cached()). */
+/** What the cache keeps of one customer (see cached()): each schema read, `undefined` when it does not exist. */
 interface CachedCustomer {
-  schemas: Map<string, SchemaRecord | undefined>;
+  schemas: LRUCache<string, { schema: SchemaRecord | undefined }>;
   policy?: CustomerPolicy;
 }
 
+/**
+ * Customers kept parsed, and schemas (or their absence) kept per customer: the least recently used go first, so what
+ * callers name, existing or not, never grows the process past these.
+ */
+const KEPT_CUSTOMERS = 1_024;
+const KEPT_SCHEMAS = 256;
+
 export class SqliteSchemas {
   private readonly s;
-  private readonly cache = new Map<string, CachedCustomer>();
+  private readonly cache = new LRUCache<string, CachedCustomer>({ max: KEPT_CUSTOMERS });
 
   constructor(db: Database.Database) {
     this.s = {
@@ -133,13 +141,14 @@ export class SqliteSchemas {
 
   get(customerId: string, schemaId: string): SchemaRecord | undefined {
     const cached = this.cached(customerId);
-    if (cached.schemas.has(schemaId)) return cached.schemas.get(schemaId);
+    const kept = cached.schemas.get(schemaId);
+    if (kept) return kept.schema;
     let schema: SchemaRecord | undefined;
     if (this.s.schemaExists.get(customerId, schemaId) !== undefined) {
       const types = this.s.schemaTypes.all(customerId, schemaId);
       schema = { schemaId, idTypes: types.map(toDeclaration) };
     }
-    cached.schemas.set(schemaId, schema);
+    cached.schemas.set(schemaId, { schema });
     return schema;
   }
 
@@ -158,11 +167,10 @@ export class SqliteSchemas {
    * the writes of this class, which drop the customer's entry. (One process per database file.)
    */
   private cached(customerId: string): CachedCustomer {
-    let cached = this.cache.get(customerId);
-    if (!cached) {
-      cached = { schemas: new Map() };
-      this.cache.set(customerId, cached);
-    }
+    const kept = this.cache.get(customerId);
+    if (kept) return kept;
+    const cached: CachedCustomer = { schemas: new LRUCache({ max: KEPT_SCHEMAS }) };
+    this.cache.set(customerId, cached);
     return cached;
   }
 
