@@ -43,7 +43,7 @@ describe('the lint check', () => {
     expect(problems).toEqual([expect.stringMatching(/error: Parameter \$schema is not defined/)]);
   });
 
-  test('when a statement misspells a label, a relationship type or a function, then it fails', () => {
+  test('when a statement misspells a label, a relationship type or a function, or calls a plugin function, then it fails', () => {
     expect(lintProblems(statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNdoe {customer: $customer})', 'RETURN node'))).toEqual([
       expect.stringMatching(/warning: Label IdNdoe is not present/),
     ]);
@@ -52,6 +52,10 @@ describe('the lint check', () => {
     ]);
     expect(lintProblems(statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer})', 'RETURN elementIdd(node)'))).toEqual([
       expect.stringMatching(/error: Function elementIdd is not present/),
+    ]);
+    // A plugin Neo4j Community does not ship (APOC here) is as unknown as a misspelling.
+    expect(lintProblems(statement(valid[0] as string, valid[1] as string, 'MATCH (node:IdNode {customer: $customer})', 'RETURN apoc.coll.sum([1])'))).toEqual([
+      expect.stringMatching(/error: Function apoc\.coll\.sum is not present/),
     ]);
   });
 
