@@ -2,7 +2,7 @@
 // Impressions in one auto-commit statement, each of another delivery: for each, takes its delivery's write lock,
 // reads what the impression is checked against, checks it, and counts it only when every check lets it through.
 // `impressions` is a list of maps, in the order of their deliveries (customer, then deliveryId), each with index,
-// customer, deliveryId, key, write, type, value, unlinkedTypes, day, platform, receivedAt, keptToken and keptPolicy;
+// customer, deliveryId, key, write, type, value, unlinkedTypes, day, platform, receivedAt, mapiToken and keptPolicy;
 // one row per impression, with its index. An impression alone is a list of one; impressions that arrive while
 // others run go together (ImpressionGathering in src/store/neo4j/gathered-impressions.ts). Each row's `outcome` says
 // what happened, and neo4j-impressions.ts answers it: 'counted', or what refused or answered it instead. Whatever
@@ -16,8 +16,8 @@
 // without properties: no such delivery now.
 //
 // The outcomes other than 'counted', checked in this order:
-// - 'invalid_token': `keptToken`, the hash of the mapi token a process kept rather than read for this call
-//   (src/domain/tokens.ts), is not an active mapi token of the customer now (no check when it is null);
+// - 'invalid_token': `mapiToken`, the hash of the mapi token that authorised the call (PersonRequest.mapiToken in
+//   src/domain/ports/showing.ts), is not an active mapi token of the customer now (no check when it is null);
 // - 'delivery_not_found';
 // - 'counted_before': an earlier attempt of the same store call (`write`) counted it, and its reply was lost: its
 //   answer, `countedCounts`, is answered again;
@@ -92,8 +92,8 @@ WITH i, delivery, ours, earlier, visited, idsRead, total, today,
        WHERE settings.customer = toString(i.customer)
        RETURN settings.timezone
      }) AS timezone,
-     i.keptToken IS NULL OR EXISTS {
-       MATCH (token:Token {tokenHash: i.keptToken})
+     i.mapiToken IS NULL OR EXISTS {
+       MATCH (token:Token {tokenHash: i.mapiToken})
        WHERE token.revokedAt IS NULL AND token.customer = i.customer AND token.kind = 'mapi'
      } AS tokenActive
 WITH i, delivery, ours, earlier, visited, idsRead, total, today, tokenActive,

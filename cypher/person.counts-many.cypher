@@ -1,7 +1,7 @@
 // params: people, maxNodes, maxIds
 // person.counts.cypher for many people at once, each of every delivery (GatheredReads in
 // src/store/neo4j/gathered-reads.ts): `people` is a list of maps, each with index, customer, type, value,
-// unlinkedTypes, day, deliveryIds and keptToken; one row per person, with its index, as person.counts.cypher answers it (which says why the
+// unlinkedTypes, day, deliveryIds and mapiToken; one row per person, with its index, as person.counts.cypher answers it (which says why the
 // traversal has its shape). The traversal is a COLLECT subquery, as in search.one.cypher, so that it is
 // still planned as a pruning breadth-first expand for each person, and a person whose ID no node holds keeps its row.
 // Each row also has the person's customer's secureTypes, unlinkedTypes, timezone and catalogueVersion, and the live
@@ -57,7 +57,7 @@ RETURN person.index AS index, visited, idsRead, COLLECT {
          RETURN {deliveryId: deliveryId, deliveryCount: coalesce(delivery.deliveryCount, 0), iphoneCount: coalesce(delivery.iphoneCount, 0),
                  androidCount: coalesce(delivery.androidCount, 0)}
        } AS live,
-       person.keptToken IS NULL OR EXISTS {
-         MATCH (token:Token {tokenHash: person.keptToken})
+       person.mapiToken IS NULL OR EXISTS {
+         MATCH (token:Token {tokenHash: person.mapiToken})
          WHERE token.revokedAt IS NULL AND token.customer = person.customer AND token.kind = 'mapi'
        } AS tokenActive

@@ -1,4 +1,4 @@
-// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryIds, keptToken
+// params: customer, type, value, unlinkedTypes, maxNodes, maxIds, day, deliveryIds, mapiToken
 // A person's impressions, in one statement: the IDs of the person (docs/deliveries.md), whose impressions add up, then
 // for each delivery the sum of the counts recorded against those IDs, in all
 // and on the calendar `day` (one index seek per ID: impression_id).
@@ -18,8 +18,8 @@
 // And for eligibility weighed against a catalogue the process kept (delivery.catalogue.cypher): the catalogue's
 // version now, and the live counts of the deliveries `deliveryIds` (those left to weigh; [] otherwise).
 //
-// And `tokenActive`: whether `keptToken`, the hash of the mapi token a process kept rather than read for this
-// call (src/domain/tokens.ts), is still an active mapi token of the customer; true when it is null.
+// And `tokenActive`: whether `mapiToken`, the hash of the mapi token that authorised the call
+// (PersonRequest.mapiToken in src/domain/ports/showing.ts), is still an active mapi token of the customer; true when it is null.
 MATCH (source:Id {customer: $customer, type: $type, value: $value})
 MATCH path = (source)-[:LINKED*0..20000001]-(reached)
 WHERE all(vertex IN nodes(path) WHERE vertex = source OR NOT (vertex:Id AND vertex.type IN $unlinkedTypes))
@@ -69,7 +69,7 @@ RETURN visited, idsRead, COLLECT {
          RETURN {deliveryId: deliveryId, deliveryCount: coalesce(delivery.deliveryCount, 0), iphoneCount: coalesce(delivery.iphoneCount, 0),
                  androidCount: coalesce(delivery.androidCount, 0)}
        } AS live,
-       $keptToken IS NULL OR EXISTS {
-         MATCH (token:Token {tokenHash: $keptToken})
+       $mapiToken IS NULL OR EXISTS {
+         MATCH (token:Token {tokenHash: $mapiToken})
          WHERE token.revokedAt IS NULL AND token.customer = $customer AND token.kind = 'mapi'
        } AS tokenActive

@@ -15,7 +15,7 @@ import { SearchService } from './domain/search';
 import { WhyService } from './domain/why';
 import { GraphService } from './domain/graph';
 import { TokenService } from './domain/tokens';
-import { bearerCaller, identifyCaller, mapiCustomer, recheckKeptMapi } from './http/auth';
+import { bearerCaller, freshTokenOnRefusal, identifyCaller, mapiCustomer } from './http/auth';
 import {
   accessLog,
   bodyDeadline,
@@ -151,7 +151,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(
     deliveryRoutes(
       validators,
-      { mapi: mapiCustomer(tokens), kept: mapiCustomer(tokens, { kept: true }), recheck: recheckKeptMapi(tokens) },
+      { mapi: mapiCustomer(tokens), confirmed: mapiCustomer(tokens, { confirmed: true }), onRefusal: freshTokenOnRefusal(tokens) },
       bearer,
       { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing },
       config.publicBaseUrl,

@@ -8,8 +8,8 @@ import { type EraseRequest, type IdPair, type IdTypeDeclaration, type NodeAddres
 export const schemaChanged = (schemaId: string): DomainError =>
   new DomainError('schema_changed', `Schema '${schemaId}' was replaced while the write was running; send it again.`);
 
-/** invalid_token for a call whose kept mapi token (PersonRequest.keptToken) the store found revoked or gone. */
-export const keptTokenRevoked = (): DomainError => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
+/** invalid_token for a call whose mapi token (PersonRequest.mapiToken) the store found revoked or gone. */
+export const mapiTokenRevoked = (): DomainError => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
 
 /**
  * schema_changed for a call a store checked against a policy it kept

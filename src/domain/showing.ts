@@ -41,12 +41,14 @@ export interface Eligibility {
 
 export type CapName = 'max_delivery_count' | 'max_total_count' | 'max_total_count_per_day';
 
-/** Who asks: the customer the mapi token names; `authenticated`: the caller also sent a bearer token of the customer (or the administrator token). */
+/**
+ * Who asks: the customer the mapi token names; `authenticated`: the caller also sent a bearer token of the customer
+ * (or the administrator token); `mapiToken`: the mapi token's hash, which the call carries (PersonRequest.mapiToken).
+ */
 export interface ShowingCaller {
   customerId: string;
   authenticated: boolean;
-  /** The mapi token's hash when its process kept it rather than read it (PersonRequest.keptToken). */
-  keptToken?: string;
+  mapiToken: string;
 }
 
 export interface ShowingLimits {
@@ -191,7 +193,7 @@ export class ShowingService {
   }
 
   private personOf(
-    { customerId, authenticated, keptToken }: ShowingCaller,
+    { customerId, authenticated, mapiToken }: ShowingCaller,
     user: IdPair,
     { settings, unlinkedTypes, secureTypes }: CustomerPolicy,
   ): { person: PersonRequest; timeZone: string } {
@@ -203,7 +205,7 @@ export class ShowingService {
     }
     const bounds = { maxNodes: this.limits.traversalMaxNodes, maxIds: this.limits.traversalMaxIds };
     return {
-      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], ...bounds, ...(keptToken === undefined ? {} : { keptToken }) },
+      person: { customerId, user, unlinkedTypes: [...unlinkedTypes], ...bounds, mapiToken },
       timeZone: settings.timezone,
     };
   }

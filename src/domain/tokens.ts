@@ -1,15 +1,11 @@
 // Who is calling: token issue, hashing and resolution. Secrets exist in clear only in the issue response.
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { DomainError } from './errors';
 import type { TokenKind, TokenRecord } from './model';
-import type { StoredToken, TokenStore } from './ports/tokens';
+import type { TokenLookup, TokenStore } from './ports/tokens';
 
-/**
- * `keptHash`: the token was one this process kept from an earlier request, not read afresh (TokenService.identify
- * with `kept`): its hash, for the store to check in the call's own statement (PersonRequest.keptToken).
- */
-export type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: TokenKind; customerId: string; tokenId: string; keptHash?: string };
+/** `tokenHash`: the hash the token was found by, for a store call that confirms it (PersonRequest.mapiToken). */
+export type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: TokenKind; customerId: string; tokenId: string; tokenHash: string };
 
 /** 256 bits, URL-safe; the prefix tells a reader which kind of secret leaked. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,256}$/;
@@ -29,13 +25,8 @@ const newTokenId = (): string => `tok_${randomBytes(12).toString('base64url')}`;
 
 const sameHash = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** Mapi tokens kept per process (TokenService.identify with `kept`): the least recently used goes first. */
-const KEPT_MAPI_TOKENS = 1_024;
-
 export class TokenService {
   private readonly adminDigest: Buffer;
-  /** Active mapi tokens as a fresh lookup last found them, by hash. */
-  private readonly keptMapi = new LRUCache<string, StoredToken>({ max: KEPT_MAPI_TOKENS });
 
   constructor(
     private readonly store: TokenStore,
@@ -45,11 +36,10 @@ export class TokenService {
   }
 
   /**
-   * Resolves a presented secret; undefined means no token was presented. Every lookup of a mapi token is kept, or
-   * forgotten when it fails. With `kept`, a mapi token kept by an earlier lookup is answered without one, marked
-   * with its hash (Caller.keptHash): only for a call whose store statement checks it (PersonRequest.keptToken).
+   * Resolves a presented secret; undefined means no token was presented. `lookup` says how the store may answer
+   * (TokenLookup): `recent` only for a call whose store statement confirms the token (PersonRequest.mapiToken).
    */
-  async identify(secret: string | undefined, expected: TokenKind, options: { kept?: boolean } = {}): Promise<Caller> {
+  async identify(secret: string | undefined, expected: TokenKind, lookup: TokenLookup = {}): Promise<Caller> {
     if (secret === undefined) return { kind: 'anonymous' };
     // Built only when needed: an Error captures a stack trace, which costs on every request otherwise.
     const invalid = () => new DomainError('invalid_token', 'The token is malformed, unknown or revoked.');
@@ -57,18 +47,12 @@ export class TokenService {
     const digest = sha256(secret);
     if (timingSafeEqual(digest, this.adminDigest)) return { kind: 'admin' };
     const tokenHash = digest.toString('hex');
-    const kept = options.kept === true && expected === 'mapi' ? this.keptMapi.get(tokenHash) : undefined;
-    if (kept) return { kind: kept.kind, customerId: kept.customerId, tokenId: kept.tokenId, keptHash: tokenHash };
-    const stored = await this.store.findActiveToken(tokenHash);
-    if (!stored || !sameHash(tokenHash, stored.tokenHash)) {
-      this.keptMapi.delete(tokenHash);
-      throw invalid();
-    }
-    if (stored.kind === 'mapi') this.keptMapi.set(tokenHash, stored);
+    const stored = await this.store.findActiveToken(tokenHash, lookup);
+    if (!stored || !sameHash(tokenHash, stored.tokenHash)) throw invalid();
     if (stored.kind !== expected) {
       throw new DomainError('forbidden', `A ${stored.kind} token cannot be used here; this endpoint takes a ${expected} token.`);
     }
-    return { kind: stored.kind, customerId: stored.customerId, tokenId: stored.tokenId };
+    return { kind: stored.kind, customerId: stored.customerId, tokenId: stored.tokenId, tokenHash };
   }
 
   async issue(customerId: string, kind: TokenKind, label: string | null): Promise<TokenRecord & { token: string }> {

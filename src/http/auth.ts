@@ -6,15 +6,16 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../domain/errors';
 import type { Caller, TokenService } from '../domain/tokens';
+import type { TokenLookup } from '../domain/ports/tokens';
 import type { TokenKind } from '../domain/model';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** Each header's caller, once resolved (a failure is kept too). */
+/** Each header's caller, once resolved (a failure is remembered too). */
 type Identifications = Partial<Record<TokenKind, Promise<Caller>>>;
 
-async function identify(tokens: TokenService, req: Request, kind: TokenKind, kept: boolean): Promise<Caller> {
-  if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi', { kept });
+async function identify(tokens: TokenService, req: Request, kind: TokenKind, lookup: TokenLookup): Promise<Caller> {
+  if (kind === 'mapi') return tokens.identify(req.get('x-service-mapi-token'), 'mapi', lookup);
   const header = req.get('authorization');
   if (header === undefined) return { kind: 'anonymous' };
   const match = BEARER.exec(header);
@@ -23,18 +24,18 @@ async function identify(tokens: TokenService, req: Request, kind: TokenKind, kep
 }
 
 /**
- * The caller named by the header `kind` reads, resolved at most once per request (a failure is kept too). `kept`:
- * a mapi token its process kept may stand for the lookup (TokenService.identify).
+ * The caller named by the header `kind` reads, resolved at most once per request (a failure is remembered too); `lookup`
+ * says how the first resolution may look the token up (TokenLookup).
  */
-function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind, kept = false): Promise<Caller> {
+function identifyOnce(tokens: TokenService, req: Request, res: Response, kind: TokenKind, lookup: TokenLookup = {}): Promise<Caller> {
   const identifications = (res.locals.identifications ??= {}) as Identifications;
-  return (identifications[kind] ??= identify(tokens, req, kind, kept));
+  return (identifications[kind] ??= identify(tokens, req, kind, lookup));
 }
 
 /**
  * Identifies the caller before the route runs, from the header the route will read (`headerOf`), and leaves the
  * outcome in res.locals.verifiedCaller for the rate limiter. Never refuses: a header that does not verify leaves
- * the caller anonymous here, and the route's own check answers 401 with the kept error.
+ * the caller anonymous here, and the route's own check answers 401 with the same error.
  */
 export function identifyCaller(tokens: TokenService, headerOf: (req: Request) => TokenKind): RequestHandler {
   return async (req, res, next) => {
@@ -57,30 +58,32 @@ export function bearerCaller(tokens: TokenService): RequestHandler {
 }
 
 /**
- * The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. `kept`: for a
- * route whose store statement checks the token (PersonRequest.keptToken), a token its process kept stands for the
- * lookup, and res.locals.keptMapi holds its hash; the route then ends with recheckKeptMapi.
+ * The delivery endpoints always need a mapi token in X-SERVICE-MAPI-TOKEN; it names the customer. `confirmed`: for a
+ * route whose store call confirms the token itself (ShowingCaller.mapiToken), a recent lookup will do
+ * (TokenLookup.recent), and res.locals.mapiToken holds the token's hash; the route then ends with freshTokenOnRefusal.
  */
-export function mapiCustomer(tokens: TokenService, options: { kept?: boolean } = {}): RequestHandler {
+export function mapiCustomer(tokens: TokenService, options: { confirmed?: boolean } = {}): RequestHandler {
+  const lookup: TokenLookup = options.confirmed === true ? { recent: true } : {};
   return async (req, res, next) => {
-    const caller = await identifyOnce(tokens, req, res, 'mapi', options.kept);
+    const caller = await identifyOnce(tokens, req, res, 'mapi', lookup);
     if (caller.kind === 'anonymous') throw new DomainError('authentication_required', 'Send a mapi token in X-SERVICE-MAPI-TOKEN.');
     if (caller.kind === 'admin') {
       throw new DomainError('forbidden', 'The administrator token names no customer; send a mapi token in X-SERVICE-MAPI-TOKEN.');
     }
     res.locals.customerId = caller.customerId;
-    if (caller.keptHash !== undefined) res.locals.keptMapi = caller.keptHash;
+    if (options.confirmed === true) res.locals.mapiToken = caller.tokenHash;
     next();
   };
 }
 
 /**
- * The last handler of a route that took a kept mapi token: any refusal of the request is answered only once the
- * token is read afresh, so that a revoked token is 401 before any other answer, as on the routes that read it.
+ * The last handler of a route taken with mapiCustomer `confirmed`: a refused request reads its mapi token afresh
+ * first, and a token that no longer verifies answers its own error, so that a revoked token is 401 before any other
+ * answer, as on the routes that read it. Only refused requests pay for the lookup.
  */
-export function recheckKeptMapi(tokens: TokenService): ErrorRequestHandler {
+export function freshTokenOnRefusal(tokens: TokenService): ErrorRequestHandler {
   return async (err: unknown, req, res, next) => {
-    if (res.locals.keptMapi !== undefined) {
+    if (res.locals.mapiToken !== undefined) {
       try {
         await tokens.identify(req.get('x-service-mapi-token'), 'mapi');
       } catch (fresh) {
@@ -92,8 +95,8 @@ export function recheckKeptMapi(tokens: TokenService): ErrorRequestHandler {
   };
 }
 
-/** The hash of the kept mapi token the request was taken with (mapiCustomer with `kept`); undefined when it was read. */
-export const keptMapiOf = (res: Response): string | undefined => res.locals.keptMapi as string | undefined;
+/** The hash of the mapi token a `confirmed` route was taken with (mapiCustomer). */
+export const mapiTokenOf = (res: Response): string => res.locals.mapiToken as string;
 
 export const callerOf = (res: Response): Caller => (res.locals.caller as Caller | undefined) ?? { kind: 'anonymous' };
 

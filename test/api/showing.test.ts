@@ -1144,6 +1144,23 @@ describe('showing deliveries: eligibility and impressions', () => {
         person_today: 1,
       });
     });
+
+    test('when a mapi token that answered showing calls is revoked, then its next _eligible and _impression are 401 invalid_token, even those the route refuses first', async () => {
+      const used = await issueToken(app, customer, 'mapi');
+      expect((await eligible(used.token, { user: m('m-2'), event_name: 'app_open', at: AT })).status).toBe(200);
+      expect((await impression(used.token, delivery.delivery_id, { user: m('m-2'), at: AT })).status).toBe(201);
+      const before = counts(await read(mapi, delivery.delivery_id));
+      expect((await app.call('DELETE', `/v1/${customer}/token/${used.token_id}`, { token: ADMIN_TOKEN })).status).toBe(204);
+      const answers = [
+        await eligible(used.token, { user: m('m-2'), event_name: 'app_open', at: AT }),
+        await eligible(used.token, { user: m('m-2'), event_name: 'nothing_triggers_on_this', at: AT }),
+        await eligible(used.token, { user: m('m-2'), event_name: 'app_open', at: 'not a time' }),
+        await impression(used.token, delivery.delivery_id, { user: m('m-2'), at: AT }),
+        await impression(used.token, delivery.delivery_id + 1000, { user: m('m-2'), at: AT }),
+      ];
+      for (const res of answers) expectProblem(res, 401, 'invalid_token');
+      expect(counts(await read(mapi, delivery.delivery_id))).toEqual(before);
+    });
   });
 
   // ------------------------------------------------------------------ a secure user

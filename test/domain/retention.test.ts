@@ -12,6 +12,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { MemoryTransport } from '../helpers/app';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { waitFor } from '../helpers/settling';
+import { checkedImpression } from '../helpers/checked-showing';
 
 const SCHEMA: SchemaRecord = {
   schemaId: 'member',
@@ -112,7 +113,7 @@ describe('the sweep of what deleted deliveries left', () => {
     const { deliveryId } = await on.createDelivery('acme', buildDraft({ condition: buildCondition({ max_delivery_count: 10_000 }) }));
     for (let n = 0; n < people; n += 1) {
       const person = { customerId: 'acme', user: id('device', `d-${n}`), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
-      await on.recordImpression({ person, deliveryId, platform: 'ios', day: '2026-06-01', receivedAt: new Date().toISOString() });
+      await on.recordImpression(checkedImpression({ person, deliveryId, platform: 'ios', day: '2026-06-01', receivedAt: new Date().toISOString() }));
     }
     expect(await on.deleteDelivery('acme', deliveryId)).toBe(true);
   }

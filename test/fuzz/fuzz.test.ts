@@ -30,6 +30,7 @@ import type { TestStore as Store } from '../helpers/store';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { contractProblems } from '../helpers/contract';
 import { buildCondition, buildDelivery, buildDraft, type DeliveryAnswer as Delivery } from '../helpers/deliveries';
+import { checkedPerson } from '../helpers/checked-showing';
 
 const SEED = 20240611;
 /**
@@ -218,7 +219,7 @@ const PROBE_DAY = '2025-01-15';
 /** The person of `user` (every linked ID, no traversal limit that matters): their impressions by delivery id, in all and on PROBE_DAY. */
 async function impressionsOf(store: Store, customerId: string, user: IdPair, day = PROBE_DAY): Promise<Array<[number, { total: number; today: number }]>> {
   const { unlinkedTypes } = await store.customerPolicy(customerId);
-  const state = await store.eligibility({ customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: 100000, maxIds: 100000 }, day);
+  const state = await store.eligibility(checkedPerson({ customerId, user, unlinkedTypes: [...unlinkedTypes], maxNodes: 100000, maxIds: 100000 }, day));
   return [...state.person.entries()].sort(([a], [b]) => a - b);
 }
 

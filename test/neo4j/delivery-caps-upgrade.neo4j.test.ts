@@ -9,6 +9,7 @@ import { loadStatement } from '../../src/store/neo4j/statements';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { newCustomer } from '../store-contract/contract';
+import { checkedImpression } from '../helpers/checked-showing';
 
 describe('a Neo4j database whose deliveries carry no caps beside their documents', () => {
   const connection = neo4jConnectionFromEnv();
@@ -55,10 +56,10 @@ describe('a Neo4j database whose deliveries carry no caps beside their documents
     await removeCaps(c, deliveryId);
     expect(await capsOf(c, deliveryId)).toEqual([{ maxDeliveryCount: null, maxTotalCount: null, maxTotalCountPerDay: null }]);
 
-    await expect(store.recordImpression(impression(c, deliveryId))).resolves.toMatchObject({ answer: { personTotal: 1 } });
+    await expect(store.recordImpression(checkedImpression(impression(c, deliveryId)))).resolves.toMatchObject({ answer: { personTotal: 1 } });
     expect(await capsOf(c, deliveryId)).toEqual([written]);
-    await expect(store.recordImpression(impression(c, deliveryId))).resolves.toMatchObject({ answer: { personTotal: 2 } });
-    await expect(store.recordImpression(impression(c, deliveryId))).rejects.toMatchObject({
+    await expect(store.recordImpression(checkedImpression(impression(c, deliveryId)))).resolves.toMatchObject({ answer: { personTotal: 2 } });
+    await expect(store.recordImpression(checkedImpression(impression(c, deliveryId)))).rejects.toMatchObject({
       code: 'cap_reached',
       members: { cap: 'max_total_count' },
     });

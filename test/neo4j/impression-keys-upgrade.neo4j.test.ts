@@ -9,6 +9,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { changedBy, forgetMigrations, UPGRADE } from '../helpers/neo4j-ledger';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
+import { checkedImpression } from '../helpers/checked-showing';
 
 describe('a Neo4j database whose idempotency keys name no ID', () => {
   const connection = neo4jConnectionFromEnv();
@@ -67,7 +68,7 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
           { customer: 'bolt', key: 'k-cy', type: '', value: '' },
         ],
       );
-      await expect(store.recordImpression(request('acme', 'k-bob'))).resolves.toEqual({ answer: answered(2), replayed: true });
+      await expect(store.recordImpression(checkedImpression(request('acme', 'k-bob')))).resolves.toEqual({ answer: answered(2), replayed: true });
 
       const audit = { requestId: 'req-erase', actor: 'admin' };
       await store.erase({
@@ -80,9 +81,9 @@ describe('a Neo4j database whose idempotency keys name no ID', () => {
         audit,
       });
 
-      expect((await store.recordImpression(request('acme', 'k-ann'))).replayed).toBe(false);
-      expect((await store.recordImpression(request('acme', 'k-bob'))).replayed).toBe(false);
-      await expect(store.recordImpression(request('bolt', 'k-cy'))).resolves.toEqual({ answer: answered(3), replayed: true });
+      expect((await store.recordImpression(checkedImpression(request('acme', 'k-ann')))).replayed).toBe(false);
+      expect((await store.recordImpression(checkedImpression(request('acme', 'k-bob')))).replayed).toBe(false);
+      await expect(store.recordImpression(checkedImpression(request('bolt', 'k-cy')))).resolves.toEqual({ answer: answered(3), replayed: true });
       // The keys counted now name their ID.
       expect(await run("MATCH (key:ImpressionKey {customer: 'acme'}) RETURN key.type AS type, key.value AS value")).toEqual([
         { type: 'device', value: 'd-1' },

@@ -116,7 +116,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
           day: '2026-06-01',
           platform: 'ios',
           receivedAt: '2026-06-01T00:00:00.000Z',
-          keptToken: null,
+          mapiToken: null,
           keptPolicy: null,
         },
       ],

@@ -9,6 +9,7 @@ import { boltAddress, type BoltFaultProxy, startBoltFaultProxy } from '../helper
 import { buildCondition, buildDraft, buildMessage } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { checkedImpression } from '../helpers/checked-showing';
 
 describe('Neo4j store, when the reply to a commit is lost', () => {
   let proxy: BoltFaultProxy;
@@ -194,11 +195,13 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       const c = newCustomer();
       const condition = buildCondition({ max_total_count: 10, max_total_count_per_day: 10 });
       const { deliveryId } = await store.createDelivery(c, buildDraft({ condition }));
-      await expect(withLostCommitReply(() => store.recordImpression(impression(c, deliveryId)), 'auto-commit')).resolves.toEqual(counted(1));
-      await expect(withLostCommitReply(() => store.recordImpression(impression(c, deliveryId, 'k1')), 'auto-commit')).resolves.toEqual(counted(2));
+      await expect(withLostCommitReply(() => store.recordImpression(checkedImpression(impression(c, deliveryId))), 'auto-commit')).resolves.toEqual(counted(1));
+      await expect(withLostCommitReply(() => store.recordImpression(checkedImpression(impression(c, deliveryId, 'k1'))), 'auto-commit')).resolves.toEqual(
+        counted(2),
+      );
       // Its key answers its repeats with the same answer.
-      await expect(store.recordImpression(impression(c, deliveryId, 'k1'))).resolves.toEqual({ ...counted(2), replayed: true });
-      await expect(store.recordImpression(impression(c, deliveryId))).resolves.toEqual(counted(3));
+      await expect(store.recordImpression(checkedImpression(impression(c, deliveryId, 'k1')))).resolves.toEqual({ ...counted(2), replayed: true });
+      await expect(store.recordImpression(checkedImpression(impression(c, deliveryId)))).resolves.toEqual(counted(3));
     });
   });
 });

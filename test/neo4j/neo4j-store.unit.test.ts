@@ -21,6 +21,8 @@ import { loadStatements, schemaObjects, type StatementName, STATEMENT_NAMES } fr
 import { buildDraft, buildMessage } from '../helpers/deliveries';
 import { buildQuery } from '../store-contract/contract';
 import { settle } from '../helpers/settling';
+import { checkedImpression, checkedPerson } from '../helpers/checked-showing';
+import { POLICY_ATTEMPTS } from '../../src/store/neo4j/checked-showing';
 
 type Row = Record<string, unknown>;
 type Answer = Row[] | Error;
@@ -501,18 +503,18 @@ describe('Neo4j store, with a fake driver', () => {
     await store.erase({ ...erase, scope: 'person', unlinkedTypes: ['device'] });
     await store.pruneHistory('2026-01-01T00:00:00.000Z', 1000);
     const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
-    await store.eligibility(person, '2026-06-01');
+    await store.eligibility(checkedPerson(person, '2026-06-01'));
     // More at once than SHARED_READS_AT_ONCE: those that wait go together, in the `-many` statements.
     const customers = ['acme', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
     await Promise.all([
       ...customers.map((c) => store.customerPolicy(c)),
       ...customers.map((c) => store.findActiveToken(`hash-${c}`)),
-      ...customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')),
+      ...customers.map((c) => store.eligibility(checkedPerson({ ...person, customerId: c }, '2026-06-01'))),
     ]);
     // Their catalogues kept now, each goes straight to person.counts: those that wait go together.
-    await Promise.all(customers.map((c) => store.eligibility({ ...person, customerId: c }, '2026-06-01')));
+    await Promise.all(customers.map((c) => store.eligibility(checkedPerson({ ...person, customerId: c }, '2026-06-01'))));
     const impression = { person, deliveryId: 7, platform: 'ios' as const, day: '2026-06-01', idempotencyKey: 'k1', receivedAt: '2026-06-01T00:00:00.000Z' };
-    await store.recordImpression(impression);
+    await store.recordImpression(checkedImpression(impression));
     await store.pruneImpressionKeys('2026-01-01T00:00:00.000Z', 1000);
     // Two deleted deliveries, each with nothing left but its mark, in one call.
     await store.sweepDeletedDeliveries(2);
@@ -1816,11 +1818,11 @@ describe('Neo4j store, with a fake driver', () => {
             ]
           : undefined,
       );
-      const first = await fake.store.eligibility(person, '2026-06-01');
+      const first = await fake.store.eligibility(checkedPerson(person, '2026-06-01'));
       expect(first.deliveries).toEqual([storedDelivery]);
       expect(first.person).toEqual(new Map([[7, { total: 2, today: 1 }]]));
       live = 9;
-      const second = await fake.store.eligibility(person, '2026-06-01');
+      const second = await fake.store.eligibility(checkedPerson(person, '2026-06-01'));
       expect(second.deliveries.map((d) => d.condition.deliveryCount)).toEqual([9]);
       expect(second.person).toEqual(first.person);
       expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toHaveLength(3);
@@ -1845,22 +1847,22 @@ describe('Neo4j store, with a fake driver', () => {
             ? [{ version, deliveryId: 7, revision: 2, ...STORED_COUNTS, document: isKnown(params.known, 7, 2) ? null : storedDocument }]
             : undefined,
       );
-      await fake.store.eligibility(person, '2026-06-01');
+      await fake.store.eligibility(checkedPerson(person, '2026-06-01'));
       version = 4;
-      expect((await fake.store.eligibility(person, '2026-06-01')).deliveries).toEqual([storedDelivery]);
+      expect((await fake.store.eligibility(checkedPerson(person, '2026-06-01'))).deliveries).toEqual([storedDelivery]);
       expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toHaveLength(5);
       const [before, after] = fake.named('delivery.catalogue').map((c) => c.params.known as unknown[]);
       expect(before).toEqual([]);
       expect(isKnown(after, 7, 2)).toBe(true);
       // Kept again at the new version: the next eligibility reads no catalogue.
-      await fake.store.eligibility(person, '2026-06-01');
+      await fake.store.eligibility(checkedPerson(person, '2026-06-01'));
       expect(fake.named('delivery.catalogue')).toHaveLength(2);
     });
 
     test('when nothing in a kept catalogue is left to weigh, then the catalogue is read again instead of the person', async () => {
       const fake = fakeStore();
-      await fake.store.eligibility(person, '2026-06-01');
-      const state = await fake.store.eligibility(person, '2026-06-01', () => false);
+      await fake.store.eligibility(checkedPerson(person, '2026-06-01'));
+      const state = await fake.store.eligibility(checkedPerson(person, '2026-06-01'), () => false);
       expect(state.others).toEqual([storedDelivery]);
       expect(fake.names().filter((n) => n === 'delivery.catalogue' || n === 'person.counts')).toHaveLength(3);
     });
@@ -1910,9 +1912,6 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('person.counts')).toHaveLength(reads + 3);
       await expect(fake.store.recordImpression({ ...counted, person: checked })).resolves.toMatchObject({ replayed: false });
       expect(fake.named('impression.count').map((c) => firstImpression(c.params).keptPolicy === null)).toEqual([false, false, false, true]);
-      // A person given as checked is not compared.
-      await fake.store.recordImpression(impression);
-      expect(firstImpression(fake.named('impression.count')[4]?.params ?? {}).keptPolicy).toBeNull();
     });
 
     /** A store whose impression.count answers `outcome`, with `row` over its default row. */
@@ -1928,16 +1927,19 @@ describe('Neo4j store, with a fake driver', () => {
       ];
       for (const [outcome, code] of refusals) {
         const refused = answering(outcome as string, { answerCounts: null });
-        await expect(refused.store.recordImpression(impression)).rejects.toMatchObject({ code });
-        expect(refused.names()).toHaveLength(1);
+        await expect(refused.store.recordImpression(checkedImpression(impression))).rejects.toMatchObject({ code });
+        // Beside the reads of the policy the impression is checked against: schema_changed checks it again.
+        const runs = outcome === 'schema_changed' ? POLICY_ATTEMPTS : 1;
+        expect(refused.names().filter((name) => name !== 'customer.policy')).toEqual(Array<string>(runs).fill('impression.count'));
       }
     });
 
     test('when an impression is counted, then in one auto-commit statement, and the answer is its counts', async () => {
       const fake = fakeStore();
-      const outcome = await fake.store.recordImpression({ ...impression, idempotencyKey: 'k1' });
+      const outcome = await fake.store.recordImpression(checkedImpression({ ...impression, idempotencyKey: 'k1' }));
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
-      expect(fake.names()).toHaveLength(1);
+      // After the read of the policy the impression is checked against.
+      expect(fake.names()).toEqual(['customer.policy', 'impression.count']);
       expect(firstImpression(fake.named('impression.count')[0]?.params ?? {})).toMatchObject({
         deliveryId: neo4j.int(7),
         type: 'device',
@@ -1945,19 +1947,23 @@ describe('Neo4j store, with a fake driver', () => {
         day: '2026-06-01',
         platform: 'ios',
         key: 'k1',
-        keptToken: null,
-        keptPolicy: null,
+        mapiToken: null,
+        // What the check used of the policy read, for the statement to compare.
+        keptPolicy: { secureTypes: [], unlinkedTypes: [], timezone: null },
       });
       expect(fake.ends).toEqual([]);
-      expect(fake.txConfigs.map((c) => c.kind)).toEqual(['write']);
+      expect(fake.txConfigs.map((c) => c.kind)).toEqual(['read', 'write']);
     });
 
     test('when the statement refuses over a cap, then refuseOverCap names it, judged on the delivery and the person the statement read', async () => {
       // storedDelivery's caps: 3 in all, 1 a day. The person at 3 is refused; below both caps, the refusal is a fault.
       const refused = answering('max_total_count', { answerCounts: null, document: storedDocument, total: 3 });
-      await expect(refused.store.recordImpression(impression)).rejects.toMatchObject({ code: 'cap_reached', members: { cap: 'max_total_count' } });
+      await expect(refused.store.recordImpression(checkedImpression(impression))).rejects.toMatchObject({
+        code: 'cap_reached',
+        members: { cap: 'max_total_count' },
+      });
       const disagreeing = answering('max_total_count', { answerCounts: null, document: storedDocument, total: 2, today: 0 });
-      await expect(disagreeing.store.recordImpression(impression)).rejects.toThrow('which refuseOverCap lets through');
+      await expect(disagreeing.store.recordImpression(checkedImpression(impression))).rejects.toThrow('which refuseOverCap lets through');
     });
 
     test('when the key was used, then its answer, as an earlier version stored it or as its counts, replayed', async () => {
@@ -1965,7 +1971,7 @@ describe('Neo4j store, with a fake driver', () => {
       const earlier = { delivery_id: 7, delivery_count: 1, person_total: 1, person_today: 1 };
       const replays = [answering('replayed', { answer: JSON.stringify(earlier), answerCounts: null }), answering('replayed', { answerCounts: [1, 1, 1] })];
       for (const replay of replays) {
-        await expect(replay.store.recordImpression({ ...impression, idempotencyKey: 'k1' })).resolves.toEqual({
+        await expect(replay.store.recordImpression(checkedImpression({ ...impression, idempotencyKey: 'k1' }))).resolves.toEqual({
           answer: { deliveryId: 7, deliveryCount: 1, personTotal: 1, personToday: 1 },
           replayed: true,
         });
@@ -1979,8 +1985,8 @@ describe('Neo4j store, with a fake driver', () => {
           ? [{ ...(defaultAnswer(name, params)[0] as object), outcome: 'caps_unknown', answerCounts: null, document: storedDocument }]
           : undefined,
       );
-      await expect(fake.store.recordImpression(impression)).resolves.toMatchObject({ replayed: false });
-      expect(fake.names()).toHaveLength(3);
+      await expect(fake.store.recordImpression(checkedImpression(impression))).resolves.toMatchObject({ replayed: false });
+      expect(fake.names()).toEqual(['customer.policy', 'impression.count', 'delivery.keep-caps', 'impression.count']);
       const { condition: c } = storedDelivery;
       expect(fake.named('delivery.keep-caps')[0]?.params).toEqual({
         customer: 'acme',
@@ -2173,7 +2179,7 @@ describe('Neo4j store, with a fake driver', () => {
       );
       const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
       const impression = (deliveryId: number) => ({ person, deliveryId, platform: 'ios' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' });
-      const outcomes = await Promise.all([1, 2, 3, 4, 5].map((d) => fake.store.recordImpression(impression(d))));
+      const outcomes = await Promise.all([1, 2, 3, 4, 5].map((d) => fake.store.recordImpression(checkedImpression(impression(d)))));
       expect(outcomes.map((o) => [o.answer.deliveryId, o.replayed])).toEqual([1, 2, 3, 4, 5].map((d) => [d, false]));
       const runs = fake.named('impression.count').map((c) => (c.params.impressions as Array<{ write: unknown }>).map((i) => i.write));
       // The three that waited went together, and that statement ran again with the same write ids.
@@ -2219,7 +2225,7 @@ describe('Neo4j store, with a fake driver', () => {
       expect(fake.named('delivery.update')).toHaveLength(1);
       const person = { customerId: 'acme', user: id('device', 'd1'), unlinkedTypes: [], maxNodes: 10, maxIds: 10 };
       const impression = { person, deliveryId: 7, platform: 'android' as const, day: '2026-06-01', receivedAt: '2026-06-01T00:00:00.000Z' };
-      await expect(fake.store.recordImpression(impression)).resolves.toEqual({
+      await expect(fake.store.recordImpression(checkedImpression(impression))).resolves.toEqual({
         answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 },
         replayed: false,
       });

@@ -5,6 +5,7 @@ import { counted, type Counted } from '../helpers/bolt-round-trips';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { hashToken } from '../../src/domain/tokens';
 import { SHARED_READS_AT_ONCE } from '../../src/store/neo4j/neo4j-store';
+import { checkedImpression, checkedPerson } from '../helpers/checked-showing';
 
 const C = `rt-${process.pid}`;
 const admin = { token: ADMIN_TOKEN };
@@ -346,7 +347,7 @@ describe('round trips to Neo4j per call', () => {
     test('then eligibility of one customer weighs the catalogue kept by the calls before, and reads their people in one statement', async () => {
       const users = ['phone-1', 'ups-0', ...Array.from({ length: calls - 2 }, (_, i) => `nobody-${i}`)];
       const eligibility = (id: string) =>
-        app.store.eligibility({ customerId: C, user: { type: 'device', id }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01');
+        app.store.eligibility(checkedPerson({ customerId: C, user: { type: 'device', id }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01'));
       const alone: unknown[] = [];
       for (const user of users) alone.push(await eligibility(user));
       let together: unknown[] = [];
@@ -369,7 +370,9 @@ describe('round trips to Neo4j per call', () => {
         for (let n = 0; n < i; n += 1) await ok('POST', '/v1/delivery', { headers: token, body: { ...delivery, name: `${customer} ${n}` } });
       }
       const eligibility = (customerId: string) =>
-        app.store.eligibility({ customerId, user: { type: 'device', id: 'nobody' }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01');
+        app.store.eligibility(
+          checkedPerson({ customerId, user: { type: 'device', id: 'nobody' }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 }, '2026-12-01'),
+        );
       let names: string[][] = [];
       const { statements } = await counted(async () => {
         names = await Promise.all(customers.map(async (c) => (await eligibility(c)).deliveries.map((d) => d.name)));
@@ -388,14 +391,16 @@ describe('round trips to Neo4j per call', () => {
         ids.push((await ok('POST', '/v1/delivery', { headers: token, body: { ...delivery, name: `gathered ${n}` } })).body.delivery_id);
       const [d0, d1, d2, d3, d4] = ids as [number, number, number, number, number];
       const impression = (deliveryId: number, user: string, idempotencyKey?: string) =>
-        app.store.recordImpression({
-          person: { customerId: `${C}-i`, user: { type: 'device', id: user }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 },
-          deliveryId,
-          platform: 'ios',
-          day: '2026-12-01',
-          ...(idempotencyKey ? { idempotencyKey } : {}),
-          receivedAt: new Date().toISOString(),
-        });
+        app.store.recordImpression(
+          checkedImpression({
+            person: { customerId: `${C}-i`, user: { type: 'device', id: user }, unlinkedTypes: [], maxNodes: 1_000, maxIds: 1_000 },
+            deliveryId,
+            platform: 'ios',
+            day: '2026-12-01',
+            ...(idempotencyKey ? { idempotencyKey } : {}),
+            receivedAt: new Date().toISOString(),
+          }),
+        );
       await impression(d4, 'keyed', 'k1');
       const asked: Array<[number, string, string?]> = [
         [d0, 'g0'],

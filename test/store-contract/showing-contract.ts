@@ -12,6 +12,7 @@ import { type DomainError } from '../../src/domain/errors';
 import type { EraseRequest, IdPair, SchemaRecord } from '../../src/domain/model';
 import type { CapName } from '../../src/domain/showing';
 import { hashToken } from '../../src/domain/tokens';
+import { checkedImpression, checkedPerson } from '../helpers/checked-showing';
 import type { TestStore as Store } from '../helpers/store';
 import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
@@ -104,7 +105,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       receivedAt: o.receivedAt ?? new Date().toISOString(),
     });
 
-    const record = (request: ImpressionRequest): Promise<ImpressionOutcome> => store().recordImpression(request);
+    const record = (request: ImpressionRequest): Promise<ImpressionOutcome> => store().recordImpression(checkedImpression(request));
 
     /** Records `times` displays, one after the other. */
     async function show(customerId: string, deliveryId: number, user: IdPair, times = 1, o: Shown = {}): Promise<void> {
@@ -113,13 +114,13 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
     /** The person's counts of every delivery they saw, read back with eligibility, by delivery id. */
     async function seenBy(customerId: string, user: IdPair, day = DAY, overrides: Partial<PersonRequest> = {}): Promise<Array<[number, PersonCounts]>> {
-      const { person } = await store().eligibility(personOf(customerId, user, overrides), day);
+      const { person } = await store().eligibility(checkedPerson(personOf(customerId, user, overrides), day));
       return [...person.entries()].sort((a, b) => a[0] - b[0]);
     }
 
     /** The person's counts of one delivery (zeros when they saw none), read back with eligibility. */
     async function countsFor(customerId: string, user: IdPair, deliveryId: number, day = DAY, overrides: Partial<PersonRequest> = {}): Promise<PersonCounts> {
-      const { person } = await store().eligibility(personOf(customerId, user, overrides), day);
+      const { person } = await store().eligibility(checkedPerson(personOf(customerId, user, overrides), day));
       return person.get(deliveryId) ?? ZERO;
     }
 
@@ -146,7 +147,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const ofOther = await deliveryWith(other);
         await show(other, ofOther.deliveryId, id('member_id', 'm1'), 2);
 
-        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
+        const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1')), DAY));
         expect(state.deliveries).toEqual([]);
         expect([...state.person.entries()]).toEqual([]);
         expect(await seenBy(other, id('member_id', 'm1'))).toEqual([[ofOther.deliveryId, counts(2, 2)]]);
@@ -159,7 +160,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         // Someone else saw the second one twice: its counts are not zero, and not the person's.
         await show(c, created[1]?.deliveryId ?? 0, id('member_id', 'someone-else'), 2, { platform: 'ios' });
 
-        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY);
+        const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1')), DAY));
         const listed = await store().listDeliveries(c, 0, 100);
         expect(listed.total).toBe(3);
         expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
@@ -195,7 +196,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
             ],
           ]);
         }
-        const state = await store().eligibility(personOf(c, id('cookie', 'k1')), DAY);
+        const state = await store().eligibility(checkedPerson(personOf(c, id('cookie', 'k1')), DAY));
         expect(state.deliveries.map((d) => [d.deliveryId, d.condition.deliveryCount]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0))).toEqual([
           [a.deliveryId, 4],
           [b.deliveryId, 1],
@@ -256,7 +257,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const listed = await store().listDeliveries(c, 0, 100);
         expect(listed.items.map(countersOf)).toEqual([expected, counters(0)]);
         expect(listed.items[0]).toEqual(read);
-        const state = await store().eligibility(personOf(c, id('member_id', 'm0')), DAY);
+        const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm0')), DAY));
         expect([...state.deliveries].sort(byDeliveryId)).toEqual(listed.items);
         expect(await store().getDelivery(c, untouched.deliveryId)).toEqual(untouched);
       });
@@ -783,7 +784,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await expect(record(impression(c, gone.deliveryId, id('device', 'd1'), { key: 'k-gone' }))).rejects.toMatchObject({ code: 'delivery_not_found' });
         const fresh = await deliveryWith(c, {}, 'fresh');
         expect(countersOf(fresh)).toEqual(counters(0));
-        const state = await store().eligibility(personOf(c, m1), DAY);
+        const state = await store().eligibility(checkedPerson(personOf(c, m1), DAY));
         expect(state.deliveries.map((x) => x.deliveryId).sort((x, y) => x - y)).toEqual([kept.deliveryId, fresh.deliveryId]);
         expect([...state.person.entries()]).toEqual([[kept.deliveryId, counts(1, 1)]]);
         await expect(record(impression(c, fresh.deliveryId, m1))).resolves.toMatchObject({ answer: { deliveryCount: 1, personTotal: 1 } });
@@ -827,7 +828,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const [first, second, third] = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
         await show(c, first.deliveryId, id('member_id', 'm1'), 2);
         await show(c, third.deliveryId, id('member_id', 'm1'));
-        const state = await store().eligibility(personOf(c, id('member_id', 'm1')), DAY, (d) => d.name !== 'b');
+        const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1')), DAY), (d) => d.name !== 'b');
         expect(state.deliveries.map((d) => [d.deliveryId, d.condition.deliveryCount])).toEqual([
           [first.deliveryId, 2],
           [third.deliveryId, 1],
@@ -845,15 +846,17 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         await store().createNode(member(c, 'm2'), [id('cookie', 'k1')]);
         const d = await deliveryWith(c);
         await show(c, d.deliveryId, id('member_id', 'm1'));
-        const state = await store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY, () => false);
+        const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY), () => false);
         expect(state).toEqual({ deliveries: [], others: [expect.objectContaining({ deliveryId: d.deliveryId })], person: new Map() });
-        await expect(store().eligibility(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
+        await expect(store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY))).rejects.toMatchObject({
+          code: 'component_too_large',
+        });
       });
     });
 
-    // ------------------------------------------------------------------ a kept mapi token
-    describe('a kept mapi token', () => {
-      test('when a call names a kept mapi token, then it is answered while the token is an active mapi token of the customer; else invalid_token, and nothing is counted', async () => {
+    // ------------------------------------------------------------------ the mapi token of a call
+    describe('the mapi token of a call', () => {
+      test('when a call names a mapi token, then it is answered while the token is an active mapi token of the customer; else invalid_token, and nothing is counted', async () => {
         const c = await customerWith(MEMBER);
         const other = newCustomer();
         const d = await deliveryWith(c);
@@ -871,9 +874,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           return token;
         };
         const mapi = await tokenOf(c, 'mapi', 'mapi');
-        const kept = { keptToken: mapi.tokenHash };
-        expect((await store().eligibility(personOf(c, user, kept), DAY)).deliveries.map((x) => x.deliveryId)).toEqual([d.deliveryId]);
-        await show(c, d.deliveryId, user, 1, { person: kept, key: 'k1' });
+        const active = { mapiToken: mapi.tokenHash };
+        expect((await store().eligibility(checkedPerson(personOf(c, user, active), DAY))).deliveries.map((x) => x.deliveryId)).toEqual([d.deliveryId]);
+        await show(c, d.deliveryId, user, 1, { person: active, key: 'k1' });
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
 
         const revoked = await tokenOf(c, 'mapi', 'revoked');
@@ -884,13 +887,13 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
           (await tokenOf(other, 'mapi', 'mapi')).tokenHash,
           hashToken('never issued'),
         ];
-        for (const keptToken of refused) {
-          await expect(store().eligibility(personOf(c, user, { keptToken }), DAY)).rejects.toMatchObject({ code: 'invalid_token' });
+        for (const mapiToken of refused) {
+          await expect(store().eligibility(checkedPerson(personOf(c, user, { mapiToken }), DAY))).rejects.toMatchObject({ code: 'invalid_token' });
           // Also when no delivery is left to weigh, and the person is not read.
-          await expect(store().eligibility(personOf(c, user, { keptToken }), DAY, () => false)).rejects.toMatchObject({ code: 'invalid_token' });
+          await expect(store().eligibility(checkedPerson(personOf(c, user, { mapiToken }), DAY), () => false)).rejects.toMatchObject({ code: 'invalid_token' });
           // Not even the answer of an earlier display with the same key.
-          await expect(record(impression(c, d.deliveryId, user, { person: { keptToken }, key: 'k1' }))).rejects.toMatchObject({ code: 'invalid_token' });
-          await expect(record(impression(c, d.deliveryId, user, { person: { keptToken } }))).rejects.toMatchObject({ code: 'invalid_token' });
+          await expect(record(impression(c, d.deliveryId, user, { person: { mapiToken }, key: 'k1' }))).rejects.toMatchObject({ code: 'invalid_token' });
+          await expect(record(impression(c, d.deliveryId, user, { person: { mapiToken } }))).rejects.toMatchObject({ code: 'invalid_token' });
         }
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(1));
         expect(await seenBy(c, user)).toEqual([[d.deliveryId, counts(1, 1)]]);
@@ -908,7 +911,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const d = await deliveryWith(c);
         for (const bounds of [{ maxNodes: 2 }, { maxIds: 4 }]) {
           for (const user of [id('member_id', 'm1'), id('cookie', 'k2'), id('member_id', 'm3')]) {
-            await expect(store().eligibility(personOf(c, user, bounds), DAY)).rejects.toMatchObject({ code: 'component_too_large' });
+            await expect(store().eligibility(checkedPerson(personOf(c, user, bounds), DAY))).rejects.toMatchObject({ code: 'component_too_large' });
             await expect(record(impression(c, d.deliveryId, user, { person: bounds, key: `k-${user.id}` }))).rejects.toMatchObject({
               code: 'component_too_large',
             });

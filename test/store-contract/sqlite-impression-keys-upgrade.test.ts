@@ -8,6 +8,7 @@ import Database from '../../src/store/sqlite/driver';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { id } from './contract';
+import { checkedImpression } from '../helpers/checked-showing';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-keys-upgrade-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -56,14 +57,14 @@ test('when a file with keys that name no ID is opened, then they still replay, a
       { customer_id: 'bolt', key: 'k-cy', id_type: '', id_value: '' },
     ]);
     db.close();
-    await expect(store.recordImpression(request('acme', 'k-bob'))).resolves.toEqual({ answer: answered(2), replayed: true });
+    await expect(store.recordImpression(checkedImpression(request('acme', 'k-bob')))).resolves.toEqual({ answer: answered(2), replayed: true });
 
     const audit = { requestId: 'req-erase', actor: 'admin' };
     await store.erase({ customerId: 'acme', id: id('email', 'ann@example.com'), scope: 'person', unlinkedTypes: [], maxNodes: 10, maxIds: 10, audit });
 
-    expect((await store.recordImpression(request('acme', 'k-ann'))).replayed).toBe(false);
-    expect((await store.recordImpression(request('acme', 'k-bob'))).replayed).toBe(false);
-    await expect(store.recordImpression(request('bolt', 'k-cy'))).resolves.toEqual({ answer: answered(3), replayed: true });
+    expect((await store.recordImpression(checkedImpression(request('acme', 'k-ann')))).replayed).toBe(false);
+    expect((await store.recordImpression(checkedImpression(request('acme', 'k-bob')))).replayed).toBe(false);
+    await expect(store.recordImpression(checkedImpression(request('bolt', 'k-cy')))).resolves.toEqual({ answer: answered(3), replayed: true });
   } finally {
     await store.close();
   }

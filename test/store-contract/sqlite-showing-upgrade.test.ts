@@ -9,6 +9,7 @@ import type { Delivery } from '../../src/domain/deliveries';
 import { migrations } from '../../src/store/sqlite/migrations';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { id } from './contract';
+import { checkedImpression, checkedPerson } from '../helpers/checked-showing';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-showing-upgrade-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -76,14 +77,14 @@ test('when a file made before impressions is opened, then its deliveries keep th
   const store = new SqliteStore({ path: file });
   try {
     expect(await store.getDelivery('acme', 7)).toEqual(read);
-    const outcome = await store.recordImpression(request);
+    const outcome = await store.recordImpression(checkedImpression(request));
     expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 5, personTotal: 1, personToday: 1 }, replayed: false });
     expect((await store.getDelivery('acme', 7))?.condition).toMatchObject({ deliveryCount: 5, iphoneDeliveryCount: 3, androidDeliveryCount: 1 });
-    const { deliveries, person: counts } = await store.eligibility(person, '2026-06-01');
+    const { deliveries, person: counts } = await store.eligibility(checkedPerson(person, '2026-06-01'));
     expect(deliveries.map((d) => d.condition.deliveryCount)).toEqual([5]);
     expect(counts.get(7)).toEqual({ total: 1, today: 1 });
     expect(await store.deleteDelivery('acme', 7)).toBe(true);
-    expect((await store.eligibility(person, '2026-06-01')).deliveries).toEqual([]);
+    expect((await store.eligibility(checkedPerson(person, '2026-06-01'))).deliveries).toEqual([]);
     // Migration 7 is there too: the impression the delivery left, then its mark.
     await expect(store.sweepDeletedDeliveries(1000)).resolves.toBe(2);
   } finally {

@@ -15,11 +15,11 @@ export interface PersonRequest {
   maxNodes: number;
   maxIds: number;
   /**
-   * Set when the call's mapi token was one its process kept from an earlier request (TokenService), not read
-   * afresh: the hash of that token. The store checks, in the statement or transaction that reads the person's
-   * counts, that it is still an active mapi token of the customer, and refuses the call with invalid_token otherwise.
+   * The hash of the mapi token that authorised the call: the call takes effect only while it is an active mapi token
+   * of the customer. The store checks that in the statement or transaction that reads the person's counts, and
+   * refuses the call with invalid_token otherwise. The domain always sends it; a call without one checks no token.
    */
-  keptToken?: string;
+  mapiToken?: string;
 }
 
 /**
@@ -31,22 +31,6 @@ export interface PersonRequest {
 export interface CheckedPerson {
   customerId: string;
   check: (policy: CustomerPolicy) => { person: PersonRequest; day: string };
-}
-
-export const isCheckedPerson = (person: PersonRequest | CheckedPerson): person is CheckedPerson => 'check' in person;
-
-/** ShowingStore.eligibility's two forms as one. */
-export type EligibilityCall = { showable: (delivery: Delivery) => boolean } & ({ checked: CheckedPerson } | { person: PersonRequest; day: string });
-
-export function eligibilityCall(
-  person: PersonRequest | CheckedPerson,
-  dayOrShowable?: string | ((delivery: Delivery) => boolean),
-  showable?: (delivery: Delivery) => boolean,
-): EligibilityCall {
-  const every = () => true;
-  if (isCheckedPerson(person)) return { checked: person, showable: typeof dayOrShowable === 'function' ? dayOrShowable : every };
-  if (typeof dayOrShowable !== 'string') throw new Error('The eligibility of a person given as checked needs its day.');
-  return { person, day: dayOrShowable, showable: showable ?? every };
 }
 
 /** A person's impressions of one delivery: in all, and on one calendar day. */
@@ -81,8 +65,6 @@ export interface ImpressionRequest {
 /** An impression as the domain asks for it: its person and day follow from the customer's policy (CheckedPerson). */
 export type CheckedImpression = Omit<ImpressionRequest, 'person' | 'day'> & { person: CheckedPerson };
 
-export const isCheckedImpression = (r: CheckedImpression | ImpressionRequest): r is CheckedImpression => isCheckedPerson(r.person);
-
 /** The impression as its check makes it against `policy` (CheckedPerson.check). */
 export const impressionChecked = (r: CheckedImpression, policy: CustomerPolicy): ImpressionRequest => ({ ...r, ...r.person.check(policy) });
 
@@ -113,8 +95,6 @@ export interface ShowingStore {
    * of each delivery they saw, read together. component_too_large past the person's bounds.
    */
   eligibility(person: CheckedPerson, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
-  /** eligibility of a person and day given as checked (tests and tools that read a store). */
-  eligibility(person: PersonRequest, day: string, showable?: (delivery: Delivery) => boolean): Promise<EligibilityState>;
   /**
    * One atomic change: delivery_not_found when the customer has no such delivery; the earlier answer, counting
    * nothing, when the idempotency key was used for this delivery; else the impression is counted, unless counting
@@ -122,7 +102,7 @@ export interface ShowingStore {
    * throws cap_reached, and nothing is counted). Impressions of one delivery are applied one at a time, so
    * concurrent ones never pass a cap.
    */
-  recordImpression(request: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome>;
+  recordImpression(request: CheckedImpression): Promise<ImpressionOutcome>;
   /** Deletes up to `limit` idempotency keys stored before `before` (an ISO instant); answers how many it deleted. */
   pruneImpressionKeys(before: string, limit: number): Promise<number>;
 }

@@ -5,7 +5,7 @@ import { type ErrorRequestHandler, type RequestHandler, type Response, type Rout
 import type { DeliveryService } from '../../domain/deliveries';
 import type { ShowingCaller, ShowingService } from '../../domain/showing';
 import { authenticatedFor } from '../../domain/tokens';
-import { callerOf, keptMapiOf } from '../auth';
+import { callerOf, mapiTokenOf } from '../auth';
 import { deliveryBody, draftOf, eligibilityBody, impressionBody } from '../delivery-bodies';
 import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
@@ -17,22 +17,22 @@ const customerOf = (res: Response): string => res.locals.customerId as string;
 /** Whether Authorization holds a bearer token of the mapi token's customer (or the administrator token); 403 for another customer's. */
 const bearerOfCustomer = (res: Response): boolean => authenticatedFor(callerOf(res), customerOf(res));
 
-/** Who asks _eligible or _impression: the mapi token's customer, any bearer token, and the mapi token's hash when kept. */
-const showingCaller = (res: Response): ShowingCaller => {
-  const keptToken = keptMapiOf(res);
-  return { customerId: customerOf(res), authenticated: bearerOfCustomer(res), ...(keptToken === undefined ? {} : { keptToken }) };
-};
+/** Who asks _eligible or _impression: the mapi token's customer, any bearer token, and the mapi token's hash. */
+const showingCaller = (res: Response): ShowingCaller => ({ customerId: customerOf(res), authenticated: bearerOfCustomer(res), mapiToken: mapiTokenOf(res) });
 
-/** The mapi token's checks: read (`mapi`), or kept for a store statement to check and read again on a refusal. */
+/**
+ * The mapi token's checks: `mapi` for the routes that use the token only to name the customer; `confirmed` for the
+ * showing calls, whose store call confirms the token itself, with `onRefusal`, which reads it afresh when one is refused.
+ */
 export interface MapiChecks {
   mapi: RequestHandler;
-  kept: RequestHandler;
-  recheck: ErrorRequestHandler;
+  confirmed: RequestHandler;
+  onRefusal: ErrorRequestHandler;
 }
 
 export function deliveryRoutes(
   validators: Validators,
-  { mapi, kept, recheck }: MapiChecks,
+  { mapi, confirmed, onRefusal }: MapiChecks,
   bearer: RequestHandler,
   services: { deliveries: DeliveryService; showing: ShowingService },
   publicBaseUrl: string | undefined,
@@ -86,16 +86,16 @@ export function deliveryRoutes(
   );
   router.post(
     '/v1/delivery/_eligible',
-    kept,
+    confirmed,
     bearer,
     operation(validators, 'deliveryEligibility', async ({ body }, _req, res) => {
       res.json(eligibilityBody(await showing.eligible(showingCaller(res), body)));
     }),
-    recheck,
+    onRefusal,
   );
   router.post(
     '/v1/delivery/:delivery_id/_impression',
-    kept,
+    confirmed,
     bearer,
     operation(validators, 'recordImpression', async ({ params, body }, _req, res) => {
       const deliveryId = params.delivery_id;
@@ -104,7 +104,7 @@ export function deliveryRoutes(
       if (replayed) res.set('Idempotent-Replayed', 'true');
       res.status(201).json(impressionBody(answer));
     }),
-    recheck,
+    onRefusal,
   );
   return router;
 }

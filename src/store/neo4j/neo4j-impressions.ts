@@ -8,7 +8,7 @@ import { compareCodePoints } from '../../domain/code-point-order';
 import { isDomainError } from '../../domain/errors';
 import type { IdPair } from '../../domain/model';
 import { type CapName, refuseOverCap } from '../../domain/showing';
-import { keptTokenRevoked, personTooLarge, policyChanged } from '../../domain/refusals';
+import { mapiTokenRevoked, personTooLarge, policyChanged } from '../../domain/refusals';
 import { parseDeliveryDocument, parseImpressionAnswer } from '../delivery-document';
 import { capsOf, type LiveCounts, parseStored } from './neo4j-deliveries';
 import { showingMark, showingPolicyOf } from './kept-policies';
@@ -28,7 +28,7 @@ export interface PersonCountsRow {
   catalogueVersion: number[];
   /** The live counts of the ask's deliveryIds. */
   live: LiveCounts[];
-  /** Whether the person's keptToken is still an active mapi token of the customer (true without one). */
+  /** Whether the person's mapiToken is still an active mapi token of the customer (true without one). */
   tokenActive: boolean;
 }
 
@@ -56,7 +56,7 @@ export async function personCountsRow(q: Query, { person: p, day, deliveryIds = 
     maxIds: int(p.maxIds),
     day,
     deliveryIds: deliveryIds.map(int),
-    keptToken: p.keptToken ?? null,
+    mapiToken: p.mapiToken ?? null,
   });
   return row;
 }
@@ -72,7 +72,7 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
     unlinkedTypes: p.unlinkedTypes,
     day,
     deliveryIds: deliveryIds.map(int),
-    keptToken: p.keptToken ?? null,
+    mapiToken: p.mapiToken ?? null,
   }));
   const rows = await q<PersonCountsRow & { index: number }>('person.counts-many', {
     people,
@@ -85,10 +85,10 @@ export async function personCountsRows(q: Query, asks: PersonAsk[]): Promise<Arr
 /**
  * The counts of a person.counts row; personTooLarge past the person's bounds. schema_changed when the person was
  * checked against a kept policy (MarkedPerson.policyMark) that the row says has changed; invalid_token, first,
- * when the call's kept mapi token (PersonRequest.keptToken) is active no more.
+ * when the call's mapi token (PersonRequest.mapiToken) is active no more.
  */
 export function countsOf(p: MarkedPerson, row: PersonCountsRow | undefined): Map<number, PersonCounts> {
-  if (row && p.keptToken !== undefined && !row.tokenActive) throw keptTokenRevoked();
+  if (row && p.mapiToken !== undefined && !row.tokenActive) throw mapiTokenRevoked();
   if (row && p.policyMark !== undefined && showingMark(row.secureTypes, row.unlinkedTypes, row.timezone[0]) !== p.policyMark) throw policyChanged();
   if (row && (row.visited > p.maxNodes || row.idsRead > p.maxIds)) throw personTooLarge(p);
   return new Map((row?.counts ?? []).map((r) => [r.deliveryId, { total: r.total, today: r.today }]));
@@ -138,7 +138,7 @@ const COUNT_RUNS = 3;
  * One impression of the store call `writeId`, in one auto-commit statement (impression.count.cypher) that takes the
  * delivery's lock, reads the idempotency key, the person's counts and what the person's checks used of the policy,
  * checks them and counts the impression only when every check lets it through; a refused impression counts
- * nothing. The checks, in this order: a kept mapi token revoked since (nothing is answered to it, not even a
+ * nothing. The checks, in this order: the call's mapi token revoked since (nothing is answered to it, not even a
  * replay), a missing delivery, a replay, the person's refusals, then the caps: the statement applies their rule
  * (capReached), and refuseOverCap, given what it read, names the refusal.
  *
@@ -199,7 +199,7 @@ async function countRows(q: Query, impressions: WrittenImpression[]): Promise<Ar
     day: r.day,
     platform: r.platform,
     receivedAt: r.receivedAt,
-    keptToken: r.person.keptToken ?? null,
+    mapiToken: r.person.mapiToken ?? null,
     keptPolicy: r.person.policyMark === undefined ? null : showingPolicyOf(r.person.policyMark),
   }));
   params.sort((a, b) => compareCodePoints(a.customer, b.customer) || a.deliveryId.compare(b.deliveryId));
@@ -221,7 +221,7 @@ function outcomeOf(r: MarkedImpression, row: CountRow | undefined): ImpressionOu
     case 'replayed':
       return { answer: row.answer !== null ? parseImpressionAnswer(row.answer) : answerOf(r.deliveryId, row.answerCounts as AnswerCounts), replayed: true };
     case 'invalid_token':
-      throw keptTokenRevoked();
+      throw mapiTokenRevoked();
     case 'delivery_not_found':
       throw deliveryNotFound(r.deliveryId);
     case 'schema_changed':

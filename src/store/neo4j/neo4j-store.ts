@@ -11,16 +11,7 @@
 // :Token, :Delivery, :Sequence vertices. Every vertex carries its customer, and LINKED never joins two customers,
 // so a traversal stays in one customer.
 import neo4j, { type Driver } from 'neo4j-driver';
-import {
-  type Delivery,
-  type DeliveryDraft,
-  type DeliveryPage,
-  type EligibilityState,
-  type ImpressionOutcome,
-  type ImpressionRequest,
-  type PersonRequest,
-  withCounts,
-} from '../../domain/deliveries';
+import { type Delivery, type DeliveryDraft, type DeliveryPage, type EligibilityState, type ImpressionOutcome, withCounts } from '../../domain/deliveries';
 import type { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -41,7 +32,7 @@ import {
   type WriteAudit,
 } from '../../domain/model';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
-import { type CheckedImpression, type CheckedPerson, eligibilityCall, isCheckedImpression } from '../../domain/ports/showing';
+import type { CheckedImpression, CheckedPerson } from '../../domain/ports/showing';
 import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
 import type {
   CheckedGraph,
@@ -56,13 +47,13 @@ import type {
 } from '../../domain/ports/identity-reads';
 import type { TraversalReads } from '../checked-reads';
 import type { StorePorts } from '../../domain/ports/store-ports';
-import type { StoredToken } from '../../domain/ports/tokens';
-import { keptTokenRevoked, policyChanged } from '../../domain/refusals';
+import type { StoredToken, TokenLookup } from '../../domain/ports/tokens';
+import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
-import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
+import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, RecentMapiTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
 import { GatheredReads } from './gathered-reads';
 import {
   countsOf,
@@ -174,6 +165,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly nodeWrites: NodeWriteGathering;
   /** Token lookups and policy reads of concurrent calls share statements (./gathered-reads.ts). */
   private readonly tokens: GatheredReads<string, StoredToken | undefined>;
+  private readonly recentTokens = new RecentMapiTokens((tokenHash) => this.tokens.get(tokenHash));
   private readonly policies: GatheredReads<PolicyAsk, PolicyRow | undefined>;
   private readonly keptPolicies = new KeptPolicies();
   /** The checks node writes carry, run against kept or fresh reads of the policy (./checked-node-writes.ts). */
@@ -280,7 +272,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     });
     this.people = new GatheredReads(read, {
       key: ({ person: p, day, deliveryIds }) =>
-        JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.keptToken ?? null]),
+        JSON.stringify([p.customerId, p.user.type, p.user.id, p.unlinkedTypes, day, deliveryIds ?? [], p.mapiToken ?? null]),
       alone: (q, ask) => personCountsRow(q, ask),
       together: personCountsRows,
       partition: ({ person: p }) => `${p.maxNodes} ${p.maxIds}`,
@@ -400,8 +392,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return async (q, writeId) => ((await tokenWrittenBy(q, customerId, tokenId, writeId)) ? { result } : undefined);
   }
 
-  findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
-    return this.tokens.get(tokenHash);
+  /** With TokenLookup.recent, answered from the mapi tokens this process found (./neo4j-tokens.ts). */
+  findActiveToken(tokenHash: string, lookup?: TokenLookup): Promise<StoredToken | undefined> {
+    return this.recentTokens.find(tokenHash, lookup);
   }
 
   // ---- nodes (checked: ./checked-node-writes.ts; written: ./neo4j-nodes.ts; concurrent single writes go
@@ -557,16 +550,8 @@ export class Neo4jStore implements StorePorts, TraversalReads {
    * the catalogue's version and the live counts of the deliveries left to weigh, and when another version is
    * current the request is weighed again against a fresh read. One statement a request instead of two.
    */
-  eligibility(
-    person: PersonRequest | CheckedPerson,
-    dayOrShowable?: string | ((delivery: Delivery) => boolean),
-    showable?: (delivery: Delivery) => boolean,
-  ): Promise<EligibilityState> {
-    const call = eligibilityCall(person, dayOrShowable, showable);
-    if (!('checked' in call)) return this.eligibilityAgainst(call.person, call.day, call.showable, this.deliveries.kept(call.person.customerId));
-    return againstShowingPolicy(this.showingPolicies, call.checked, (p, day) =>
-      this.eligibilityAgainst(p, day, call.showable, this.deliveries.kept(p.customerId)),
-    );
+  eligibility(checked: CheckedPerson, showable: (delivery: Delivery) => boolean = () => true): Promise<EligibilityState> {
+    return againstShowingPolicy(this.showingPolicies, checked, (p, day) => this.eligibilityAgainst(p, day, showable, this.deliveries.kept(p.customerId)));
   }
 
   private async eligibilityAgainst(
@@ -582,13 +567,13 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     // catalogue is read again, and a kept policy too.
     if (deliveries.length === 0) {
       if (kept) return this.eligibilityAgainst(person, day, showable, undefined);
-      if (person.keptToken !== undefined && !isActiveMapiOf(person.customerId, await this.tokens.get(person.keptToken))) throw keptTokenRevoked();
+      if (person.mapiToken !== undefined && !isActiveMapiOf(person.customerId, await this.findActiveToken(person.mapiToken))) throw mapiTokenRevoked();
       if (person.policyMark !== undefined && (await this.showingPolicies.fresh(person.customerId, true)).mark !== person.policyMark) throw policyChanged();
       return { deliveries, others, person: new Map() };
     }
     const deliveryIds = kept ? deliveries.map((d) => d.deliveryId) : [];
     const row = await this.people.get({ person, day, deliveryIds });
-    if (person.keptToken !== undefined && row?.tokenActive === false) throw keptTokenRevoked();
+    if (person.mapiToken !== undefined && row?.tokenActive === false) throw mapiTokenRevoked();
     if (kept && (row?.catalogueVersion[0] ?? 0) !== kept.version) {
       this.deliveries.forget(person.customerId, kept.version);
       return this.eligibilityAgainst(person, day, showable, undefined);
@@ -606,8 +591,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return { deliveries: weighed, others, person: new Map(counts) };
   }
 
-  recordImpression(request: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome> {
-    if (!isCheckedImpression(request)) return this.impressions.record(request);
+  recordImpression(request: CheckedImpression): Promise<ImpressionOutcome> {
     return againstShowingPolicy(this.showingPolicies, request.person, (person, day) => this.impressions.record({ ...request, person, day }));
   }
 

@@ -1,6 +1,8 @@
-// API tokens on Neo4j, (:Token) vertices; each function runs in a store transaction (it receives its Query).
+// API tokens on Neo4j, (:Token) vertices; each function runs in a store transaction (it receives its Query). The
+// mapi tokens a lookup found are kept for the lookups a recent answer will do for (RecentMapiTokens).
+import { LRUCache } from 'lru-cache';
 import type { TokenRecord } from '../../domain/model';
-import type { StoredToken } from '../../domain/ports/tokens';
+import type { StoredToken, TokenLookup } from '../../domain/ports/tokens';
 import type { Query } from './query';
 
 interface TokenRow {
@@ -50,7 +52,7 @@ export async function tokenWrittenBy(q: Query, customerId: string, tokenId: stri
 
 const toStoredToken = (row: TokenRow & { tokenHash: string }): StoredToken => ({ ...toTokenRecord(row), tokenHash: row.tokenHash });
 
-/** Whether a findActiveToken answer is a mapi token of the customer (PersonRequest.keptToken). */
+/** Whether a findActiveToken answer is a mapi token of the customer (PersonRequest.mapiToken). */
 export const isActiveMapiOf = (customerId: string, token: StoredToken | undefined): boolean => token?.kind === 'mapi' && token.customerId === customerId;
 
 export async function findActiveToken(q: Query, tokenHash: string): Promise<StoredToken | undefined> {
@@ -63,4 +65,28 @@ export async function findActiveTokens(q: Query, tokenHashes: string[]): Promise
   const rows = await q<TokenRow & { tokenHash: string }>('token.find-active-many', { tokenHashes });
   const byHash = new Map(rows.map((row) => [row.tokenHash, toStoredToken(row)]));
   return tokenHashes.map((tokenHash) => byHash.get(tokenHash));
+}
+
+/** Mapi tokens kept (RecentMapiTokens): the least recently used goes first. */
+const RECENT_MAPI_TOKENS = 1_024;
+
+/**
+ * Store.findActiveToken on Neo4j. A lookup with TokenLookup.recent is answered from the mapi tokens earlier lookups
+ * found, when it is one of them, without a round trip: its call's statement checks the token again (person.counts,
+ * impression.count). Every other lookup reads the token, and keeps it when it is an active mapi token, or forgets
+ * it. Only mapi tokens are kept: no statement checks another kind.
+ */
+export class RecentMapiTokens {
+  private readonly found = new LRUCache<string, StoredToken>({ max: RECENT_MAPI_TOKENS });
+
+  constructor(private readonly read: (tokenHash: string) => Promise<StoredToken | undefined>) {}
+
+  async find(tokenHash: string, lookup: TokenLookup = {}): Promise<StoredToken | undefined> {
+    const kept = lookup.recent === true ? this.found.get(tokenHash) : undefined;
+    if (kept) return kept;
+    const token = await this.read(tokenHash);
+    if (token?.kind === 'mapi') this.found.set(tokenHash, token);
+    else this.found.delete(tokenHash);
+    return token;
+  }
 }

@@ -13,7 +13,7 @@ import {
 } from '../../domain/deliveries';
 import { isDomainError } from '../../domain/errors';
 import { refuseOverCap } from '../../domain/showing';
-import { keptTokenRevoked, personTooLarge } from '../../domain/refusals';
+import { mapiTokenRevoked, personTooLarge } from '../../domain/refusals';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
 
@@ -31,7 +31,7 @@ export class SqliteShowing {
     private readonly reader: SqliteSearch,
   ) {
     this.s = {
-      // PersonRequest.keptToken: still an active mapi token of the customer.
+      // PersonRequest.mapiToken: still an active mapi token of the customer.
       mapiTokenActive: db
         .prepare<[tokenHash: string, customerId: string], 1>(
           "SELECT 1 FROM tokens WHERE token_hash = ? AND customer_id = ? AND kind = 'mapi' AND revoked_at IS NULL",
@@ -55,9 +55,9 @@ export class SqliteShowing {
     };
   }
 
-  /** invalid_token when the call's kept mapi token is active no more (PersonRequest.keptToken). */
+  /** invalid_token when the call's mapi token is active no more (PersonRequest.mapiToken). */
   private refuseRevokedToken(person: PersonRequest): void {
-    if (person.keptToken !== undefined && this.s.mapiTokenActive.get(person.keptToken, person.customerId) === undefined) throw keptTokenRevoked();
+    if (person.mapiToken !== undefined && this.s.mapiTokenActive.get(person.mapiToken, person.customerId) === undefined) throw mapiTokenRevoked();
   }
 
   /** Store.eligibility. Call inside one read transaction: the counts of the deliveries and of the person agree. */

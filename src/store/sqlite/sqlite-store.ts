@@ -6,15 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from './driver';
 import type BetterSqlite3 from 'better-sqlite3';
-import {
-  type Delivery,
-  type DeliveryDraft,
-  type DeliveryPage,
-  type EligibilityState,
-  type ImpressionOutcome,
-  type ImpressionRequest,
-  type PersonRequest,
-} from '../../domain/deliveries';
+import { type Delivery, type DeliveryDraft, type DeliveryPage, type EligibilityState, type ImpressionOutcome } from '../../domain/deliveries';
 import { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import {
@@ -36,7 +28,7 @@ import {
   type WriteAudit,
 } from '../../domain/model';
 import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
-import { type CheckedImpression, type CheckedPerson, eligibilityCall, impressionChecked, isCheckedImpression } from '../../domain/ports/showing';
+import { type CheckedImpression, type CheckedPerson, impressionChecked } from '../../domain/ports/showing';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type {
   CheckedGraph,
@@ -296,6 +288,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
     return this.write(() => this.tokens.revoke(customerId, tokenId));
   }
 
+  /** Reads the token every time, even for a lookup that a recent answer would do for (TokenLookup): SQLite keeps none. */
   findActiveToken(tokenHash: string): Promise<StoredToken | undefined> {
     return this.run(() => this.tokens.findActive(tokenHash));
   }
@@ -392,24 +385,19 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- showing messages (./sqlite-showing.ts)
 
-  /** A checked person is checked against the policy read in the same transaction as the counts. */
-  eligibility(
-    person: PersonRequest | CheckedPerson,
-    dayOrShowable?: string | ((delivery: Delivery) => boolean),
-    showable?: (delivery: Delivery) => boolean,
-  ): Promise<EligibilityState> {
-    const call = eligibilityCall(person, dayOrShowable, showable);
+  /** The person is checked against the policy read in the same transaction as the counts. */
+  eligibility(checked: CheckedPerson, showable: (delivery: Delivery) => boolean = () => true): Promise<EligibilityState> {
     return this.run(() =>
       this.db.transaction(() => {
-        const { person: p, day } = 'checked' in call ? call.checked.check(this.schemas.policy(call.checked.customerId)) : call;
-        return this.showing.eligibility(p, day, call.showable);
+        const { person, day } = checked.check(this.schemas.policy(checked.customerId));
+        return this.showing.eligibility(person, day, showable);
       })(),
     );
   }
 
-  /** A checked impression is checked against the policy read in its write transaction. */
-  recordImpression(r: CheckedImpression | ImpressionRequest): Promise<ImpressionOutcome> {
-    return this.write(() => this.showing.record(isCheckedImpression(r) ? impressionChecked(r, this.schemas.policy(r.person.customerId)) : r));
+  /** The impression is checked against the policy read in its write transaction. */
+  recordImpression(r: CheckedImpression): Promise<ImpressionOutcome> {
+    return this.write(() => this.showing.record(impressionChecked(r, this.schemas.policy(r.person.customerId))));
   }
 
   pruneImpressionKeys(before: string, limit: number): Promise<number> {
