@@ -565,32 +565,6 @@ describe('Neo4j store, with a fake driver', () => {
       },
     ];
 
-    test("when step is ONE, then the start nodes are level 0 and the others level 1, and only the answered nodes' IDs are read once room is taken", async () => {
-      const fake = fakeStore((name) => {
-        if (name === 'graph.one') return reached(false, { ref: 'n1', keyId: 'a' }, { ref: 'n2', keyId: 'z', start: true }, { ref: 'n3', keyId: 'b' });
-        if (name === 'graph.ids')
-          return [
-            { ref: 'n2', ids: [id('member_id', 'z')] },
-            { ref: 'n1', ids: [id('member_id', 'a')] },
-          ];
-        return undefined;
-      });
-      const taken: number[] = [];
-      const answer = await fake.store.graphWithTypes(
-        graphQuery({ where: { id: id('device', 'd1') }, step: 'ONE', answerNodes: 2, answerRoom: { freeBytes: 100, take: (bytes) => taken.push(bytes) } }),
-      );
-      expect(answer).toEqual({
-        nodes: [
-          { schemaId: 'member', key: id('member_id', 'z'), ids: [id('member_id', 'z')] },
-          { schemaId: 'member', key: id('member_id', 'a'), ids: [id('member_id', 'a')] },
-        ],
-        truncated: true,
-      });
-      expect(fake.named('graph.ids')[0]?.params).toEqual({ nodes: ['n2', 'n1'] });
-      // graphAnswerSize of the two: 64, then 64 + 6 + 9 + 1 + 30 each.
-      expect(taken).toEqual([64 + 2 * (64 + 6 + 9 + 1 + 30)]);
-    });
-
     test('when the statement read the IDs (the answer fits its room), then no other statement runs, and a node whose IDs it found none of is left out', async () => {
       const fake = fakeStore((name) =>
         name === 'graph.all'
