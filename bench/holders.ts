@@ -14,6 +14,7 @@ import type { GraphQuery } from '../src/domain/graph';
 import { Neo4jStore } from '../src/store/neo4j/neo4j-store';
 import { loadStatements } from '../src/store/neo4j/statements';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store';
+import { seeded } from './seeded';
 
 const MEMBER: SchemaRecord = {
   schemaId: 'member',
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
           { type: 'device', id: 'shared' },
           { type: 'ip', id: 'hot' },
         ];
-        await store.createNode({ customerId, schemaId: 'member', key: { type: 'member_id', id: `m${i}` }, expectedTypes }, ids);
+        await store.createNode(seeded({ customerId, schemaId: 'member', key: { type: 'member_id', id: `m${i}` }, expectedTypes }), ids);
       }
       const from = { customerId, where: { schemaId: 'member', id: { type: 'ip', id: 'hot' } }, step: 'ALL' as const, exclude: false, unlinkedTypes: ['ip'] };
       const bounds = { maxNodes: 10_000, maxIds: 50_000 };

@@ -54,7 +54,7 @@ export function eraseEntry(
 }
 
 /** The op a node write records. */
-export function historyOpOf(w: NodeWrite): HistoryOp {
+export function historyOpOf(w: NodeWrite<unknown>): HistoryOp {
   switch (w.kind) {
     case 'create':
     case 'insert':

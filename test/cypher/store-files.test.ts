@@ -157,6 +157,15 @@ describe('Cypher in code', () => {
       .filter((file) => cypherLike.test(fs.readFileSync(file, 'utf8')));
     expect(offenders.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
+
+  test('when the Neo4j store is read, then every statement it loads is named in it, outside the list of names: no file is dead', () => {
+    const neo4jDir = path.join(ROOT, 'src', 'store', 'neo4j');
+    const code = sources(neo4jDir)
+      .filter((file) => path.basename(file) !== 'statements.ts')
+      .map((file) => fs.readFileSync(file, 'utf8'))
+      .join('\n');
+    expect(STATEMENT_NAMES.filter((name) => !code.includes(`'${name}'`))).toEqual([]);
+  });
 });
 
 describe('the Neo4j image', () => {

@@ -13,6 +13,7 @@ import { MemoryTransport } from '../helpers/app';
 import { buildCondition, buildDraft } from '../helpers/deliveries';
 import { waitFor } from '../helpers/settling';
 import { checkedImpression } from '../helpers/checked-showing';
+import { seeded } from '../helpers/seeded';
 
 const SCHEMA: SchemaRecord = {
   schemaId: 'member',
@@ -40,10 +41,10 @@ const clockPast = (ms: number): Promise<number> => waitFor('the clock to move on
 const historyOf = async (memberId: string) => (await store.nodeHistory('acme', 'member', id('member_id', memberId), 0, 100)).items.map((e) => e.op);
 
 test('when the retention period has passed for some entries, then exactly those are deleted, across several batches', async () => {
-  for (let n = 0; n < 2_500; n += 1) await store.createNode(node(`old-${n}`), []);
+  for (let n = 0; n < 2_500; n += 1) await store.createNode(seeded(node(`old-${n}`)), []);
   const boundary = await clockPast(Date.now());
   await clockPast(boundary);
-  await store.insertIds(node('old-0'), [id('device', 'd-1')]);
+  await store.insertIds(seeded(node('old-0')), [id('device', 'd-1')]);
   // A clock one day past the boundary, with a retention of one day: the creates are older, the insert is not.
   const retention = new HistoryRetention(store, 1, logger, () => boundary + DAY_MS);
   expect(await retention.prune()).toBe(2_500);
@@ -53,7 +54,7 @@ test('when the retention period has passed for some entries, then exactly those 
 });
 
 test('when no entry is past the period, then none is deleted', async () => {
-  await store.createNode(node('m-1'), [id('device', 'd-1')]);
+  await store.createNode(seeded(node('m-1')), [id('device', 'd-1')]);
   expect(await new HistoryRetention(store, 365, logger).prune()).toBe(0);
   expect(await historyOf('m-1')).toEqual(['create']);
 });
@@ -77,8 +78,8 @@ describe('retention of the IDs history names (SQLite keeps an ID while an entry 
     const fileStore = new SqliteStore({ path: file });
     try {
       await fileStore.putSchema('acme', SCHEMA);
-      await fileStore.createNode(node('m-1'), [id('device', 'kept'), id('device', 'removed'), id('device', 'erased')]);
-      await fileStore.removeId(node('m-1'), id('device', 'removed'));
+      await fileStore.createNode(seeded(node('m-1')), [id('device', 'kept'), id('device', 'removed'), id('device', 'erased')]);
+      await fileStore.removeId(seeded(node('m-1')), id('device', 'removed'));
       await fileStore.erase({
         customerId: 'acme',
         id: id('device', 'erased'),

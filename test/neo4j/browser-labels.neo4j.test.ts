@@ -8,6 +8,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { asChecked, id, member, MEMBER, newCustomer, SHOP, shop } from '../store-contract/contract';
 import { changedBy, forgetMigrations, UPGRADE } from '../helpers/neo4j-ledger';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
+import { seeded } from '../helpers/seeded';
 
 const connection = neo4jConnectionFromEnv();
 let driver: Driver;
@@ -58,26 +59,26 @@ describe('labels for Neo4j Browser', () => {
     await store.putSchema(c, VISIT);
     const m = (key: string, ids: IdPair[]) => asChecked(member(c, key), MEMBER, ids);
     const ann = [id('member_id', 'ann'), id('device', 'tablet'), id('email', 'ann@example.com')];
-    await store.createNode(m('ann', ann), ann);
-    await store.insertIds(m('ann', [id('cookie', 'ann-cookie')]), [id('cookie', 'ann-cookie')]);
+    await store.createNode(seeded(m('ann', ann)), ann);
+    await store.insertIds(seeded(m('ann', [id('cookie', 'ann-cookie')])), [id('cookie', 'ann-cookie')]);
     await store.replaceId(
-      m('ann', [id('cookie', 'ann-cookie'), id('email', 'ann@work.example')]),
+      seeded(m('ann', [id('cookie', 'ann-cookie'), id('email', 'ann@work.example')])),
       id('cookie', 'ann-cookie'),
       id('email', 'ann@work.example'),
       false,
     );
-    await store.replaceId(m('ann', [id('cookie', 'none'), id('cookie', 'ann-2')]), id('cookie', 'none'), id('cookie', 'ann-2'), true);
+    await store.replaceId(seeded(m('ann', [id('cookie', 'none'), id('cookie', 'ann-2')])), id('cookie', 'none'), id('cookie', 'ann-2'), true);
     const bulk = await store.applyNodeWrites([
-      { kind: 'create', node: m('bob', [id('email', 'bob@example.com')]), ids: [id('email', 'bob@example.com')] },
-      { kind: 'create', node: asChecked(shop(c, 's-1'), SHOP, [id('device', 'tablet')]), ids: [id('device', 'tablet')] },
-      { kind: 'insert', node: m('bob', [id('cookie', 'bob-cookie')]), ids: [id('cookie', 'bob-cookie')] },
-      { kind: 'insert', node: m('ann', [id('email', 'ann@home.example')]), ids: [id('email', 'ann@home.example')] },
+      { kind: 'create', node: seeded(m('bob', [id('email', 'bob@example.com')])), ids: [id('email', 'bob@example.com')] },
+      { kind: 'create', node: seeded(asChecked(shop(c, 's-1'), SHOP, [id('device', 'tablet')])), ids: [id('device', 'tablet')] },
+      { kind: 'insert', node: seeded(m('bob', [id('cookie', 'bob-cookie')])), ids: [id('cookie', 'bob-cookie')] },
+      { kind: 'insert', node: seeded(m('ann', [id('email', 'ann@home.example')])), ids: [id('email', 'ann@home.example')] },
     ]);
     expect(bulk).toEqual([undefined, undefined, undefined, undefined]);
     // An ID of a type with a holder limit: id.lock-holders makes its vertex before node.create links it.
     const visit = { customerId: c, schemaId: VISIT.schemaId, key: id('visit_id', 'v-1') };
-    await store.createNode(asChecked(visit, VISIT, [id('beacon', 'b-1')]), [id('visit_id', 'v-1'), id('beacon', 'b-1')]);
-    await store.rekey(asChecked(m('bob', []), MEMBER), 'bob-2');
+    await store.createNode(seeded(asChecked(visit, VISIT, [id('beacon', 'b-1')])), [id('visit_id', 'v-1'), id('beacon', 'b-1')]);
+    await store.rekey(seeded(asChecked(m('bob', []), MEMBER)), 'bob-2');
 
     expect(await mislabelled(c, ['email'])).toEqual([]);
     const labels = await run('MATCH (v {customer: $c}) WHERE v:IdNode OR v:Id RETURN DISTINCT [l IN labels(v) WHERE l CONTAINS ":"] AS l ORDER BY l', { c });
@@ -108,7 +109,7 @@ describe('labels for Neo4j Browser', () => {
     for (const customer of [c, other]) {
       await store.putSchema(customer, open);
       const node = asChecked({ customerId: customer, schemaId: 'crm', key: id('crm_id', 'k-1') }, open, [id('phone', '+100')]);
-      await store.createNode(node, [id('crm_id', 'k-1'), id('phone', '+100')]);
+      await store.createNode(seeded(node), [id('crm_id', 'k-1'), id('phone', '+100')]);
     }
     expect(await mislabelled(c, [])).toEqual([]);
 

@@ -7,6 +7,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import type { NodeWrite } from '../../src/domain/ports/node-writes';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 describe('Neo4j store, bulk node writes', () => {
   const connection = neo4jConnectionFromEnv();
@@ -33,7 +34,7 @@ describe('Neo4j store, bulk node writes', () => {
   }
 
   const creates = (c: string, count: number): NodeWrite[] =>
-    Array.from({ length: count }, (_, i) => ({ kind: 'create', node: member(c, `m${i}`), ids: [id('device', `d${i}`)] }));
+    Array.from({ length: count }, (_, i) => ({ kind: 'create', node: seeded(member(c, `m${i}`)), ids: [id('device', `d${i}`)] }));
 
   test('when 250 lines are all applied, then they commit in three transactions (100 lines each), not 250', async () => {
     const c = newCustomer();
@@ -47,7 +48,7 @@ describe('Neo4j store, bulk node writes', () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
     const writes = creates(c, 100);
-    writes[50] = { kind: 'insert', node: member(c, 'ghost'), ids: [id('device', 'never')] };
+    writes[50] = { kind: 'insert', node: seeded(member(c, 'ghost')), ids: [id('device', 'never')] };
     const outcomes = await store.applyNodeWrites(writes);
     expect(outcomes.map((o, i) => [i, o?.code]).filter(([, code]) => code !== undefined)).toEqual([[50, 'node_not_found']]);
     expect(await committingTransactions(c)).toBe(2);
@@ -58,11 +59,11 @@ describe('Neo4j store, bulk node writes', () => {
   test('when consecutive deletes (one statement) remove nodes that share IDs, then exactly the Id vertices no node holds any more are deleted', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
-    await store.createNode(member(c, 'm1'), [id('device', 'd12'), id('cookie', 'shared')]);
-    await store.createNode(member(c, 'm2'), [id('device', 'd12')]);
-    await store.createNode(member(c, 'kept'), [id('cookie', 'shared')]);
-    const outcomes = await store.applyNodeWrites(['m0', 'm1', 'm2'].map((k): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) })));
+    await store.createNode(seeded(member(c, 'm0')), [id('device', 'd0'), id('cookie', 'shared')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd12'), id('cookie', 'shared')]);
+    await store.createNode(seeded(member(c, 'm2')), [id('device', 'd12')]);
+    await store.createNode(seeded(member(c, 'kept')), [id('cookie', 'shared')]);
+    const outcomes = await store.applyNodeWrites(['m0', 'm1', 'm2'].map((k): NodeWrite => ({ kind: 'deleteNode', node: seeded(member(c, k)) })));
     expect(outcomes).toEqual([undefined, undefined, undefined]);
     const { records } = await driver.executeQuery(
       'MATCH (id:Id {customer: $customer}) RETURN id.type + "=" + id.value AS id ORDER BY id',
@@ -75,15 +76,15 @@ describe('Neo4j store, bulk node writes', () => {
   test('when consecutive upserts and ID removals (one statement each step) let go of IDs, then exactly the Id vertices no node holds any more are deleted, and one let go of and held again is there once', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'shared')]);
-    await store.createNode(member(c, 'm2'), [id('device', 'd2')]);
-    await store.createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+    await store.createNode(seeded(member(c, 'm0')), [id('device', 'd0'), id('cookie', 'shared')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'shared')]);
+    await store.createNode(seeded(member(c, 'm2')), [id('device', 'd2')]);
+    await store.createNode(seeded(member(c, 'kept')), [id('cookie', 'shared')]);
     const outcomes = await store.applyNodeWrites([
-      { kind: 'removeId', node: member(c, 'm0'), id: id('device', 'd0') },
-      { kind: 'replace', node: member(c, 'm1'), where: id('device', 'd1'), set: id('device', 'd0'), upsert: true },
-      { kind: 'removeId', node: member(c, 'm2'), id: id('device', 'd2') },
-      { kind: 'removeId', node: member(c, 'kept'), id: id('cookie', 'shared') },
+      { kind: 'removeId', node: seeded(member(c, 'm0')), id: id('device', 'd0') },
+      { kind: 'replace', node: seeded(member(c, 'm1')), where: id('device', 'd1'), set: id('device', 'd0'), upsert: true },
+      { kind: 'removeId', node: seeded(member(c, 'm2')), id: id('device', 'd2') },
+      { kind: 'removeId', node: seeded(member(c, 'kept')), id: id('cookie', 'shared') },
     ]);
     expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
     const { records } = await driver.executeQuery(
@@ -98,7 +99,7 @@ describe('Neo4j store, bulk node writes', () => {
   test('when create 37 of 100 (one statement) takes a key that exists, then it alone is node_exists, and the others commit in two transactions around it', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm37'), [id('device', 'earlier')]);
+    await store.createNode(seeded(member(c, 'm37')), [id('device', 'earlier')]);
     const outcomes = await store.applyNodeWrites(creates(c, 100));
     expect(outcomes.map((o, i) => [i, o?.code]).filter(([, code]) => code !== undefined)).toEqual([[37, 'node_exists']]);
     // The node made before, and the 99 of the batch (were the refusal not attributed, each line would run alone).

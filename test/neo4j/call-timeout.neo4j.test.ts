@@ -6,6 +6,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { waitFor } from '../helpers/settling';
 import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 const CALL_TIMEOUT_MS = 1_000;
 /** How long the test waits for Neo4j to end the call's transaction: far past the limit, far short of "never". */
@@ -52,7 +53,7 @@ describe('a store call past its time limit on Neo4j', () => {
   async function customerWithLockedNode(): Promise<string> {
     const c = newCustomer();
     await setup.putSchema(c, MEMBER);
-    await setup.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await setup.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
     session = driver.session({ database: connection.database });
     holder = await session.beginTransaction({ metadata: { role: HOLDER } });
     await holder.run('MATCH (node:IdNode {customer: $c, keyId: "m1"}) SET node.heldByTest = true', { c });
@@ -75,7 +76,7 @@ describe('a store call past its time limit on Neo4j', () => {
   test('when a write waits on a lock past NEO4J_CALL_TIMEOUT_MS, then it is 503 store_unavailable, and Neo4j ends its transaction while the lock is still held', async () => {
     const c = await customerWithLockedNode();
 
-    const write = store.insertIds(member(c, 'm1'), [id('cookie', 'k1')]);
+    const write = store.insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1')]);
     await untilOneIsBlocked(driver, connection.database);
     await expect(write).rejects.toMatchObject({ code: 'store_unavailable' });
 
@@ -92,7 +93,7 @@ describe('a store call past its time limit on Neo4j', () => {
     // The first goes alone and waits on the lock; the others, of its customer, wait for it.
     const started = Date.now();
     const writes = Array.from({ length: 4 }, (_, i) =>
-      store.insertIds(member(c, 'm1'), [id('cookie', `k${i}`)]).then(
+      store.insertIds(seeded(member(c, 'm1')), [id('cookie', `k${i}`)]).then(
         () => ({ answeredAfterMs: Date.now() - started }),
         (error: unknown) => ({ error, answeredAfterMs: Date.now() - started }),
       ),

@@ -11,6 +11,7 @@ import { int } from '../../src/store/neo4j/query';
 import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
 import { neo4jConnectionFromEnv, neo4jDriver, untilOneIsBlocked } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 /** The limit the store passes node.link-ids for a write that grows a node (NODE_MAX_IDS, its default). */
 const NODE_MAX_IDS = 10_000;
@@ -74,8 +75,8 @@ describe('Neo4j error codes, from a real server', () => {
   test('when a transaction links an Id vertex that another one deletes as an orphan meanwhile, then EntityNotFound, which isEntityNotFound recognises', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-    await store.createNode(member(c, 'm2'), []);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm2')), []);
     // m1 lets go of d1, its only holder, so the Id vertex d1 is locked and deleted (node.unlink-id), not yet committed.
     const removing = await begin();
     await run(removing, 'node.unlink-id', { node: await lockNode(removing, c, 'm1'), type: 'device', value: 'd1' });
@@ -92,7 +93,7 @@ describe('Neo4j error codes, from a real server', () => {
     expect(isConstraintViolation(error)).toBe(false);
     // Nothing of it was committed, and run again (as the store does) it creates the Id vertex anew.
     await linking.rollback();
-    await store.insertIds(member(c, 'm2'), [id('device', 'd1')]);
+    await store.insertIds(seeded(member(c, 'm2')), [id('device', 'd1')]);
     expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
     expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
   });
@@ -100,7 +101,7 @@ describe('Neo4j error codes, from a real server', () => {
   test('when a node is locked while another transaction deletes it, then there is no error: the lock step returns it, and only a new read shows it gone', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
     const deleting = await begin();
     await run(deleting, 'node.delete', { node: await lockNode(deleting, c, 'm1') });
     const writing = await begin();
@@ -124,7 +125,7 @@ describe('Neo4j error codes, from a real server', () => {
   test('when a node is rekeyed while a write waits for its lock, then the lock step returns the moved node, and the statements after it find no node under the old key', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
     const rekeying = await begin();
     const moved = await lockNode(rekeying, c, 'm1');
     // As Neo4jStore.rekey does, but without linking m9 (not needed here).
@@ -168,14 +169,14 @@ describe('Neo4j error codes, from a real server', () => {
     expect(isEntityNotFound(error)).toBe(true);
     // The store runs such a write again, and then finds no schema.
     await creating.rollback();
-    await expect(store.createNode(member(c, 'm1'), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_not_found' });
+    await expect(store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_not_found' });
     expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
   });
 
   test('when a schema vertex is deleted while a node still points to it, then the commit fails with ConstraintValidationFailed (the store says schema_in_use)', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), []);
+    await store.createNode(seeded(member(c, 'm1')), []);
     const deleting = await begin();
     // schema.lock-for-delete says inUse, and the store stops there; this shows what Neo4j does should it go on.
     expect(await run(deleting, 'schema.lock-for-delete', { customer: c, schemaId: 'member' })).toEqual([{ inUse: true }]);

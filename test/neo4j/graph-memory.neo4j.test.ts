@@ -12,6 +12,7 @@ import { startApp, type TestApp } from '../helpers/app';
 import { counted } from '../helpers/bolt-round-trips';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 /** A twentieth of the pool of a 1 GiB heap (the local server's): far from all of it. */
 const MEMORY_BOUND = 32 * 1024 * 1024;
@@ -37,7 +38,7 @@ describe('the graph statements and the memory Neo4j gives a transaction', () => 
           Array.from({ length: 500 }, (_, n) => {
             const i = from + n;
             const ids = customer === chain ? [id('device', `l${i}`), id('device', `l${i + 1}`)] : [id('device', 'hot')];
-            return { kind: 'create' as const, node: member(customer, `p${i}`), ids };
+            return { kind: 'create' as const, node: seeded(member(customer, `p${i}`)), ids };
           }),
         );
         expect(outcomes.filter((o) => o !== undefined)).toEqual([]);
@@ -117,7 +118,7 @@ describe('the graph statements and the memory Neo4j gives a transaction', () => 
       };
       app = await startApp({ store: await Neo4jStore.connect(connection, { statements }) });
       await app.store.putSchema(customer, MEMBER);
-      await app.store.createNode(member(customer, 'm1'), [id('device', 'd1')]);
+      await app.store.createNode(seeded(member(customer, 'm1')), [id('device', 'd1')]);
     });
     afterAll(() => app?.close());
 

@@ -11,6 +11,7 @@ import type { IdPair } from '../../src/domain/model';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { asChecked, id, member, MEMBER, newCustomer } from '../store-contract/contract';
 import { neo4jConnectionFromEnv } from '../helpers/store';
+import { seeded } from '../helpers/seeded';
 
 const GRAPH_CALLS = 10_000;
 const READERS = 8;
@@ -31,7 +32,7 @@ describe('graphs read while holders of their ID are created and deleted', () => 
     await store.putSchema(c, MEMBER);
     const hub = id('device', 'hub');
     const holding = (i: number): IdPair[] => [hub, id('cookie', `c${i % 3}`)];
-    for (let i = 0; i < STAYING; i += 1) await store.createNode(asChecked(member(c, `m${i}`), MEMBER, holding(i)), holding(i));
+    for (let i = 0; i < STAYING; i += 1) await store.createNode(seeded(asChecked(member(c, `m${i}`), MEMBER, holding(i))), holding(i));
     const bounds = { customerId: c, exclude: false, hiddenTypes: [], unlinkedTypes: [], maxNodes: 10_000, maxIds: 50_000, answerNodes: 500 };
     const queries: GraphQuery[] = [
       { ...bounds, key: { schemaId: 'member', key: id('member_id', 'm0') }, step: 'ALL' },
@@ -51,8 +52,8 @@ describe('graphs read while holders of their ID are created and deleted', () => 
       for (let i = 0; !done; i += 1) {
         const node = asChecked(member(c, `w${w}-${i}`), MEMBER, holding(i));
         try {
-          await store.createNode(node, holding(i));
-          await store.deleteNode(node);
+          await store.createNode(seeded(node), holding(i));
+          await store.deleteNode(seeded(node));
           written += 1;
         } catch (e) {
           if (writerFailures.length < 5) writerFailures.push(String(e));

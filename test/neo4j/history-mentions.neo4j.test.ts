@@ -16,6 +16,7 @@ import { eraseRequest } from '../store-contract/history-contract';
 import { changedBy, UPGRADE } from '../helpers/neo4j-ledger';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { emptyTestDatabase } from './test-database';
+import { seeded } from '../helpers/seeded';
 
 const connection = neo4jConnectionFromEnv();
 let driver: Driver;
@@ -68,15 +69,15 @@ describe('MENTIONS of history entries on Neo4j', () => {
     await store.putSchema(c, MEMBER);
     const m = (key: string, ids: IdPair[]) => asChecked(member(c, key), MEMBER, ids);
     const ann = [id('member_id', 'ann'), id('device', 'shared-tablet'), id('email', 'ann@example.com')];
-    await store.createNode(m('ann', ann), ann);
-    await store.insertIds(m('ann', [id('cookie', 'ann-cookie')]), [id('cookie', 'ann-cookie')]);
+    await store.createNode(seeded(m('ann', ann)), ann);
+    await store.insertIds(seeded(m('ann', [id('cookie', 'ann-cookie')])), [id('cookie', 'ann-cookie')]);
     const bob = [id('member_id', 'bob'), id('device', 'shared-tablet'), id('cookie', 'bob-cookie')];
-    await store.createNode(m('bob', bob), bob);
-    await store.removeId(m('bob', [id('cookie', 'bob-cookie')]), id('cookie', 'bob-cookie'));
+    await store.createNode(seeded(m('bob', bob)), bob);
+    await store.removeId(seeded(m('bob', [id('cookie', 'bob-cookie')])), id('cookie', 'bob-cookie'));
     const cy = [id('member_id', 'cy'), id('email', 'cy@example.com')];
     const bulk = await store.applyNodeWrites([
-      { kind: 'create', node: m('cy', cy), ids: cy },
-      { kind: 'insert', node: m('cy', [id('cookie', 'cy-cookie')]), ids: [id('cookie', 'cy-cookie')] },
+      { kind: 'create', node: seeded(m('cy', cy)), ids: cy },
+      { kind: 'insert', node: seeded(m('cy', [id('cookie', 'cy-cookie')])), ids: [id('cookie', 'cy-cookie')] },
     ]);
     expect(bulk).toEqual([undefined, undefined]);
     expect(await count('MATCH (entry:HistoryEntry {customer: $c}) RETURN count(entry) AS n', { c })).toBe(6);

@@ -9,6 +9,7 @@ import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { loadStatements } from '../../src/store/neo4j/statements';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 import { asChecked, id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 const HOLDERS = 300;
 const WITH_IP: SchemaRecord = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'ip', secure: false, links: false }] };
@@ -66,7 +67,7 @@ describe(`step ALL from an ID that links nothing, held by ${HOLDERS} nodes of on
     await store.applyNodeWrites(
       Array.from({ length: HOLDERS }, (_, i) => ({
         kind: 'create' as const,
-        node: asChecked(member(c, `m${i}`), WITH_IP, [id('device', 'shared'), id('ip', 'hot')]),
+        node: seeded(asChecked(member(c, `m${i}`), WITH_IP, [id('device', 'shared'), id('ip', 'hot')])),
         ids: [id('device', 'shared'), id('ip', 'hot')],
       })),
     );

@@ -9,6 +9,7 @@ import { checkParams, loadStatement } from '../../src/store/neo4j/statements';
 import { buildDraft } from '../helpers/deliveries';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
+import { seeded } from '../helpers/seeded';
 
 /** The limit the store passes node.link-ids for a write that grows a node (NODE_MAX_IDS, its default). */
 const NODE_MAX_IDS = 10_000;
@@ -60,7 +61,7 @@ describe('Neo4j lock steps, with writers queued on one vertex', () => {
   test(`when ${WRITERS} writes queue on one node's lock and each links an ID to it, then none fails with a deadlock and every ID is held`, async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
     const key = { customer: c, schema: 'member', keyType: 'member_id', keyId: 'm1' };
     const cookies = Array.from({ length: WRITERS }, (_, i) => `k${String(i).padStart(2, '0')}`);
 

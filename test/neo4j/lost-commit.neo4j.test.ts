@@ -10,6 +10,7 @@ import { buildCondition, buildDraft, buildMessage } from '../helpers/deliveries'
 import { neo4jConnectionFromEnv } from '../helpers/store';
 import { id, member, MEMBER, newCustomer } from '../store-contract/contract';
 import { checkedImpression } from '../helpers/checked-showing';
+import { seeded } from '../helpers/seeded';
 
 describe('Neo4j store, when the reply to a commit is lost', () => {
   let proxy: BoltFaultProxy;
@@ -54,29 +55,29 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
   describe('nodes', () => {
     test('when a node create loses its commit reply, then it resolves (not node_exists) and the node is stored once', async () => {
       const c = await customerWithSchema();
-      await expect(withLostCommitReply(() => store.createNode(member(c, 'm1'), [id('device', 'd1')]))).resolves.toBeUndefined();
+      await expect(withLostCommitReply(() => store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]))).resolves.toBeUndefined();
       expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
     });
 
     test('when an insert loses its commit reply, then it resolves (not id_exists) and the IDs are held', async () => {
       const c = await customerWithSchema();
-      await store.createNode(member(c, 'm1'), []);
-      await expect(withLostCommitReply(() => store.insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]))).resolves.toBeUndefined();
+      await store.createNode(seeded(member(c, 'm1')), []);
+      await expect(withLostCommitReply(() => store.insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd1')]))).resolves.toBeUndefined();
       expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
     });
 
     test('when a rekey loses its commit reply, then it resolves (not node_not_found) and the node has the new key', async () => {
       const c = await customerWithSchema();
-      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-      await expect(withLostCommitReply(() => store.rekey(member(c, 'm1'), 'm2'))).resolves.toBeUndefined();
+      await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+      await expect(withLostCommitReply(() => store.rekey(seeded(member(c, 'm1')), 'm2'))).resolves.toBeUndefined();
       expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
       expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
     });
 
     test('when a node delete loses its commit reply, then it resolves (not node_not_found) and the node is gone', async () => {
       const c = await customerWithSchema();
-      await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-      await expect(withLostCommitReply(() => store.deleteNode(member(c, 'm1')))).resolves.toBeUndefined();
+      await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+      await expect(withLostCommitReply(() => store.deleteNode(seeded(member(c, 'm1'))))).resolves.toBeUndefined();
       expect(await store.getNodeIds(member(c, 'm1'))).toBeUndefined();
     });
 
@@ -84,9 +85,9 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       const c = await customerWithSchema();
       const outcomes = await withLostCommitReply(() =>
         store.applyNodeWrites([
-          { kind: 'create', node: member(c, 'm1'), ids: [] },
-          { kind: 'create', node: member(c, 'm2'), ids: [id('device', 'd2')] },
-          { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
+          { kind: 'create', node: seeded(member(c, 'm1')), ids: [] },
+          { kind: 'create', node: seeded(member(c, 'm2')), ids: [id('device', 'd2')] },
+          { kind: 'insert', node: seeded(member(c, 'm1')), ids: [id('cookie', 'k1')] },
         ]),
       );
       expect(outcomes).toEqual([undefined, undefined, undefined]);
@@ -96,11 +97,11 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
 
     test('when a bulk batch that ends with a node delete loses its commit reply, then it resolves (not node_not_found) and the node is gone', async () => {
       const c = await customerWithSchema();
-      await store.createNode(member(c, 'm1'), []);
+      await store.createNode(seeded(member(c, 'm1')), []);
       const outcomes = await withLostCommitReply(() =>
         store.applyNodeWrites([
-          { kind: 'create', node: member(c, 'm2'), ids: [] },
-          { kind: 'deleteNode', node: member(c, 'm1') },
+          { kind: 'create', node: seeded(member(c, 'm2')), ids: [] },
+          { kind: 'deleteNode', node: seeded(member(c, 'm1')) },
         ]),
       );
       expect(outcomes).toEqual([undefined, undefined]);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from '../../src/store/sqlite/driver';
 import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { seeded } from '../helpers/seeded';
 
 const SCHEMA: SchemaRecord = {
   schemaId: 'member',
@@ -63,19 +64,19 @@ test('when a person is erased from a database file, then no table and no byte of
   for (let n = 0; n < 60; n += 1) {
     const own = `own-${n}-${tag}@example.com`;
     personal.push(`m-${n}-${tag}`, own);
-    await store.createNode(node(customer, `m-${n}-${tag}`), [id('email', shared), id('email', own)]);
+    await store.createNode(seeded(node(customer, `m-${n}-${tag}`)), [id('email', shared), id('email', own)]);
   }
   personal.push(shared);
   const replaced = `replaced-${tag}@example.com`;
-  await store.insertIds(node(customer, `m-0-${tag}`), [id('email', replaced)]);
-  await store.replaceId(node(customer, `m-0-${tag}`), id('email', replaced), id('email', `new-${tag}@example.com`), false);
+  await store.insertIds(seeded(node(customer, `m-0-${tag}`)), [id('email', replaced)]);
+  await store.replaceId(seeded(node(customer, `m-0-${tag}`)), id('email', replaced), id('email', `new-${tag}@example.com`), false);
   personal.push(replaced, `new-${tag}@example.com`);
-  await store.rekey(node(customer, `m-1-${tag}`), `rekeyed-${tag}`);
+  await store.rekey(seeded(node(customer, `m-1-${tag}`)), `rekeyed-${tag}`);
   personal.push(`rekeyed-${tag}`);
   const device = `tablet-${tag}`;
-  await store.insertIds(node(customer, `m-2-${tag}`), [id('device', device)]);
+  await store.insertIds(seeded(node(customer, `m-2-${tag}`)), [id('device', device)]);
   const other = `other-${tag}`;
-  await store.createNode(node(customer, other), [id('device', device)]);
+  await store.createNode(seeded(node(customer, other)), [id('device', device)]);
 
   const outcome = await store.erase({
     customerId: customer,

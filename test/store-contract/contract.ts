@@ -8,9 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type { BlockRule } from '../../src/domain/blocklist';
 import { DomainError } from '../../src/domain/errors';
 import type { CustomerSettings, IdPair, IdTypeDeclaration, NodeAddress, SchemaRecord, SearchQuery, SearchResult, TokenRecord } from '../../src/domain/model';
-import type { AddressedWrite as NodeWrite, CheckedNode, SchemaWithPolicy } from '../../src/domain/ports/node-writes';
+import type { CheckedNode, NodeWrite, SchemaWithPolicy } from '../../src/domain/ports/node-writes';
 import type { TestStore as Store } from '../helpers/store';
 import type { StoredToken } from '../../src/domain/ports/tokens';
+import { seeded } from '../helpers/seeded';
 
 // ---- unique names
 
@@ -312,7 +313,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when a replacement drops a type that nodes of the schema still hold, then schema_in_use and the schema is unchanged', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const withoutDevice: SchemaRecord = { schemaId: 'member', idTypes: MEMBER.idTypes.filter((t) => t.type !== 'device') };
         await expect(store().putSchema(c, withoutDevice)).rejects.toMatchObject({ code: 'schema_in_use' });
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
@@ -322,7 +323,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when a replacement drops the key type its nodes hold, then schema_in_use', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
-        await store().createNode(member(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), []);
         const withoutKeyType: SchemaRecord = { schemaId: 'member', idTypes: MEMBER.idTypes.filter((t) => t.type !== 'member_id') };
         await expect(store().putSchema(c, withoutKeyType)).rejects.toMatchObject({ code: 'schema_in_use' });
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
@@ -332,9 +333,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
         await store().putSchema(c, SHOP);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         // Nodes of another schema holding `email` do not pin it in `member`.
-        await store().createNode(shop(c, 's1'), [id('email', 'a@example.com')]);
+        await store().createNode(seeded(shop(c, 's1')), [id('email', 'a@example.com')]);
         const withoutUnused: SchemaRecord = {
           schemaId: 'member',
           idTypes: MEMBER.idTypes.filter((t) => t.type !== 'cookie' && t.type !== 'email'),
@@ -354,7 +355,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when a schema still has nodes, then deleteSchema rejects with schema_in_use and it stays', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
-        await store().createNode(member(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), []);
         await expect(store().deleteSchema(c, 'member')).rejects.toMatchObject({ code: 'schema_in_use' });
         expect(await store().getSchema(c, 'member')).toEqual(MEMBER);
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
@@ -364,8 +365,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
         await store().putSchema(c, { schemaId: 'other', idTypes: [{ type: 'x', secure: false }] });
-        await store().createNode(member(c, 'm1'), []);
-        await store().deleteNode(member(c, 'm1'));
+        await store().createNode(seeded(member(c, 'm1')), []);
+        await store().deleteNode(seeded(member(c, 'm1')));
         await expect(store().deleteSchema(c, 'member')).resolves.toBeUndefined();
         expect(await store().getSchema(c, 'member')).toBeUndefined();
         expect((await store().listSchemas(c)).map((s) => s.schemaId)).toEqual(['other']);
@@ -393,10 +394,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when node creates race the removal of their schema, then no node outlives its schema', async () => {
         const c = newCustomer();
         await store().putSchema(c, MEMBER);
-        const creates = Array.from({ length: 8 }, (_, i) => store().createNode(member(c, `m${i}`), []));
+        const creates = Array.from({ length: 8 }, (_, i) => store().createNode(seeded(member(c, `m${i}`)), []));
         // Issued among the creates: which of them commit first is up to the store.
         const removal = store().deleteSchema(c, 'member');
-        creates.push(...Array.from({ length: 8 }, (_, i) => store().createNode(member(c, `m${8 + i}`), [])));
+        creates.push(...Array.from({ length: 8 }, (_, i) => store().createNode(seeded(member(c, `m${8 + i}`)), [])));
         const [removed, ...created] = await Promise.allSettled([removal, ...creates]);
         const nodes = await Promise.all(created.map((_, i) => store().getNodeIds(member(c, `m${i}`))));
         if (removed?.status === 'fulfilled') {
@@ -622,7 +623,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('createNode', () => {
         test('when a node is created, then it holds its key and the given ids', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1'), id('email', 'a@example.com')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1'), id('email', 'a@example.com')]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([
             id('cookie', 'k1'),
             id('device', 'd1'),
@@ -633,21 +634,21 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when the ids contain the key, then the node holds the key once', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('member_id', 'm1'), id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('member_id', 'm1'), id('device', 'd1')]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         });
 
         test('when a node does not exist, then getNodeIds gives undefined', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), []);
+          await store().createNode(seeded(member(c, 'm1')), []);
           expect(await store().getNodeIds(member(c, 'm2'))).toBeUndefined();
           expect(await store().getNodeIds({ ...member(c, 'm1'), schemaId: 'shop' })).toBeUndefined();
         });
 
         test('when the key is already taken, then node_exists and the first node is unchanged', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().createNode(member(c, 'm1'), [id('cookie', 'k9')])).rejects.toMatchObject({ code: 'node_exists' });
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k9')])).rejects.toMatchObject({ code: 'node_exists' });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           // The refused IDs were not stored anywhere.
           expect(await holders(c, id('cookie', 'k9'))).toBe(0);
@@ -663,10 +664,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             ],
           });
           const other = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
           const inShop2: NodeAddress = { customerId: c, schemaId: 'shop2', key: id('member_id', 'm1') };
-          await expect(store().createNode(inShop2, [id('device', 'd2')])).resolves.toBeUndefined();
-          await expect(store().createNode(member(other, 'm1'), [id('cookie', 'k1')])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(inShop2), [id('device', 'd2')])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(member(other, 'm1')), [id('cookie', 'k1')])).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(inShop2)).toEqual([id('device', 'd2'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(member(other, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
@@ -674,7 +675,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when creates of one key race, then exactly one succeeds and the rest are node_exists', async () => {
           const c = await customerWithSchemas();
-          const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store().createNode(member(c, 'm1'), [id('device', `d${i}`)])));
+          const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store().createNode(seeded(member(c, 'm1')), [id('device', `d${i}`)])));
           const fulfilled = outcomes.filter((o) => o.status === 'fulfilled');
           const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
           expect(fulfilled).toHaveLength(1);
@@ -689,32 +690,32 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('insertIds', () => {
         test('when ids are inserted, then the node holds them too', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd2')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd2')]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when an inserted id is held by another node, then both nodes hold it and are linked', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm2'), []);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm2')), []);
           expect(await linkedMembers(member(c, 'm2'))).toEqual(['m2']);
-          await store().insertIds(member(c, 'm2'), [id('device', 'd1')]);
+          await store().insertIds(seeded(member(c, 'm2')), [id('device', 'd1')]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await linkedMembers(member(c, 'm2'))).toEqual(['m1', 'm2']);
         });
 
         test('when the node does not exist, then insertIds rejects with node_not_found and stores nothing', async () => {
           const c = await customerWithSchemas();
-          await expect(store().insertIds(member(c, 'ghost'), [id('device', 'd1')])).rejects.toMatchObject({ code: 'node_not_found' });
+          await expect(store().insertIds(seeded(member(c, 'ghost')), [id('device', 'd1')])).rejects.toMatchObject({ code: 'node_not_found' });
           expect(await store().getNodeIds(member(c, 'ghost'))).toBeUndefined();
           expect(await holders(c, id('device', 'd1'))).toBe(0);
         });
 
         test('when any inserted id is already held, then id_exists and nothing at all is added', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
             code: 'id_exists',
           });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
@@ -725,15 +726,15 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when the key itself is inserted, then id_exists', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), []);
-          await expect(store().insertIds(member(c, 'm1'), [id('member_id', 'm1')])).rejects.toMatchObject({ code: 'id_exists' });
+          await store().createNode(seeded(member(c, 'm1')), []);
+          await expect(store().insertIds(seeded(member(c, 'm1')), [id('member_id', 'm1')])).rejects.toMatchObject({ code: 'id_exists' });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
         });
 
         test('when inserts of different ids into one node run concurrently, then no write is lost', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), []);
-          await Promise.all(Array.from({ length: 10 }, (_, i) => store().insertIds(member(c, 'm1'), [id('cookie', `k${i}`)])));
+          await store().createNode(seeded(member(c, 'm1')), []);
+          await Promise.all(Array.from({ length: 10 }, (_, i) => store().insertIds(seeded(member(c, 'm1')), [id('cookie', `k${i}`)])));
           const held = await store().getNodeIds(member(c, 'm1'));
           expect(
             held
@@ -747,18 +748,18 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('replaceId (update and upsert)', () => {
         test('when update finds where, then where is replaced by set', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-          await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), false);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+          await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), false);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when update replaces a shared id, then the old link is gone and the new one holds', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm3'), [id('device', 'd2')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm3')), [id('device', 'd2')]);
           expect(await linkedMembers(member(c, 'm1'))).toEqual(['m1', 'm2']);
-          await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), false);
+          await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), false);
           expect(await linkedMembers(member(c, 'm1'))).toEqual(['m1', 'm3']);
           expect(await linkedMembers(member(c, 'm2'))).toEqual(['m2']);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
@@ -766,16 +767,16 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when update does not find where, then nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd2'), false)).resolves.toBeUndefined();
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd2'), false)).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           expect(await holders(c, id('device', 'd2'))).toBe(0);
         });
 
         test('when update sets an id the node already holds, then id_exists and nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('device', 'd2')]);
-          await expect(store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('device', 'd2')]);
+          await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({
             code: 'id_exists',
           });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
@@ -783,22 +784,22 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when update sets the same id as where, then nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd1'), false)).resolves.toBeUndefined();
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd1'), false)).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         });
 
         test('when update may change the type too, then the new pair replaces the old one', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('cookie', 'd1'), false);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('cookie', 'd1'), false);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'd1'), id('member_id', 'm1')]);
         });
 
         test('when the node does not exist, then replaceId rejects with node_not_found (update and upsert)', async () => {
           const c = await customerWithSchemas();
           for (const upsert of [false, true]) {
-            await expect(store().replaceId(member(c, 'ghost'), id('device', 'd1'), id('device', 'd2'), upsert)).rejects.toMatchObject({
+            await expect(store().replaceId(seeded(member(c, 'ghost')), id('device', 'd1'), id('device', 'd2'), upsert)).rejects.toMatchObject({
               code: 'node_not_found',
             });
           }
@@ -808,29 +809,29 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when upsert finds where, then where is replaced by set', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), true);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), true);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when upsert does not find where, then set is added', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd2'), true);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd2'), true);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when upsert does not find where and set is already held, then nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('device', 'd2')]);
-          await expect(store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd2'), true)).resolves.toBeUndefined();
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('device', 'd2')]);
+          await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd2'), true)).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         });
 
         test('when upsert finds where and set is already held, then id_exists and nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('device', 'd2')]);
-          await expect(store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), true)).rejects.toMatchObject({
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('device', 'd2')]);
+          await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), true)).rejects.toMatchObject({
             code: 'id_exists',
           });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
@@ -840,8 +841,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('rekey', () => {
         test('when a node is rekeyed, then the new key addresses it, is held, and the old key is gone', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().rekey(member(c, 'm1'), 'm9');
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().rekey(seeded(member(c, 'm1')), 'm9');
           expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm9'))).toEqual([id('device', 'd1'), id('member_id', 'm9')]);
           // The old key is no longer held by anyone, the new key is held by the node.
@@ -849,28 +850,28 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const byNewKey = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('member_id', 'm9') } }));
           expect(byNewKey.results).toEqual([id('device', 'd1'), id('member_id', 'm9')]);
           // The old key can be used again.
-          await expect(store().createNode(member(c, 'm1'), [])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(member(c, 'm1')), [])).resolves.toBeUndefined();
         });
 
         test('when the new key id equals the old one, then nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().rekey(member(c, 'm1'), 'm1')).resolves.toBeUndefined();
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().rekey(seeded(member(c, 'm1')), 'm1')).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         });
 
         test('when the new key is taken by another node of the schema, then node_exists and both nodes are unchanged', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd2')]);
-          await expect(store().rekey(member(c, 'm1'), 'm2')).rejects.toMatchObject({ code: 'node_exists' });
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd2')]);
+          await expect(store().rekey(seeded(member(c, 'm1')), 'm2')).rejects.toMatchObject({ code: 'node_exists' });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
         });
 
         test('when the node does not exist, then rekey rejects with node_not_found', async () => {
           const c = await customerWithSchemas();
-          await expect(store().rekey(member(c, 'ghost'), 'm9')).rejects.toMatchObject({ code: 'node_not_found' });
+          await expect(store().rekey(seeded(member(c, 'ghost')), 'm9')).rejects.toMatchObject({ code: 'node_not_found' });
           expect(await store().getNodeIds(member(c, 'm9'))).toBeUndefined();
         });
 
@@ -878,9 +879,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const c = await customerWithSchemas();
           await store().putSchema(c, { schemaId: 'crm', idTypes: [{ type: 'member_id', secure: false }] });
           const crm: NodeAddress = { customerId: c, schemaId: 'crm', key: id('member_id', 'm2') };
-          await store().createNode(crm, []);
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().rekey(member(c, 'm1'), 'm2');
+          await store().createNode(seeded(crm), []);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().rekey(seeded(member(c, 'm1')), 'm2');
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await store().getNodeIds(crm)).toEqual([id('member_id', 'm2')]);
           const linked = await store().searchWithTypes(buildQuery({ ...fromKey(crm), exclude: true }));
@@ -889,8 +890,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when two rekeys of one node race, then one wins, the other is node_not_found, and no old key stays held', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          const outcomes = await Promise.allSettled([store().rekey(member(c, 'm1'), 'm8'), store().rekey(member(c, 'm1'), 'm9')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          const outcomes = await Promise.allSettled([store().rekey(seeded(member(c, 'm1')), 'm8'), store().rekey(seeded(member(c, 'm1')), 'm9')]);
           expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
           const lost = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
           expect(lost?.reason).toMatchObject({ code: 'node_not_found' });
@@ -901,10 +902,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when a rekey races a write to the old key, then the write either came first or finds no node', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
           const [rekeyed, inserted] = await Promise.allSettled([
-            store().rekey(member(c, 'm1'), 'm9'),
-            store().insertIds(member(c, 'm1'), [id('cookie', 'k1')]),
+            store().rekey(seeded(member(c, 'm1')), 'm9'),
+            store().insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1')]),
           ]);
           expect(rekeyed.status).toBe('fulfilled');
           const held = await store().getNodeIds(member(c, 'm9'));
@@ -921,9 +922,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('removeId and deleteNode', () => {
         test('when a held id is removed, then the node no longer holds it and its link is gone', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd1')]);
-          await store().removeId(member(c, 'm1'), id('device', 'd1'));
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd1')]);
+          await store().removeId(seeded(member(c, 'm1')), id('device', 'd1'));
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await linkedMembers(member(c, 'm2'))).toEqual(['m2']);
@@ -931,58 +932,58 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when the removed id is not held, then nothing changes', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd2')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd2')]);
           // d2 exists (held by m2) but not by m1.
-          await expect(store().removeId(member(c, 'm1'), id('device', 'd2'))).resolves.toBeUndefined();
-          await expect(store().removeId(member(c, 'm1'), id('device', 'dX'))).resolves.toBeUndefined();
+          await expect(store().removeId(seeded(member(c, 'm1')), id('device', 'd2'))).resolves.toBeUndefined();
+          await expect(store().removeId(seeded(member(c, 'm1')), id('device', 'dX'))).resolves.toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
         });
 
         test('when the node does not exist, then removeId rejects with node_not_found', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await expect(store().removeId(member(c, 'ghost'), id('device', 'd1'))).rejects.toMatchObject({ code: 'node_not_found' });
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await expect(store().removeId(seeded(member(c, 'ghost')), id('device', 'd1'))).rejects.toMatchObject({ code: 'node_not_found' });
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         });
 
         test('when a node is deleted, then it is gone with its links and its key is free again', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd1')]);
-          await store().deleteNode(member(c, 'm1'));
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd1')]);
+          await store().deleteNode(seeded(member(c, 'm1')));
           expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           const byDevice = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('device', 'd1') } }));
           expect(byDevice.results).toEqual([id('device', 'd1'), id('member_id', 'm2')]);
           expect(await holders(c, id('cookie', 'k1'))).toBe(0);
-          await store().createNode(member(c, 'm1'), []);
+          await store().createNode(seeded(member(c, 'm1')), []);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('member_id', 'm1')]);
         });
 
         test('when the node to delete does not exist, then deleteNode rejects with node_not_found', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), []);
-          await expect(store().deleteNode(member(c, 'ghost'))).rejects.toMatchObject({ code: 'node_not_found' });
-          await store().deleteNode(member(c, 'm1'));
-          await expect(store().deleteNode(member(c, 'm1'))).rejects.toMatchObject({ code: 'node_not_found' });
+          await store().createNode(seeded(member(c, 'm1')), []);
+          await expect(store().deleteNode(seeded(member(c, 'ghost')))).rejects.toMatchObject({ code: 'node_not_found' });
+          await store().deleteNode(seeded(member(c, 'm1')));
+          await expect(store().deleteNode(seeded(member(c, 'm1')))).rejects.toMatchObject({ code: 'node_not_found' });
         });
 
         test('when deletes of the same nodes race with writes to them, then each node is deleted once, every other call is node_not_found or came first, and no ID of theirs stays held', async () => {
           const c = await customerWithSchemas();
           const keys = ['m1', 'm2', 'm3', 'm4'];
-          for (const k of keys) await store().createNode(member(c, k), [id('device', `d-${k}`), id('cookie', 'shared')]);
-          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+          for (const k of keys) await store().createNode(seeded(member(c, k)), [id('device', `d-${k}`), id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'kept')), [id('cookie', 'shared')]);
           type Outcome = { key: string; kind: 'delete' | 'insert' | 'remove'; result: PromiseSettledResult<void> };
           const calls = keys.flatMap((k) => [
-            ...Array.from({ length: 4 }, () => ({ key: k, kind: 'delete' as const, run: () => store().deleteNode(member(c, k)) })),
+            ...Array.from({ length: 4 }, () => ({ key: k, kind: 'delete' as const, run: () => store().deleteNode(seeded(member(c, k))) })),
             ...Array.from({ length: 3 }, (_, j) => ({
               key: k,
               kind: 'insert' as const,
-              run: () => store().insertIds(member(c, k), [id('cookie', `late-${k}-${j}`)]),
+              run: () => store().insertIds(seeded(member(c, k)), [id('cookie', `late-${k}-${j}`)]),
             })),
-            { key: k, kind: 'remove' as const, run: () => store().removeId(member(c, k), id('device', `d-${k}`)) },
+            { key: k, kind: 'remove' as const, run: () => store().removeId(seeded(member(c, k)), id('device', `d-${k}`)) },
           ]);
           // Interleaved, so that each node's calls reach the store together.
           const order = interleaved(calls, 13);
@@ -999,7 +1000,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             for (const gone of [id('device', `d-${k}`), ...[0, 1, 2].map((j) => id('cookie', `late-${k}-${j}`))]) {
               expect(await holders(c, gone)).toBe(0);
             }
-            await expect(store().deleteNode(member(c, k))).rejects.toMatchObject({ code: 'node_not_found' });
+            await expect(store().deleteNode(seeded(member(c, k)))).rejects.toMatchObject({ code: 'node_not_found' });
           }
           expect(await store().getNodeIds(member(c, 'kept'))).toEqual([id('cookie', 'shared'), id('member_id', 'kept')]);
           const linked = await store().searchWithTypes(buildQuery({ customerId: c, where: { id: id('cookie', 'shared') } }));
@@ -1015,22 +1016,22 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const removed = range(10, 'x');
           const inserted = range(18, 'i');
           const upserted = range(8, 'u');
-          await store().createNode(member(c, 'm1'), [...replaced.map((r) => id('device', r)), ...removed.map((x) => id('cookie', x))]);
+          await store().createNode(seeded(member(c, 'm1')), [...replaced.map((r) => id('device', r)), ...removed.map((x) => id('cookie', x))]);
           // Another node shares a replaced, a removed and an inserted ID: those Id vertices must stay, and link the two.
-          await store().createNode(member(c, 'm2'), [id('device', 'r0'), id('cookie', 'x0'), id('cookie', 'i0')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'r0'), id('cookie', 'x0'), id('cookie', 'i0')]);
 
           const m1 = member(c, 'm1');
           const writers: Array<() => Promise<void>> = [
-            ...inserted.map((i) => () => store().insertIds(m1, [id('cookie', i)])),
+            ...inserted.map((i) => () => store().insertIds(seeded(m1), [id('cookie', i)])),
             // Two inserts of one ID: whichever comes second finds it held.
-            () => store().insertIds(m1, [id('cookie', 'twice')]),
-            () => store().insertIds(m1, [id('cookie', 'twice')]),
-            ...upserted.map((u) => () => store().replaceId(m1, id('device', `absent-${u}`), id('device', u), true)),
+            () => store().insertIds(seeded(m1), [id('cookie', 'twice')]),
+            () => store().insertIds(seeded(m1), [id('cookie', 'twice')]),
+            ...upserted.map((u) => () => store().replaceId(seeded(m1), id('device', `absent-${u}`), id('device', u), true)),
             // Two upserts of one ID: the second finds it held and changes nothing.
-            () => store().replaceId(m1, id('device', 'absent-a'), id('device', 'upserted-twice'), true),
-            () => store().replaceId(m1, id('device', 'absent-b'), id('device', 'upserted-twice'), true),
-            ...replaced.map((r) => () => store().replaceId(m1, id('device', r), id('device', `s${r.slice(1)}`), false)),
-            ...removed.map((x) => () => store().removeId(m1, id('cookie', x))),
+            () => store().replaceId(seeded(m1), id('device', 'absent-a'), id('device', 'upserted-twice'), true),
+            () => store().replaceId(seeded(m1), id('device', 'absent-b'), id('device', 'upserted-twice'), true),
+            ...replaced.map((r) => () => store().replaceId(seeded(m1), id('device', r), id('device', `s${r.slice(1)}`), false)),
+            ...removed.map((x) => () => store().removeId(seeded(m1), id('cookie', x))),
           ];
           expect(writers).toHaveLength(50);
           // Issued interleaved, every kind among the others.
@@ -1072,24 +1073,24 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when a write would make a node hold more than maxIds IDs, then node_id_limit_reached and nothing changes; writes that do not grow it pass', async () => {
           const c = await customerWithSchemas();
-          await expect(store().createNode(limited(c, 'm1', 2), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
+          await expect(store().createNode(seeded(limited(c, 'm1', 2)), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
             code: 'node_id_limit_reached',
           });
           expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
-          await store().createNode(limited(c, 'm1', 2), [id('member_id', 'm1'), id('device', 'd1')]);
-          await expect(store().insertIds(limited(c, 'm1', 2), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
-          await expect(store().replaceId(limited(c, 'm1', 2), id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({
+          await store().createNode(seeded(limited(c, 'm1', 2)), [id('member_id', 'm1'), id('device', 'd1')]);
+          await expect(store().insertIds(seeded(limited(c, 'm1', 2)), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+          await expect(store().replaceId(seeded(limited(c, 'm1', 2)), id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({
             code: 'node_id_limit_reached',
           });
-          await store().replaceId(limited(c, 'm1', 2), id('device', 'd1'), id('device', 'd2'), true);
-          await store().rekey(limited(c, 'm1', 2), 'm2');
+          await store().replaceId(seeded(limited(c, 'm1', 2)), id('device', 'd1'), id('device', 'd2'), true);
+          await store().rekey(seeded(limited(c, 'm1', 2)), 'm2');
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
           // A node already past a lowered limit keeps what it holds and may still change it without growing.
-          await store().replaceId(limited(c, 'm2', 1), id('device', 'd2'), id('device', 'd3'), false);
+          await store().replaceId(seeded(limited(c, 'm2', 1)), id('device', 'd2'), id('device', 'd3'), false);
           expect(
             await store().applyNodeWrites([
-              { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1'), id('cookie', 'k2')] },
-              { kind: 'insert', node: limited(c, 'm2', 3), ids: [id('cookie', 'k1')] },
+              { kind: 'insert', node: seeded(limited(c, 'm2', 3)), ids: [id('cookie', 'k1'), id('cookie', 'k2')] },
+              { kind: 'insert', node: seeded(limited(c, 'm2', 3)), ids: [id('cookie', 'k1')] },
             ]),
           ).toEqual([expect.objectContaining({ code: 'node_id_limit_reached' }), undefined]);
           expect(await store().getNodeIds(member(c, 'm2'))).toEqual([id('cookie', 'k1'), id('device', 'd3'), id('member_id', 'm2')]);
@@ -1099,10 +1100,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // The schema's guard comes before the count, whichever way the create is applied.
           const c = await customerWithSchemas();
           const stale = (memberId: string): NodeAddress => ({ ...limited(c, memberId, 1), expectedTypes: [{ type: 'member_id', secure: true }] });
-          await expect(store().createNode(stale('m1'), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_changed' });
+          await expect(store().createNode(seeded(stale('m1')), [id('device', 'd1')])).rejects.toMatchObject({ code: 'schema_changed' });
           const bulk = await store().applyNodeWrites([
-            { kind: 'create', node: stale('m1'), ids: [id('device', 'd1')] },
-            { kind: 'create', node: member(c, 'm2'), ids: [] },
+            { kind: 'create', node: seeded(stale('m1')), ids: [id('device', 'd1')] },
+            { kind: 'create', node: seeded(member(c, 'm2')), ids: [] },
           ]);
           expect(bulk.map((o) => o?.code)).toEqual(['schema_changed', undefined]);
           expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
@@ -1110,9 +1111,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when 30 inserts race into a node with room for 9 more IDs, then exactly enough succeed to fill it, and it never holds more', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm1'), []);
+          await store().createNode(seeded(member(c, 'm1')), []);
           const settled = await Promise.allSettled(
-            Array.from({ length: 30 }, (_, i) => store().insertIds(limited(c, 'm1', 10), [id('cookie', `k${String(i).padStart(2, '0')}`)])),
+            Array.from({ length: 30 }, (_, i) => store().insertIds(seeded(limited(c, 'm1', 10)), [id('cookie', `k${String(i).padStart(2, '0')}`)])),
           );
           const inserted = settled.flatMap((o, i) => (o.status === 'fulfilled' ? [id('cookie', `k${String(i).padStart(2, '0')}`)] : []));
           expect(inserted).toHaveLength(9);
@@ -1124,17 +1125,17 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       describe('applyNodeWrites (bulk)', () => {
         test('when a batch mixes good and refused writes, then each has the outcome of its single method and only the good ones change anything', async () => {
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
+          await store().createNode(seeded(member(c, 'm0')), [id('device', 'd0')]);
           const outcomes = await store().applyNodeWrites([
-            { kind: 'create', node: member(c, 'm1'), ids: [id('device', 'd1')] },
-            { kind: 'create', node: member(c, 'm1'), ids: [id('cookie', 'never')] },
-            { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
-            { kind: 'insert', node: member(c, 'm1'), ids: [id('cookie', 'k2'), id('device', 'd1')] },
-            { kind: 'insert', node: member(c, 'ghost'), ids: [id('cookie', 'k3')] },
-            { kind: 'replace', node: member(c, 'm0'), where: id('device', 'd0'), set: id('device', 'd1'), upsert: false },
-            { kind: 'replace', node: member(c, 'm1'), where: id('cookie', 'k1'), set: id('device', 'd1'), upsert: true },
-            { kind: 'removeId', node: member(c, 'm1'), id: id('cookie', 'k1') },
-            { kind: 'deleteNode', node: member(c, 'ghost') },
+            { kind: 'create', node: seeded(member(c, 'm1')), ids: [id('device', 'd1')] },
+            { kind: 'create', node: seeded(member(c, 'm1')), ids: [id('cookie', 'never')] },
+            { kind: 'insert', node: seeded(member(c, 'm1')), ids: [id('cookie', 'k1')] },
+            { kind: 'insert', node: seeded(member(c, 'm1')), ids: [id('cookie', 'k2'), id('device', 'd1')] },
+            { kind: 'insert', node: seeded(member(c, 'ghost')), ids: [id('cookie', 'k3')] },
+            { kind: 'replace', node: seeded(member(c, 'm0')), where: id('device', 'd0'), set: id('device', 'd1'), upsert: false },
+            { kind: 'replace', node: seeded(member(c, 'm1')), where: id('cookie', 'k1'), set: id('device', 'd1'), upsert: true },
+            { kind: 'removeId', node: seeded(member(c, 'm1')), id: id('cookie', 'k1') },
+            { kind: 'deleteNode', node: seeded(member(c, 'ghost')) },
           ]);
           expect(outcomes.map((o) => o?.code)).toEqual([
             undefined,
@@ -1156,8 +1157,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when a run of creates meets a taken key, a key repeated in the batch, too many IDs and a changed schema, then only those lines are refused and every other create is made', async () => {
           // On Neo4j, consecutive creates are one statement (node.create-many): each refusal must still be its line's.
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
-          const create = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'create', node, ids });
+          await store().createNode(seeded(member(c, 'm0')), [id('device', 'd0')]);
+          const create = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'create', node: seeded(node), ids });
           const outcomes = await store().applyNodeWrites([
             create(member(c, 'm1'), id('device', 'shared')),
             create(member(c, 'm2'), id('device', 'shared'), id('cookie', 'k2')),
@@ -1196,11 +1197,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // On Neo4j, consecutive inserts take each step in one statement for all (node.lock-many, node.held-many,
           // node.link-many): each refusal must still be its line's.
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm0'), [id('device', 'd0')]);
-          await store().createNode(member(c, 'm1'), []);
-          await store().createNode(member(c, 'm2'), [id('cookie', 'k2')]);
-          await store().createNode(member(c, 'm3'), [id('device', 'd3')]);
-          const insert = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'insert', node, ids });
+          await store().createNode(seeded(member(c, 'm0')), [id('device', 'd0')]);
+          await store().createNode(seeded(member(c, 'm1')), []);
+          await store().createNode(seeded(member(c, 'm2')), [id('cookie', 'k2')]);
+          await store().createNode(seeded(member(c, 'm3')), [id('device', 'd3')]);
+          const insert = (node: NodeAddress, ...ids: IdPair[]): NodeWrite => ({ kind: 'insert', node: seeded(node), ids });
           const outcomes = await store().applyNodeWrites([
             insert(member(c, 'm0'), id('cookie', 'k0')),
             insert(member(c, 'ghost'), id('cookie', 'never-1')),
@@ -1239,14 +1240,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // On Neo4j, consecutive upserts, updates and ID removals take each step in one statement for all
           // (node.lock-many, node.held-many, node.unlink-many, node.link-many): each refusal must still be its line's.
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd2'), id('cookie', 'k2')]);
-          await store().createNode(member(c, 'm3'), [id('device', 'd3')]);
-          await store().createNode(member(c, 'm4'), [id('cookie', 'shared')]);
-          await store().createNode(member(c, 'm5'), [id('device', 'd5')]);
-          const replace = (node: NodeAddress, where: IdPair, set: IdPair, upsert = true): NodeWrite => ({ kind: 'replace', node, where, set, upsert });
-          const removeId = (node: NodeAddress, held: IdPair): NodeWrite => ({ kind: 'removeId', node, id: held });
+          await store().createNode(seeded(member(c, 'm0')), [id('device', 'd0'), id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd2'), id('cookie', 'k2')]);
+          await store().createNode(seeded(member(c, 'm3')), [id('device', 'd3')]);
+          await store().createNode(seeded(member(c, 'm4')), [id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'm5')), [id('device', 'd5')]);
+          const replace = (node: NodeAddress, where: IdPair, set: IdPair, upsert = true): NodeWrite => ({
+            kind: 'replace',
+            node: seeded(node),
+            where,
+            set,
+            upsert,
+          });
+          const removeId = (node: NodeAddress, held: IdPair): NodeWrite => ({ kind: 'removeId', node: seeded(node), id: held });
           const outcomes = await store().applyNodeWrites([
             replace(member(c, 'm0'), id('device', 'd0'), id('device', 'd0x')),
             replace(member(c, 'ghost'), id('device', 'd0'), id('cookie', 'never-1')),
@@ -1297,11 +1304,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // On Neo4j, consecutive deletes take each step in one statement for all (node.lock-many, node.ids-many,
           // node.delete-many), which must still remove exactly the orphaned Id vertices.
           const c = await customerWithSchemas();
-          await store().createNode(member(c, 'm0'), [id('device', 'd0'), id('cookie', 'shared')]);
-          await store().createNode(member(c, 'm1'), [id('device', 'd12'), id('cookie', 'shared')]);
-          await store().createNode(member(c, 'm2'), [id('device', 'd12')]);
-          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
-          const remove = (k: string): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) });
+          await store().createNode(seeded(member(c, 'm0')), [id('device', 'd0'), id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd12'), id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('device', 'd12')]);
+          await store().createNode(seeded(member(c, 'kept')), [id('cookie', 'shared')]);
+          const remove = (k: string): NodeWrite => ({ kind: 'deleteNode', node: seeded(member(c, k)) });
           const outcomes = await store().applyNodeWrites([remove('m0'), remove('ghost'), remove('m1'), remove('m0'), remove('m2')]);
           expect(outcomes.map((o) => o?.code)).toEqual([undefined, 'node_not_found', undefined, 'node_not_found', undefined]);
           for (const gone of ['m0', 'm1', 'm2']) expect(await store().getNodeIds(member(c, gone))).toBeUndefined();
@@ -1310,17 +1317,17 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             expect(await holders(c, gone)).toBe(0);
           }
           // The IDs left behind can be held again.
-          await store().createNode(member(c, 'm3'), [id('device', 'd12'), id('device', 'd0')]);
+          await store().createNode(seeded(member(c, 'm3')), [id('device', 'd12'), id('device', 'd0')]);
           expect(await linkedMembers(member(c, 'kept'))).toEqual(['kept']);
         });
 
         test('when a later write in the batch depends on an earlier one, then it sees it (writes apply in order)', async () => {
           const c = await customerWithSchemas();
           const outcomes = await store().applyNodeWrites([
-            { kind: 'create', node: member(c, 'm1'), ids: [] },
-            { kind: 'insert', node: member(c, 'm1'), ids: [id('device', 'd1')] },
-            { kind: 'deleteNode', node: member(c, 'm1') },
-            { kind: 'create', node: member(c, 'm1'), ids: [id('cookie', 'k1')] },
+            { kind: 'create', node: seeded(member(c, 'm1')), ids: [] },
+            { kind: 'insert', node: seeded(member(c, 'm1')), ids: [id('device', 'd1')] },
+            { kind: 'deleteNode', node: seeded(member(c, 'm1')) },
+            { kind: 'create', node: seeded(member(c, 'm1')), ids: [id('cookie', 'k1')] },
           ]);
           expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
           expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k1'), id('member_id', 'm1')]);
@@ -1329,16 +1336,22 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when bulk batches race on the same keys and IDs, then every key is created once, by exactly one line, and holds what that line gave it', async () => {
           const c = await customerWithSchemas();
           const keys = Array.from({ length: 150 }, (_, i) => `m${i}`);
+          /** The key of line i of batch b (the even batches go in key order, the odd ones in reverse). */
+          const keyAt = (b: number, i: number) => (b % 2 === 0 ? keys[i] : keys[keys.length - 1 - i]);
           // Eight batches over the same 150 keys, each in its own order, with IDs shared between batches.
           const batches = Array.from({ length: 8 }, (_, b) => {
             const order = b % 2 === 0 ? keys : [...keys].reverse();
-            return order.map((k): NodeWrite => ({ kind: 'create', node: member(c, k), ids: [id('device', `${k}-b${b}`), id('cookie', `shared-${k}`)] }));
+            return order.map((k): NodeWrite => ({
+              kind: 'create',
+              node: seeded(member(c, k)),
+              ids: [id('device', `${k}-b${b}`), id('cookie', `shared-${k}`)],
+            }));
           });
           const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
           for (const k of keys) {
-            const winners = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k && outcomes[b]?.[i] === undefined ? [b] : [])));
+            const winners = batches.flatMap((batch, b) => batch.flatMap((_w, i) => (keyAt(b, i) === k && outcomes[b]?.[i] === undefined ? [b] : [])));
             expect(winners).toHaveLength(1);
-            const losers = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k && b !== winners[0] ? [outcomes[b]?.[i]?.code] : [])));
+            const losers = batches.flatMap((batch, b) => batch.flatMap((_w, i) => (keyAt(b, i) === k && b !== winners[0] ? [outcomes[b]?.[i]?.code] : [])));
             expect(new Set(losers)).toEqual(new Set(['node_exists']));
             expect(await store().getNodeIds(member(c, k))).toEqual([id('cookie', `shared-${k}`), id('device', `${k}-b${winners[0]}`), id('member_id', k)]);
           }
@@ -1347,11 +1360,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when bulk batches of inserts race on the same nodes in opposite orders, then every line is applied and each node holds what every batch gave it', async () => {
           const c = await customerWithSchemas();
           const keys = Array.from({ length: 40 }, (_, i) => `m${i}`);
-          for (const k of keys) await store().createNode(member(c, k), [id('cookie', 'shared')]);
+          for (const k of keys) await store().createNode(seeded(member(c, k)), [id('cookie', 'shared')]);
           // Four batches over the same 40 nodes, each in its own order, each giving every node a device of its own.
           const batches = Array.from({ length: 4 }, (_, b) => {
             const order = b % 2 === 0 ? keys : [...keys].reverse();
-            return order.map((k): NodeWrite => ({ kind: 'insert', node: member(c, k), ids: [id('device', `${k}-b${b}`)] }));
+            return order.map((k): NodeWrite => ({ kind: 'insert', node: seeded(member(c, k)), ids: [id('device', `${k}-b${b}`)] }));
           });
           const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
           expect(outcomes.flat().filter((o) => o !== undefined)).toEqual([]);
@@ -1367,15 +1380,15 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when bulk batches of upserts and ID removals race on the same nodes in opposite orders, then every line is applied once, and an Id vertex the last holder let go of is gone', async () => {
           const c = await customerWithSchemas();
           const keys = Array.from({ length: 40 }, (_, i) => `m${i}`);
-          for (const k of keys) await store().createNode(member(c, k), [id('device', `${k}-old`), id('cookie', 'shared')]);
+          for (const k of keys) await store().createNode(seeded(member(c, k)), [id('device', `${k}-old`), id('cookie', 'shared')]);
           // Four batches over the same 40 nodes, each in its own order: two upserts that add (one a device of the
           // node's own, one an ID all come to hold), two removals (one of an ID of the node's own, one of the ID all held).
           const nowhere = id('device', 'nowhere');
           const lines: Array<(k: string) => NodeWrite> = [
-            (k) => ({ kind: 'replace', node: member(c, k), where: nowhere, set: id('device', `${k}-new`), upsert: true }),
-            (k) => ({ kind: 'replace', node: member(c, k), where: nowhere, set: id('cookie', 'together'), upsert: true }),
-            (k) => ({ kind: 'removeId', node: member(c, k), id: id('device', `${k}-old`) }),
-            (k) => ({ kind: 'removeId', node: member(c, k), id: id('cookie', 'shared') }),
+            (k) => ({ kind: 'replace', node: seeded(member(c, k)), where: nowhere, set: id('device', `${k}-new`), upsert: true }),
+            (k) => ({ kind: 'replace', node: seeded(member(c, k)), where: nowhere, set: id('cookie', 'together'), upsert: true }),
+            (k) => ({ kind: 'removeId', node: seeded(member(c, k)), id: id('device', `${k}-old`) }),
+            (k) => ({ kind: 'removeId', node: seeded(member(c, k)), id: id('cookie', 'shared') }),
           ];
           const batches = lines.map((line, b) => (b % 2 === 0 ? keys : [...keys].reverse()).map(line));
           const outcomes = await Promise.all(batches.map((batch) => store().applyNodeWrites(batch)));
@@ -1391,21 +1404,23 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when bulk batches of deletes race single deletes of the same nodes, then each node is deleted once, by one line or call, and every other is node_not_found', async () => {
           const c = await customerWithSchemas();
           const keys = Array.from({ length: 60 }, (_, i) => `m${i}`);
-          for (const k of keys) await store().createNode(member(c, k), [id('device', `d-${k}`), id('cookie', 'shared')]);
-          await store().createNode(member(c, 'kept'), [id('cookie', 'shared')]);
+          /** The key of line i of batch b (the even batches go in key order, the odd ones in reverse). */
+          const keyAt = (b: number, i: number) => (b % 2 === 0 ? keys[i] : keys[keys.length - 1 - i]);
+          for (const k of keys) await store().createNode(seeded(member(c, k)), [id('device', `d-${k}`), id('cookie', 'shared')]);
+          await store().createNode(seeded(member(c, 'kept')), [id('cookie', 'shared')]);
           // Four batches over the same 60 nodes, each in its own order, beside a single delete of every third node.
           const batches = Array.from({ length: 4 }, (_, b) => {
             const order = b % 2 === 0 ? keys : [...keys].reverse();
-            return order.map((k): NodeWrite => ({ kind: 'deleteNode', node: member(c, k) }));
+            return order.map((k): NodeWrite => ({ kind: 'deleteNode', node: seeded(member(c, k)) }));
           });
           const singles = keys.filter((_, i) => i % 3 === 0);
           const [outcomes, single] = await Promise.all([
             Promise.all(batches.map((batch) => store().applyNodeWrites(batch))),
-            Promise.allSettled(singles.map((k) => store().deleteNode(member(c, k)))),
+            Promise.allSettled(singles.map((k) => store().deleteNode(seeded(member(c, k))))),
           ]);
 
           for (const k of keys) {
-            const byLines = batches.flatMap((batch, b) => batch.flatMap((w, i) => (w.node.key.id === k ? [outcomes[b]?.[i]?.code ?? 'deleted'] : [])));
+            const byLines = batches.flatMap((batch, b) => batch.flatMap((_w, i) => (keyAt(b, i) === k ? [outcomes[b]?.[i]?.code ?? 'deleted'] : [])));
             const bySingle = singles.includes(k) ? [single[singles.indexOf(k)]] : [];
             const deletions = byLines.filter((o) => o === 'deleted').length + bySingle.filter((o) => o?.status === 'fulfilled').length;
             expect([k, deletions]).toEqual([k, 1]);
@@ -1438,15 +1453,15 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       /** A (device d1) B (cookie k1) C: a chain of three member nodes. */
       async function chain(c: string): Promise<void> {
-        await store().createNode(member(c, 'a'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'b'), [id('device', 'd1'), id('cookie', 'k1')]);
-        await store().createNode(member(c, 'c'), [id('cookie', 'k1'), id('email', 'c@example.com')]);
+        await store().createNode(seeded(member(c, 'a')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'b')), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'c')), [id('cookie', 'k1'), id('email', 'c@example.com')]);
       }
 
       test('when starting from a key, then the results are the IDs of every node linked to it', async () => {
         const c = await customerWithSchemas();
         await chain(c);
-        await store().createNode(member(c, 'lonely'), [id('device', 'd9')]);
+        await store().createNode(seeded(member(c, 'lonely')), [id('device', 'd9')]);
         const r = await search(buildQuery(fromKey(member(c, 'a'))));
         expect(r.results).toEqual([
           id('cookie', 'k1'),
@@ -1461,9 +1476,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when starting from where, then every node holding it is a start node', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'a'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'b'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'x'), [id('device', 'd2')]);
+        await store().createNode(seeded(member(c, 'a')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'b')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'x')), [id('device', 'd2')]);
         // exclude:true with nothing else linked proves both holders were start nodes.
         const excluded = await search(buildQuery({ customerId: c, where: { id: id('device', 'd1') }, exclude: true }));
         expect(excluded).toMatchObject({ results: [], total: 0 });
@@ -1474,8 +1489,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test("when where is restricted to a schema, then only that schema's holders are start nodes", async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().createNode(shop(c, 's1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().createNode(seeded(shop(c, 's1')), [id('device', 'd1')]);
         const fromShop = await search(buildQuery({ customerId: c, where: { schemaId: 'shop', id: id('device', 'd1') }, exclude: true }));
         expect(fromShop.results).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         const fromMember = await search(buildQuery({ customerId: c, where: { schemaId: 'member', id: id('device', 'd1') }, exclude: true }));
@@ -1488,8 +1503,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when key and where are both given, then the keyed node starts only if it holds where', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'm2'), [id('device', 'd2')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('device', 'd2')]);
         const holds = await search(buildQuery({ ...fromKey(member(c, 'm1')), where: { schemaId: 'member', id: id('device', 'd1') } }));
         expect(holds.results).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         expect(holds.total).toBe(2);
@@ -1500,7 +1515,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when there is no start node, then the result is empty with total 0', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         expect(await search(buildQuery(fromKey(member(c, 'ghost'))))).toMatchObject({ results: [], total: 0 });
         expect(await search(buildQuery({ customerId: c, key: { schemaId: 'nope', key: id('member_id', 'm1') } }))).toMatchObject({
           results: [],
@@ -1528,7 +1543,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const name = (i: number) => `n${String(i).padStart(2, '0')}`;
         // Node i shares device l{i-1} with node i-1 and device l{i} with node i+1.
         for (let i = 0; i < length; i += 1) {
-          await store().createNode(member(c, name(i)), i === 0 ? [id('device', 'l0')] : [id('device', `l${i - 1}`), id('device', `l${i}`)]);
+          await store().createNode(seeded(member(c, name(i))), i === 0 ? [id('device', 'l0')] : [id('device', `l${i - 1}`), id('device', `l${i}`)]);
         }
         const all = await search(buildQuery({ ...fromKey(member(c, 'n00')), havingType: 'member_id' }));
         expect(all.total).toBe(length);
@@ -1539,8 +1554,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when step is ALL, then links cross schemas', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().createNode(shop(c, 's1'), [id('device', 'd1'), id('email', 's@example.com')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().createNode(seeded(shop(c, 's1')), [id('device', 'd1'), id('email', 's@example.com')]);
         await store().putSchema(c, {
           schemaId: 'crm',
           idTypes: [
@@ -1548,7 +1563,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             { type: 'email', secure: true },
           ],
         });
-        await store().createNode({ customerId: c, schemaId: 'crm', key: id('crm_id', 'r1') }, [id('email', 's@example.com')]);
+        await store().createNode(seeded({ customerId: c, schemaId: 'crm', key: id('crm_id', 'r1') }), [id('email', 's@example.com')]);
         const r = await search(buildQuery(fromKey(member(c, 'm1'))));
         expect(r.results).toEqual([id('crm_id', 'r1'), id('device', 'd1'), id('email', 's@example.com'), id('member_id', 'm1'), id('shop_id', 's1')]);
         expect(r.total).toBe(5);
@@ -1556,8 +1571,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test("when exclude is true, then the start node's own IDs go unless another target holds them", async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'a'), [id('device', 'd1'), id('cookie', 'ka')]);
-        await store().createNode(member(c, 'b'), [id('device', 'd1'), id('cookie', 'kb')]);
+        await store().createNode(seeded(member(c, 'a')), [id('device', 'd1'), id('cookie', 'ka')]);
+        await store().createNode(seeded(member(c, 'b')), [id('device', 'd1'), id('cookie', 'kb')]);
         const r = await search(buildQuery({ ...fromKey(member(c, 'a')), exclude: true }));
         expect(r.results).toEqual([id('cookie', 'kb'), id('device', 'd1'), id('member_id', 'b')]);
         expect(r.total).toBe(3);
@@ -1567,7 +1582,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when exclude is true and nothing else is linked, then the result is empty', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'a'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'a')), [id('device', 'd1')]);
         expect(await search(buildQuery({ ...fromKey(member(c, 'a')), exclude: true }))).toMatchObject({ results: [], total: 0 });
       });
 
@@ -1583,8 +1598,8 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when types are hidden, then their IDs are neither results nor counted, but links through them still count', async () => {
         const c = await customerWithSchemas();
-        await store().createNode(member(c, 'a'), [id('email', 'x@example.com'), id('device', 'd1')]);
-        await store().createNode(member(c, 'b'), [id('email', 'x@example.com')]);
+        await store().createNode(seeded(member(c, 'a')), [id('email', 'x@example.com'), id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'b')), [id('email', 'x@example.com')]);
         const r = await search(buildQuery({ ...fromKey(member(c, 'a')), hiddenTypes: ['email'] }));
         expect(r.results).toEqual([id('device', 'd1'), id('member_id', 'a'), id('member_id', 'b')]);
         expect(r.total).toBe(3);
@@ -1607,7 +1622,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ],
         });
         const node: NodeAddress = { customerId: c, schemaId: 'order', key: id('member_id', 'm') };
-        await store().createNode(node, [
+        await store().createNode(seeded(node), [
           id('cookie', '😀'),
           id('cookie', 'a'),
           id('cookie', '\uFFFD'),
@@ -1643,7 +1658,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when limit cuts between values that UTF-16 and code points order differently, then the first ones in code-point order', async () => {
         const c = await customerWithSchemas();
         // In UTF-16 code units the emoji (a surrogate pair) sorts before U+E000 and U+FFFD; in code points after.
-        await store().createNode(member(c, 'm'), [id('cookie', '\uFFFD'), id('cookie', '😀'), id('cookie', '\uE000'), id('cookie', 'a')]);
+        await store().createNode(seeded(member(c, 'm')), [id('cookie', '\uFFFD'), id('cookie', '😀'), id('cookie', '\uE000'), id('cookie', 'a')]);
         const first = async (limit: number) => (await search(buildQuery({ ...fromKey(member(c, 'm')), havingType: 'cookie', limit }))).results;
         expect(await first(2)).toEqual([id('cookie', 'a'), id('cookie', '\uE000')]);
         expect(await first(3)).toEqual([id('cookie', 'a'), id('cookie', '\uE000'), id('cookie', '\uFFFD')]);
@@ -1666,7 +1681,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when the component has more nodes than maxNodes, then component_too_large; with exactly maxNodes it succeeds', async () => {
         const c = await customerWithSchemas();
-        for (let i = 0; i < 5; i += 1) await store().createNode(member(c, `m${i}`), [id('device', 'shared')]);
+        for (let i = 0; i < 5; i += 1) await store().createNode(seeded(member(c, `m${i}`)), [id('device', 'shared')]);
         await expect(search(buildQuery({ ...fromKey(member(c, 'm0')), maxNodes: 4 }))).rejects.toMatchObject({ code: 'component_too_large' });
         const fits = await search(buildQuery({ ...fromKey(member(c, 'm0')), maxNodes: 5, havingType: 'member_id' }));
         expect(fits.results.map((x) => x.id)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
@@ -1675,7 +1690,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when more start nodes than maxNodes hold where, then component_too_large', async () => {
         const c = await customerWithSchemas();
-        for (let i = 0; i < 3; i += 1) await store().createNode(member(c, `m${i}`), [id('device', 'shared')]);
+        for (let i = 0; i < 3; i += 1) await store().createNode(seeded(member(c, `m${i}`)), [id('device', 'shared')]);
         await expect(search(buildQuery({ customerId: c, where: { id: id('device', 'shared') }, step: 'ONE', maxNodes: 2 }))).rejects.toMatchObject({
           code: 'component_too_large',
         });
@@ -1708,7 +1723,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
       test('when step is ONE, then maxNodes counts only the nodes ONE visits', async () => {
         const c = await customerWithSchemas();
         await chain(c);
-        await store().createNode(member(c, 'd'), [id('email', 'c@example.com')]);
+        await store().createNode(seeded(member(c, 'd')), [id('email', 'c@example.com')]);
         // ONE from a visits a and b (2 nodes); the component has 4.
         const one = await search(buildQuery({ ...fromKey(member(c, 'a')), step: 'ONE', maxNodes: 2, havingType: 'member_id' }));
         expect(one.results).toEqual([id('member_id', 'a'), id('member_id', 'b')]);
@@ -1723,7 +1738,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           for (let i = 0; i < size; i += 1) {
             const extra = [id('device', `${prefix}-hub`), id('cookie', `${prefix}-${values[i % values.length]}-${i}`)];
             if (i % 5 === 0) extra.push(id('email', `${prefix}-${i}@example.com`));
-            await store().createNode(member(c, `${prefix}-${String(i).padStart(3, '0')}`), extra);
+            await store().createNode(seeded(member(c, `${prefix}-${String(i).padStart(3, '0')}`)), extra);
           }
         };
         await build('few', 6);
@@ -1761,12 +1776,12 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         const c = await customerWithSchemas();
         const count = 200;
         for (let i = 0; i < count; i += 1) {
-          await store().createNode(member(c, `m${String(i).padStart(3, '0')}`), [id('device', 'popular')]);
+          await store().createNode(seeded(member(c, `m${String(i).padStart(3, '0')}`)), [id('device', 'popular')]);
         }
         // One holder also leads on to a shop node.
-        await store().insertIds(member(c, 'm137'), [id('cookie', 'bridge')]);
-        await store().createNode(shop(c, 's1'), [id('device', 'elsewhere')]);
-        await store().insertIds(member(c, 'm137'), [id('device', 'elsewhere')]);
+        await store().insertIds(seeded(member(c, 'm137')), [id('cookie', 'bridge')]);
+        await store().createNode(seeded(shop(c, 's1')), [id('device', 'elsewhere')]);
+        await store().insertIds(seeded(member(c, 'm137')), [id('device', 'elsewhere')]);
         const r = await search(buildQuery({ ...fromKey(member(c, 'm000')), havingType: 'member_id' }));
         expect(r.total).toBe(count);
         expect(r.results[0]).toEqual(id('member_id', 'm000'));
@@ -1795,9 +1810,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test('when two customers hold identical IDs, then each search sees only its own nodes', async () => {
         const { a, b } = await twoCustomers();
-        await store().createNode(member(a, 'm1'), [id('device', 'd1'), id('cookie', 'ka')]);
-        await store().createNode(member(a, 'm2'), [id('device', 'd1')]);
-        await store().createNode(member(b, 'm1'), [id('device', 'd1'), id('cookie', 'kb')]);
+        await store().createNode(seeded(member(a, 'm1')), [id('device', 'd1'), id('cookie', 'ka')]);
+        await store().createNode(seeded(member(a, 'm2')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(b, 'm1')), [id('device', 'd1'), id('cookie', 'kb')]);
         const bByWhere = await store().searchWithTypes(buildQuery({ customerId: b, where: { id: id('device', 'd1') } }));
         expect(bByWhere.results).toEqual([id('cookie', 'kb'), id('device', 'd1'), id('member_id', 'm1')]);
         expect(bByWhere.total).toBe(3);
@@ -1811,30 +1826,30 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test("when a customer addresses another customer's node, then it is not found and not touched", async () => {
         const { a, b } = await twoCustomers();
-        await store().createNode(member(a, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(a, 'm1')), [id('device', 'd1')]);
         const aBefore = [id('device', 'd1'), id('member_id', 'm1')];
         expect(await store().getNodeIds(member(b, 'm1'))).toBeUndefined();
-        await expect(store().insertIds(member(b, 'm1'), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_not_found' });
-        await expect(store().replaceId(member(b, 'm1'), id('device', 'd1'), id('device', 'd2'), true)).rejects.toMatchObject({
+        await expect(store().insertIds(seeded(member(b, 'm1')), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().replaceId(seeded(member(b, 'm1')), id('device', 'd1'), id('device', 'd2'), true)).rejects.toMatchObject({
           code: 'node_not_found',
         });
-        await expect(store().removeId(member(b, 'm1'), id('device', 'd1'))).rejects.toMatchObject({ code: 'node_not_found' });
-        await expect(store().rekey(member(b, 'm1'), 'm9')).rejects.toMatchObject({ code: 'node_not_found' });
-        await expect(store().deleteNode(member(b, 'm1'))).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().removeId(seeded(member(b, 'm1')), id('device', 'd1'))).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().rekey(seeded(member(b, 'm1')), 'm9')).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().deleteNode(seeded(member(b, 'm1')))).rejects.toMatchObject({ code: 'node_not_found' });
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual(aBefore);
       });
 
       test("when a customer writes IDs another customer also holds, then the other customer's nodes are unchanged", async () => {
         const { a, b } = await twoCustomers();
-        await store().createNode(member(a, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-        await store().createNode(member(b, 'm1'), [id('device', 'd1')]);
-        await store().insertIds(member(b, 'm1'), [id('cookie', 'k1')]);
-        await store().replaceId(member(b, 'm1'), id('device', 'd1'), id('device', 'd2'), false);
-        await store().removeId(member(b, 'm1'), id('cookie', 'k1'));
-        await store().rekey(member(b, 'm1'), 'm2');
+        await store().createNode(seeded(member(a, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(b, 'm1')), [id('device', 'd1')]);
+        await store().insertIds(seeded(member(b, 'm1')), [id('cookie', 'k1')]);
+        await store().replaceId(seeded(member(b, 'm1')), id('device', 'd1'), id('device', 'd2'), false);
+        await store().removeId(seeded(member(b, 'm1')), id('cookie', 'k1'));
+        await store().rekey(seeded(member(b, 'm1')), 'm2');
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
         expect(await store().getNodeIds(member(b, 'm2'))).toEqual([id('device', 'd2'), id('member_id', 'm2')]);
-        await store().deleteNode(member(b, 'm2'));
+        await store().deleteNode(seeded(member(b, 'm2')));
         expect(await store().getNodeIds(member(a, 'm1'))).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
         const aByWhere = await store().searchWithTypes(buildQuery({ customerId: a, where: { id: id('device', 'd1') } }));
         expect(aByWhere.results).toEqual([id('cookie', 'k1'), id('device', 'd1'), id('member_id', 'm1')]);
@@ -1842,7 +1857,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
       test("when a customer has nodes, then another customer's schemas are not in use by them", async () => {
         const { a, b } = await twoCustomers();
-        await store().createNode(member(a, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(a, 'm1')), [id('device', 'd1')]);
         const withoutDevice: SchemaRecord = { schemaId: 'member', idTypes: MEMBER.idTypes.filter((t) => t.type !== 'device') };
         await expect(store().putSchema(b, withoutDevice)).resolves.toEqual({ created: false });
         await store().deleteSchema(b, 'shop');
@@ -2023,7 +2038,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           };
           await store().putSchema(c, a);
           await store().putSchema(c, b);
-          await store().createNode({ customerId: c, schemaId: 'a', key: id('a_id', 'n1') }, [id('email', 'n1@example.com'), id('tag', 't1')]);
+          await store().createNode(seeded({ customerId: c, schemaId: 'a', key: id('a_id', 'n1') }), [id('email', 'n1@example.com'), id('tag', 't1')]);
           // Unless fixed, the replacement drops tag (held: schema_in_use), turns email off (held: secure_type_in_use),
           // lets ip link (b: type_option_conflict) and declares phone open (b: secure_flag_conflict): in the opposite
           // order of the checks, so that the declaration order cannot be what decides.
@@ -2061,9 +2076,9 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when a secure type held by nodes is turned off, then secure_type_in_use and nothing changes, until no node holds an ID of it', async () => {
           const c = newCustomer();
           await store().putSchema(c, MEMBER);
-          await store().createNode(member(c, 'm1'), [id('email', 'a@example.com')]);
-          await store().createNode(member(c, 'm2'), [id('email', 'b@example.com'), id('device', 'd2')]);
-          await store().createNode(member(c, 'm3'), [id('email', 'b@example.com')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('email', 'a@example.com')]);
+          await store().createNode(seeded(member(c, 'm2')), [id('email', 'b@example.com'), id('device', 'd2')]);
+          await store().createNode(seeded(member(c, 'm3')), [id('email', 'b@example.com')]);
           const stillSecure = async () => {
             await expect(store().putSchema(c, emailOpen)).rejects.toMatchObject({ code: 'secure_type_in_use' });
             expect(await store().getSchema(c, 'member')).toStrictEqual(MEMBER);
@@ -2071,11 +2086,11 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           };
           await stillSecure();
           // Each way an ID goes (removed, replaced, its node deleted), and one held ID is enough to refuse.
-          await store().removeId(member(c, 'm1'), id('email', 'a@example.com'));
+          await store().removeId(seeded(member(c, 'm1')), id('email', 'a@example.com'));
           await stillSecure();
-          await store().replaceId(member(c, 'm2'), id('email', 'b@example.com'), id('cookie', 'k2'), false);
+          await store().replaceId(seeded(member(c, 'm2')), id('email', 'b@example.com'), id('cookie', 'k2'), false);
           await stillSecure();
-          await store().deleteNode(member(c, 'm3'));
+          await store().deleteNode(seeded(member(c, 'm3')));
           await expect(store().putSchema(c, emailOpen)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'member')).toStrictEqual(emailOpen);
           expect((await policyTypes(c)).secure).toEqual([]);
@@ -2100,10 +2115,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           };
           await store().putSchema(c, contact);
           const node: NodeAddress = { customerId: c, schemaId: 'contact', key: id('email', 'k@example.com') };
-          await store().createNode(node, []);
+          await store().createNode(seeded(node), []);
           await expect(store().putSchema(c, open)).rejects.toMatchObject({ code: 'secure_type_in_use' });
           expect(await store().getSchema(c, 'contact')).toStrictEqual(contact);
-          await store().deleteNode(node);
+          await store().deleteNode(seeded(node));
           await expect(store().putSchema(c, open)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'contact')).toStrictEqual(open);
         });
@@ -2113,7 +2128,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const other = newCustomer();
           await store().putSchema(c, MEMBER);
           await store().putSchema(other, MEMBER);
-          await store().createNode(member(other, 'm1'), [id('email', 'a@example.com')]);
+          await store().createNode(seeded(member(other, 'm1')), [id('email', 'a@example.com')]);
           await expect(store().putSchema(c, emailOpen)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'member')).toStrictEqual(emailOpen);
           await expect(store().putSchema(other, emailOpen)).rejects.toMatchObject({ code: 'secure_type_in_use' });
@@ -2125,7 +2140,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             const c = newCustomer();
             await store().putSchema(c, MEMBER);
             const email = (i: number) => id('email', `e${i}@example.com`);
-            const create = (i: number) => store().createNode(asChecked(member(c, `m${i}`), MEMBER, [email(i)]), [email(i)]);
+            const create = (i: number) => store().createNode(seeded(asChecked(member(c, `m${i}`), MEMBER, [email(i)])), [email(i)]);
             // Issued around the put: which commits first is up to the store.
             const before = [0, 1].map(create);
             const put = store().putSchema(c, emailOpen);
@@ -2156,7 +2171,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             ],
           };
           await store().putSchema(c, visit);
-          await store().createNode({ customerId: c, schemaId: 'visit', key: id('visit_id', 'v1') }, [id('ip', '192.0.2.1')]);
+          await store().createNode(seeded({ customerId: c, schemaId: 'visit', key: id('visit_id', 'v1') }), [id('ip', '192.0.2.1')]);
           const ipSecure: SchemaRecord = {
             schemaId: 'visit',
             idTypes: [
@@ -2228,7 +2243,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           ];
           for (const [node, schema, held] of nodes) {
             const ids = unlinked ? held : held.filter((x) => !UNLINKED.includes(x.type));
-            await store().createNode(asChecked(node, schema, ids), ids);
+            await store().createNode(seeded(asChecked(node, schema, ids)), ids);
           }
           return c;
         }
@@ -2333,7 +2348,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             // Holds the ip alone, in another schema: not a start node, and nothing links it to one.
             [visitor('v2'), VISITOR, [IP, id('cookie', 'alone')]],
           ];
-          for (const [node, schema, held] of nodes) await store().createNode(asChecked(node, schema, held), held);
+          for (const [node, schema, held] of nodes) await store().createNode(seeded(asChecked(node, schema, held)), held);
           const component = union([SHARED, IP, id('visitor_id', 'v1'), id('account_id', 'x1')], people(...holders));
 
           const fromIp = (overrides: Partial<SearchQuery> = {}) => search(fromWhereUnlinked(c, { schemaId: 'person', id: IP }, overrides));
@@ -2474,21 +2489,21 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when nodes are created with an ID of a limited type, then the maxHolders-th succeeds, counted over all schemas, and the next is holder_limit_reached and not created', async () => {
           const c = await customerWithLimits();
-          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
-          await store().createNode(kiosk(c, 'k1', [HOT]), [HOT]);
+          await store().createNode(seeded(visit(c, 'v1', [HOT])), [HOT]);
+          await store().createNode(seeded(kiosk(c, 'k1', [HOT])), [HOT]);
           const withCookie = (n: string) => [id('cookie', `c${n}`), HOT];
           // The third holder: exactly at the limit.
-          await expect(store().createNode(visit(c, 'v2', withCookie('2')), withCookie('2'))).resolves.toBeUndefined();
-          await expect(store().createNode(visit(c, 'v3', withCookie('3')), withCookie('3'))).rejects.toMatchObject(limitReached);
-          await expect(store().createNode(kiosk(c, 'k2', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          await expect(store().createNode(seeded(visit(c, 'v2', withCookie('2'))), withCookie('2'))).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(visit(c, 'v3', withCookie('3'))), withCookie('3'))).rejects.toMatchObject(limitReached);
+          await expect(store().createNode(seeded(kiosk(c, 'k2', [HOT])), [HOT])).rejects.toMatchObject(limitReached);
           expect(await store().getNodeIds(visit(c, 'v3'))).toBeUndefined();
           expect(await store().getNodeIds(kiosk(c, 'k2'))).toBeUndefined();
           expect((await search(buildQuery({ customerId: c, where: { id: id('cookie', 'c3') } }))).total).toBe(0);
           expect(await holdersOf(c, HOT)).toEqual(['kiosk_id=k1', 'visit_id=v1', 'visit_id=v2']);
           // Without that ID the same node is created; another customer counts its own holders.
-          await expect(store().createNode(visit(c, 'v3', [id('cookie', 'c3')]), [id('cookie', 'c3')])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(visit(c, 'v3', [id('cookie', 'c3')])), [id('cookie', 'c3')])).resolves.toBeUndefined();
           const other = await customerWithLimits();
-          await expect(store().createNode(visit(other, 'v1', [HOT]), [HOT])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(visit(other, 'v1', [HOT])), [HOT])).resolves.toBeUndefined();
           expect(await holdersOf(other, HOT)).toEqual(['visit_id=v1']);
           expect(await holdersOf(c, HOT)).toEqual(['kiosk_id=k1', 'visit_id=v1', 'visit_id=v2']);
         });
@@ -2496,68 +2511,68 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test('when insertIds would add a holder past the limit, then holder_limit_reached and none of its IDs is added; up to the limit it succeeds', async () => {
           const c = await customerWithLimits();
           const FREE = id('ip', '203.0.113.9');
-          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
-          await store().createNode(visit(c, 'v2', [HOT]), [HOT]);
-          await store().createNode(visit(c, 'v3'), []);
-          await store().createNode(visit(c, 'v4', [id('cookie', 'c4')]), [id('cookie', 'c4')]);
-          await expect(store().insertIds(visit(c, 'v3', [HOT]), [HOT])).resolves.toBeUndefined();
+          await store().createNode(seeded(visit(c, 'v1', [HOT])), [HOT]);
+          await store().createNode(seeded(visit(c, 'v2', [HOT])), [HOT]);
+          await store().createNode(seeded(visit(c, 'v3')), []);
+          await store().createNode(seeded(visit(c, 'v4', [id('cookie', 'c4')])), [id('cookie', 'c4')]);
+          await expect(store().insertIds(seeded(visit(c, 'v3', [HOT])), [HOT])).resolves.toBeUndefined();
           const adding = [id('cookie', 'c4b'), FREE, HOT];
-          await expect(store().insertIds(visit(c, 'v4', adding), adding)).rejects.toMatchObject(limitReached);
+          await expect(store().insertIds(seeded(visit(c, 'v4', adding)), adding)).rejects.toMatchObject(limitReached);
           expect(await store().getNodeIds(visit(c, 'v4'))).toEqual([id('cookie', 'c4'), id('visit_id', 'v4')]);
           expect((await search(buildQuery({ customerId: c, where: { id: FREE } }))).total).toBe(0);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
-          await expect(store().insertIds(visit(c, 'v4', [FREE]), [FREE])).resolves.toBeUndefined();
+          await expect(store().insertIds(seeded(visit(c, 'v4', [FREE])), [FREE])).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'v4'))).toEqual([id('cookie', 'c4'), FREE, id('visit_id', 'v4')]);
         });
 
         test('when replaceId would set an ID whose holders are at the limit, then holder_limit_reached on the update and on the upsert path, and the node is unchanged', async () => {
           const c = await customerWithLimits();
           const own = (n: string) => id('ip', `10.0.0.${n}`);
-          for (const n of ['1', '2']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
-          for (const n of ['3', '4']) await store().createNode(visit(c, `v${n}`, [own(n)]), [own(n)]);
+          for (const n of ['1', '2']) await store().createNode(seeded(visit(c, `v${n}`, [HOT])), [HOT]);
+          for (const n of ['3', '4']) await store().createNode(seeded(visit(c, `v${n}`, [own(n)])), [own(n)]);
           // Update, the third holder: at the limit.
-          await expect(store().replaceId(visit(c, 'v3', [own('3'), HOT]), own('3'), HOT, false)).resolves.toBeUndefined();
+          await expect(store().replaceId(seeded(visit(c, 'v3', [own('3'), HOT])), own('3'), HOT, false)).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'v3'))).toEqual([HOT, id('visit_id', 'v3')]);
           const v4 = [own('4'), id('visit_id', 'v4')];
           // where held (update, with and without upsert), then where not held (upsert adds set).
           for (const upsert of [false, true]) {
-            await expect(store().replaceId(visit(c, 'v4', [own('4'), HOT]), own('4'), HOT, upsert)).rejects.toMatchObject(limitReached);
+            await expect(store().replaceId(seeded(visit(c, 'v4', [own('4'), HOT])), own('4'), HOT, upsert)).rejects.toMatchObject(limitReached);
           }
-          await expect(store().replaceId(visit(c, 'v4', [absent, HOT]), absent, HOT, true)).rejects.toMatchObject(limitReached);
+          await expect(store().replaceId(seeded(visit(c, 'v4', [absent, HOT])), absent, HOT, true)).rejects.toMatchObject(limitReached);
           expect(await store().getNodeIds(visit(c, 'v4'))).toEqual(v4);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
           // An update whose where is not held adds nothing, so it is no holder either.
-          await expect(store().replaceId(visit(c, 'v4', [absent, HOT]), absent, HOT, false)).resolves.toBeUndefined();
+          await expect(store().replaceId(seeded(visit(c, 'v4', [absent, HOT])), absent, HOT, false)).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'v4'))).toEqual(v4);
         });
 
         test('when a node already holds the limited ID, then writes keeping it add no holder and pass at the limit; each holder that goes frees a place', async () => {
           const c = await customerWithLimits();
-          for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
-          await expect(store().replaceId(visit(c, 'v1', [absent, HOT]), absent, HOT, true)).resolves.toBeUndefined();
-          await expect(store().replaceId(visit(c, 'v1', [HOT]), HOT, HOT, false)).resolves.toBeUndefined();
-          expect(await store().applyNodeWrites([{ kind: 'replace', node: visit(c, 'v2', [absent, HOT]), where: absent, set: HOT, upsert: true }])).toEqual([
-            undefined,
-          ]);
-          await expect(store().insertIds(visit(c, 'v1', [HOT]), [HOT])).rejects.toMatchObject({ code: 'id_exists' });
+          for (const n of ['1', '2', '3']) await store().createNode(seeded(visit(c, `v${n}`, [HOT])), [HOT]);
+          await expect(store().replaceId(seeded(visit(c, 'v1', [absent, HOT])), absent, HOT, true)).resolves.toBeUndefined();
+          await expect(store().replaceId(seeded(visit(c, 'v1', [HOT])), HOT, HOT, false)).resolves.toBeUndefined();
+          expect(
+            await store().applyNodeWrites([{ kind: 'replace', node: seeded(visit(c, 'v2', [absent, HOT])), where: absent, set: HOT, upsert: true }]),
+          ).toEqual([undefined]);
+          await expect(store().insertIds(seeded(visit(c, 'v1', [HOT])), [HOT])).rejects.toMatchObject({ code: 'id_exists' });
           expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([HOT, id('visit_id', 'v1')]);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
 
-          await store().createNode(visit(c, 'v4'), []);
-          await store().createNode(visit(c, 'v5'), []);
-          await expect(store().insertIds(visit(c, 'v4', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          await store().createNode(seeded(visit(c, 'v4')), []);
+          await store().createNode(seeded(visit(c, 'v5')), []);
+          await expect(store().insertIds(seeded(visit(c, 'v4', [HOT])), [HOT])).rejects.toMatchObject(limitReached);
           // v1 moves to another ip: a place for v4.
           const OTHER = id('ip', '192.0.2.1');
-          await store().replaceId(visit(c, 'v1', [HOT, OTHER]), HOT, OTHER, false);
-          await expect(store().insertIds(visit(c, 'v4', [HOT]), [HOT])).resolves.toBeUndefined();
-          await expect(store().insertIds(visit(c, 'v5', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          await store().replaceId(seeded(visit(c, 'v1', [HOT, OTHER])), HOT, OTHER, false);
+          await expect(store().insertIds(seeded(visit(c, 'v4', [HOT])), [HOT])).resolves.toBeUndefined();
+          await expect(store().insertIds(seeded(visit(c, 'v5', [HOT])), [HOT])).rejects.toMatchObject(limitReached);
           // v2 removes it: a place for v5.
-          await store().removeId(visit(c, 'v2', [HOT]), HOT);
-          await expect(store().insertIds(visit(c, 'v5', [HOT]), [HOT])).resolves.toBeUndefined();
-          await expect(store().createNode(visit(c, 'v6', [HOT]), [HOT])).rejects.toMatchObject(limitReached);
+          await store().removeId(seeded(visit(c, 'v2', [HOT])), HOT);
+          await expect(store().insertIds(seeded(visit(c, 'v5', [HOT])), [HOT])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(visit(c, 'v6', [HOT])), [HOT])).rejects.toMatchObject(limitReached);
           // v3 is deleted: a place for v6.
-          await store().deleteNode(visit(c, 'v3'));
-          await expect(store().createNode(visit(c, 'v6', [HOT]), [HOT])).resolves.toBeUndefined();
+          await store().deleteNode(seeded(visit(c, 'v3')));
+          await expect(store().createNode(seeded(visit(c, 'v6', [HOT])), [HOT])).resolves.toBeUndefined();
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4', 'visit_id=v5', 'visit_id=v6']);
           expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([OTHER, id('visit_id', 'v1')]);
         });
@@ -2566,22 +2581,22 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const c = await customerWithLimits();
           // visit_id allows 2 holders: p2 and p3 hold p9 besides their keys.
           const P9 = id('visit_id', 'p9');
-          await store().createNode(visit(c, 'p1'), []);
-          await store().createNode(visit(c, 'p2', [P9]), [P9]);
-          await store().createNode(visit(c, 'p3', [P9]), [P9]);
-          await expect(store().createNode(visit(c, 'p9'), [])).rejects.toMatchObject({ code: 'holder_limit_reached' });
+          await store().createNode(seeded(visit(c, 'p1')), []);
+          await store().createNode(seeded(visit(c, 'p2', [P9])), [P9]);
+          await store().createNode(seeded(visit(c, 'p3', [P9])), [P9]);
+          await expect(store().createNode(seeded(visit(c, 'p9')), [])).rejects.toMatchObject({ code: 'holder_limit_reached' });
           expect(await store().getNodeIds(visit(c, 'p9'))).toBeUndefined();
-          await expect(store().rekey(visit(c, 'p1'), 'p9')).rejects.toMatchObject({ code: 'holder_limit_reached' });
+          await expect(store().rekey(seeded(visit(c, 'p1')), 'p9')).rejects.toMatchObject({ code: 'holder_limit_reached' });
           expect(await store().getNodeIds(visit(c, 'p1'))).toEqual([id('visit_id', 'p1')]);
           expect(await store().getNodeIds(visit(c, 'p9'))).toBeUndefined();
           // p2 holds p9 already: taking it as key adds no holder.
-          await expect(store().rekey(visit(c, 'p2'), 'p9')).resolves.toBeUndefined();
+          await expect(store().rekey(seeded(visit(c, 'p2')), 'p9')).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'p9'))).toEqual([P9]);
           expect(await store().getNodeIds(visit(c, 'p2'))).toBeUndefined();
           // p7 has one holder: a rekey onto it makes the second, at the limit.
           const P7 = id('visit_id', 'p7');
-          await store().insertIds(visit(c, 'p3', [P7]), [P7]);
-          await expect(store().rekey(visit(c, 'p1'), 'p7')).resolves.toBeUndefined();
+          await store().insertIds(seeded(visit(c, 'p3', [P7])), [P7]);
+          await expect(store().rekey(seeded(visit(c, 'p1')), 'p7')).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'p7'))).toEqual([P7]);
           expect(await store().getNodeIds(visit(c, 'p1'))).toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'p3'))).toEqual([id('visit_id', 'p3'), P7, P9]);
@@ -2589,17 +2604,17 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
 
         test('when bulk writes add holders, then each is checked, in order, against the holders the writes before it left', async () => {
           const c = await customerWithLimits();
-          await store().createNode(visit(c, 'v1', [HOT]), [HOT]);
+          await store().createNode(seeded(visit(c, 'v1', [HOT])), [HOT]);
           const outcomes = await store().applyNodeWrites([
-            { kind: 'create', node: visit(c, 'v2', [HOT]), ids: [HOT] },
-            { kind: 'create', node: visit(c, 'v3', [id('cookie', 'c3'), HOT]), ids: [id('cookie', 'c3'), HOT] },
-            { kind: 'create', node: visit(c, 'v4', [HOT]), ids: [HOT] },
-            { kind: 'create', node: visit(c, 'v4'), ids: [] },
-            { kind: 'insert', node: visit(c, 'v4', [HOT]), ids: [HOT] },
-            { kind: 'replace', node: visit(c, 'v4', [absent, HOT]), where: absent, set: HOT, upsert: true },
-            { kind: 'removeId', node: visit(c, 'v2', [HOT]), id: HOT },
-            { kind: 'replace', node: visit(c, 'v4', [absent, HOT]), where: absent, set: HOT, upsert: true },
-            { kind: 'create', node: kiosk(c, 'k1', [HOT]), ids: [HOT] },
+            { kind: 'create', node: seeded(visit(c, 'v2', [HOT])), ids: [HOT] },
+            { kind: 'create', node: seeded(visit(c, 'v3', [id('cookie', 'c3'), HOT])), ids: [id('cookie', 'c3'), HOT] },
+            { kind: 'create', node: seeded(visit(c, 'v4', [HOT])), ids: [HOT] },
+            { kind: 'create', node: seeded(visit(c, 'v4')), ids: [] },
+            { kind: 'insert', node: seeded(visit(c, 'v4', [HOT])), ids: [HOT] },
+            { kind: 'replace', node: seeded(visit(c, 'v4', [absent, HOT])), where: absent, set: HOT, upsert: true },
+            { kind: 'removeId', node: seeded(visit(c, 'v2', [HOT])), id: HOT },
+            { kind: 'replace', node: seeded(visit(c, 'v4', [absent, HOT])), where: absent, set: HOT, upsert: true },
+            { kind: 'create', node: seeded(kiosk(c, 'k1', [HOT])), ids: [HOT] },
           ]);
           expect(outcomes.map((o) => o?.code)).toEqual([
             undefined,
@@ -2621,7 +2636,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
         test("when maxHolders is lowered below today's holders, then the put is accepted, the holders keep the ID, and new holders are refused until enough have gone", async () => {
           const c = newCustomer();
           await store().putSchema(c, VISIT);
-          for (const n of ['1', '2', '3']) await store().createNode(visit(c, `v${n}`, [HOT]), [HOT]);
+          for (const n of ['1', '2', '3']) await store().createNode(seeded(visit(c, `v${n}`, [HOT])), [HOT]);
           const withIpLimit = (maxHolders: number): SchemaRecord => ({
             schemaId: 'visit',
             idTypes: VISIT.idTypes.map((t) => (t.type === 'ip' ? { ...t, maxHolders } : t)),
@@ -2630,27 +2645,27 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await expect(store().putSchema(c, lowered)).resolves.toEqual({ created: false });
           expect(await store().getSchema(c, 'visit')).toStrictEqual(lowered);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v1', 'visit_id=v2', 'visit_id=v3']);
-          await store().createNode(visit(c, 'v4', [], lowered), []);
-          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).rejects.toMatchObject(limitReached);
-          await store().removeId(visit(c, 'v1', [HOT], lowered), HOT);
-          await store().removeId(visit(c, 'v2', [HOT], lowered), HOT);
+          await store().createNode(seeded(visit(c, 'v4', [], lowered)), []);
+          await expect(store().insertIds(seeded(visit(c, 'v4', [HOT], lowered)), [HOT])).rejects.toMatchObject(limitReached);
+          await store().removeId(seeded(visit(c, 'v1', [HOT], lowered)), HOT);
+          await store().removeId(seeded(visit(c, 'v2', [HOT], lowered)), HOT);
           // One holder left: as many as the limit.
-          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).rejects.toMatchObject(limitReached);
-          await store().deleteNode(visit(c, 'v3', [], lowered));
-          await expect(store().insertIds(visit(c, 'v4', [HOT], lowered), [HOT])).resolves.toBeUndefined();
+          await expect(store().insertIds(seeded(visit(c, 'v4', [HOT], lowered)), [HOT])).rejects.toMatchObject(limitReached);
+          await store().deleteNode(seeded(visit(c, 'v3', [], lowered)));
+          await expect(store().insertIds(seeded(visit(c, 'v4', [HOT], lowered)), [HOT])).resolves.toBeUndefined();
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4']);
           // Raised, the limit admits more at once.
           const raised = withIpLimit(2);
           await store().putSchema(c, raised);
-          await expect(store().createNode(visit(c, 'v5', [HOT], raised), [HOT])).resolves.toBeUndefined();
-          await expect(store().createNode(visit(c, 'v6', [HOT], raised), [HOT])).rejects.toMatchObject(limitReached);
+          await expect(store().createNode(seeded(visit(c, 'v5', [HOT], raised)), [HOT])).resolves.toBeUndefined();
+          await expect(store().createNode(seeded(visit(c, 'v6', [HOT], raised)), [HOT])).rejects.toMatchObject(limitReached);
           expect(await holdersOf(c, HOT)).toEqual(['visit_id=v4', 'visit_id=v5']);
         });
 
         test('when a write was checked against options the schema no longer declares, then schema_changed and nothing is written', async () => {
           const c = newCustomer();
           await store().putSchema(c, VISIT);
-          await store().createNode(visit(c, 'v1'), []);
+          await store().createNode(seeded(visit(c, 'v1')), []);
           const now: SchemaRecord = {
             schemaId: 'visit',
             idTypes: [
@@ -2671,25 +2686,25 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           // A write that knows of no limit must not pass one either.
           const ipUnlimited: IdTypeDeclaration = { type: 'ip', secure: false };
           const changed = { code: 'schema_changed' };
-          await expect(store().createNode(at('v2', keyNow, ipWas), [HOT])).rejects.toMatchObject(changed);
-          await expect(store().createNode(at('v2', keyNow, ipUnlimited), [HOT])).rejects.toMatchObject(changed);
-          await expect(store().insertIds(at('v1', keyNow, ipWas), [HOT])).rejects.toMatchObject(changed);
-          await expect(store().replaceId(at('v1', keyNow, declarationOf(now, 'cookie'), ipWas), absent, HOT, true)).rejects.toMatchObject(changed);
+          await expect(store().createNode(seeded(at('v2', keyNow, ipWas)), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().createNode(seeded(at('v2', keyNow, ipUnlimited)), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().insertIds(seeded(at('v1', keyNow, ipWas)), [HOT])).rejects.toMatchObject(changed);
+          await expect(store().replaceId(seeded(at('v1', keyNow, declarationOf(now, 'cookie'), ipWas)), absent, HOT, true)).rejects.toMatchObject(changed);
           // links changed: the cookie declaration as it was.
-          await expect(store().insertIds(at('v1', keyNow, declarationOf(VISIT, 'cookie')), [id('cookie', 'k1')])).rejects.toMatchObject(changed);
+          await expect(store().insertIds(seeded(at('v1', keyNow, declarationOf(VISIT, 'cookie'))), [id('cookie', 'k1')])).rejects.toMatchObject(changed);
           // The key type's limit changed.
-          await expect(store().rekey(at('v1', declarationOf(VISIT, 'visit_id')), 'v9')).rejects.toMatchObject(changed);
+          await expect(store().rekey(seeded(at('v1', declarationOf(VISIT, 'visit_id'))), 'v9')).rejects.toMatchObject(changed);
           const bulk = await store().applyNodeWrites([
-            { kind: 'insert', node: at('v1', keyNow, ipWas), ids: [HOT] },
-            { kind: 'create', node: at('v3', declarationOf(VISIT, 'visit_id')), ids: [] },
+            { kind: 'insert', node: seeded(at('v1', keyNow, ipWas)), ids: [HOT] },
+            { kind: 'create', node: seeded(at('v3', declarationOf(VISIT, 'visit_id'))), ids: [] },
           ]);
           expect(bulk.map((o) => o?.code)).toEqual(['schema_changed', 'schema_changed']);
           expect(await store().getNodeIds(visit(c, 'v1'))).toEqual([id('visit_id', 'v1')]);
           for (const gone of ['v2', 'v3', 'v9']) expect(await store().getNodeIds(visit(c, gone))).toBeUndefined();
           expect((await search(buildQuery({ customerId: c, where: { id: HOT } }))).total).toBe(0);
           // Checked against what is declared now, the same writes go through.
-          await expect(store().insertIds(at('v1', keyNow, declarationOf(now, 'ip')), [HOT])).resolves.toBeUndefined();
-          await expect(store().rekey(at('v1', keyNow), 'v9')).resolves.toBeUndefined();
+          await expect(store().insertIds(seeded(at('v1', keyNow, declarationOf(now, 'ip'))), [HOT])).resolves.toBeUndefined();
+          await expect(store().rekey(seeded(at('v1', keyNow)), 'v9')).resolves.toBeUndefined();
           expect(await store().getNodeIds(visit(c, 'v9'))).toEqual([HOT, id('visit_id', 'v9')]);
         });
       });
@@ -2714,7 +2729,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           await store().putSchema(c, LIMITED);
           const HOT = id('ip', '198.51.100.77');
           const keys = Array.from({ length: 100 }, (_, i) => keyOf(i));
-          const settled = await Promise.allSettled(keys.map((k) => store().createNode(at(c, k, [HOT]), [HOT])));
+          const settled = await Promise.allSettled(keys.map((k) => store().createNode(seeded(at(c, k, [HOT])), [HOT])));
           const created = keys.filter((_, i) => settled[i]?.status === 'fulfilled');
           expect(created).toHaveLength(5);
           const refusals = settled.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: unknown }).code] : []));
@@ -2731,10 +2746,10 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             const c = newCustomer();
             await store().putSchema(c, LIMITED);
             const HOT = id('ip', '198.51.100.79');
-            for (const k of ['h0', 'h1', 'h2', 'h3']) await store().createNode(at(c, k, [HOT]), [HOT]);
+            for (const k of ['h0', 'h1', 'h2', 'h3']) await store().createNode(seeded(at(c, k, [HOT])), [HOT]);
             const lowered: SchemaRecord = { schemaId: 'visit', idTypes: LIMITED.idTypes.map((t) => (t.type === 'ip' ? { ...t, maxHolders: 1 } : t)) };
             // Checked against 5 holders: one place left, which at most one create may take, and none once the limit is 1.
-            const create = (i: number) => store().createNode(at(c, keyOf(i), [HOT]), [HOT]);
+            const create = (i: number) => store().createNode(seeded(at(c, keyOf(i), [HOT])), [HOT]);
             const before = [0, 1, 2].map(create);
             const put = store().putSchema(c, lowered);
             const after = [3, 4, 5].map(create);
@@ -2758,7 +2773,7 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
           const own = (i: number) => id('ip', `10.1.0.${i}`);
           const absent = id('cookie', 'absent');
           // Nodes 0-79 exist, each holding an ip of its own; 80-99 are created by the race.
-          for (let i = 0; i < 80; i += 1) await store().createNode(at(c, keyOf(i), [own(i)]), [own(i)]);
+          for (let i = 0; i < 80; i += 1) await store().createNode(seeded(at(c, keyOf(i), [own(i)])), [own(i)]);
           const refuseIfRefused = ([outcome]: Array<Error | undefined>): void => {
             if (outcome) throw outcome;
           };
@@ -2767,20 +2782,20 @@ export function describeStoreContract(name: string, openStore: () => Promise<Sto
             if (i >= 90)
               return () =>
                 store()
-                  .applyNodeWrites([{ kind: 'create', node: at(c, k, [HOT]), ids: [HOT] }])
+                  .applyNodeWrites([{ kind: 'create', node: seeded(at(c, k, [HOT])), ids: [HOT] }])
                   .then(refuseIfRefused);
-            if (i >= 80) return () => store().createNode(at(c, k, [HOT]), [HOT]);
+            if (i >= 80) return () => store().createNode(seeded(at(c, k, [HOT])), [HOT]);
             switch (i % 4) {
               case 0:
-                return () => store().insertIds(at(c, k, [HOT]), [HOT]);
+                return () => store().insertIds(seeded(at(c, k, [HOT])), [HOT]);
               case 1:
-                return () => store().replaceId(at(c, k, [absent, HOT]), absent, HOT, true);
+                return () => store().replaceId(seeded(at(c, k, [absent, HOT])), absent, HOT, true);
               case 2:
-                return () => store().replaceId(at(c, k, [own(i), HOT]), own(i), HOT, false);
+                return () => store().replaceId(seeded(at(c, k, [own(i), HOT])), own(i), HOT, false);
               default:
                 return () =>
                   store()
-                    .applyNodeWrites([{ kind: 'insert', node: at(c, k, [HOT]), ids: [HOT] }])
+                    .applyNodeWrites([{ kind: 'insert', node: seeded(at(c, k, [HOT])), ids: [HOT] }])
                     .then(refuseIfRefused);
             }
           });

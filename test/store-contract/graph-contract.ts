@@ -7,6 +7,7 @@ import { DomainError } from '../../src/domain/errors';
 import type { AnswerRoom, IdPair, NodeAddress, SchemaRecord, SearchQuery } from '../../src/domain/model';
 import type { TestStore as Store } from '../helpers/store';
 import { asChecked, id, member, MEMBER, newCustomer, shop, SHOP, useStore, VISIT_WITH_OPTIONS } from './contract';
+import { seeded } from '../helpers/seeded';
 
 /** A node as the tests compare them: schema, key, and its IDs sorted (stores answer them in no order). */
 interface Drawn {
@@ -36,7 +37,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       return c;
     }
 
-    const create = (node: NodeAddress, schema: SchemaRecord, ids: IdPair[]) => store().createNode(asChecked(node, schema, ids), ids);
+    const create = (node: NodeAddress, schema: SchemaRecord, ids: IdPair[]) => store().createNode(seeded(asChecked(node, schema, ids)), ids);
 
     /** A graph query from `start` with generous bounds unless overridden. */
     const query = (customerId: string, start: Pick<GraphQuery, 'key' | 'where'>, overrides: Partial<GraphQuery> = {}): GraphQuery => ({
@@ -264,7 +265,7 @@ export function describeGraphContract(name: string, openStore: () => Promise<Sto
       expect(await order([])).toEqual(['member/email:a@example.com', 'member/email:b@example.com', 'member/email:c@example.com']);
       const hidden = await order(['email']);
       // b moves past c and a in value order: where it is answered must not move with it.
-      await store().rekey(asChecked(byEmail('b@example.com'), MEMBER), 'd@example.com');
+      await store().rekey(seeded(asChecked(byEmail('b@example.com'), MEMBER)), 'd@example.com');
       expect(await order(['email'])).toEqual(hidden.map((k) => k.replace('b@example.com', 'd@example.com')));
       expect(await order([])).toEqual(['member/email:a@example.com', 'member/email:c@example.com', 'member/email:d@example.com']);
     });

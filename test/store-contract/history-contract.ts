@@ -10,6 +10,7 @@ import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryId, HistoryOp, Id
 import type { TestStore as Store } from '../helpers/store';
 import { buildQuery, id, member, MEMBER, newCustomer, shop, SHOP, useStore } from './contract';
 import { waitFor } from '../helpers/settling';
+import { seeded } from '../helpers/seeded';
 
 // ---- fixtures
 
@@ -107,7 +108,7 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when a node is created, then one create entry lists the key first, then the IDs in request order, each once, and names no audit', async () => {
         const c = await customerWith(MEMBER);
         const before = Date.now();
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k2'), id('member_id', 'm1'), id('device', 'd1'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k2'), id('member_id', 'm1'), id('device', 'd1'), id('cookie', 'k1')]);
         const after = Date.now();
         const items = await historyOf(member(c, 'm1'));
         expect(items).toEqual([
@@ -128,18 +129,18 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when a node is created without IDs, then its create entry lists its key alone', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), []);
         expect(await historyOf(member(c, 'm1'))).toEqual([entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1')], [])]);
       });
 
       test('when each write names its audit, then each entry records its request id and actor', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(withAudit(member(c, 'm1'), 'req-1', 'token:t1'), [id('device', 'd1')]);
-        await store().insertIds(withAudit(member(c, 'm1'), 'req-2', 'admin'), [id('cookie', 'k1')]);
-        await store().replaceId(withAudit(member(c, 'm1'), 'req-3', 'token:t2'), id('cookie', 'k1'), id('cookie', 'k2'), false);
-        await store().removeId(withAudit(member(c, 'm1'), 'req-4', 'anonymous'), id('cookie', 'k2'));
-        await store().rekey(withAudit(member(c, 'm1'), 'req-5', 'token:t3'), 'm2');
-        await store().deleteNode(withAudit(member(c, 'm2'), 'req-6', 'admin'));
+        await store().createNode(seeded(withAudit(member(c, 'm1'), 'req-1', 'token:t1')), [id('device', 'd1')]);
+        await store().insertIds(seeded(withAudit(member(c, 'm1'), 'req-2', 'admin')), [id('cookie', 'k1')]);
+        await store().replaceId(seeded(withAudit(member(c, 'm1'), 'req-3', 'token:t2')), id('cookie', 'k1'), id('cookie', 'k2'), false);
+        await store().removeId(seeded(withAudit(member(c, 'm1'), 'req-4', 'anonymous')), id('cookie', 'k2'));
+        await store().rekey(seeded(withAudit(member(c, 'm1'), 'req-5', 'token:t3')), 'm2');
+        await store().deleteNode(seeded(withAudit(member(c, 'm2'), 'req-6', 'admin')));
         const items = await historyOf(member(c, 'm2'));
         expect(items.map((e) => [e.op, e.requestId, e.actor])).toEqual([
           ['delete', 'req-6', 'admin'],
@@ -156,8 +157,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when IDs are inserted, then an insert entry lists them in request order and removes nothing', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().insertIds(member(c, 'm1'), [id('email', 'ann@example.com'), id('cookie', 'k9'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().insertIds(seeded(member(c, 'm1')), [id('email', 'ann@example.com'), id('cookie', 'k9'), id('cookie', 'k1')]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('insert', 'member', shown('member_id', 'm1'), [shown('email', 'ann@example.com'), shown('cookie', 'k9'), shown('cookie', 'k1')], []),
           entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
@@ -166,10 +167,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when an insert is refused (id_exists, node_not_found), then no entry is written', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await expect(store().insertIds(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')])).rejects.toMatchObject({ code: 'id_exists' });
-        await expect(store().insertIds(member(c, 'ghost'), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_not_found' });
-        await expect(store().createNode(member(c, 'm1'), [id('cookie', 'k2')])).rejects.toMatchObject({ code: 'node_exists' });
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await expect(store().insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd1')])).rejects.toMatchObject({ code: 'id_exists' });
+        await expect(store().insertIds(seeded(member(c, 'ghost')), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k2')])).rejects.toMatchObject({ code: 'node_exists' });
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
         ]);
@@ -181,9 +182,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when an insert or an upsert is refused by the statement that links (node_id_limit_reached), then no entry is written', async () => {
         const c = await customerWith(MEMBER);
         const full = { ...member(c, 'm1'), maxIds: 2 };
-        await store().createNode(full, [id('device', 'd1')]);
-        await expect(store().insertIds(full, [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
-        await expect(store().replaceId(full, id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+        await store().createNode(seeded(full), [id('device', 'd1')]);
+        await expect(store().insertIds(seeded(full), [id('cookie', 'k1')])).rejects.toMatchObject({ code: 'node_id_limit_reached' });
+        await expect(store().replaceId(seeded(full), id('cookie', 'k0'), id('cookie', 'k1'), true)).rejects.toMatchObject({ code: 'node_id_limit_reached' });
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1')], []),
@@ -192,9 +193,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when where is held, then replaceId writes update (or upsert with upsert), adding set and removing where', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-        await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), false);
-        await store().replaceId(member(c, 'm1'), id('cookie', 'k1'), id('cookie', 'k2'), true);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), false);
+        await store().replaceId(seeded(member(c, 'm1')), id('cookie', 'k1'), id('cookie', 'k2'), true);
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('cookie', 'k2'), id('device', 'd2'), id('member_id', 'm1')]);
         expect((await historyOf(member(c, 'm1'))).slice(0, 2)).toEqual([
           entry('upsert', 'member', shown('member_id', 'm1'), [shown('cookie', 'k2')], [shown('cookie', 'k1')]),
@@ -204,8 +205,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when upsert finds neither where nor set, then an upsert entry adds set and removes nothing', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd2'), true);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd2'), true);
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('upsert', 'member', shown('member_id', 'm1'), [shown('device', 'd2')], []),
@@ -215,17 +216,19 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when replaceId changes nothing or is refused, then no entry is written', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('device', 'd2')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('device', 'd2')]);
         // where not held, no upsert
-        await store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd3'), false);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd3'), false);
         // set == where, held
-        await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd1'), false);
-        await store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd1'), true);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd1'), false);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd1'), true);
         // upsert: where not held, set held already
-        await store().replaceId(member(c, 'm1'), id('device', 'dX'), id('device', 'd2'), true);
+        await store().replaceId(seeded(member(c, 'm1')), id('device', 'dX'), id('device', 'd2'), true);
         // refused: set held while where is held
-        await expect(store().replaceId(member(c, 'm1'), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({ code: 'id_exists' });
-        await expect(store().replaceId(member(c, 'ghost'), id('device', 'd1'), id('device', 'd3'), true)).rejects.toMatchObject({ code: 'node_not_found' });
+        await expect(store().replaceId(seeded(member(c, 'm1')), id('device', 'd1'), id('device', 'd2'), false)).rejects.toMatchObject({ code: 'id_exists' });
+        await expect(store().replaceId(seeded(member(c, 'ghost')), id('device', 'd1'), id('device', 'd3'), true)).rejects.toMatchObject({
+          code: 'node_not_found',
+        });
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('device', 'd2'), id('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('create', 'member', shown('member_id', 'm1'), [shown('member_id', 'm1'), shown('device', 'd1'), shown('device', 'd2')], []),
@@ -234,9 +237,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when a node is rekeyed, then a rekeying entry (key: the old key, adding the new, removing the old) is found under both keys', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().rekey(member(c, 'm1'), 'm9');
-        await store().insertIds(member(c, 'm9'), [id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().rekey(seeded(member(c, 'm1')), 'm9');
+        await store().insertIds(seeded(member(c, 'm9')), [id('cookie', 'k1')]);
         const rekeying = entry('rekeying', 'member', shown('member_id', 'm1'), [shown('member_id', 'm9')], [shown('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm9'))).toEqual([entry('insert', 'member', shown('member_id', 'm9'), [shown('cookie', 'k1')], []), rekeying]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
@@ -251,20 +254,20 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when a node is rekeyed to its own key, or to a taken one, then no entry is written', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'm2'), []);
-        await store().rekey(member(c, 'm1'), 'm1');
-        await expect(store().rekey(member(c, 'm1'), 'm2')).rejects.toMatchObject({ code: 'node_exists' });
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm2')), []);
+        await store().rekey(seeded(member(c, 'm1')), 'm1');
+        await expect(store().rekey(seeded(member(c, 'm1')), 'm2')).rejects.toMatchObject({ code: 'node_exists' });
         expect((await historyOf(member(c, 'm1'))).map((e) => e.op)).toEqual(['create']);
         expect((await historyOf(member(c, 'm2'))).map((e) => e.op)).toEqual(['create']);
       });
 
       test('when a held ID is removed, then a delete entry removes it; when the ID is not held, then no entry is written', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-        await store().removeId(member(c, 'm1'), id('cookie', 'k1'));
-        await store().removeId(member(c, 'm1'), id('cookie', 'k1'));
-        await store().removeId(member(c, 'm1'), id('email', 'never@example.com'));
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().removeId(seeded(member(c, 'm1')), id('cookie', 'k1'));
+        await store().removeId(seeded(member(c, 'm1')), id('cookie', 'k1'));
+        await store().removeId(seeded(member(c, 'm1')), id('email', 'never@example.com'));
         expect(await store().getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry('delete', 'member', shown('member_id', 'm1'), [], [shown('cookie', 'k1')]),
@@ -274,8 +277,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when a node is deleted, then a delete entry removes every ID it held, by type then id in code-point order, and its history stays readable', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', '9'), id('cookie', 'b'), id('device', '10'), id('cookie', 'B'), id('cookie', 'a')]);
-        await store().deleteNode(member(c, 'm1'));
+        await store().createNode(seeded(member(c, 'm1')), [id('device', '9'), id('cookie', 'b'), id('device', '10'), id('cookie', 'B'), id('cookie', 'a')]);
+        await store().deleteNode(seeded(member(c, 'm1')));
         expect(await store().getNodeIds(member(c, 'm1'))).toBeUndefined();
         expect(await historyOf(member(c, 'm1'))).toEqual([
           entry(
@@ -294,15 +297,15 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           ),
         ]);
         // A node created again under that key continues the same history.
-        await store().createNode(member(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), []);
         expect((await historyOf(member(c, 'm1'))).map((e) => e.op)).toEqual(['create', 'delete', 'create']);
       });
 
       test('when no entry names a key, then its history is empty; entries are per customer and per schema', async () => {
         const c = await customerWith(MEMBER, SHOP);
         const other = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
-        await store().createNode(shop(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+        await store().createNode(seeded(shop(c, 'm1')), []);
         await expect(store().nodeHistory(c, 'member', id('member_id', 'nobody'), 0, 20)).resolves.toEqual({ items: [], total: 0 });
         await expect(store().nodeHistory(other, 'member', id('member_id', 'm1'), 0, 20)).resolves.toEqual({ items: [], total: 0 });
         await expect(store().nodeHistory(c, 'shop', id('member_id', 'm1'), 0, 20)).resolves.toEqual({ items: [], total: 0 });
@@ -315,18 +318,18 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const line = (requestId: string, key = 'm1') => withAudit(member(c, key), requestId, 'token:bulk');
         const outcomes = await store().applyNodeWrites([
-          { kind: 'create', node: line('r1'), ids: [id('device', 'd1')] },
-          { kind: 'create', node: line('r2'), ids: [id('cookie', 'never')] },
-          { kind: 'insert', node: line('r3'), ids: [id('cookie', 'k1')] },
-          { kind: 'insert', node: line('r4'), ids: [id('cookie', 'k2'), id('device', 'd1')] },
-          { kind: 'replace', node: line('r5'), where: id('device', 'd1'), set: id('device', 'd2'), upsert: false },
-          { kind: 'replace', node: line('r6'), where: id('device', 'dX'), set: id('device', 'd3'), upsert: false },
-          { kind: 'replace', node: line('r7'), where: id('device', 'dX'), set: id('device', 'd3'), upsert: true },
-          { kind: 'removeId', node: line('r8'), id: id('cookie', 'k1') },
-          { kind: 'removeId', node: line('r9'), id: id('cookie', 'k1') },
-          { kind: 'insert', node: line('r10', 'ghost'), ids: [id('cookie', 'k3')] },
-          { kind: 'deleteNode', node: line('r11') },
-          { kind: 'deleteNode', node: line('r12') },
+          { kind: 'create', node: seeded(line('r1')), ids: [id('device', 'd1')] },
+          { kind: 'create', node: seeded(line('r2')), ids: [id('cookie', 'never')] },
+          { kind: 'insert', node: seeded(line('r3')), ids: [id('cookie', 'k1')] },
+          { kind: 'insert', node: seeded(line('r4')), ids: [id('cookie', 'k2'), id('device', 'd1')] },
+          { kind: 'replace', node: seeded(line('r5')), where: id('device', 'd1'), set: id('device', 'd2'), upsert: false },
+          { kind: 'replace', node: seeded(line('r6')), where: id('device', 'dX'), set: id('device', 'd3'), upsert: false },
+          { kind: 'replace', node: seeded(line('r7')), where: id('device', 'dX'), set: id('device', 'd3'), upsert: true },
+          { kind: 'removeId', node: seeded(line('r8')), id: id('cookie', 'k1') },
+          { kind: 'removeId', node: seeded(line('r9')), id: id('cookie', 'k1') },
+          { kind: 'insert', node: seeded(line('r10', 'ghost')), ids: [id('cookie', 'k3')] },
+          { kind: 'deleteNode', node: seeded(line('r11')) },
+          { kind: 'deleteNode', node: seeded(line('r12')) },
         ]);
         expect(outcomes.map((o) => o?.code)).toEqual([
           undefined,
@@ -358,13 +361,13 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when consecutive bulk upserts and ID removals change several nodes, then each line that changed its node writes its entry, with its audit, and a line that changed nothing none', async () => {
         // On Neo4j, such a run of lines takes each step in one statement for all of them (changeNodes).
         const c = await customerWith(MEMBER);
-        for (const k of ['m1', 'm2', 'm3', 'm4']) await store().createNode(member(c, k), [id('device', `d-${k}`)]);
+        for (const k of ['m1', 'm2', 'm3', 'm4']) await store().createNode(seeded(member(c, k)), [id('device', `d-${k}`)]);
         const line = (requestId: string, key: string) => withAudit(member(c, key), requestId, 'token:bulk');
         const outcomes = await store().applyNodeWrites([
-          { kind: 'replace', node: line('r1', 'm1'), where: id('device', 'd-m1'), set: id('device', 'd-new'), upsert: true },
-          { kind: 'replace', node: line('r2', 'm2'), where: id('device', 'dX'), set: id('cookie', 'k2'), upsert: true },
-          { kind: 'removeId', node: line('r3', 'm3'), id: id('device', 'd-m3') },
-          { kind: 'removeId', node: line('r4', 'm4'), id: id('device', 'dX') },
+          { kind: 'replace', node: seeded(line('r1', 'm1')), where: id('device', 'd-m1'), set: id('device', 'd-new'), upsert: true },
+          { kind: 'replace', node: seeded(line('r2', 'm2')), where: id('device', 'dX'), set: id('cookie', 'k2'), upsert: true },
+          { kind: 'removeId', node: seeded(line('r3', 'm3')), id: id('device', 'd-m3') },
+          { kind: 'removeId', node: seeded(line('r4', 'm4')), id: id('device', 'dX') },
         ]);
         expect(outcomes).toEqual([undefined, undefined, undefined, undefined]);
         const by = (requestId: string): WriteAudit => ({ requestId, actor: 'token:bulk' });
@@ -379,8 +382,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when history is read by pages, then newest first, offset and limit slice it, and total counts every entry', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), []);
-        for (let i = 1; i <= 6; i += 1) await store().insertIds(member(c, 'm1'), [id('cookie', `k${i}`)]);
+        await store().createNode(seeded(member(c, 'm1')), []);
+        for (let i = 1; i <= 6; i += 1) await store().insertIds(seeded(member(c, 'm1')), [id('cookie', `k${i}`)]);
         const all = await historyOf(member(c, 'm1'));
         expect(all.map((e) => e.added[0]?.id)).toEqual(['k6', 'k5', 'k4', 'k3', 'k2', 'k1', 'm1']);
         const ats = all.map((e) => Date.parse(e.at));
@@ -399,12 +402,12 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
     describe('erase', () => {
       test('when an ID is erased (scope id), then the node keyed by it is deleted, the others lose it, and its value leaves every entry', async () => {
         const c = await customerWith(MEMBER, SHOP, GADGET);
-        await store().createNode(gadget(c, 'd1'), [id('cookie', 'kg')]);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-        await store().createNode(shop(c, 's1'), [id('device', 'd1')]);
-        await store().createNode(member(c, 'm2'), [id('device', 'd2')]);
-        await store().removeId(member(c, 'm1'), id('device', 'd1'));
-        await store().insertIds(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(gadget(c, 'd1')), [id('cookie', 'kg')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().createNode(seeded(shop(c, 's1')), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('device', 'd2')]);
+        await store().removeId(seeded(member(c, 'm1')), id('device', 'd1'));
+        await store().insertIds(seeded(member(c, 'm1')), [id('device', 'd1')]);
         expect(await reached(c, id('device', 'd1'))).toEqual(expect.arrayContaining([id('cookie', 'kg'), id('member_id', 'm1'), id('shop_id', 's1')]));
 
         await expect(store().erase(eraseRequest(c, id('device', 'd1'), 'id'))).resolves.toEqual({ nodesDeleted: 1, idsRemoved: 2 });
@@ -436,20 +439,20 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           entry('create', 'member', shown('member_id', 'm2'), [shown('member_id', 'm2'), shown('device', 'd2')], []),
         ]);
         // The value can be used again, and is then history like any other.
-        await store().insertIds(member(c, 'm2'), [id('device', 'd1')]);
+        await store().insertIds(seeded(member(c, 'm2')), [id('device', 'd1')]);
         expect((await historyOf(member(c, 'm2')))[0]).toEqual(entry('insert', 'member', shown('member_id', 'm2'), [shown('device', 'd1')], []));
       });
 
       test('when a person is erased, then their component goes, a links:false device shared with another person stays theirs, and rekeyed-away and replaced values leave history too', async () => {
         const c = await customerWith(MEMBER_SHARED_DEVICE);
         // B held ann's first address before ann did, and shares a tablet (links:false) with her.
-        await store().createNode(member(c, 'b1'), [id('email', 'ann@example.com'), id('device', 'tablet'), id('cookie', 'kb1')]);
-        await store().replaceId(member(c, 'b1'), id('email', 'ann@example.com'), id('email', 'bob@example.com'), false);
+        await store().createNode(seeded(member(c, 'b1')), [id('email', 'ann@example.com'), id('device', 'tablet'), id('cookie', 'kb1')]);
+        await store().replaceId(seeded(member(c, 'b1')), id('email', 'ann@example.com'), id('email', 'bob@example.com'), false);
         // Ann: a1, whose address was replaced, and a node first keyed a2-old, rekeyed to a2, linked by cookie ka1.
-        await store().createNode(member(c, 'a1'), [id('email', 'ann@example.com'), id('device', 'tablet'), id('cookie', 'ka1')]);
-        await store().replaceId(member(c, 'a1'), id('email', 'ann@example.com'), id('email', 'ann2@example.com'), false);
-        await store().createNode(member(c, 'a2-old'), [id('cookie', 'ka1'), id('cookie', 'ka2')]);
-        await store().rekey(member(c, 'a2-old'), 'a2');
+        await store().createNode(seeded(member(c, 'a1')), [id('email', 'ann@example.com'), id('device', 'tablet'), id('cookie', 'ka1')]);
+        await store().replaceId(seeded(member(c, 'a1')), id('email', 'ann@example.com'), id('email', 'ann2@example.com'), false);
+        await store().createNode(seeded(member(c, 'a2-old')), [id('cookie', 'ka1'), id('cookie', 'ka2')]);
+        await store().rekey(seeded(member(c, 'a2-old')), 'a2');
         const bobBefore = await historyOf(member(c, 'b1'));
         expect(bobBefore.some((e) => names(e, id('email', 'ann@example.com')))).toBe(true);
         expect((await historyOf(member(c, 'a2-old'))).map((e) => e.op)).toEqual(['rekeying', 'create']);
@@ -494,9 +497,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test("when a person's node is keyed by a links:false value another node still holds, then the node goes but its key stays, with an erase entry naming only types", async () => {
         const c = await customerWith(MEMBER_WITH_IP, LEASE);
-        await store().createNode(lease(c, '10.0.0.1'), [id('cookie', 'kp')]);
-        await store().createNode(member(c, 'p1'), [id('cookie', 'kp'), id('email', 'pat@example.com')]);
-        await store().createNode(member(c, 'o1'), [id('ip', '10.0.0.1')]);
+        await store().createNode(seeded(lease(c, '10.0.0.1')), [id('cookie', 'kp')]);
+        await store().createNode(seeded(member(c, 'p1')), [id('cookie', 'kp'), id('email', 'pat@example.com')]);
+        await store().createNode(seeded(member(c, 'o1')), [id('ip', '10.0.0.1')]);
 
         await expect(store().erase(eraseRequest(c, id('email', 'pat@example.com'), 'person', { unlinkedTypes: ['ip'] }))).resolves.toEqual({
           nodesDeleted: 2,
@@ -518,10 +521,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
       test('when an erase would pass maxNodes or maxIds, then component_too_large and nodes, searches and history are unchanged', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('email', 'ann@example.com'), id('cookie', 'k1')]);
-        await store().createNode(member(c, 'm2'), [id('cookie', 'k1'), id('cookie', 'k2'), id('device', 'd1')]);
-        await store().createNode(member(c, 'm3'), [id('cookie', 'k2'), id('device', 'd1')]);
-        await store().rekey(member(c, 'm3'), 'm4');
+        await store().createNode(seeded(member(c, 'm1')), [id('email', 'ann@example.com'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('cookie', 'k1'), id('cookie', 'k2'), id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm3')), [id('cookie', 'k2'), id('device', 'd1')]);
+        await store().rekey(seeded(member(c, 'm3')), 'm4');
         const keys = ['m1', 'm2', 'm3', 'm4'].map((k) => member(c, k));
         const snapshot = async () => ({
           nodes: await Promise.all(keys.map((k) => store().getNodeIds(k))),
@@ -548,8 +551,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         'when the erased value is held by no node (scope %s), then zeros, nothing else changes, and the value still leaves history',
         async (scope) => {
           const c = await customerWith(MEMBER);
-          await store().createNode(member(c, 'b1'), [id('cookie', 'kx'), id('cookie', 'ky')]);
-          await store().removeId(member(c, 'b1'), id('cookie', 'kx'));
+          await store().createNode(seeded(member(c, 'b1')), [id('cookie', 'kx'), id('cookie', 'ky')]);
+          await store().removeId(seeded(member(c, 'b1')), id('cookie', 'kx'));
 
           await expect(store().erase(eraseRequest(c, id('cookie', 'kx'), scope))).resolves.toEqual({ nodesDeleted: 0, idsRemoved: 0 });
 
@@ -565,13 +568,13 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when writes add fresh IDs to a component while the person is erased, then each write is wholly erased or wholly kept, and no erased value remains', async () => {
         // A first erase elsewhere, so that the timing of the one raced is that of a store already warm (Neo4j plans).
         const warm = await customerWith(MEMBER);
-        await store().createNode(member(warm, 'w1'), [id('email', 'rae@example.com'), id('cookie', 'shared')]);
-        await store().createNode(member(warm, 'w2'), [id('cookie', 'shared')]);
+        await store().createNode(seeded(member(warm, 'w1')), [id('email', 'rae@example.com'), id('cookie', 'shared')]);
+        await store().createNode(seeded(member(warm, 'w2')), [id('cookie', 'shared')]);
         await store().erase(eraseRequest(warm, id('email', 'rae@example.com'), 'person'));
         const c = await customerWith(MEMBER);
         const people = ['r0', 'r1', 'r2', 'r3'];
-        await store().createNode(member(c, 'r0'), [id('email', 'rae@example.com'), id('cookie', 'shared')]);
-        for (const k of people.slice(1)) await store().createNode(member(c, k), [id('cookie', 'shared'), id('cookie', `own-${k}`)]);
+        await store().createNode(seeded(member(c, 'r0')), [id('email', 'rae@example.com'), id('cookie', 'shared')]);
+        for (const k of people.slice(1)) await store().createNode(seeded(member(c, k)), [id('cookie', 'shared'), id('cookie', `own-${k}`)]);
         const original = [
           id('email', 'rae@example.com'),
           id('cookie', 'shared'),
@@ -587,11 +590,16 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           if (i % 2 === 0) {
             const node = member(c, people[(i / 2) % people.length] ?? 'r0');
             const fresh = [id('cookie', `fresh-${i}`), id('device', `fresh-${i}`)];
-            return { node, fresh, all: fresh, run: () => store().insertIds(node, fresh) };
+            return { node, fresh, all: fresh, run: () => store().insertIds(seeded(node), fresh) };
           }
           const node = member(c, `n${i}`);
           const given = [id('cookie', 'shared'), id('cookie', `fresh-${i}`)];
-          return { node, fresh: [id('member_id', `n${i}`), id('cookie', `fresh-${i}`)], all: [node.key, ...given], run: () => store().createNode(node, given) };
+          return {
+            node,
+            fresh: [id('member_id', `n${i}`), id('cookie', `fresh-${i}`)],
+            all: [node.key, ...given],
+            run: () => store().createNode(seeded(node), given),
+          };
         });
         // The erase is sent amid the writes: half of them just before it, half after it, one by one as each is answered.
         const started = writes.map((w) => () => w.run());
@@ -651,10 +659,10 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when two erases of different values rewrite the same history entries at once, then both values are erased from them', async () => {
         const customers = await Promise.all(Array.from({ length: 6 }, () => customerWith(MEMBER)));
         for (const c of customers) {
-          await store().createNode(member(c, 'gone'), [id('email', 'va@example.com'), id('cookie', 'w')]);
-          await store().deleteNode(member(c, 'gone'));
-          await store().createNode(member(c, 'holds-va'), [id('email', 'va@example.com')]);
-          await store().createNode(member(c, 'holds-w'), [id('cookie', 'w')]);
+          await store().createNode(seeded(member(c, 'gone')), [id('email', 'va@example.com'), id('cookie', 'w')]);
+          await store().deleteNode(seeded(member(c, 'gone')));
+          await store().createNode(seeded(member(c, 'holds-va')), [id('email', 'va@example.com')]);
+          await store().createNode(seeded(member(c, 'holds-w')), [id('cookie', 'w')]);
         }
         const outcomes = await Promise.all(
           customers.flatMap((c) => [
@@ -685,15 +693,15 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
       test('when erases of one person race each other and deletes of its nodes, then each node is deleted once, by exactly one call, and none of its values remains', async () => {
         const c = await customerWith(MEMBER);
         const people = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
-        for (const k of people) await store().createNode(member(c, k), [id('email', 'sam@example.com'), id('cookie', `own-${k}`)]);
-        await store().createNode(member(c, 'elsewhere'), [id('cookie', 'other')]);
+        for (const k of people) await store().createNode(seeded(member(c, k)), [id('email', 'sam@example.com'), id('cookie', `own-${k}`)]);
+        await store().createNode(seeded(member(c, 'elsewhere')), [id('cookie', 'other')]);
 
         // Two deletes of each node, with an erase of the whole person before every fourth of them.
         const erase = () => store().erase(eraseRequest(c, id('email', 'sam@example.com'), 'person'));
         const calls = people.flatMap((k, i) => {
           const deletes = [
-            { erase: false, run: () => store().deleteNode(member(c, k)) },
-            { erase: false, run: () => store().deleteNode(member(c, k)) },
+            { erase: false, run: () => store().deleteNode(seeded(member(c, k))) },
+            { erase: false, run: () => store().deleteNode(seeded(member(c, k))) },
           ];
           return i % 2 === 0 ? [{ erase: true, run: erase }, ...deletes] : deletes;
         });
@@ -724,13 +732,13 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
     describe('pruneHistory', () => {
       test('when history is pruned before an instant, then only entries older than it go, at most `limit` per call', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'p1'), [id('cookie', 'k1')]);
-        await store().insertIds(member(c, 'p1'), [id('cookie', 'k2')]);
-        await store().insertIds(member(c, 'p1'), [id('cookie', 'k3')]);
+        await store().createNode(seeded(member(c, 'p1')), [id('cookie', 'k1')]);
+        await store().insertIds(seeded(member(c, 'p1')), [id('cookie', 'k2')]);
+        await store().insertIds(seeded(member(c, 'p1')), [id('cookie', 'k3')]);
         await clockPast(Date.now());
-        await store().insertIds(member(c, 'p1'), [id('cookie', 'k4')]);
+        await store().insertIds(seeded(member(c, 'p1')), [id('cookie', 'k4')]);
         await clockPast(Date.now());
-        await store().insertIds(member(c, 'p1'), [id('cookie', 'k5')]);
+        await store().insertIds(seeded(member(c, 'p1')), [id('cookie', 'k5')]);
         const all = await historyOf(member(c, 'p1'));
         expect(all).toHaveLength(5);
         const cut = all[1]?.at ?? ''; // the k4 insert's instant: it is not older than itself
@@ -767,8 +775,8 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER);
         const keys = Array.from({ length: 10 }, (_, n) => `r${n}`);
         for (const k of keys) {
-          await store().createNode(member(c, k), [id('cookie', `${k}-0`)]);
-          for (let w = 1; w <= 3; w++) await store().insertIds(member(c, k), [id('cookie', `${k}-${w}`)]);
+          await store().createNode(seeded(member(c, k)), [id('cookie', `${k}-0`)]);
+          for (let w = 1; w <= 3; w++) await store().insertIds(seeded(member(c, k)), [id('cookie', `${k}-${w}`)]);
         }
         const newest = Math.max(...(await Promise.all(keys.map(async (k) => Date.parse((await historyOf(member(c, k)))[0]?.at ?? '')))));
         const cut = new Date(newest + 1).toISOString();

@@ -10,6 +10,7 @@ import type { WhyQuery, WhyStart } from '../../src/domain/why';
 import { asChecked } from './contract';
 import { neo4jConnectionFromEnv, neo4jDriver } from '../helpers/store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
+import { seeded } from '../helpers/seeded';
 
 const openNeo4j = () => Neo4jStore.connect(neo4jConnectionFromEnv());
 
@@ -175,7 +176,7 @@ describe('Neo4j store specifics', () => {
       ['s', [id('device', 'd2'), id('tag', 't')]],
       ['u', [id('tag', 't'), id('device', 'd1')]],
     ];
-    for (const [key, ids] of nodes) await store.createNode(asChecked(member(c, key), schema, ids), ids);
+    for (const [key, ids] of nodes) await store.createNode(seeded(asChecked(member(c, key), schema, ids)), ids);
     const ran: string[] = [];
     const q: Query = async <T>(name: StatementName, params: Record<string, unknown> = {}) => {
       ran.push(name);
@@ -231,7 +232,11 @@ describe('Neo4j store specifics', () => {
     const withIp = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'ip', secure: false, links: false }] };
     await store.putSchema(c, withIp);
     await store.applyNodeWrites(
-      Array.from({ length: 300 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('ip', '10.0.0.1'), id('cookie', `k${i}`)] })),
+      Array.from({ length: 300 }, (_, i) => ({
+        kind: 'create' as const,
+        node: seeded(member(c, `m${i}`)),
+        ids: [id('ip', '10.0.0.1'), id('cookie', `k${i}`)],
+      })),
     );
     const { records } = await driver.executeQuery(
       'MATCH (n:IdNode {customer: $c, keyId: "m0"}) RETURN elementId(n) AS node',
@@ -293,7 +298,9 @@ describe('Neo4j store specifics', () => {
   test('when a component holds 2,000 nodes and the graph may visit 50, then its first traversal stops at its LIMIT and the second does not run', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.applyNodeWrites(Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: member(c, `m${i}`), ids: [id('device', 'hub')] })));
+    await store.applyNodeWrites(
+      Array.from({ length: 2_000 }, (_, i) => ({ kind: 'create' as const, node: seeded(member(c, `m${i}`)), ids: [id('device', 'hub')] })),
+    );
     const profiled = await planOf(
       'graph.all',
       graphAsked({ customer: c, keyId: 'm0', unlinkedTypes: [], maxNodes: neo4j.int(50), maxIds: neo4j.int(50) }),
@@ -347,17 +354,17 @@ describe('Neo4j store specifics', () => {
   test('when no node holds an ID any more, then its Id vertex is gone, in the same transaction', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
-    await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
+    await store.createNode(seeded(member(c, 'm2')), [id('device', 'd1')]);
     const idVertices = async () =>
       (
         await driver.executeQuery('MATCH (i:Id {customer: $c}) RETURN i.type + "=" + i.value AS id ORDER BY id', { c }, { database: connection.database })
       ).records.map((r) => r.get('id') as string);
     expect(await idVertices()).toEqual(['cookie=k1', 'device=d1', 'member_id=m1', 'member_id=m2']);
-    await store.removeId(member(c, 'm1'), id('cookie', 'k1'));
-    await store.deleteNode(member(c, 'm2'));
+    await store.removeId(seeded(member(c, 'm1')), id('cookie', 'k1'));
+    await store.deleteNode(seeded(member(c, 'm2')));
     expect(await idVertices()).toEqual(['device=d1', 'member_id=m1']);
-    await store.rekey(member(c, 'm1'), 'm9');
+    await store.rekey(seeded(member(c, 'm1')), 'm9');
     expect(await idVertices()).toEqual(['device=d1', 'member_id=m9']);
   });
 
@@ -367,11 +374,11 @@ describe('Neo4j store specifics', () => {
     const tag = newCustomer();
     const audit = { requestId: 'r-1', actor: 'admin' };
     const at = (memberId: string) => ({ ...member(c, memberId), audit });
-    await store.createNode(at(`ann-${tag}`), [id('email', `ann-${tag}@example.com`), id('device', `phone-${tag}`)]);
-    await store.createNode(at(`ann2-${tag}`), [id('device', `phone-${tag}`), id('cookie', `cookie-${tag}`)]);
-    await store.replaceId(at(`ann2-${tag}`), id('cookie', `cookie-${tag}`), id('cookie', `cookie2-${tag}`), false);
-    await store.rekey(at(`ann2-${tag}`), `ann3-${tag}`);
-    await store.createNode(at(`bob-${tag}`), [id('device', `bobs-device-${tag}`)]);
+    await store.createNode(seeded(at(`ann-${tag}`)), [id('email', `ann-${tag}@example.com`), id('device', `phone-${tag}`)]);
+    await store.createNode(seeded(at(`ann2-${tag}`)), [id('device', `phone-${tag}`), id('cookie', `cookie-${tag}`)]);
+    await store.replaceId(seeded(at(`ann2-${tag}`)), id('cookie', `cookie-${tag}`), id('cookie', `cookie2-${tag}`), false);
+    await store.rekey(seeded(at(`ann2-${tag}`)), `ann3-${tag}`);
+    await store.createNode(seeded(at(`bob-${tag}`)), [id('device', `bobs-device-${tag}`)]);
     const outcome = await store.erase({
       customerId: c,
       id: id('device', `phone-${tag}`),
@@ -402,8 +409,8 @@ describe('Neo4j store specifics', () => {
   test('when a node is created, then it points to its schema vertex with IN_SCHEMA (what keeps the schema from going)', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-    await store.createNode(member(c, 'm2'), []);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm2')), []);
     const { records } = await driver.executeQuery(
       'MATCH (n:IdNode {customer: $c})-[:IN_SCHEMA]->(s:Schema) RETURN n.keyId AS node, s.schemaId AS schema ORDER BY node',
       { c },

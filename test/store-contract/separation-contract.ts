@@ -4,6 +4,7 @@
 import type { IdPair, NodeAddress, NodeRef, WriteAudit } from '../../src/domain/model';
 import type { TestStore as Store } from '../helpers/store';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
+import { seeded } from '../helpers/seeded';
 
 const audit: WriteAudit = { requestId: 'req-sep', actor: 'token:t1' };
 const ref = (n: NodeAddress): NodeRef => ({ schemaId: n.schemaId, key: n.key });
@@ -15,8 +16,8 @@ async function annAndBob(store: Store) {
   await store.putSchema(c, MEMBER);
   const ann = member(c, 'ann');
   const bob = member(c, 'bob');
-  await store.createNode(ann, [id('device', 'tablet'), id('cookie', 'c1')]);
-  await store.createNode(bob, [id('device', 'tablet')]);
+  await store.createNode(seeded(ann), [id('device', 'tablet'), id('cookie', 'c1')]);
+  await store.createNode(seeded(bob), [id('device', 'tablet')]);
   return { c, ann, bob };
 }
 
@@ -45,8 +46,8 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       const bob = member(c, 'bob');
       // With their keys, 9,999 IDs each: within NODE_MAX_IDS (10,000).
       const shared = Array.from({ length: 9_998 }, (_, i) => id('device', `d${String(i).padStart(4, '0')}`));
-      await store().createNode(ann, shared);
-      await store().createNode(bob, shared);
+      await store().createNode(seeded(ann), shared);
+      await store().createNode(seeded(bob), shared);
       await expect(store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'a', audit })).resolves.toEqual({ idsRemoved: 9_998 });
       expect(await store().getNodeIds(ann)).toEqual([id('member_id', 'ann')]);
       expect(await store().getNodeIds(bob)).toEqual([...shared, id('member_id', 'bob')]);
@@ -63,7 +64,7 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       expect(await store().getNodeIds(bob)).toEqual([id('device', 'tablet'), id('member_id', 'bob')]);
       expect((await store().listSeparations(c, 0, 10)).total).toBe(0);
       expect(await ops(store(), bob)).toEqual(['create']);
-      await store().removeId(bob, id('device', 'tablet'));
+      await store().removeId(seeded(bob), id('device', 'tablet'));
       await expect(store().separate({ customerId: c, a: ref(bob), b: ref(ann), removeSharedFrom: 'none', audit })).resolves.toEqual({ idsRemoved: 0 });
       // Listed in code-point order whatever order it was given in.
       expect((await store().listSeparations(c, 0, 10)).items).toEqual([{ a: ref(ann), b: ref(bob) }]);
@@ -80,7 +81,7 @@ export function describeSeparationContract(name: string, openStore: () => Promis
 
     test('when the shared ID is the key of the side named, then key_id_immutable and nothing changes', async () => {
       const { c, ann, bob } = await annAndBob(store());
-      await store().insertIds(ann, [id('member_id', 'bob')]);
+      await store().insertIds(seeded(ann), [id('member_id', 'bob')]);
       await expect(store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'b', audit })).rejects.toMatchObject({
         code: 'key_id_immutable',
       });
@@ -92,29 +93,29 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       const { c, ann, bob } = await annAndBob(store());
       await store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'b', audit });
       // An ID bob does not hold: ann may take it.
-      await store().insertIds(checked(ann), [id('member_id', 'ann-old')]);
+      await store().insertIds(seeded(checked(ann)), [id('member_id', 'ann-old')]);
       const annBefore = await store().getNodeIds(ann);
       const refused = expect.objectContaining({ code: 'separated_nodes', message: expect.stringMatching(/member_id=ann.*member_id=bob/) });
-      await expect(store().insertIds(checked(bob), [id('cookie', 'c9'), id('device', 'tablet')])).rejects.toEqual(refused);
-      await expect(store().replaceId(checked(bob), id('device', 'none'), id('device', 'tablet'), true)).rejects.toEqual(refused);
-      await store().insertIds(bob, [id('cookie', 'c2')]);
-      await expect(store().replaceId(checked(bob), id('cookie', 'c2'), id('cookie', 'c1'), false)).rejects.toEqual(refused);
+      await expect(store().insertIds(seeded(checked(bob)), [id('cookie', 'c9'), id('device', 'tablet')])).rejects.toEqual(refused);
+      await expect(store().replaceId(seeded(checked(bob)), id('device', 'none'), id('device', 'tablet'), true)).rejects.toEqual(refused);
+      await store().insertIds(seeded(bob), [id('cookie', 'c2')]);
+      await expect(store().replaceId(seeded(checked(bob)), id('cookie', 'c2'), id('cookie', 'c1'), false)).rejects.toEqual(refused);
       // The other side: ann may not take bob's cookie, nor his key.
       const refusedFromAnn = expect.objectContaining({ code: 'separated_nodes', message: expect.stringMatching(/member_id=ann.*member_id=bob/) });
-      await expect(store().insertIds(checked(ann), [id('cookie', 'c2')])).rejects.toEqual(refusedFromAnn);
-      await expect(store().insertIds(checked(ann), [id('member_id', 'bob')])).rejects.toEqual(refusedFromAnn);
+      await expect(store().insertIds(seeded(checked(ann)), [id('cookie', 'c2')])).rejects.toEqual(refusedFromAnn);
+      await expect(store().insertIds(seeded(checked(ann)), [id('member_id', 'bob')])).rejects.toEqual(refusedFromAnn);
       // A rekey onto an ID the other holds.
-      await expect(store().rekey(checked(bob), 'ann-old')).rejects.toEqual(refused);
+      await expect(store().rekey(seeded(checked(bob)), 'ann-old')).rejects.toEqual(refused);
       const results = await store().applyNodeWrites([
-        { kind: 'insert', node: checked(bob), ids: [id('device', 'tablet')] },
-        { kind: 'insert', node: checked(bob), ids: [id('cookie', 'c3')] },
-        { kind: 'replace', node: checked(ann), where: id('cookie', 'zz'), set: id('cookie', 'c2'), upsert: true },
+        { kind: 'insert', node: seeded(checked(bob)), ids: [id('device', 'tablet')] },
+        { kind: 'insert', node: seeded(checked(bob)), ids: [id('cookie', 'c3')] },
+        { kind: 'replace', node: seeded(checked(ann)), where: id('cookie', 'zz'), set: id('cookie', 'c2'), upsert: true },
       ]);
       expect(results.map((r) => r?.code)).toEqual(['separated_nodes', undefined, 'separated_nodes']);
       expect(await store().getNodeIds(ann)).toEqual(annBefore);
       expect(await store().getNodeIds(bob)).toEqual([id('cookie', 'c2'), id('cookie', 'c3'), id('member_id', 'bob')]);
       // Other nodes are not concerned: a third node may hold the tablet.
-      await expect(store().createNode(member(c, 'cy'), [id('device', 'tablet'), id('cookie', 'c2')])).resolves.toBeUndefined();
+      await expect(store().createNode(seeded(member(c, 'cy')), [id('device', 'tablet'), id('cookie', 'c2')])).resolves.toBeUndefined();
     });
 
     test('when a ban is lifted, then the pair may share IDs again, both histories say unseparate, and lifting it again is separation_not_found', async () => {
@@ -124,7 +125,7 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       expect((await store().listSeparations(c, 0, 10)).total).toBe(0);
       expect((await ops(store(), ann))[0]).toBe('unseparate');
       expect((await ops(store(), bob))[0]).toBe('unseparate');
-      await store().insertIds(checked(bob), [id('device', 'tablet')]);
+      await store().insertIds(seeded(checked(bob)), [id('device', 'tablet')]);
       expect(await store().getNodeIds(bob)).toEqual([id('device', 'tablet'), id('member_id', 'bob')]);
       await expect(store().unseparate(c, ref(ann), ref(bob), audit)).rejects.toMatchObject({ code: 'separation_not_found' });
       await expect(store().unseparate(c, ref(ann), ref(member(c, 'nobody')), audit)).rejects.toMatchObject({ code: 'node_not_found' });
@@ -133,26 +134,26 @@ export function describeSeparationContract(name: string, openStore: () => Promis
     test('when a separated node is rekeyed, then the ban follows it; when either is deleted or erased, then the ban goes', async () => {
       const { c, ann, bob } = await annAndBob(store());
       await store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'b', audit });
-      await store().rekey(checked(bob), 'bobby');
+      await store().rekey(seeded(checked(bob)), 'bobby');
       const bobby = member(c, 'bobby');
       expect((await store().listSeparations(c, 0, 10)).items).toEqual([{ a: ref(ann), b: ref(bobby) }]);
-      await expect(store().insertIds(checked(bobby), [id('device', 'tablet')])).rejects.toMatchObject({ code: 'separated_nodes' });
-      await store().deleteNode(bobby);
+      await expect(store().insertIds(seeded(checked(bobby)), [id('device', 'tablet')])).rejects.toMatchObject({ code: 'separated_nodes' });
+      await store().deleteNode(seeded(bobby));
       expect(await store().listSeparations(c, 0, 10)).toEqual({ items: [], total: 0 });
       // Erasure: a new bob separated from ann, then ann's person erased.
-      await store().createNode(bob, []);
+      await store().createNode(seeded(bob), []);
       await store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'none', audit });
       await store().erase({ customerId: c, id: id('cookie', 'c1'), scope: 'person', unlinkedTypes: [], maxNodes: 100, maxIds: 1000, audit });
       expect(await store().listSeparations(c, 0, 10)).toEqual({ items: [], total: 0 });
-      await store().createNode(ann, [id('device', 'tablet')]);
-      await expect(store().insertIds(checked(bob), [id('device', 'tablet')])).resolves.toBeUndefined();
+      await store().createNode(seeded(ann), [id('device', 'tablet')]);
+      await expect(store().insertIds(seeded(checked(bob)), [id('device', 'tablet')])).resolves.toBeUndefined();
     });
 
     test('when a customer has several bans, then the list is paged in code-point order with the total', async () => {
       const c = newCustomer();
       await store().putSchema(c, MEMBER);
       const names = ['b', 'a', 'c', 'é', 'z'];
-      for (const n of names) await store().createNode(member(c, n), []);
+      for (const n of names) await store().createNode(seeded(member(c, n)), []);
       const pairs: Array<[string, string]> = [
         ['z', 'a'],
         ['c', 'b'],
@@ -172,12 +173,12 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       const { c, ann, bob } = await annAndBob(store());
       await store().separate({ customerId: c, a: ref(ann), b: ref(bob), removeSharedFrom: 'b', audit });
       const inserts = await store().applyNodeWrites([
-        { kind: 'insert', node: checked(ann), ids: [id('cookie', 'c7')] },
-        { kind: 'insert', node: checked(bob), ids: [id('cookie', 'c7')] },
+        { kind: 'insert', node: seeded(checked(ann)), ids: [id('cookie', 'c7')] },
+        { kind: 'insert', node: seeded(checked(bob)), ids: [id('cookie', 'c7')] },
       ]);
       const upserts = await store().applyNodeWrites([
-        { kind: 'replace', node: checked(bob), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
-        { kind: 'replace', node: checked(ann), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
+        { kind: 'replace', node: seeded(checked(bob)), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
+        { kind: 'replace', node: seeded(checked(ann)), where: id('cookie', 'none'), set: id('cookie', 'c8'), upsert: true },
       ]);
       expect([...inserts, ...upserts].map((r) => r?.code)).toEqual([undefined, 'separated_nodes', undefined, 'separated_nodes']);
       expect(await store().getNodeIds(ann)).toEqual([id('cookie', 'c1'), id('cookie', 'c7'), id('device', 'tablet'), id('member_id', 'ann')]);
@@ -191,15 +192,15 @@ export function describeSeparationContract(name: string, openStore: () => Promis
       for (let round = 0; round < rounds; round++) {
         const a = member(c, `a${round}`);
         const b = member(c, `b${round}`);
-        await store().createNode(a, []);
-        await store().createNode(b, []);
+        await store().createNode(seeded(a), []);
+        await store().createNode(seeded(b), []);
         await store().separate({ customerId: c, a: ref(a), b: ref(b), removeSharedFrom: 'none', audit });
         const shared = id('device', `d${round}`);
         const writes: Array<Promise<unknown>> = [];
         for (let i = 0; i < 6; i++) {
           const n = checked(i % 2 === 0 ? a : b);
-          writes.push(i % 3 === 0 ? store().insertIds(n, [shared]) : store().replaceId(n, id('cookie', 'none'), shared, true));
-          writes.push(store().applyNodeWrites([{ kind: 'insert', node: n, ids: [shared] }]));
+          writes.push(i % 3 === 0 ? store().insertIds(seeded(n), [shared]) : store().replaceId(seeded(n), id('cookie', 'none'), shared, true));
+          writes.push(store().applyNodeWrites([{ kind: 'insert', node: seeded(n), ids: [shared] }]));
         }
         const outcomes = await Promise.allSettled(writes);
         for (const o of outcomes)

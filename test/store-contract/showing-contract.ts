@@ -16,6 +16,7 @@ import { checkedImpression, checkedPerson } from '../helpers/checked-showing';
 import type { TestStore as Store } from '../helpers/store';
 import { buildCondition, buildDraft, type ConditionBody } from '../helpers/deliveries';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
+import { seeded } from '../helpers/seeded';
 
 // ---- fixtures
 
@@ -142,7 +143,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
     describe('eligibility', () => {
       test('when the customer has no deliveries, then eligibility gives no delivery and no counts, whatever another customer recorded for the same ID', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const other = await customerWith(MEMBER);
         const ofOther = await deliveryWith(other);
         await show(other, ofOther.deliveryId, id('member_id', 'm1'), 2);
@@ -155,7 +156,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when the person saw nothing, then every delivery of the customer comes with its stored counts, and no person counts', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const created = [await deliveryWith(c, {}, 'a'), await deliveryWith(c, {}, 'b'), await deliveryWith(c, {}, 'c')];
         // Someone else saw the second one twice: its counts are not zero, and not the person's.
         await show(c, created[1]?.deliveryId ?? 0, id('member_id', 'someone-else'), 2, { platform: 'ios' });
@@ -172,7 +173,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when a person saw deliveries through two linked IDs, then each delivery counts the impressions of both, whichever ID asks', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1'), id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1'), id('cookie', 'k1')]);
         const a = await deliveryWith(c, {}, 'a');
         const b = await deliveryWith(c, {}, 'b');
         await show(c, a.deliveryId, id('member_id', 'm1'), 2);
@@ -264,7 +265,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test("when a display is counted, then it answers the counts right after it: the delivery's, and the person's in all and on its day", async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'p1')), [id('device', 'd1')]);
         const d = await deliveryWith(c);
         const p1 = id('member_id', 'p1');
         const p1Device = id('device', 'd1');
@@ -289,7 +290,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test("when a display is checked, then the caps are judged on the delivery's live counts and the person's counts before this one", async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'p1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'p1')), [id('device', 'd1')]);
         const d = await deliveryWith(c, { max_delivery_count: 6, max_total_count: 4 });
         await show(c, d.deliveryId, id('member_id', 'p1'), 2, { platform: 'android' });
         await show(c, d.deliveryId, id('device', 'd1'), 1, { day: NEXT_DAY });
@@ -347,8 +348,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const ofB = await deliveryWith(b);
         expect(ofB.deliveryId).toBe(ofA.deliveryId);
         const user = id('member_id', 'm1');
-        await store().createNode(member(a, 'm1'), []);
-        await store().createNode(member(b, 'm1'), []);
+        await store().createNode(seeded(member(a, 'm1')), []);
+        await store().createNode(seeded(member(b, 'm1')), []);
         await show(a, ofA.deliveryId, user, 3);
         await show(b, ofB.deliveryId, user, 1, { platform: 'ios' });
 
@@ -367,7 +368,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         ['max_total_count_per_day', { max_total_count_per_day: 3 }],
       ])('when a display would pass %s, then cap_reached naming it, and nothing is counted', async (cap, caps) => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const d = await deliveryWith(c, caps);
         const m1 = id('member_id', 'm1');
         const d1 = id('device', 'd1');
@@ -548,8 +549,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
     describe('people change', () => {
       test('when two people are linked, then each ID of either sees the sum, and when the link is removed, each has their own again', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'a'), [id('cookie', 'ka')]);
-        await store().createNode(member(c, 'b'), [id('cookie', 'kb')]);
+        await store().createNode(seeded(member(c, 'a')), [id('cookie', 'ka')]);
+        await store().createNode(seeded(member(c, 'b')), [id('cookie', 'kb')]);
         const d = await deliveryWith(c, { max_total_count: 6 });
         const a = id('member_id', 'a');
         const b = id('member_id', 'b');
@@ -559,7 +560,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await countsFor(c, b, d.deliveryId)).toEqual(counts(3, 0));
 
         // b's node takes a's cookie: one person.
-        await store().insertIds(member(c, 'b'), [id('cookie', 'ka')]);
+        await store().insertIds(seeded(member(c, 'b')), [id('cookie', 'ka')]);
         for (const user of [a, b, id('cookie', 'ka'), id('cookie', 'kb')]) {
           expect([user, await countsFor(c, user, d.deliveryId)]).toEqual([user, counts(5, 2)]);
         }
@@ -568,7 +569,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await storedCounters(c, d.deliveryId)).toEqual(counters(6));
 
         // The link goes: two people again, each with what was recorded against their own IDs.
-        await store().removeId(member(c, 'b'), id('cookie', 'ka'));
+        await store().removeId(seeded(member(c, 'b')), id('cookie', 'ka'));
         expect(await countsFor(c, a, d.deliveryId)).toEqual(counts(2, 2));
         expect(await countsFor(c, id('cookie', 'ka'), d.deliveryId)).toEqual(counts(2, 2));
         expect(await countsFor(c, b, d.deliveryId)).toEqual(counts(4, 1));
@@ -578,8 +579,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when two people hold the same ID of a links:false type, then they stay two people; without the option they would be one', async () => {
         const c = await customerWith(MEMBER_WITH_IP);
-        await store().createNode(member(c, 'a'), [id('ip', '10.0.0.1')]);
-        await store().createNode(member(c, 'b'), [id('ip', '10.0.0.1')]);
+        await store().createNode(seeded(member(c, 'a')), [id('ip', '10.0.0.1')]);
+        await store().createNode(seeded(member(c, 'b')), [id('ip', '10.0.0.1')]);
         const d = await deliveryWith(c, { max_total_count: 3 });
         const unlinked = { unlinkedTypes: ['ip'] };
         const a = id('member_id', 'a');
@@ -602,7 +603,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when no node holds an ID, then it is a person of its own, capped like any other, whose impressions join a node that takes the ID', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k1')]);
         const d = await deliveryWith(c, { max_total_count: 3 });
         const loose = id('device', 'loose');
         const m1 = id('member_id', 'm1');
@@ -620,7 +621,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(3, 2));
 
         // m1's node takes the ID: its impressions are m1's now, and m1 is past the cap.
-        await store().insertIds(member(c, 'm1'), [loose]);
+        await store().insertIds(seeded(member(c, 'm1')), [loose]);
         expect(await countsFor(c, m1, d.deliveryId)).toEqual(counts(4, 3));
         expect(await countsFor(c, loose, d.deliveryId)).toEqual(counts(4, 3));
         await expect(record(impression(c, d.deliveryId, id('cookie', 'k1')))).rejects.toMatchObject({
@@ -632,8 +633,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when an ID is erased (scope id), then the impressions recorded against it go, and the person keeps those of their other IDs', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]);
-        await store().createNode(member(c, 'm2'), [id('cookie', 'k2')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('cookie', 'k2')]);
         const d = await deliveryWith(c);
         const other = await deliveryWith(c, {}, 'other');
         await show(c, d.deliveryId, id('member_id', 'm1'), 2);
@@ -664,9 +665,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         const c = await customerWith(MEMBER_SHARED_DEVICE);
         const unlinked = { unlinkedTypes: ['device'] };
         // Ann: a1 and a2, linked by cookie ka; Bob: b1. They share a tablet, which never links.
-        await store().createNode(member(c, 'a1'), [id('cookie', 'ka'), id('device', 'tablet')]);
-        await store().createNode(member(c, 'a2'), [id('cookie', 'ka'), id('cookie', 'kb')]);
-        await store().createNode(member(c, 'b1'), [id('device', 'tablet')]);
+        await store().createNode(seeded(member(c, 'a1')), [id('cookie', 'ka'), id('device', 'tablet')]);
+        await store().createNode(seeded(member(c, 'a2')), [id('cookie', 'ka'), id('cookie', 'kb')]);
+        await store().createNode(seeded(member(c, 'b1')), [id('device', 'tablet')]);
         const d = await deliveryWith(c);
         await show(c, d.deliveryId, id('member_id', 'a1'), 1, { person: unlinked });
         await show(c, d.deliveryId, id('cookie', 'ka'), 1, { person: unlinked });
@@ -687,7 +688,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test.each(['id', 'person'] as const)('when an ID no node holds is erased (scope %s), then its impressions go, and others stay', async (scope) => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), []);
+        await store().createNode(seeded(member(c, 'm1')), []);
         const d = await deliveryWith(c);
         await show(c, d.deliveryId, id('device', 'loose'), 2);
         await show(c, d.deliveryId, id('device', 'other-loose'), 1);
@@ -706,7 +707,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when an ID is erased (scope id), then the idempotency keys of the impressions recorded against it go, and the keys of other IDs and customers stay', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k1'), id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k1'), id('device', 'd1')]);
         const d = await deliveryWith(c);
         const other = await deliveryWith(c, {}, 'other');
         await show(c, d.deliveryId, id('cookie', 'k1'), 1, { key: 'key-k1' });
@@ -729,9 +730,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       test('when a person is erased, then the idempotency keys of the impressions of all their values go, and those of a links:false ID another person still holds stay', async () => {
         const c = await customerWith(MEMBER_SHARED_DEVICE);
         const unlinked = { unlinkedTypes: ['device'] };
-        await store().createNode(member(c, 'a1'), [id('cookie', 'ka'), id('device', 'tablet')]);
-        await store().createNode(member(c, 'a2'), [id('cookie', 'ka'), id('cookie', 'kb')]);
-        await store().createNode(member(c, 'b1'), [id('device', 'tablet')]);
+        await store().createNode(seeded(member(c, 'a1')), [id('cookie', 'ka'), id('device', 'tablet')]);
+        await store().createNode(seeded(member(c, 'a2')), [id('cookie', 'ka'), id('cookie', 'kb')]);
+        await store().createNode(seeded(member(c, 'b1')), [id('device', 'tablet')]);
         const d = await deliveryWith(c);
         const keyed: Array<[string, IdPair]> = [
           ['key-a1', id('member_id', 'a1')],
@@ -767,7 +768,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when a delivery is deleted, then its impressions go with it: no person counts it, a new delivery starts from nothing, and it cannot be shown', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const gone = await deliveryWith(c, {}, 'gone');
         const kept = await deliveryWith(c, {}, 'kept');
         const m1 = id('member_id', 'm1');
@@ -795,7 +796,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         // What the other tests' deletes left first (the store is shared): from then on only this test's are left.
         await sweepAll();
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
         const [gone, alsoGone, kept] = [await deliveryWith(c, {}, 'gone'), await deliveryWith(c, {}, 'also gone'), await deliveryWith(c, {}, 'kept')];
         const m1 = id('member_id', 'm1');
         // gone: four counts (m1 on two days, d1, loose) and two keys; alsoGone: one count, no key.
@@ -842,8 +843,8 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
 
       test('when no delivery is showable, then the person is not read: no counts, and no component_too_large for a person past the bounds', async () => {
         const c = await customerWith(MEMBER);
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
-        await store().createNode(member(c, 'm2'), [id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('cookie', 'k1')]);
         const d = await deliveryWith(c);
         await show(c, d.deliveryId, id('member_id', 'm1'));
         const state = await store().eligibility(checkedPerson(personOf(c, id('member_id', 'm1'), { maxNodes: 1 }), DAY), () => false);
@@ -905,9 +906,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
       test('when the person has more nodes or IDs than allowed, then eligibility and recordImpression answer component_too_large and nothing is counted', async () => {
         const c = await customerWith(MEMBER);
         // Three nodes in a chain: m1 -k1- m2 -k2- m3; five IDs (m1, m2, m3, k1, k2).
-        await store().createNode(member(c, 'm1'), [id('cookie', 'k1')]);
-        await store().createNode(member(c, 'm2'), [id('cookie', 'k1'), id('cookie', 'k2')]);
-        await store().createNode(member(c, 'm3'), [id('cookie', 'k2')]);
+        await store().createNode(seeded(member(c, 'm1')), [id('cookie', 'k1')]);
+        await store().createNode(seeded(member(c, 'm2')), [id('cookie', 'k1'), id('cookie', 'k2')]);
+        await store().createNode(seeded(member(c, 'm3')), [id('cookie', 'k2')]);
         const d = await deliveryWith(c);
         for (const bounds of [{ maxNodes: 2 }, { maxIds: 4 }]) {
           for (const user of [id('member_id', 'm1'), id('cookie', 'k2'), id('member_id', 'm3')]) {
@@ -955,9 +956,9 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         async () => {
           const c = await customerWith(MEMBER);
           // r0 -k01- r1 -k12- r2; the person's IDs used: r0, r1, r2, k01, k12.
-          await store().createNode(member(c, 'r0'), [id('cookie', 'k01')]);
-          await store().createNode(member(c, 'r1'), [id('cookie', 'k01'), id('cookie', 'k12')]);
-          await store().createNode(member(c, 'r2'), [id('cookie', 'k12')]);
+          await store().createNode(seeded(member(c, 'r0')), [id('cookie', 'k01')]);
+          await store().createNode(seeded(member(c, 'r1')), [id('cookie', 'k01'), id('cookie', 'k12')]);
+          await store().createNode(seeded(member(c, 'r2')), [id('cookie', 'k12')]);
           const users = [id('member_id', 'r0'), id('member_id', 'r1'), id('member_id', 'r2'), id('cookie', 'k01'), id('cookie', 'k12')];
           const d = await deliveryWith(c, { max_total_count: 3 });
           const platforms: Platform[] = ['ios', 'android', 'other'];
@@ -986,7 +987,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         async () => {
           const c = await customerWith(MEMBER);
           // People 0-24 are nodes, 25-49 IDs no node holds.
-          for (let p = 0; p < 25; p += 1) await store().createNode(member(c, `p${p}`), [id('cookie', `k${p}`)]);
+          for (let p = 0; p < 25; p += 1) await store().createNode(seeded(member(c, `p${p}`)), [id('cookie', `k${p}`)]);
           const people = Array.from({ length: 50 }, (_, p) => (p < 25 ? id('member_id', `p${p}`) : id('device', `loose-${p}`)));
           const d = await deliveryWith(c, { max_delivery_count: 40 });
 
@@ -1022,7 +1023,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         async () => {
           const c = await customerWith(MEMBER);
           // People 0-5 are nodes, each shown through its key or its cookie; 6-11 are IDs no node holds.
-          for (let p = 0; p < 6; p += 1) await store().createNode(member(c, `q${p}`), [id('cookie', `q${p}`)]);
+          for (let p = 0; p < 6; p += 1) await store().createNode(seeded(member(c, `q${p}`)), [id('cookie', `q${p}`)]);
           const deliveries: Delivery[] = [];
           for (let n = 0; n < 8; n += 1) deliveries.push(await deliveryWith(c, { max_delivery_count: 10, max_total_count: 2 }, `d${n}`));
 
@@ -1057,7 +1058,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         'when 100 displays on one day and 100 on the next, to one person, race against max_total_count_per_day 2, then exactly 2 are counted each day',
         async () => {
           const c = await customerWith(MEMBER);
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
           const users = [id('member_id', 'm1'), id('device', 'd1')];
           const d = await deliveryWith(c, { max_total_count_per_day: 2 });
 
@@ -1089,7 +1090,7 @@ export function describeShowingContract(name: string, openStore: () => Promise<S
         'when 100 displays with the same idempotency key race, then exactly one is counted and all 100 get its answer, 99 replayed',
         async () => {
           const c = await customerWith(MEMBER);
-          await store().createNode(member(c, 'm1'), [id('device', 'd1')]);
+          await store().createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
           const d = await deliveryWith(c);
           const users = [id('member_id', 'm1'), id('device', 'd1')];
 

@@ -8,6 +8,7 @@ import type { NodeAddress } from '../../src/domain/model';
 import { migrations } from '../../src/store/sqlite/migrations';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { id, MEMBER } from './contract';
+import { seeded } from '../helpers/seeded';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-history-upgrade-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -59,7 +60,7 @@ test('when a file made before history is opened, then its nodes stay, have no hi
   try {
     expect(await store.getNodeIds(node('m-1'))).toEqual([id('device', 'shared-tablet'), id('member_id', 'm-1')]);
     expect(await store.nodeHistory('acme', 'member', id('member_id', 'm-1'), 0, 10)).toEqual({ items: [], total: 0 });
-    await store.removeId(node('m-1'), id('device', 'shared-tablet'));
+    await store.removeId(seeded(node('m-1')), id('device', 'shared-tablet'));
     const [removal] = (await store.nodeHistory('acme', 'member', id('member_id', 'm-1'), 0, 10)).items;
     expect(removal).toMatchObject({ op: 'delete', actor: 'admin', key: id('member_id', 'm-1'), added: [], removed: [id('device', 'shared-tablet')] });
     expect(

@@ -6,6 +6,7 @@ import type { SearchQuery } from '../../src/domain/model';
 import { SqliteSearch } from '../../src/store/sqlite/sqlite-search';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { id, member, MEMBER, newCustomer } from './contract';
+import { seeded } from '../helpers/seeded';
 
 /** Nodes m0…m7, each holding a few of d0…d3, c0…c5 (device, cookie) and perhaps an email. */
 const graphArb = fc.array(
@@ -49,7 +50,7 @@ describe('sqlite search ONE from one node', () => {
           for (const [i, n] of nodes.entries()) {
             const held = [...n.devices.map((d) => id('device', `d${d}`)), ...n.cookies.map((k) => id('cookie', `c${k}`))];
             if (n.email) held.push(id('email', `m${i}@example.com`));
-            await store.createNode(member(c, `m${i}`), held);
+            await store.createNode(seeded(member(c, `m${i}`)), held);
           }
           for (const s of searches) {
             const query: SearchQuery = {

@@ -11,6 +11,7 @@ import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
 import { describeSeparationContract } from './separation-contract';
 import { describeWhyContract } from './why-contract';
+import { seeded } from '../helpers/seeded';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
@@ -43,8 +44,8 @@ describe('sqlite read pool', () => {
   async function twoMembersSharingADevice(store: SqliteStore): Promise<string> {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);
-    await store.createNode(member(c, 'm1'), [id('device', 'd1')]);
-    await store.createNode(member(c, 'm2'), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
+    await store.createNode(seeded(member(c, 'm2')), [id('device', 'd1')]);
     return c;
   }
 
@@ -58,7 +59,7 @@ describe('sqlite read pool', () => {
       expect((await store.searchWithTypes(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2')]);
       expect(pooledSearches).not.toHaveBeenCalled();
       // a third, written and answered just before: the worker's own connection sees it
-      await store.createNode(member(c, 'm3'), [id('device', 'd1')]);
+      await store.createNode(seeded(member(c, 'm3')), [id('device', 'd1')]);
       expect((await store.searchWithTypes(fromM1)).results).toEqual([id('device', 'd1'), id('member_id', 'm1'), id('member_id', 'm2'), id('member_id', 'm3')]);
       expect(pooledSearches).toHaveBeenCalledTimes(1);
       // a refusal made on the worker comes back as the same DomainError
@@ -118,7 +119,7 @@ describe('sqlite file store', () => {
     const c = newCustomer();
     const first = new SqliteStore({ path: file });
     await first.putSchema(c, MEMBER);
-    await first.createNode(member(c, 'm1'), [id('device', 'd1')]);
+    await first.createNode(seeded(member(c, 'm1')), [id('device', 'd1')]);
     await first.close();
     const second = new SqliteStore({ path: file });
     try {

@@ -8,6 +8,7 @@ import type { IdPair, NodeAddress, SchemaRecord } from '../../src/domain/model';
 import type { TestStore as Store } from '../helpers/store';
 import { compareChains, type Chain, type WhyQuery, type WhyStart } from '../../src/domain/why';
 import { asChecked, id, member, MEMBER, newCustomer, useStore } from './contract';
+import { seeded } from '../helpers/seeded';
 
 /** member's types, and tag, which links nothing. */
 const WHY: SchemaRecord = { ...MEMBER, idTypes: [...MEMBER.idTypes, { type: 'tag', secure: false, links: false }] };
@@ -80,13 +81,13 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
     async function customerWith(nodes: Array<[string, IdPair[]]>): Promise<string> {
       const c = newCustomer();
       await store().putSchema(c, WHY);
-      for (const [key, ids] of nodes) await store().createNode(asChecked(member(c, key), WHY, ids), ids);
+      for (const [key, ids] of nodes) await store().createNode(seeded(asChecked(member(c, key), WHY, ids)), ids);
       return c;
     }
 
     /** Many nodes at once, in writes of 500 (a `_bulk` batch at most). */
     async function createMany(c: string, nodes: Array<[NodeAddress, IdPair[]]>): Promise<void> {
-      const writes = nodes.map(([node, ids]): NodeWrite => ({ kind: 'create', node, ids }));
+      const writes = nodes.map(([node, ids]): NodeWrite => ({ kind: 'create', node: seeded(node), ids }));
       for (let i = 0; i < writes.length; i += 500)
         expect(await store().applyNodeWrites(writes.slice(i, i + 500))).toEqual(writes.slice(i, i + 500).map(() => undefined));
     }
@@ -240,7 +241,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
           [asChecked(member(c, 'tX'), WHY, [id('email', 'x'), id('device', 'z')]), [id('email', 'e3'), id('device', 'z')]],
           [asChecked(member(c, 'tY'), WHY, [id('email', 'x'), id('device', 'z')]), [id('email', 'e4'), id('device', 'z')]],
         ];
-        for (const [node, ids] of nodes) await store().createNode(node, ids);
+        for (const [node, ids] of nodes) await store().createNode(seeded(node), ids);
         const ask = (maskedTypes: string[]) => store().whyWithTypes(query(c, byKey(member(c, 's')), { where: { id: id('device', 'z') } }, { maskedTypes }));
         const masked = await ask(['email']);
         const seen = await ask([]);
@@ -276,7 +277,7 @@ export function describeWhyContract(name: string, openStore: () => Promise<Store
         ]),
       );
       const hubIds = Array.from({ length: count }, (_, i) => own(i));
-      await store().createNode(asChecked(member(c, 'hub'), WHY, hubIds), hubIds);
+      await store().createNode(seeded(asChecked(member(c, 'hub'), WHY, hubIds)), hubIds);
       const ask = (maskedTypes: string[]) => store().whyWithTypes(query(c, { where: { id: id('device', 'fan') } }, byKey(member(c, 'hub')), { maskedTypes }));
       const seen = await ask([]);
       expect(shown(seen.missing === undefined ? seen.chain : undefined)).toEqual([

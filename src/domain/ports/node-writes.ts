@@ -28,41 +28,36 @@ export interface CheckedNode {
   check: (read: SchemaWithPolicy) => NodeAddress;
 }
 
-/** A write's node: checked by the store (CheckedNode), or an address already checked (tests and tools that seed a store). */
-export type NodeTarget = NodeAddress | CheckedNode;
-
-export const isCheckedNode = (node: NodeTarget): node is CheckedNode => 'check' in node;
-
-/** One node write, as the bulk endpoint batches them. */
-export type NodeWrite<N extends NodeTarget = NodeTarget> =
+/**
+ * One node write, as the bulk endpoint batches them: to a CheckedNode, as the domain sends it, or, inside an adapter,
+ * to the address its check answered (`N`).
+ */
+export type NodeWrite<N = CheckedNode> =
   | { kind: 'create'; node: N; ids: IdPair[] }
   | { kind: 'insert'; node: N; ids: IdPair[] }
   | { kind: 'replace'; node: N; where: IdPair; set: IdPair; upsert: boolean }
   | { kind: 'removeId'; node: N; id: IdPair }
   | { kind: 'deleteNode'; node: N };
 
-/** A write with its node's address, after its check: what a store applies. */
-export type AddressedWrite = NodeWrite<NodeAddress>;
-
 export interface NodeWriteStore {
   /** node_exists when the key is taken. `ids` holds no duplicates and may contain the key. */
-  createNode(node: NodeTarget, ids: IdPair[]): Promise<void>;
+  createNode(node: CheckedNode, ids: IdPair[]): Promise<void>;
   /** node_not_found; id_exists (naming the first held ID) and nothing added when any ID is held. */
-  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void>;
+  insertIds(node: CheckedNode, ids: IdPair[]): Promise<void>;
   /**
    * Replaces the held `where` with `set` (node_not_found; id_exists when `set` is held already).
    * When `where` is not held: nothing, or with `upsert` adds `set` unless held.
    */
-  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
+  replaceId(node: CheckedNode, where: IdPair, set: IdPair, upsert: boolean): Promise<void>;
   /**
    * The key becomes (key.type, newId) as key and as held ID. node_not_found; node_exists when taken;
    * holder_limit_reached as a write adding newId would.
    */
-  rekey(node: NodeTarget, newId: string): Promise<void>;
+  rekey(node: CheckedNode, newId: string): Promise<void>;
   /** node_not_found; removing an ID that is not held changes nothing. */
-  removeId(node: NodeTarget, id: IdPair): Promise<void>;
+  removeId(node: CheckedNode, id: IdPair): Promise<void>;
   /** node_not_found. */
-  deleteNode(node: NodeTarget): Promise<void>;
+  deleteNode(node: CheckedNode): Promise<void>;
   /**
    * Applies the writes in order, each atomically on its own, with the same outcomes as the single methods:
    * the DomainError a write was refused with, or undefined. A refused write changes nothing and does not stop

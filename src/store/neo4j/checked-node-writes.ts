@@ -9,7 +9,7 @@
 // transaction does not read the policy again, is checked against a fresh read that is not kept.
 import { type DomainError, isDomainError } from '../../domain/errors';
 import type { NodeAddress } from '../../domain/model';
-import { type CheckedNode, isCheckedNode, type NodeTarget, type NodeWrite } from '../../domain/ports/node-writes';
+import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
 import type { MarkedNode, MarkedRead, MarkedWrite } from './kept-policies';
 
 /** Checks of a write whose schema or kept policy changed between its check and its write, before schema_changed is the answer. */
@@ -25,6 +25,18 @@ export interface WritePolicies {
 
 const marked = (node: NodeAddress, mark: string | undefined): MarkedNode => (mark === undefined ? node : { ...node, policyMark: mark });
 
+type Checked = { address: MarkedNode } | { refusal: DomainError };
+
+/** The check run against `read`: its address, marked when the read is kept, or its refusal. */
+function checkAgainst(node: CheckedNode, read: MarkedRead): Checked {
+  try {
+    return { address: marked(node.check(read), read.mark) };
+  } catch (e) {
+    if (!isDomainError(e)) throw e;
+    return { refusal: e };
+  }
+}
+
 /**
  * The reads of one attempt, each schema's read once (the lines of a bulk request share them). A later attempt
  * (`afresh`) never uses what was kept before it.
@@ -39,14 +51,20 @@ class Attempt {
 
   /** The check's address, marked when the read it passed was kept; what the check throws against a fresh read. */
   async address(node: CheckedNode): Promise<MarkedNode> {
+    const checked = await this.check(node);
+    if ('refusal' in checked) throw checked.refusal;
+    return checked.address;
+  }
+
+  /**
+   * As address, with the check's refusal as a value: a read that fails (the store unavailable) rejects, as it is no
+   * refusal of the write.
+   */
+  async check(node: CheckedNode): Promise<Checked> {
     const read = await this.read(node, !this.afresh);
-    try {
-      return marked(node.check(read), read.mark);
-    } catch (e) {
-      if (!isDomainError(e) || read.mark === undefined || this.afresh) throw e;
-      const renewed = await this.read(node, false);
-      return marked(node.check(renewed), renewed.mark);
-    }
+    const checked = checkAgainst(node, read);
+    if (!('refusal' in checked) || read.mark === undefined || this.afresh) return checked;
+    return checkAgainst(node, await this.read(node, false));
   }
 
   /** `orKept`: what is kept, else a fresh read to keep; otherwise a fresh read to keep in any case. */
@@ -66,14 +84,12 @@ export class CheckedNodeWrites {
   constructor(private readonly policies: WritePolicies) {}
 
   /** One write: checked (see above), then applied; checked and applied again while its transaction answers schema_changed. */
-  write(node: NodeTarget, apply: (node: MarkedNode) => Promise<void>): Promise<void> {
-    if (!isCheckedNode(node)) return apply(node);
+  write(node: CheckedNode, apply: (node: MarkedNode) => Promise<void>): Promise<void> {
     return againstChanges(async (attempt) => apply(await new Attempt(this.policies, attempt > 1).address(node)));
   }
 
   /** A rekey: checked against a fresh read, kept for nothing. */
-  rekey(node: NodeTarget, apply: (node: NodeAddress) => Promise<void>): Promise<void> {
-    if (!isCheckedNode(node)) return apply(node);
+  rekey(node: CheckedNode, apply: (node: NodeAddress) => Promise<void>): Promise<void> {
     return againstChanges(async () => apply(node.check(await this.policies.fresh(node.customerId, node.schemaId, false))));
   }
 
@@ -86,22 +102,18 @@ export class CheckedNodeWrites {
     let pending = writes.map((_write, index) => index);
     for (let attempt = 1; pending.length > 0; attempt += 1) {
       const reads = new Attempt(this.policies, attempt > 1);
-      const planned: Array<{ index: number; write: MarkedWrite; checked: boolean }> = [];
+      const planned: Array<{ index: number; write: MarkedWrite }> = [];
       for (const index of pending) {
         const write = writes[index] as NodeWrite;
-        try {
-          const node = isCheckedNode(write.node) ? await reads.address(write.node) : write.node;
-          planned.push({ index, write: { ...write, node }, checked: isCheckedNode(write.node) });
-        } catch (e) {
-          if (!isDomainError(e)) throw e;
-          outcomes[index] = e;
-        }
+        const checked = await reads.check(write.node);
+        if ('refusal' in checked) outcomes[index] = checked.refusal;
+        else planned.push({ index, write: { ...write, node: checked.address } });
       }
       const applied = await apply(planned.map((p) => p.write));
       pending = [];
       planned.forEach((p, i) => {
         const outcome = applied[i];
-        if (p.checked && outcome?.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS) pending.push(p.index);
+        if (outcome?.code === 'schema_changed' && attempt < SCHEMA_ATTEMPTS) pending.push(p.index);
         else outcomes[p.index] = outcome;
       });
     }

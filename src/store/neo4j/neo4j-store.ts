@@ -33,7 +33,7 @@ import {
 } from '../../domain/model';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type { CheckedImpression, CheckedPerson } from '../../domain/ports/showing';
-import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
+import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
 import type {
   CheckedGraph,
   CheckedWhy,
@@ -400,27 +400,27 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   // ---- nodes (checked: ./checked-node-writes.ts; written: ./neo4j-nodes.ts; concurrent single writes go
   // together: ./write-gathering.ts)
 
-  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
+  createNode(node: CheckedNode, ids: IdPair[]): Promise<void> {
     return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'create', node: address, ids }));
   }
 
-  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
+  insertIds(node: CheckedNode, ids: IdPair[]): Promise<void> {
     return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'insert', node: address, ids }));
   }
 
-  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+  replaceId(node: CheckedNode, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
     return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'replace', node: address, where, set, upsert }));
   }
 
-  removeId(node: NodeTarget, id: IdPair): Promise<void> {
+  removeId(node: CheckedNode, id: IdPair): Promise<void> {
     return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'removeId', node: address, id }));
   }
 
-  deleteNode(node: NodeTarget): Promise<void> {
+  deleteNode(node: CheckedNode): Promise<void> {
     return this.checkedWrites.write(node, (address) => this.nodeWrites.apply({ kind: 'deleteNode', node: address }));
   }
 
-  rekey(node: NodeTarget, newId: string): Promise<void> {
+  rekey(node: CheckedNode, newId: string): Promise<void> {
     return this.checkedWrites.rekey(node, (address) => rekey(this.write, address, newId));
   }
 

@@ -31,7 +31,7 @@ import {
   sharedKeyImmutable,
   wouldPassIdLimit,
 } from '../../domain/refusals';
-import { isCheckedNode, type NodeTarget, type NodeWrite } from '../../domain/ports/node-writes';
+import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
 import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';
@@ -169,20 +169,15 @@ export class SqliteNodes {
 
   /**
    * The address a write goes to: its check run on the schema and the policy as they are now, inside the write's
-   * transaction (writes run one at a time, so what it read holds until the write commits); an address given as
-   * is, when it `guarded` (adds IDs), only while its schema still declares what it was checked against.
+   * transaction (writes run one at a time, so what it read holds until the write commits).
    */
-  private addressOf(target: NodeTarget, guarded: boolean): NodeAddress {
-    if (isCheckedNode(target)) {
-      return target.check({ schema: this.schemas.get(target.customerId, target.schemaId), policy: this.schemas.policy(target.customerId) });
-    }
-    if (guarded) this.schemas.refuseIfChanged(target);
-    return target;
+  private addressOf(target: CheckedNode): NodeAddress {
+    return target.check({ schema: this.schemas.get(target.customerId, target.schemaId), policy: this.schemas.policy(target.customerId) });
   }
 
   /** Refuses (DomainError) only before its first write: apply runs it without a savepoint of its own. */
-  create(target: NodeTarget, ids: IdPair[]): void {
-    const node = this.addressOf(target, true);
+  create(target: CheckedNode, ids: IdPair[]): void {
+    const node = this.addressOf(target);
     const held = uniqueIds([node.key, ...ids]);
     if (wouldPassIdLimit(node, 0, held.length)) throw nodeIdLimitReached(node);
     this.refuseIfOverHolderLimit(node, held);
@@ -253,8 +248,8 @@ export class SqliteNodes {
     }
   }
 
-  insert(target: NodeTarget, ids: IdPair[]): void {
-    const node = this.addressOf(target, true);
+  insert(target: CheckedNode, ids: IdPair[]): void {
+    const node = this.addressOf(target);
     const nodePk = this.nodePk(node);
     for (const id of ids) {
       if (this.holds(nodePk, node.customerId, id) !== undefined) throw idExists(node, id);
@@ -271,8 +266,8 @@ export class SqliteNodes {
     this.record(node, 'insert', idPks, []);
   }
 
-  replace(target: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): void {
-    const node = this.addressOf(target, true);
+  replace(target: CheckedNode, where: IdPair, set: IdPair, upsert: boolean): void {
+    const node = this.addressOf(target);
     const nodePk = this.nodePk(node);
     const whereIdPk = this.holds(nodePk, node.customerId, where);
     const setHeld = this.holds(nodePk, node.customerId, set) !== undefined;
@@ -297,8 +292,8 @@ export class SqliteNodes {
     this.record(node, upsert ? 'upsert' : 'update', [setIdPk], [whereIdPk]);
   }
 
-  rekey(target: NodeTarget, newId: string): void {
-    const node = this.addressOf(target, true);
+  rekey(target: CheckedNode, newId: string): void {
+    const node = this.addressOf(target);
     const nodePk = this.nodePk(node);
     if (newId === node.key.id) return;
     const newKey = { type: node.key.type, id: newId };
@@ -316,8 +311,8 @@ export class SqliteNodes {
     this.record(node, 'rekeying', [newIdPk], [oldIdPk], { keyPk: oldIdPk, newKeyPk: newIdPk });
   }
 
-  removeId(target: NodeTarget, id: IdPair): void {
-    const node = this.addressOf(target, false);
+  removeId(target: CheckedNode, id: IdPair): void {
+    const node = this.addressOf(target);
     const nodePk = this.nodePk(node);
     const idPk = this.holds(nodePk, node.customerId, id);
     if (idPk === undefined) return;
@@ -325,8 +320,8 @@ export class SqliteNodes {
     this.record(node, 'delete', [], [idPk]);
   }
 
-  delete(target: NodeTarget): void {
-    const node = this.addressOf(target, false);
+  delete(target: CheckedNode): void {
+    const node = this.addressOf(target);
     const nodePk = this.nodePk(node);
     const held = this.s.heldIdPksSorted.all(nodePk);
     const keyPk = present(this.idPk(node.customerId, node.key), "the ids row of the node's key");

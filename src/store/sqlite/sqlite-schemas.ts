@@ -9,15 +9,13 @@ import {
   canonicalDeclaration,
   type CustomerPolicy,
   type CustomerSettings,
-  declaresAsExpected,
   DEFAULT_SETTINGS,
   type IdTypeDeclaration,
-  type NodeAddress,
   type SchemaRecord,
 } from '../../domain/model';
 import { parseStored } from '../stored-json';
 import type { PutSchemaOutcome } from '../../domain/ports/protections';
-import { refuseConflictingDeclarations, schemaChanged, secureTypeInUse } from '../../domain/refusals';
+import { refuseConflictingDeclarations, secureTypeInUse } from '../../domain/refusals';
 
 interface TypeRow {
   schema_id: string;
@@ -150,16 +148,6 @@ export class SqliteSchemas {
     }
     cached.schemas.set(schemaId, { schema });
     return schema;
-  }
-
-  /**
-   * schema_changed unless the schema still declares the types the write was checked against
-   * (NodeAddress.expectedTypes). Call inside the write: schema replacements are writes too, so none comes in between.
-   */
-  refuseIfChanged(node: NodeAddress): void {
-    if (node.expectedTypes === undefined) return;
-    const schema = this.get(node.customerId, node.schemaId);
-    if (!schema || !declaresAsExpected(schema.idTypes, node.expectedTypes)) throw schemaChanged(node.schemaId);
   }
 
   /**

@@ -27,7 +27,7 @@ import {
   type Separation,
   type WriteAudit,
 } from '../../domain/model';
-import type { NodeTarget, NodeWrite } from '../../domain/ports/node-writes';
+import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
 import { type CheckedImpression, type CheckedPerson, impressionChecked } from '../../domain/ports/showing';
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type {
@@ -295,27 +295,27 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- nodes and erasure (./sqlite-nodes.ts)
 
-  createNode(node: NodeTarget, ids: IdPair[]): Promise<void> {
+  createNode(node: CheckedNode, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.create(node, ids));
   }
 
-  insertIds(node: NodeTarget, ids: IdPair[]): Promise<void> {
+  insertIds(node: CheckedNode, ids: IdPair[]): Promise<void> {
     return this.write(() => this.nodes.insert(node, ids));
   }
 
-  replaceId(node: NodeTarget, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
+  replaceId(node: CheckedNode, where: IdPair, set: IdPair, upsert: boolean): Promise<void> {
     return this.write(() => this.nodes.replace(node, where, set, upsert));
   }
 
-  rekey(node: NodeTarget, newId: string): Promise<void> {
+  rekey(node: CheckedNode, newId: string): Promise<void> {
     return this.write(() => this.nodes.rekey(node, newId));
   }
 
-  removeId(node: NodeTarget, id: IdPair): Promise<void> {
+  removeId(node: CheckedNode, id: IdPair): Promise<void> {
     return this.write(() => this.nodes.removeId(node, id));
   }
 
-  deleteNode(node: NodeTarget): Promise<void> {
+  deleteNode(node: CheckedNode): Promise<void> {
     return this.write(() => this.nodes.delete(node));
   }
 
