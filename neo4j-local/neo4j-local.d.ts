@@ -33,6 +33,11 @@ export interface StartOptions {
   pageCacheMb?: number;
   /** db.transaction.timeout in seconds, for transactions that name no timeout of their own (default 30). */
   transactionTimeoutS?: number;
+  /**
+   * The JVM's first JIT compiler only (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as the test
+   * suites' do: far less CPU for compiling, a little slower code. Off by default.
+   */
+  quickJit?: boolean;
   timeoutMs?: number;
 }
 

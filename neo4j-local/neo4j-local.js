@@ -22,12 +22,17 @@ const ANALYST_DIR = path.join(HERE, '..', 'cypher', 'analyst');
 /**
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
  * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 1024: the 1M-ID bench store, about 890 MB, fits).
+ * `quickJit` stops the JIT at its first compiler (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as
+ * the test suites' do: there the second compiler (C2) took as much CPU as the queries themselves, compiling the
+ * classes Cypher generates for each new plan, and its faster code never paid that back. A server that serves for
+ * long, and the bench, keep both.
  */
-/** @param {string} heap */
-function jvmOptions(heap) {
+/** @param {string} heap @param {{ quickJit?: boolean }} [options] */
+function jvmOptions(heap, { quickJit = false } = {}) {
   return [
     `-Xms${heap}`,
     `-Xmx${heap}`,
+    ...(quickJit ? ['-XX:TieredStopAtLevel=1'] : []),
     '-XX:+UseG1GC',
     '-XX:-OmitStackTraceInFastThrow',
     '-XX:+UnlockExperimentalVMOptions',
@@ -109,9 +114,9 @@ function ensureBuilt(log = (/** @type {string} */ line) => process.stderr.write(
 /** A password for user neo4j when a script passes none: the server never runs with auth off. */
 const generatedPassword = () => randomBytes(18).toString('base64url');
 
-function javaArgs({ heap = '1g', stopWhenStdinCloses = false } = {}) {
+function javaArgs({ heap = '1g', stopWhenStdinCloses = false, quickJit = false } = {}) {
   const classpath = [CLASSES, fs.readFileSync(CLASSPATH_FILE, 'utf8').trim()].join(path.delimiter);
-  return [...jvmOptions(heap), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
+  return [...jvmOptions(heap, { quickJit }), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
 }
 
 const READY = /ready at (bolt:\/\/\S+)/;
@@ -132,11 +137,11 @@ async function freePort() {
  * options: port (a free one when undefined), password (user neo4j's; a random one, returned as `password`, when
  * undefined: auth is always on), httpPort (Neo4j Browser on this
  * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
- * default 30).
+ * default 30), quickJit (the first JIT compiler only, for a server that lives minutes: jvmOptions()).
  * @param {import('./neo4j-local').StartOptions} [options]
  * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
-async function start({ port, password: given, httpPort, data, heap, pageCacheMb, transactionTimeoutS, timeoutMs = 300_000 } = {}) {
+async function start({ port, password: given, httpPort, data, heap, pageCacheMb, transactionTimeoutS, quickJit, timeoutMs = 300_000 } = {}) {
   ensureBuilt();
   const password = given || generatedPassword();
   /** @type {NodeJS.ProcessEnv} */
@@ -151,7 +156,7 @@ async function start({ port, password: given, httpPort, data, heap, pageCacheMb,
   env.NEO4J_PASSWORD = password;
   delete env.NEO4J_LOCAL_DATA;
   if (data !== undefined) env.NEO4J_LOCAL_DATA = data;
-  const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true, quickJit }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   /** @type {import('./neo4j-local').LocalNeo4j['exited']} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -202,7 +207,8 @@ async function start({ port, password: given, httpPort, data, heap, pageCacheMb,
 /**
  * `npm run neo4j:local`: the server in the foreground, configured by NEO4J_LOCAL_PORT, NEO4J_PASSWORD, NEO4J_LOCAL_DATA
  * (data/neo4j under the working directory when unset: kept, with the generated password of user neo4j in its file
- * `password`), NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser.
+ * `password`), NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser,
+ * NEO4J_LOCAL_HEAP, and NEO4J_LOCAL_QUICK_JIT=true (the first JIT compiler only: jvmOptions()).
  * --stop-when-stdin-closes is passed on to the server (the tests that run this script use it).
  */
 function main() {
@@ -222,7 +228,8 @@ function main() {
   // and is the same at every start, so the service can read it from the file.
   const data = path.resolve(process.env.NEO4J_LOCAL_DATA || path.join('data', 'neo4j'));
   const stopWhenStdinCloses = process.argv.includes('--stop-when-stdin-closes');
-  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g', stopWhenStdinCloses }), {
+  const quickJit = process.env.NEO4J_LOCAL_QUICK_JIT === 'true';
+  const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g', stopWhenStdinCloses, quickJit }), {
     stdio: 'inherit',
     env: { ...process.env, NEO4J_LOCAL_HTTP_PORT: httpPort, NEO4J_LOCAL_DATA: data, NEO4J_LOCAL_ANALYST_DIR: ANALYST_DIR },
   });

@@ -36,7 +36,7 @@ describe('Neo4j Browser served by the local Neo4j', () => {
     const missing = missingTools();
     // The browser suite runs where CI installs java and mvn; elsewhere it says why it cannot run instead of passing.
     if (missing) throw new Error(`the local Neo4j cannot start here: ${missing}`);
-    [neo4j, browser] = await Promise.all([start({ password: PASSWORD, httpPort: await freePort() }), launchBrowser()]);
+    [neo4j, browser] = await Promise.all([start({ password: PASSWORD, httpPort: await freePort(), quickJit: true }), launchBrowser()]);
     const store = await Neo4jStore.connect({ uri: neo4j.uri, username: 'neo4j', password: PASSWORD, database: 'neo4j' });
     app = await startApp({ store });
     // One person of three nodes of two schemas: a and b (crm) share a phone, b and c (shop.eu, a schema id with a

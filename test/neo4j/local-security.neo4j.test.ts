@@ -140,7 +140,7 @@ async function probe(uri: string, password: string): Promise<string> {
  * --stop-when-stdin-closes, so the server stops with this test process whatever happens.
  */
 function spawnScript(env: Record<string, string>): ScriptRun {
-  const scriptEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  const scriptEnv: NodeJS.ProcessEnv = { ...process.env, NEO4J_LOCAL_QUICK_JIT: 'true', ...env };
   delete scriptEnv.NEO4J_PASSWORD;
   const child = spawn('npm', ['run', 'neo4j:local', '--', '--stop-when-stdin-closes'], { cwd: ROOT, env: scriptEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -194,7 +194,7 @@ describe('the local Neo4j is never open to other web pages', () => {
     beforeAll(async () => {
       httpPort = await freePort();
       // No password passed: start() generates one; the server never runs with auth off.
-      server = await start({ httpPort, timeoutMs: START_MS });
+      server = await start({ httpPort, quickJit: true, timeoutMs: START_MS });
       boltPort = Number(new URL(server.uri).port);
       browserOrigin = new URL(server.browserUrl ?? '').origin;
     }, START_MS);
