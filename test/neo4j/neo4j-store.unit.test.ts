@@ -885,8 +885,9 @@ describe('Neo4j store, with a fake driver', () => {
       await expect(fake.store.createNode(seeded(limited('m1', 2)), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')])).rejects.toMatchObject({
         code: 'node_id_limit_reached',
       });
-      // Refused before any statement of the write: only the check's read of the policy ran.
-      expect(fake.names()).toEqual(['customer.policy']);
+      // Refused before any statement of the write: one round trip, the check's read of the policy.
+      expect(fake.names()).toHaveLength(1);
+      expect(fake.named('customer.policy')).toHaveLength(1);
       await fake.store.createNode(seeded(limited('m1', 3)), [id('member_id', 'm1'), id('device', 'd1'), id('device', 'd2')]);
       // A single create writes its history entry in node.create itself: its check's read, then one statement.
       expect(fake.names()).toHaveLength(3);
@@ -1035,8 +1036,9 @@ describe('Neo4j store, with a fake driver', () => {
       const fake = fakeStore();
       const outcome = await fake.store.recordImpression(checkedImpression({ ...impression, idempotencyKey: 'k1' }));
       expect(outcome).toEqual({ answer: { deliveryId: 7, deliveryCount: 4, personTotal: 3, personToday: 2 }, replayed: false });
-      // After the read of the policy the impression is checked against.
-      expect(fake.names()).toEqual(['customer.policy', 'impression.count']);
+      // Two round trips: the read of the policy the impression is checked against, and the impression.
+      expect(fake.names()).toHaveLength(2);
+      expect(fake.named('impression.count')).toHaveLength(1);
       expect(firstImpression(fake.named('impression.count')[0]?.params ?? {})).toMatchObject({
         deliveryId: neo4j.int(7),
         type: 'device',
@@ -1083,7 +1085,10 @@ describe('Neo4j store, with a fake driver', () => {
           : undefined,
       );
       await expect(fake.store.recordImpression(checkedImpression(impression))).resolves.toMatchObject({ replayed: false });
-      expect(fake.names()).toEqual(['customer.policy', 'impression.count', 'delivery.keep-caps', 'impression.count']);
+      // The policy's read, the impression, the copy of the caps, and the impression again.
+      expect(fake.names()).toHaveLength(4);
+      expect(fake.named('impression.count')).toHaveLength(2);
+      expect(fake.named('delivery.keep-caps')).toHaveLength(1);
       const { condition: c } = storedDelivery;
       expect(fake.named('delivery.keep-caps')[0]?.params).toEqual({
         customer: 'acme',
