@@ -46,11 +46,21 @@ export interface Contract {
   text: string;
 }
 
+const loaded = new Map<string, Contract>();
+
+/**
+ * The contract in `file`, parsed once per process (a YAML parse of openapi.yaml takes a few hundred milliseconds):
+ * every caller shares it, and none changes it.
+ */
 export function loadContract(file = CONTRACT_PATH): Contract {
+  const known = loaded.get(file);
+  if (known) return known;
   const text = fs.readFileSync(file, 'utf8');
   // openapi.yaml ships with the service, and test/openapi-lint.test.ts holds it to OpenAPI 3.1 (Redocly): the shape
   // is the file's, checked before release, not a client's input.
-  return { document: parse(text) as Contract['document'], text };
+  const contract: Contract = { document: parse(text) as Contract['document'], text };
+  loaded.set(file, contract);
+  return contract;
 }
 
 /** The value a JSON pointer (`#/components/…`, split at its slashes) names in the contract, if any. */
@@ -156,21 +166,35 @@ function objectSchema(parameters: ParameterObject[]): object {
   };
 }
 
-/** One validator per operationId, checking path parameters, query string and body together. */
+/**
+ * One validator per operationId, checking path parameters, query string and body together. Each compiles its schemas
+ * with Ajv when it is first called: compiling all of them took about half a second at every start, most of it for
+ * operations a process may never serve. test/http/request-validators.test.ts compiles every one, so a schema Ajv
+ * refuses fails there, not at a first request.
+ */
 export function buildRequestValidators(contract: Contract): Map<string, RequestValidator> {
-  const bodies = contractAjv(contract, { useDefaults: true });
-  // Query strings and path segments arrive as text: coerce them to the declared types, never clamp.
-  const strings = contractAjv(contract, { coerceTypes: true, useDefaults: true });
+  let ajvs: { bodies: Ajv2020; strings: Ajv2020 } | undefined;
+  const ajv = () =>
+    (ajvs ??= {
+      bodies: contractAjv(contract, { useDefaults: true }),
+      // Query strings and path segments arrive as text: coerce them to the declared types, never clamp.
+      strings: contractAjv(contract, { coerceTypes: true, useDefaults: true }),
+    });
   const validators = new Map<string, RequestValidator>();
   for (const { operation } of operations(contract)) {
     const parameters = (operation.parameters ?? []).map((p) => resolveParameter(contract, p));
     const pathParameters = parameters.filter((p) => p.in === 'path');
     const queryParameters = parameters.filter((p) => p.in === 'query');
-    const checkParams = strings.compile(objectSchema(pathParameters));
-    const checkQuery = strings.compile(objectSchema(queryParameters));
     const bodySchema = operation.requestBody?.content['application/json']?.schema;
-    const checkBody: ValidateFunction | undefined = bodySchema ? bodies.compile(detachObject(bodySchema)) : undefined;
+    let compiled: { checkParams: ValidateFunction; checkQuery: ValidateFunction; checkBody: ValidateFunction | undefined } | undefined;
+    const checks = () =>
+      (compiled ??= {
+        checkParams: ajv().strings.compile(objectSchema(pathParameters)),
+        checkQuery: ajv().strings.compile(objectSchema(queryParameters)),
+        checkBody: bodySchema ? ajv().bodies.compile(detachObject(bodySchema)) : undefined,
+      });
     validators.set(operation.operationId, (parts) => {
+      const { checkParams, checkQuery, checkBody } = checks();
       // First and alone: the contract's own messages could repeat a broken field name.
       const broken = [...brokenUnicode(parts.params, '/path'), ...brokenUnicode(parts.query, '/query'), ...brokenUnicode(parts.body, '/body')];
       if (broken.length > 0) throw new DomainError('validation_failed', 'Text must be well-formed Unicode; see errors.', broken);
