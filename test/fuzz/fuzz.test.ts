@@ -17,6 +17,7 @@
 // nothing; a counted impression adds exactly one to its delivery (and its platform) and answers its person's counts;
 // a 409 names the cap reached; a repeated idempotency key answers the first answer and counts nothing.
 // Each run starts from the same seeded dataset, so a failing run replays (and shrinks) on its own.
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import request from 'supertest';
 import type { Response } from 'supertest';
@@ -1405,7 +1406,10 @@ function modelCounts(model: ShowingModel, customerId: string, deliveryId: number
   return { total: person.length, today: person.filter((i) => i.day === day).length };
 }
 
+// Jest's own equality (undefined properties ignored), asked only when Node's strict one says no: deep-comparing
+// every observed state with expect() took a tenth of the fuzzing's CPU.
 const same = (a: unknown, b: unknown): boolean => {
+  if (isDeepStrictEqual(a, b)) return true;
   try {
     expect(a).toEqual(b);
     return true;
@@ -1577,10 +1581,12 @@ async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number
         problems.push(`a ${res.status} whose body says status ${(res.body as { status: number }).status}`);
     }
     const after = await observe(app.store, named);
-    try {
-      expect(after).toEqual(before);
-    } catch (e) {
-      problems.push(`refused with ${res.status} ${(res.body as { code?: string }).code} but the store changed: ${(e as Error).message.slice(0, 2000)}`);
+    if (!same(after, before)) {
+      try {
+        expect(after).toEqual(before);
+      } catch (e) {
+        problems.push(`refused with ${res.status} ${(res.body as { code?: string }).code} but the store changed: ${(e as Error).message.slice(0, 2000)}`);
+      }
     }
   }
   if (r.canonical && r.method !== 'HEAD') problems.push(...contractProblems(r.method, path, res));
