@@ -23,9 +23,8 @@ const ANALYST_DIR = path.join(HERE, '..', 'cypher', 'analyst');
  * The JVM options Neo4j 5.26's own launcher passes (conf/neo4j.conf, server.jvm.additional), with a bounded heap.
  * The page cache is bounded by the launcher itself (NEO4J_LOCAL_PAGECACHE_MB, default 1024: the 1M-ID bench store, about 890 MB, fits).
  * `quickJit` stops the JIT at its first compiler (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as
- * the test suites' do: there the second compiler (C2) took as much CPU as the queries themselves, compiling the
- * classes Cypher generates for each new plan, and its faster code never paid that back. A server that serves for
- * long, and the bench, keep both.
+ * the test suites' do: there the second compiler (C2) took as much CPU as the queries themselves, and its faster
+ * code never paid that back. A server that serves for long, and the bench, keep both.
  */
 /** @param {string} heap @param {{ quickJit?: boolean }} [options] */
 function jvmOptions(heap, { quickJit = false } = {}) {
