@@ -35,7 +35,7 @@ export interface StartOptions {
   transactionTimeoutS?: number;
   /**
    * The JVM's first JIT compiler only (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as the test
-   * suites' do: far less CPU for compiling, a little slower code. Off by default.
+   * suites' do: far less CPU for compiling, slower code (a server that serves for long is better off without). Off by default.
    */
   quickJit?: boolean;
   timeoutMs?: number;

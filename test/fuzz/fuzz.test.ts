@@ -1581,7 +1581,7 @@ async function sendAndCheck(app: TestApp, r: FuzzRequest, acmeDeliveries: number
         problems.push(`a ${res.status} whose body says status ${(res.body as { status: number }).status}`);
     }
     const after = await observe(app.store, named);
-    if (!same(after, before)) {
+    if (!isDeepStrictEqual(after, before)) {
       try {
         expect(after).toEqual(before);
       } catch (e) {
