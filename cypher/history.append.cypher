@@ -6,7 +6,19 @@
 // each as the JSON of [type, value]: each becomes a MENTIONS relationship of the entry to itself, which is what an
 // erase finds it by (history.mentioning.cypher). `write` is the store call's write id: a delete whose commit reply
 // was lost finds its entry by it (history.written-by.cypher), since it leaves no node to carry it.
-UNWIND $entries AS appended
+//
+// `seq` is the entry's position in the customer's change feed (docs/changes-and-export.md), taken from the customer's
+// counter (:Sequence {name: 'change'}). This is the last statement of every write transaction that appends history,
+// so the counter's write lock is held from here to the commit: the customer's writes take positions in the order
+// they commit, and a transaction that holds position n commits before any other can take n + 1. A reader that
+// sees the counter at n therefore sees every entry up to n (history.changes.cypher). `redacts`: an erase entry's
+// positions of the entries it redacted.
+MERGE (sequence:Sequence {customer: $customer, name: 'change'})
+  ON CREATE SET sequence.last = 0
+SET sequence.last = sequence.last + size($entries)
+WITH sequence.last - size($entries) AS before
+UNWIND range(0, size($entries) - 1) AS i
+WITH before + i + 1 AS seq, $entries[i] AS appended
 CREATE (entry:HistoryEntry {
   customer: $customer,
   schema: appended.schema,
@@ -16,6 +28,8 @@ CREATE (entry:HistoryEntry {
   time: datetime.realtime(),
   position: appended.position,
   entry: appended.entry,
-  write: $write
+  write: $write,
+  seq: seq,
+  redacts: appended.redacts
 })
 FOREACH (mention IN appended.mentions | CREATE (entry)-[:MENTIONS {customer: $customer, value: mention}]->(entry))

@@ -12,4 +12,4 @@ ORDER BY elementId(entry)
 SET entry.rewrittenBy = $write
 WITH entry
 WHERE entry.entry IS NOT NULL
-RETURN elementId(entry) AS element, entry.entry AS entry
+RETURN elementId(entry) AS element, entry.entry AS entry, entry.seq AS seq

@@ -9,6 +9,7 @@ import { DeliveryService } from './domain/deliveries';
 import { DeletedDeliverySweep } from './domain/retention';
 import { ShowingService } from './domain/showing';
 import { GovernanceService } from './domain/governance';
+import { ChangeFeedService } from './domain/changes';
 import { NodeService } from './domain/nodes';
 import { SchemaService } from './domain/schemas';
 import { SearchService } from './domain/search';
@@ -38,6 +39,7 @@ import { bulkRoutes } from './http/routes/bulk';
 import { deliveryRoutes } from './http/routes/delivery';
 import { docsRoutes } from './http/routes/docs';
 import { explorerRoutes } from './http/routes/explorer';
+import { changeRoutes } from './http/routes/changes';
 import { governanceRoutes } from './http/routes/governance';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
@@ -64,12 +66,15 @@ export interface AppDependencies {
     | 'rateLimitRequests'
     | 'rateLimitWindowSeconds'
     | 'connections'
+    | 'changes'
   >;
   logger: Logger;
   adminToken: string;
   contract?: Contract;
   /** True once shutdown has begun: /readyz answers 503 from then on. */
   isShuttingDown?: () => boolean;
+  /** Aborts when shutdown begins: calls waiting on the change feed answer at once. */
+  shutdown?: AbortSignal;
   metrics?: Metrics;
   /** Deletes what deleted deliveries left; the service shares it with retention (src/main.ts). One of its own when absent. */
   deletedDeliveries?: DeletedDeliverySweep;
@@ -166,6 +171,9 @@ export function createApp(deps: AppDependencies): Express {
   const nodes = new NodeService(store, config);
   app.use(nodeRoutes(validators, bearer, nodes));
   app.use(governanceRoutes(validators, bearer, new GovernanceService(store, config), config.publicBaseUrl));
+  const changes = new ChangeFeedService(store, { maxWaiting: config.changes.maxWaiting }, deps.shutdown);
+  metrics.changesWaiting(() => changes.waitingCalls);
+  app.use(changeRoutes(validators, bearer, changes, { durationMs: config.changes.streamSeconds * 1000 }));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

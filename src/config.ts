@@ -167,6 +167,20 @@ const envSchema = {
       default: 365,
       description: 'How long node history entries are kept; older ones are deleted at start-up and every hour after.',
     },
+    CHANGES_MAX_WAITING: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 1000,
+      description: 'Most _changes calls that wait for a change at once (long polls and event streams); past it, 503 server_busy.',
+    },
+    CHANGES_STREAM_SECONDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      default: 300,
+      description: 'How long a _changes event stream lasts before the service ends it (the client reconnects with Last-Event-ID).',
+    },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
     RATE_LIMIT_REQUESTS: {
       type: 'integer',
@@ -275,6 +289,10 @@ export interface Config {
   traversalMaxIds: number;
   nodeMaxIds: number;
   historyRetentionDays: number;
+  changes: {
+    maxWaiting: number;
+    streamSeconds: number;
+  };
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -332,6 +350,8 @@ interface ValidatedEnv {
   TRAVERSAL_MAX_IDS: number;
   NODE_MAX_IDS: number;
   HISTORY_RETENTION_DAYS: number;
+  CHANGES_MAX_WAITING: number;
+  CHANGES_STREAM_SECONDS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -407,6 +427,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,
     nodeMaxIds: v.NODE_MAX_IDS,
     historyRetentionDays: v.HISTORY_RETENTION_DAYS,
+    changes: { maxWaiting: v.CHANGES_MAX_WAITING, streamSeconds: v.CHANGES_STREAM_SECONDS },
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     retention.start();
   });
   const metrics = new Metrics();
+  const stopping = new AbortController();
   const app = createApp({
     store,
     ...(config.benchFloorRoute ? { benchFloor: store } : {}),
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     logger,
     adminToken: admin.token,
     isShuttingDown: () => shuttingDown,
+    shutdown: stopping.signal,
     deletedDeliveries,
     metrics,
   });
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     retention.stop();
+    // Calls waiting on the change feed answer now, and streams end: nothing else would end them before the deadline.
+    stopping.abort();
     logger.info('shutting down', { signal });
     const forced = setTimeout(() => {
       logger.warn('requests still in flight at the shutdown deadline; closing them');

@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'separated_nodes'
   | 'separation_not_found'
   | 'cap_reached'
+  | 'invalid_cursor'
+  | 'cursor_expired'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'

@@ -556,6 +556,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow every change of the customer's node history, as pages or a stream
+         * @description The customer's node history as one feed, oldest first: every entry `GET …/node/_history` shows (each node
+         *     write, each `_bulk` line, `_separate`, `_unseparate` and `_erase`), field for field, plus its `cursor`.
+         *     Pass a change's `cursor` (or the answer's `next`) as `after` to get what came after it. A change's cursor
+         *     never changes. Without `after` the feed starts at the oldest change history keeps
+         *     (`HISTORY_RETENTION_DAYS`). `next` is never null: with no change it is a cursor that returns every later one.
+         *     Secure IDs are shown in full: a token is required.
+         *
+         *     What a consumer can count on, on both stores, however many writers run:
+         *     - **Complete, once.** Following `next` from the start, every change history holds is seen exactly once:
+         *       no change ever lands before a cursor already given.
+         *     - **In order.** A node's changes come in its history's order, and a write answered before another was sent
+         *       comes before it, whatever nodes they touch. The changes of one request to different nodes (the lines of
+         *       one `_bulk`, the two nodes of a `_separate`) come in some order among themselves.
+         *     - **Only what committed.** A write that fails or is rolled back never appears.
+         *     - **Erasure reaches the feed.** Once `_erase` has answered, no change shows an erased value: it shows as
+         *       `{"type": T, "id": null, "erased": true}`, in the key too. Each `erase` change carries `redacts`, the
+         *       cursors of the earlier changes of its node that showed a value it erased; an erase also appends an
+         *       `erase` change to each node whose earlier changes showed an erased value, so that together they name
+         *       every such change. A consumer that kept, for each value, the cursor of the change it came from can
+         *       erase its copy exactly.
+         *
+         *     `wait` (seconds, 0–30): when nothing follows `after`, the call waits for the next commit and answers it
+         *     within a second, or answers `{"changes": [], "next": <after>}` when the time is up. A waiting call holds no
+         *     store connection; at most `CHANGES_MAX_WAITING` calls wait at once (event streams included), past which
+         *     the answer is 503 `server_busy` with `Retry-After`. Waiting calls answer at once when the service stops.
+         *
+         *     **A stream.** With `Accept: text/event-stream` the changes come as server-sent events: `id:` the
+         *     change's cursor, `event: change`, `data:` the change as JSON. The stream starts after `Last-Event-ID`
+         *     when the header is sent (it wins over `after`), waits for new changes as `wait` does, sends a comment line
+         *     (`: keep-alive`) after 15 s without an event, and ends after `CHANGES_STREAM_SECONDS` (300 s by default) or
+         *     when the service stops; `EventSource` reconnects with `Last-Event-ID`. `limit` and `wait` do not apply to
+         *     a stream. Errors before the stream starts are problem answers, as for a page.
+         *
+         *     Needs a bearer token of the customer, or the administrator token (401 `authentication_required` without;
+         *     403 `forbidden` for another customer's token). 400 `invalid_cursor` for a cursor this service did not give
+         *     this customer; 410 `cursor_expired` for a cursor older than what history still keeps (retention deleted
+         *     changes after it): start again from the customer's current state.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{customer_id}/_erase": {
         parameters: {
             query?: never;
@@ -1079,6 +1135,32 @@ export interface components {
             added: components["schemas"]["HistoryId"][];
             removed: components["schemas"]["HistoryId"][];
         };
+        /** @description An opaque cursor of the change feed; bound to its customer. */
+        ChangeCursor: string;
+        Change: {
+            cursor: components["schemas"]["ChangeCursor"];
+            /**
+             * Format: date-time
+             * @description When the write was applied (UTC, milliseconds).
+             */
+            at: string;
+            /** @description The X-Request-Id of the request that wrote it; empty when none. */
+            request_id: string;
+            /** @description `token:<token_id>`, `admin` or `anonymous`. */
+            actor: string;
+            /** @enum {string} */
+            op: "create" | "insert" | "update" | "upsert" | "rekeying" | "delete" | "erase" | "separate" | "unseparate";
+            schema: components["schemas"]["Name"];
+            key: components["schemas"]["HistoryId"];
+            added: components["schemas"]["HistoryId"][];
+            removed: components["schemas"]["HistoryId"][];
+            /** @description On `erase` changes only: the cursors of the earlier changes of this node that showed a value this erase erased. */
+            redacts?: components["schemas"]["ChangeCursor"][];
+        };
+        ChangePage: {
+            changes: components["schemas"]["Change"][];
+            next: components["schemas"]["ChangeCursor"];
+        };
         EraseRequest: {
             id: components["schemas"]["IdPair"];
             /**
@@ -1412,7 +1494,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
+            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "invalid_cursor" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
             request_id: string;
             errors?: {
                 path: string;
@@ -2394,6 +2476,60 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description A cursor the feed gave (a change's `cursor` or a page's `next`). */
+                after?: components["schemas"]["ChangeCursor"];
+                /** @description Changes per page, 1 to 1000. */
+                limit?: number;
+                /** @description Seconds to wait for a change when none follows `after`, 0 to 30. */
+                wait?: number;
+            };
+            header?: {
+                /** @description With `Accept text/event-stream`, the cursor of the last event received; wins over `after`. */
+                "Last-Event-ID"?: components["schemas"]["ChangeCursor"];
+            };
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes, oldest first; or, with `Accept text/event-stream`, a stream of them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `cursor_expired`: retention deleted changes after the cursor. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

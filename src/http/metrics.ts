@@ -1,7 +1,7 @@
 // Prometheus metrics. Labels are route templates, methods, statuses and store operation names only:
 // never ID values, customer ids, tokens or anything else a client sends.
 import type { RequestHandler } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './connection-cap';
 import { routeLabel } from './route-label';
 
@@ -41,10 +41,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Read when the metrics are: how many _changes calls wait now (set by changesWaiting). */
+  private waitingChanges: () => number = () => 0;
+
   constructor() {
+    const waitingNow = () => this.waitingChanges();
+    new Gauge({
+      name: 'idlink_changes_waiting',
+      help: 'Calls of _changes waiting for a change now, long polls and event streams (at most CHANGES_MAX_WAITING).',
+      registers: [this.registry],
+      collect() {
+        this.set(waitingNow());
+      },
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'idlink_' });
     // Both reasons show from the start, at 0.
     for (const reason of CONNECTION_DROP_REASONS) this.droppedConnections.inc({ reason }, 0);
+  }
+
+  /** Where the gauge of waiting _changes calls reads its value. */
+  changesWaiting(read: () => number): void {
+    this.waitingChanges = read;
   }
 
   /** Counts a connection closed at the connection cap (src/http/connection-cap.ts). */

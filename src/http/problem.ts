@@ -31,6 +31,8 @@ const statuses: Record<ErrorCode, number> = {
   separated_nodes: 409,
   separation_not_found: 404,
   cap_reached: 409,
+  invalid_cursor: 400,
+  cursor_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   component_too_large: 422,

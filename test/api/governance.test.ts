@@ -648,6 +648,8 @@ describe('governance: history and erasure', () => {
       const bob = await historyOf(customer, m('b-1'));
       const byToken = { actor: `token:${token_id}` };
       expect(bob).toEqual([
+        // The erase took nothing from Bob but rewrote his history: an erase entry without values says so.
+        entry('erase', m('b-1'), [], [], byToken),
         entry('update', m('b-1'), [email('bob-person@example.com')], [gone('email')], byToken),
         entry('create', m('b-1'), [m('b-1'), gone('email'), cookie('c-bob')], [], byToken),
       ]);
@@ -690,6 +692,8 @@ describe('governance: history and erasure', () => {
         expect([res.status, res.body]).toEqual([200, { nodes_deleted: 0, ids_removed: 0 }]);
         expect(await held(customer, m('m-1'))).toEqual([cookie('c-kept'), m('m-1')]);
         expect(await historyOf(customer, m('m-1'))).toEqual([
+          // Nothing was taken from m-1, but its history was rewritten: an erase entry without values.
+          entry('erase', m('m-1'), [], [], byAdmin),
           entry('delete', m('m-1'), [], [gone('cookie')], anonymous),
           entry('create', m('m-1'), [m('m-1'), gone('cookie'), cookie('c-kept')], [], anonymous),
         ]);

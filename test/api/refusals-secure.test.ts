@@ -238,6 +238,13 @@ const CASES: Record<ErrorCode, Entry> = {
     ],
   },
   separation_not_found: { provoke: (s) => separate(s, 'DELETE', { nodes: [contact(S_KEY), contact(S_OTHER)] }) },
+  invalid_cursor: {
+    // The cursor is the caller's own text: the detail does not repeat it.
+    provoke: (s) => call(s, 'GET', `/v1/${s.customer}/_changes?after=${encodeURIComponent(S_KEY.slice(0, 60))}`, asAdmin),
+  },
+  cursor_expired: {
+    cannotNameAnId: 'a cursor behind what retention deleted; its detail is fixed words and names the setting (src/domain/changes.ts)',
+  },
   cap_reached: {
     provoke: async (s) => {
       const condition = buildCondition({ trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] } });

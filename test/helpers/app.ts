@@ -38,12 +38,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(options: { store?: TestStore; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startApp(options: { store?: TestStore; env?: Record<string, string>; shutdown?: AbortSignal } = {}): Promise<TestApp> {
   const config = loadConfig({ SQLITE_PATH: ':memory:', ...options.env });
   const store = options.store ?? (await defaultTestStore());
   const memory = new MemoryTransport();
   const logger = createLogger({ level: 'debug', transports: [memory], pretty: false });
-  const app = createApp({ store, ...(config.benchFloorRoute ? { benchFloor: store } : {}), config, logger, adminToken: ADMIN_TOKEN });
+  const app = createApp({
+    store,
+    ...(config.benchFloorRoute ? { benchFloor: store } : {}),
+    ...(options.shutdown ? { shutdown: options.shutdown } : {}),
+    config,
+    logger,
+    adminToken: ADMIN_TOKEN,
+  });
   const server = serve(app, logger, 0, '127.0.0.1', config.connections);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

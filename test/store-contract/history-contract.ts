@@ -487,9 +487,11 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
         for (const key of ['a1', 'a2', 'a2-old']) {
           expect(await store().nodeHistory(c, 'member', id('member_id', key), 0, 20)).toEqual({ items: [], total: 0 });
         }
-        // Bob's history keeps its entries and the shared tablet, but no longer names ann's first address.
+        // Bob's history keeps its entries and the shared tablet, but no longer names ann's first address; an erase entry
+        // that took nothing from bob says so.
         const b1 = shown('member_id', 'b1');
         expect(await historyOf(member(c, 'b1'))).toEqual([
+          entry('erase', 'member', b1, [], [], ERASE_AUDIT),
           entry('update', 'member', b1, [shown('email', 'bob@example.com')], [gone('email')]),
           entry('create', 'member', b1, [b1, gone('email'), shown('device', 'tablet'), shown('cookie', 'kb1')], []),
         ]);
@@ -558,7 +560,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
 
           expect(await store().getNodeIds(member(c, 'b1'))).toEqual([id('cookie', 'ky'), id('member_id', 'b1')]);
           const b1 = shown('member_id', 'b1');
+          // The erase took nothing from b1, but rewrote its history: an erase entry says so (the change feed's redacts).
           expect(await historyOf(member(c, 'b1'))).toEqual([
+            entry('erase', 'member', b1, [], [], ERASE_AUDIT),
             entry('delete', 'member', b1, [], [gone('cookie')]),
             entry('create', 'member', b1, [b1, gone('cookie'), shown('cookie', 'ky')], []),
           ]);
@@ -681,6 +685,9 @@ export function describeHistoryContract(name: string, openStore: () => Promise<S
           expect([c, await historyOf(member(c, 'gone'))]).toEqual([
             c,
             [
+              // One erase entry of each erase, which took nothing from the deleted node but rewrote its history.
+              entry('erase', 'member', key, [], [], ERASE_AUDIT),
+              entry('erase', 'member', key, [], [], ERASE_AUDIT),
               entry('delete', 'member', key, [], [gone('cookie'), gone('email'), key]),
               entry('create', 'member', key, [key, gone('email'), gone('cookie')], []),
             ],

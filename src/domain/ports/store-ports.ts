@@ -1,6 +1,7 @@
 // What an adapter implements: every port of the domain. src/store/sqlite/ and src/store/neo4j/ implement them all in
 // one object, which the composition root (src/store/open.ts, src/app.ts) hands out; no service takes StorePorts,
 // each takes the ports it uses.
+import type { ChangeFeedStore } from './changes';
 import type { DeliveryStore } from './deliveries';
 import type { HistoryStore } from './history';
 import type { IdentityReadStore } from './identity-reads';
@@ -18,5 +19,6 @@ export type StorePorts = StoreLifecycle &
   SeparationStore &
   IdentityReadStore &
   HistoryStore &
+  ChangeFeedStore &
   DeliveryStore &
   ShowingStore;

@@ -2,8 +2,10 @@
 // (history.append.cypher), and the erase, one transaction that locks what it erases before it reads it again.
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
+import type { ChangeRead } from '../../domain/ports/changes';
 import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/refusals';
+import { compareCodePoints } from '../../domain/code-point-order';
 import { int, type Query, together } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import { adoptInBatches, type Write } from './neo4j-transactions';
@@ -14,8 +16,8 @@ import { adoptInBatches, type Write } from './neo4j-transactions';
  */
 type StoredEntry = Omit<HistoryEntry, 'at' | 'requestId'> & { request_id: string };
 
-/** An entry as history.append.cypher stores it. */
-export function stored(entry: HistoryEntry, position: number) {
+/** An entry as history.append.cypher stores it; `redacts`: an erase entry's positions of what it redacted. */
+export function stored(entry: HistoryEntry, position: number, redacts?: readonly number[]) {
   const { at: _at, requestId, ...rest } = entry;
   const document: StoredEntry = { request_id: requestId, ...rest };
   const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
@@ -27,6 +29,7 @@ export function stored(entry: HistoryEntry, position: number) {
     position: int(position),
     entry: JSON.stringify(document),
     mentions: entryValues(entry).map(valueKey),
+    redacts: redacts ? redacts.map(int) : null,
   };
 }
 
@@ -35,10 +38,39 @@ const parsed = (json: string, atMillis: number): HistoryEntry => {
   return { at: new Date(atMillis).toISOString(), requestId: request_id, ...rest };
 };
 
-/** Appends the entries the write transaction `writeId` made, in order; nothing for none. */
-export async function appendHistory(q: Query, customerId: string, entries: readonly HistoryEntry[], writeId: string): Promise<void> {
+/**
+ * Appends the entries the write transaction `writeId` made, in order; nothing for none. The last statement of its
+ * transaction: it takes the customer's feed positions (history.append.cypher). `redacts`: an erase's, per entry.
+ */
+export async function appendHistory(
+  q: Query,
+  customerId: string,
+  entries: readonly HistoryEntry[],
+  writeId: string,
+  redacts?: ReadonlyArray<readonly number[]>,
+): Promise<void> {
   if (entries.length === 0) return;
-  await q('history.append', { customer: customerId, entries: entries.map(stored), write: writeId });
+  await q('history.append', { customer: customerId, entries: entries.map((e, i) => stored(e, i, redacts?.[i])), write: writeId });
+}
+
+/** A page of the customer's change feed (history.changes.cypher). */
+export async function changesPage(q: Query, customerId: string, after: number, limit: number): Promise<ChangeRead> {
+  const [row] = await q<{
+    head: number;
+    prunedThrough: number;
+    changes: Array<{ seq: number; entry: string; atMillis: number; redacts: number[] | null }>;
+  }>('history.changes', { customer: customerId, after: int(after), limit: int(limit) });
+  return {
+    changes: (row?.changes ?? []).map((c) => ({ seq: c.seq, entry: parsed(c.entry, c.atMillis), ...(c.redacts === null ? {} : { redacts: c.redacts }) })),
+    head: row?.head ?? 0,
+    prunedThrough: row?.prunedThrough ?? 0,
+  };
+}
+
+/** The change counters of these customers (history.heads.cypher). */
+export async function changeHeads(q: Query, customerIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await q<{ customer: string; head: number }>('history.heads', { customers: customerIds });
+  return new Map(rows.map((r) => [r.customer, r.head]));
 }
 
 export async function historyPage(q: Query, customerId: string, schemaId: string, key: IdPair, offset: number, limit: number): Promise<HistoryPage> {
@@ -175,16 +207,66 @@ export async function eraseInGraph(q: Query, r: EraseRequest, writeId: string): 
   // Everything that seeks an index comes before the deletes: a seek in a transaction that has already deleted
   // thousands of vertices costs several times as much (docs/history-and-erasure.md). The writes depend on no
   // answer of each other: they go in one round trip, run in the order sent, with the erase's own history entries.
-  const rewrites = await historyRewrites(q, c, erased, writeId);
+  const { rewrites, redacted } = await historyRewrites(q, c, erased, writeId);
+  // The nodes the entries are for, in their order, by the keys they had before the erase.
+  const changed = (r.scope === 'id' ? [...deleted, ...unlinked] : deleted).map(keyOf);
+  const redacts = redactsOf(entries, changed, redacted, new Set(erased.map(valueKey)), r.audit, at);
   await together(
     ...(rewrites.length > 0 ? [q('history.rewrite', { rewrites })] : []),
     q('impression.erase', { customer: c, ids: erased }),
     q('impression.erase-keys', { customer: c, ids: [...erased, LEGACY_KEY_OWNER] }),
     q('erase.delete-nodes', { nodes: deleted.map((n) => n.element) }),
     ...(unlinked.length > 0 ? [q('erase.unlink-id', { nodes: unlinked.map((n) => n.element), type: r.id.type, value: r.id.id })] : []),
-    appendHistory(q, c, entries, writeId),
+    appendHistory(q, c, entries, writeId, redacts),
   );
   return outcome;
+}
+
+/** The node key an entry was written under, as one string. */
+const keyString = (schema: string, key: { type: string; id: string | null }) => JSON.stringify([schema, key.type, key.id]);
+
+/**
+ * The `redacts` of each erase entry (docs/changes-and-export.md): the positions of the redacted entries written under
+ * its node's key. Redacted entries under a key the erase appended nothing to get an erase entry of their own,
+ * appended to `entries` in the order of their keys.
+ */
+function redactsOf(
+  entries: HistoryEntry[],
+  changed: ReadonlyArray<{ schemaId: string; key: IdPair }>,
+  redacted: ReadonlyArray<RedactedEntry>,
+  erased: ReadonlySet<string>,
+  audit: EraseRequest['audit'],
+  at: string,
+): number[][] {
+  const byKey = new Map<string, { schema: string; key: IdPair; seqs: number[] }>();
+  for (const r of redacted) {
+    const k = keyString(r.schema, r.key);
+    const group = byKey.get(k) ?? { schema: r.schema, key: r.key, seqs: [] };
+    group.seqs.push(r.seq);
+    byKey.set(k, group);
+  }
+  const redacts = changed.map((node) => {
+    const k = keyString(node.schemaId, node.key);
+    const group = byKey.get(k);
+    byKey.delete(k);
+    return group?.seqs ?? [];
+  });
+  const unmatched = [...byKey.values()].sort((a, b) => compareKeys(a, b));
+  for (const group of unmatched) {
+    entries.push(eraseEntry({ schemaId: group.schema, key: group.key }, erased.has(valueKey(group.key)), [], audit, at));
+    redacts.push(group.seqs);
+  }
+  return redacts.map((seqs) => [...seqs].sort((a, b) => a - b));
+}
+
+const compareKeys = (a: { schema: string; key: IdPair }, b: { schema: string; key: IdPair }): number =>
+  compareCodePoints(a.schema, b.schema) || compareCodePoints(a.key.type, b.key.type) || compareCodePoints(a.key.id, b.key.id);
+
+/** An entry an erase rewrote: its position and the key it was written under. */
+interface RedactedEntry {
+  seq: number;
+  schema: string;
+  key: IdPair;
 }
 
 /** Every value named by the history of these keys, and of the keys they were rekeyed from. */
@@ -216,23 +298,35 @@ async function valuesInHistoryOf(q: Query, customerId: string, keys: Array<{ sch
  * that holds it, locked before it is read.
  */
 async function historyRewrites(q: Query, customerId: string, values: readonly IdPair[], writeId: string) {
-  if (values.length === 0) return [];
+  const rewrites: Array<{ element: string; entry: string; keyId: string | null; newKeyId: string | null; mentions: string[] }> = [];
+  const redacted: RedactedEntry[] = [];
+  if (values.length === 0) return { rewrites, redacted };
   const erased = new Set(values.map(valueKey));
   // Each entry is locked before it is read, in the same statement: one round trip, and the JSON read once.
-  const rows = await q<{ element: string; entry: string }>('history.mentioning', { customer: customerId, mentions: [...erased], write: writeId });
-  const rewrites = [];
+  const rows = await q<{ element: string; entry: string; seq: number | null }>('history.mentioning', {
+    customer: customerId,
+    mentions: [...erased],
+    write: writeId,
+  });
   for (const row of rows) {
-    const after = scrubbed(parsed(row.entry, 0), erased);
+    const before = parsed(row.entry, 0);
+    const after = scrubbed(before, erased);
     if (!after) continue;
     const s = stored(after, 0);
     rewrites.push({ element: row.element, entry: s.entry, keyId: s.keyId, newKeyId: s.newKeyId, mentions: s.mentions });
+    if (row.seq !== null && before.key.id !== null) redacted.push({ seq: row.seq, schema: before.schema, key: { type: before.key.type, id: before.key.id } });
   }
-  return rewrites;
+  return { rewrites, redacted };
 }
 
 export async function pruneHistory(q: Query, before: string, limit: number, writeId: string): Promise<number> {
   const [row] = await q<{ deleted: number }>('history.prune', { beforeMillis: int(Date.parse(before)), limit: int(limit), write: writeId });
   return row?.deleted ?? 0;
+}
+
+/** Start-up: gives the entries written before the change feed their positions (history.adopt-seq.cypher). */
+export function adoptPositions(write: Write): Promise<number> {
+  return adoptInBatches(write, 'history.adopt-seq', ADOPT_MENTIONS_BATCH);
 }
 
 /** Entries given their MENTIONS in one start-up transaction (history.adopt-mentions.cypher). */

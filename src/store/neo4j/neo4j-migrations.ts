@@ -1,7 +1,7 @@
 // The Neo4j store's upgrades of what an earlier version wrote, numbered and recorded in the graph as SQLite records its
 // own in schema_migrations: a (:Migration {version, name, changed, appliedAt}) per upgrade applied. Each runs once,
 // at the first start that finds it unrecorded; later starts read the ledger and apply nothing.
-import { adoptMentions } from './neo4j-history';
+import { adoptMentions, adoptPositions } from './neo4j-history';
 import { adoptKeys } from './neo4j-impressions';
 import type { Transactions, Write } from './neo4j-transactions';
 import { int } from './query';
@@ -48,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'idempotency keys stored without their ID marked for erasure', apply: ({ write }) => adoptKeys(write) },
   { version: 4, name: 'schema labels on nodes for Neo4j Browser', apply: (context) => labelled(context, 'node.add-schema-labels') },
   { version: 5, name: 'type and SecureId labels on IDs for Neo4j Browser', apply: (context) => labelled(context, 'id.add-type-labels') },
+  { version: 6, name: 'history entries take their position in the change feed', apply: ({ write }) => adoptPositions(write) },
 ];
 
 /**

@@ -34,6 +34,7 @@ import {
 import type { PutSchemaOutcome, SchemaWithPolicy } from '../../domain/ports/protections';
 import type { CheckedImpression, CheckedPerson } from '../../domain/ports/showing';
 import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
+import type { ChangeRead } from '../../domain/ports/changes';
 import type {
   CheckedGraph,
   CheckedWhy,
@@ -49,7 +50,8 @@ import type { TraversalReads } from '../checked-reads';
 import type { StorePorts } from '../../domain/ports/store-ports';
 import type { StoredToken, TokenLookup } from '../../domain/ports/tokens';
 import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
-import { eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
+import { ChangeWatch } from './change-watch';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
@@ -160,6 +162,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly read: Transactions['read'];
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
+  private readonly changeWatch = new ChangeWatch((customerIds) => this.read((q) => changeHeads(q, customerIds)));
   private readonly schemas = new Neo4jSchemas();
   private readonly searches: SharedSearches;
   private readonly nodeWrites: NodeWriteGathering;
@@ -309,6 +312,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   close(): Promise<void> {
+    this.changeWatch.close();
     return this.transactions.close();
   }
 
@@ -505,6 +509,16 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   pruneHistory(before: string, limit: number): Promise<number> {
     return this.write((q, writeId) => pruneHistory(q, before, limit, writeId));
+  }
+
+  // ---- the change feed (./neo4j-history.ts, ./change-watch.ts)
+
+  changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
+    return this.read((q) => changesPage(q, customerId, after, limit));
+  }
+
+  waitForChange(customerId: string, after: number, signal: AbortSignal): Promise<void> {
+    return this.changeWatch.wait(customerId, after, signal);
   }
 
   // ---- deliveries

@@ -278,4 +278,42 @@ export const migrations: Migration[] = [
       CREATE INDEX separations_by_customer ON separations (customer_id);
     `,
   },
+  {
+    version: 10,
+    name: 'the change feed: history positions never given twice, found by customer, and what retention took',
+    sql: `
+      -- entry_pk is the entry's position in the change feed (docs/changes-and-export.md): AUTOINCREMENT, so that a
+      -- position is never given twice, even once retention has deleted every entry (a plain rowid would start again
+      -- after the largest one left). redacts: an erase entry's JSON array of the entry_pk it redacted, else NULL.
+      CREATE TABLE history_v10 (
+        entry_pk    INTEGER PRIMARY KEY AUTOINCREMENT,
+        customer_id TEXT NOT NULL,
+        schema_id   TEXT NOT NULL,
+        key_type    TEXT NOT NULL,
+        key_pk      INTEGER NOT NULL,
+        new_key_pk  INTEGER,
+        at          INTEGER NOT NULL,
+        request_id  TEXT NOT NULL,
+        actor       TEXT NOT NULL,
+        op          TEXT NOT NULL,
+        added       TEXT NOT NULL,
+        removed     TEXT NOT NULL,
+        redacts     TEXT
+      );
+      INSERT INTO history_v10 (entry_pk, customer_id, schema_id, key_type, key_pk, new_key_pk, at, request_id, actor, op, added, removed)
+      SELECT entry_pk, customer_id, schema_id, key_type, key_pk, new_key_pk, at, request_id, actor, op, added, removed FROM history;
+      DROP TABLE history;
+      ALTER TABLE history_v10 RENAME TO history;
+      CREATE INDEX history_by_key ON history (key_pk, entry_pk);
+      CREATE INDEX history_by_new_key ON history (new_key_pk, entry_pk) WHERE new_key_pk IS NOT NULL;
+      -- A customer's feed.
+      CREATE INDEX history_by_customer ON history (customer_id, entry_pk);
+
+      -- The newest entry_pk of each customer that retention deleted: a cursor before it has missed entries.
+      CREATE TABLE history_pruned (
+        customer_id TEXT PRIMARY KEY,
+        through     INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import type { HistoryEntry, HistoryId, HistoryOp, HistoryPage, IdPair, WriteAudi
 import { present } from '../../domain/invariant';
 import { erasedId, NO_AUDIT } from '../history';
 import { parseStored } from '../stored-json';
+import type { ChangeRead } from '../../domain/ports/changes';
 
 /** An ID in `added` or `removed`: its id_pk, or [type] where an erase names the type alone. */
 export type StoredId = number | [string];
@@ -22,10 +23,13 @@ export interface NewEntry {
   audit: WriteAudit | undefined;
   added: number[];
   removed: StoredId[];
+  /** An erase entry's: the entry_pk of the entries it redacted. */
+  redacts?: number[];
 }
 
 interface HistoryRow {
   entry_pk: number;
+  customer_id: string;
   schema_id: string;
   key_pk: number;
   new_key_pk: number | null;
@@ -35,9 +39,15 @@ interface HistoryRow {
   op: HistoryOp;
   added: string;
   removed: string;
+  redacts: string | null;
 }
 
+const ROW_COLUMNS = 'entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts';
+
 const storedIds = (text: string): StoredId[] => parseStored<StoredId[]>(text);
+
+/** The node key an entry was written under, as one string: how an erase groups what it redacts. */
+export const redactedKey = (schemaId: string, keyPk: number): string => `${schemaId}\u0000${keyPk}`;
 
 /** A key's entries, bound by name. */
 type KeyEntries = { keyPk: number; schema: string };
@@ -69,21 +79,35 @@ export class SqliteHistory {
           op: HistoryOp,
           added: string,
           removed: string,
+          redacts: string | null,
         ]
       >(
-        'INSERT INTO history (customer_id, schema_id, key_type, key_pk, new_key_pk, at, request_id, actor, op, added, removed) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO history (customer_id, schema_id, key_type, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       tookAway: db.prepare<[entryPk: number, idPk: number]>('UPDATE ids SET last_entry = ? WHERE id_pk = ?'),
       findId: db
         .prepare<[customerId: string, type: string, value: string], number>('SELECT id_pk FROM ids WHERE customer_id = ? AND type = ? AND value = ?')
         .pluck(),
-      lastEntry: db.prepare<[], number>('SELECT coalesce(max(entry_pk), 0) FROM history').pluck(),
+      // The largest entry_pk ever given (AUTOINCREMENT keeps it when retention deleted the entry).
+      lastEntry: db.prepare<[], number>("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0)").pluck(),
+      // The customer's feed, through history_by_customer.
+      changes: db.prepare<[customerId: string, after: number, limit: number], HistoryRow>(
+        `SELECT ${ROW_COLUMNS} FROM history WHERE customer_id = ? AND entry_pk > ? ORDER BY entry_pk LIMIT ?`,
+      ),
+      // Every entry of the customer, for an erase's redacts: the ids they name are in JSON, which no index reaches.
+      ofCustomer: db.prepare<[customerId: string], HistoryRow>(`SELECT ${ROW_COLUMNS} FROM history WHERE customer_id = ?`),
+      keyErased: db.prepare<[idPk: number], number>("SELECT customer_id = '' FROM ids WHERE id_pk = ?").pluck(),
+      hasChangeAfter: db.prepare<[customerId: string, after: number], number>('SELECT 1 FROM history WHERE customer_id = ? AND entry_pk > ? LIMIT 1').pluck(),
+      prunedThrough: db.prepare<[customerId: string], number>('SELECT through FROM history_pruned WHERE customer_id = ?').pluck(),
+      recordPruned: db.prepare<[customerId: string, through: number]>(
+        'INSERT INTO history_pruned (customer_id, through) VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET through = max(through, excluded.through)',
+      ),
       // A key's entries: its own, and the rekeyings onto it (each through its index, history_by_key and
       // history_by_new_key).
       // LIMIT -1: all of them (an erase of a person reads a key's whole history).
       page: db.prepare<KeyEntries & { limit: number; offset: number }, HistoryRow>(
-        'SELECT entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed FROM history ' +
+        `SELECT ${ROW_COLUMNS} FROM history ` +
           'WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema ORDER BY entry_pk DESC LIMIT @limit OFFSET @offset',
       ),
       count: db.prepare<KeyEntries, number>('SELECT COUNT(*) FROM history WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema').pluck(),
@@ -92,10 +116,7 @@ export class SqliteHistory {
       erase: db.prepare<{ idPk: number; lastEntry: number }>(
         "UPDATE ids SET customer_id = '', value = CAST(id_pk AS TEXT), last_entry = @lastEntry WHERE id_pk = @idPk",
       ),
-      oldest: db.prepare<[limit: number], HistoryRow>(
-        'SELECT entry_pk, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed FROM history ' +
-          'ORDER BY entry_pk LIMIT CAST(? AS INTEGER)',
-      ),
+      oldest: db.prepare<[limit: number], HistoryRow>(`SELECT ${ROW_COLUMNS} FROM history ORDER BY entry_pk LIMIT CAST(? AS INTEGER)`),
       deleteEntry: db.prepare<[entryPk: number]>('DELETE FROM history WHERE entry_pk = ?'),
       // No node holds it, and every entry that names it is gone (those up to last_entry: see migration 5).
       deleteIdIfUnused: db.prepare<{ idPk: number; prunedThrough: number }>(
@@ -106,8 +127,18 @@ export class SqliteHistory {
     };
   }
 
+  /** The customers entries were appended for since the last call: what a commit tells the feed's waiting calls. */
+  takeAppended(): Set<string> {
+    const appended = this.appended;
+    this.appended = new Set();
+    return appended;
+  }
+
+  private appended = new Set<string>();
+
   /** Appends an entry; the IDs it removes remember it (last_entry). Answers its entry_pk. */
   append(customerId: string, e: NewEntry): number {
+    this.appended.add(customerId);
     const audit = e.audit ?? NO_AUDIT;
     const entryPk = Number(
       // Positional: binding the eleven parameters by name cost 8–10 µs more a write (measured on a create).
@@ -123,6 +154,7 @@ export class SqliteHistory {
         e.op,
         JSON.stringify(e.added),
         JSON.stringify(e.removed),
+        e.redacts ? JSON.stringify(e.redacts) : null,
       ).lastInsertRowid,
     );
     for (const id of e.removed) if (typeof id === 'number') this.s.tookAway.run(entryPk, id);
@@ -134,7 +166,45 @@ export class SqliteHistory {
     for (const idPk of idPks) this.s.tookAway.run(entryPk, idPk);
   }
 
-  /** The newest entry's entry_pk (0 when none). */
+  /** The customer's entries after `after`, oldest first; head: the newest entry_pk given to any customer. */
+  changesAfter(customerId: string, after: number, limit: number): ChangeRead {
+    const rows = this.s.changes.all(customerId, after, limit);
+    const entries = this.entries(rows);
+    return {
+      changes: rows.map((row, i) => ({
+        seq: row.entry_pk,
+        entry: present(entries[i], 'the entry of a row'),
+        ...(row.redacts === null ? {} : { redacts: parseStored<number[]>(row.redacts) }),
+      })),
+      head: this.lastEntryPk(),
+      prunedThrough: this.s.prunedThrough.get(customerId) ?? 0,
+    };
+  }
+
+  /**
+   * The customer's entries that name any of `idPks`, by the node key they were written under (schema and key_pk):
+   * what an erase of those IDs redacts. It reads every entry of the customer.
+   */
+  naming(customerId: string, idPks: ReadonlySet<number>): Map<string, { schemaId: string; keyPk: number; entryPks: number[] }> {
+    const groups = new Map<string, { schemaId: string; keyPk: number; entryPks: number[] }>();
+    if (idPks.size === 0) return groups;
+    for (const row of this.s.ofCustomer.iterate(customerId)) {
+      // An entry whose key an earlier erase took is under no key any more (as on Neo4j, where it has none left).
+      if (!idPksOf(row).some((pk) => idPks.has(pk)) || this.s.keyErased.get(row.key_pk) === 1) continue;
+      const key = redactedKey(row.schema_id, row.key_pk);
+      const group = groups.get(key) ?? { schemaId: row.schema_id, keyPk: row.key_pk, entryPks: [] };
+      group.entryPks.push(row.entry_pk);
+      groups.set(key, group);
+    }
+    return groups;
+  }
+
+  /** Whether the customer has an entry after `after`. */
+  hasChangeAfter(customerId: string, after: number): boolean {
+    return this.s.hasChangeAfter.get(customerId, after) !== undefined;
+  }
+
+  /** The newest entry_pk given (0 when none). */
   lastEntryPk(): number {
     return present(this.s.lastEntry.get(), 'the row of max(entry_pk)');
   }
@@ -204,6 +274,7 @@ export class SqliteHistory {
     for (const row of this.s.oldest.all(limit)) {
       if (row.at >= beforeMs) break;
       this.s.deleteEntry.run(row.entry_pk);
+      this.s.recordPruned.run(row.customer_id, row.entry_pk);
       for (const idPk of idPksOf(row)) this.s.deleteIdIfUnused.run({ idPk, prunedThrough: row.entry_pk });
       prunedThrough = row.entry_pk;
       deleted += 1;

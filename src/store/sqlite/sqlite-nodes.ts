@@ -34,7 +34,8 @@ import {
 import type { CheckedNode, NodeWrite } from '../../domain/ports/node-writes';
 import { isUniqueViolation, sqliteCode } from './sqlite-errors';
 import type { SqliteDeliveries } from './sqlite-deliveries';
-import { type NewEntry, type SqliteHistory, type StoredId } from './sqlite-history';
+import { compareCodePoints } from '../../domain/code-point-order';
+import { type NewEntry, redactedKey, type SqliteHistory, type StoredId } from './sqlite-history';
 import type { SqliteSchemas } from './sqlite-schemas';
 import { PERSON_SEARCH, type SqliteSearch } from './sqlite-search';
 import { present } from '../../domain/invariant';
@@ -434,6 +435,20 @@ export class SqliteNodes {
       return held;
     };
     const finish = (erased: ReadonlySet<number>, entries: NewEntry[]) => {
+      // Each erase entry redacts the entries written under its node's key that named an erased ID; those under a
+      // key it appends nothing to get an erase entry of their own, in the order of their keys
+      // (docs/changes-and-export.md).
+      const groups = this.history.naming(c, erased);
+      for (const entry of entries) {
+        const key = redactedKey(entry.schemaId, entry.keyPk);
+        entry.redacts = groups.get(key)?.entryPks ?? [];
+        groups.delete(key);
+      }
+      const others = [...groups.values()].map((g) => ({ ...g, key: present(this.s.idOfPk.get(g.keyPk), 'the ids row of a key history names') }));
+      others.sort((a, b) => compareCodePoints(a.schemaId, b.schemaId) || compareCodePoints(a.key.type, b.key.type) || compareCodePoints(a.key.id, b.key.id));
+      for (const g of others) {
+        entries.push({ schemaId: g.schemaId, keyType: g.key.type, keyPk: g.keyPk, op: 'erase', audit: r.audit, added: [], removed: [], redacts: g.entryPks });
+      }
       let lastEntry = this.history.lastEntryPk();
       for (const entry of entries) lastEntry = this.history.append(c, entry);
       this.history.tookAway(freed, lastEntry);

@@ -43,6 +43,7 @@ import type {
 } from '../../domain/ports/identity-reads';
 import { checkThenGraph, checkThenSearch, checkThenWhy, type TraversalReads } from '../checked-reads';
 import type { StorePorts } from '../../domain/ports/store-ports';
+import type { ChangeRead } from '../../domain/ports/changes';
 import type { StoredToken } from '../../domain/ports/tokens';
 import { migrations } from './migrations';
 import { SqliteDeliveries } from './sqlite-deliveries';
@@ -55,6 +56,7 @@ import { SqliteShowing } from './sqlite-showing';
 import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
 import { SqliteHistory } from './sqlite-history';
+import { ChangeSignals } from '../change-signals';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -135,6 +137,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
   /** Made at the first read that needs it. */
   private pool: ReadPool | undefined;
   private readonly inMemory: boolean;
+  private readonly changeSignals = new ChangeSignals();
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
 
   constructor(options: SqliteStoreOptions) {
@@ -206,10 +209,13 @@ export class SqliteStore implements StorePorts, TraversalReads {
     } catch (e) {
       // The commit itself failed: nothing of the group is stored, and documents a later write of the group read
       // back from an earlier one may be in the deliveries' cache.
+      this.history.takeAppended();
       this.deliveries.forgetDocuments();
       for (const w of group) w.reject(storeError(e));
       return;
     }
+    // Committed: the calls waiting for these customers' next change read it now.
+    this.changeSignals.notify(this.history.takeAppended());
     group.forEach((w, i) => {
       const outcome = outcomes[i] as { value: unknown } | { error: unknown };
       if ('error' in outcome) w.reject(storeError(outcome.error));
@@ -358,6 +364,19 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   pruneHistory(before: string, limit: number): Promise<number> {
     return this.write(() => this.history.prune(before, limit));
+  }
+
+  // ---- the change feed
+
+  changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
+    // One read transaction, so that the page, the head and what retention took agree.
+    return this.run(() => this.db.transaction(() => this.history.changesAfter(customerId, after, limit))());
+  }
+
+  waitForChange(customerId: string, after: number, signal: AbortSignal): Promise<void> {
+    // A commit between the caller's last read and this call: no need to wait. (Only this process writes the file.)
+    if (!this.db.open || this.history.hasChangeAfter(customerId, after)) return Promise.resolve();
+    return this.changeSignals.wait(customerId, after, signal);
   }
 
   // ---- deliveries

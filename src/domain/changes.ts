@@ -1,0 +1,162 @@
+// The change feed (docs/changes-and-export.md): a customer's node history as one sequence of changes, each with a cursor
+// that names its position. Cursors are opaque to clients: the position and a digest that binds it to the customer,
+// so a cursor of another customer, or one this service could not have given, is refused.
+import { createHash } from 'node:crypto';
+import { DomainError } from './errors';
+import type { HistoryEntry } from './model';
+import type { Change, ChangeFeedStore } from './ports/changes';
+import { type Caller, requireCustomerToken } from './tokens';
+
+/** A change as the feed shows it: the entry, its cursor and, for an erase, the cursors of what it redacted. */
+export interface CursorChange {
+  cursor: string;
+  entry: HistoryEntry;
+  redacts?: string[];
+}
+
+export interface ChangePage {
+  changes: CursorChange[];
+  next: string;
+}
+
+export interface ChangeQuery {
+  after?: string;
+  limit: number;
+  /** Seconds to wait for a change when there is none after the cursor. */
+  wait: number;
+}
+
+export interface ChangeFeedLimits {
+  /** How many calls may wait for a change at once, streams included; server_busy past it. */
+  maxWaiting: number;
+}
+
+/** Changes read at once for a stream. */
+const FOLLOW_PAGE = 500;
+
+const CURSOR = /^c([0-9a-z]{1,11})-([A-Za-z0-9_-]{16})$/;
+
+const digest = (customerId: string, seq: number): string =>
+  createHash('sha256').update(`changes\u0000${customerId}\u0000${seq}`).digest('base64url').slice(0, 16);
+
+/** The cursor of position `seq` of the customer's feed. */
+export const cursorOf = (customerId: string, seq: number): string => `c${seq.toString(36)}-${digest(customerId, seq)}`;
+
+const invalidCursor = () => new DomainError('invalid_cursor', 'The cursor was not given by this service for this customer.');
+
+/** The position a cursor names; invalid_cursor when the cursor is not one this service gives the customer. */
+export function positionOf(customerId: string, cursor: string): number {
+  const parts = CURSOR.exec(cursor);
+  if (!parts) throw invalidCursor();
+  const seq = Number.parseInt(parts[1] as string, 36);
+  if (!Number.isSafeInteger(seq) || cursorOf(customerId, seq) !== cursor) throw invalidCursor();
+  return seq;
+}
+
+export class ChangeFeedService {
+  private waiting = 0;
+
+  constructor(
+    private readonly store: ChangeFeedStore,
+    private readonly limits: ChangeFeedLimits,
+    /** Aborts when the service stops: every waiting call answers at once. */
+    private readonly stopping: AbortSignal = new AbortController().signal,
+  ) {}
+
+  /**
+   * The changes after `query.after` (from the oldest history keeps without it), up to `query.limit`; with
+   * `query.wait`, waits that many seconds at most for one when there is none. `signal`: the caller went away.
+   */
+  async page(caller: Caller, customerId: string, query: ChangeQuery, signal: AbortSignal): Promise<ChangePage> {
+    requireCustomerToken(caller, customerId);
+    const after = query.after === undefined ? undefined : positionOf(customerId, query.after);
+    const first = await this.read(customerId, after, query.limit);
+    if (first.changes.length > 0 || query.wait <= 0 || signal.aborted || this.stopping.aborted) return first;
+    const from = positionOf(customerId, first.next);
+    let page = first;
+    await this.whileWaiting(query.wait * 1000, signal, async (waited) => {
+      while (!waited.aborted) {
+        await this.store.waitForChange(customerId, from, waited);
+        if (waited.aborted) return;
+        page = await this.read(customerId, from, query.limit);
+        if (page.changes.length > 0) return;
+      }
+    });
+    return page;
+  }
+
+  /**
+   * Runs `work` as one of the waiting calls (server_busy past LIMITS.maxWaiting), with a signal that aborts after
+   * `ms`, when `signal` aborts, or when the service stops.
+   */
+  async whileWaiting<T>(ms: number, signal: AbortSignal, work: (waited: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.waiting >= this.limits.maxWaiting) {
+      throw new DomainError('server_busy', 'Too many calls are waiting for changes (CHANGES_MAX_WAITING); retry later.');
+    }
+    this.waiting += 1;
+    try {
+      return await work(AbortSignal.any([signal, this.stopping, AbortSignal.timeout(ms)]));
+    } finally {
+      this.waiting -= 1;
+    }
+  }
+
+  /**
+   * A stream of the changes after `after` (from the oldest history keeps without it): every page goes to
+   * `sink.changes` as soon as it is read (which resolves once the client took it), `sink.idle` is called after
+   * `idleMs` without a change, and the stream ends after `durationMs`, when `signal` aborts, or when the service
+   * stops. invalid_cursor, cursor_expired and server_busy are thrown before anything is sent.
+   */
+  async follow(
+    caller: Caller,
+    customerId: string,
+    after: string | undefined,
+    timing: { durationMs: number; idleMs: number },
+    signal: AbortSignal,
+    sink: { start(): void; changes(changes: CursorChange[]): Promise<void>; idle(): void },
+  ): Promise<void> {
+    requireCustomerToken(caller, customerId);
+    let page = await this.read(customerId, after === undefined ? undefined : positionOf(customerId, after), FOLLOW_PAGE);
+    await this.whileWaiting(timing.durationMs, signal, async (streaming) => {
+      sink.start();
+      for (;;) {
+        if (page.changes.length > 0) await sink.changes(page.changes);
+        if (streaming.aborted) return;
+        const from = positionOf(customerId, page.next);
+        if (page.changes.length < FOLLOW_PAGE) {
+          const idle = AbortSignal.any([streaming, AbortSignal.timeout(timing.idleMs)]);
+          await this.store.waitForChange(customerId, from, idle);
+          if (streaming.aborted) return;
+          if (idle.aborted) sink.idle();
+        }
+        page = await this.read(customerId, from, FOLLOW_PAGE);
+      }
+    });
+  }
+
+  /** How many calls wait now. */
+  get waitingCalls(): number {
+    return this.waiting;
+  }
+
+  /** One read of the feed: invalid_cursor past what was given, cursor_expired behind what retention kept. */
+  async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage> {
+    const read = await this.store.changesAfter(customerId, after ?? 0, limit);
+    if (after !== undefined && after > read.head) throw invalidCursor();
+    if (after !== undefined && after < read.prunedThrough) {
+      throw new DomainError('cursor_expired', 'History no longer keeps the changes after this cursor (HISTORY_RETENTION_DAYS); start again from an export.');
+    }
+    const changes = read.changes.map((c) => this.shown(customerId, c));
+    const last = read.changes.at(-1);
+    const next = last ? last.seq : (after ?? Math.max(read.head, read.prunedThrough));
+    return { changes, next: cursorOf(customerId, next) };
+  }
+
+  private shown(customerId: string, c: Change): CursorChange {
+    return {
+      cursor: cursorOf(customerId, c.seq),
+      entry: c.entry,
+      ...(c.entry.op === 'erase' ? { redacts: (c.redacts ?? []).map((seq) => cursorOf(customerId, seq)) } : {}),
+    };
+  }
+}
