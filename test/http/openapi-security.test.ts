@@ -78,6 +78,7 @@ const CASES: Record<string, Case> = {
     anonymousStatus: 204,
   },
   nodeHistory: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/node/_history?schema=member&key_type=member_id&key_id=m-1` },
+  listChanges: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/_changes` },
   eraseId: { kind: 'customerBearer', method: 'POST', url: (c) => `/v1/${c}/_erase`, options: { body: { id: { type: 'member_id', id: 'm-9' } } } },
   separateNodes: {
     kind: 'customerBearer',

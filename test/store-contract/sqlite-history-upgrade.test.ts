@@ -70,12 +70,14 @@ test('when a file made before history is opened, then its nodes stay, have no hi
       idsRemoved: 0,
     });
     expect(await store.getNodeIds(node('m-2'))).toBeUndefined();
-    // m-1 was not part of the person any more; its entry that named the tablet shows the type alone now.
-    const [erasedRemoval] = (await store.nodeHistory('acme', 'member', id('member_id', 'm-1'), 0, 10)).items;
+    // m-1 was not part of the person any more; its entry that named the tablet shows the type alone now, and an
+    // erase entry that took nothing from m-1 says its history was rewritten.
+    const [eraseOfM1, erasedRemoval] = (await store.nodeHistory('acme', 'member', id('member_id', 'm-1'), 0, 10)).items;
+    expect(eraseOfM1).toMatchObject({ op: 'erase', added: [], removed: [] });
     expect(erasedRemoval?.removed).toEqual([{ type: 'device', id: null, erased: true }]);
-    // Retention of everything (the removal, and the erase's entry for m-2) leaves m-1, which a node holds, and
-    // nothing else: the rows of the erased tablet and of m-2's key go with the last entries that named them.
-    expect(await store.pruneHistory(new Date(Date.now() + 60_000).toISOString(), 100)).toBe(2);
+    // Retention of everything (the removal, and the erase's entries for m-1 and m-2) leaves m-1, which a node holds,
+    // and nothing else: the rows of the erased tablet and of m-2's key go with the last entries that named them.
+    expect(await store.pruneHistory(new Date(Date.now() + 60_000).toISOString(), 100)).toBe(3);
     expect(await store.getNodeIds(node('m-1'))).toEqual([id('member_id', 'm-1')]);
   } finally {
     await store.close();
