@@ -346,4 +346,74 @@ describe('two service processes on one Neo4j', () => {
       expect(await seenBy(reader, key.id)).toEqual([]);
     }
   });
+
+  describe('the change feed across processes', () => {
+    type Change = { cursor: string; op: string; key: { id: string } };
+    type Page = { changes: Change[]; next: string };
+    const feed = async (service: Service, customer: string, query: string): Promise<Page> => {
+      const answer = await call(service.base, 'GET', `/v1/${customer}/_changes?${query}`, { token: ADMIN_TOKEN, timeoutMs: 40_000 });
+      expect(answer.status).toBe(200);
+      return answer.json as Page;
+    };
+
+    test('when a call waits on one process, then a write through the other wakes it with that write', async () => {
+      const schema = { id_types: [{ type: 'member_id' }] };
+      expect((await call(one.base, 'PUT', '/v1/feed-wake/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+      const { next } = await feed(one, 'feed-wake', '');
+      const waiting = feed(one, 'feed-wake', `after=${next}&wait=30`);
+      // The write is sent once the call waits (the other process's gauge of waiting calls says so).
+      for (let i = 0; ; i += 1) {
+        const metrics = await fetch(`${one.base}/metrics`).then((r) => r.text());
+        if (/^idlink_changes_waiting [1-9]/m.test(metrics)) break;
+        if (i > 2000) throw new Error('no call waited');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const key = { type: 'member_id', id: 'woken' };
+      expect((await call(two.base, 'POST', '/v1/feed-wake/node/_create', { body: { schema: 'member', key } })).status).toBe(201);
+      expect((await waiting).changes.map((c) => [c.op, c.key.id])).toEqual([['create', 'woken']]);
+    });
+
+    test('when both processes write one customer at once while a consumer follows, then it sees every change once, and each write after the one answered before it was sent', async () => {
+      const schema = { id_types: [{ type: 'member_id' }, { type: 'device' }] };
+      expect((await call(one.base, 'PUT', '/v1/feed-race/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+      const seen: Change[] = [];
+      let writing = true;
+      const consumer = (async () => {
+        let next = '';
+        for (;;) {
+          const done = !writing;
+          const page = await feed(seen.length % 2 === 0 ? one : two, 'feed-race', `limit=9${next ? `&after=${next}` : ''}`);
+          seen.push(...page.changes);
+          next = page.next;
+          if (done && page.changes.length < 9) return;
+        }
+      })();
+      // Eight chains of six creates, each of a node of its own, through one process and the other in turn: each write
+      // is sent once the one before it in its chain was answered, so the feed must have them in the chain's order.
+      const chains = Array.from({ length: 8 }, (_, chain) => async () => {
+        for (let i = 0; i < 6; i += 1) {
+          const service = (chain + i) % 2 === 0 ? one : two;
+          const key = { type: 'member_id', id: `c${chain}-${i}` };
+          expect((await call(service.base, 'POST', '/v1/feed-race/node/_create', { body: { schema: 'member', key } })).status).toBe(201);
+        }
+      });
+      await Promise.all(chains.map((run) => run()));
+      writing = false;
+      await consumer;
+      const all: Change[] = [];
+      for (let next = ''; ;) {
+        const page = await feed(one, 'feed-race', `limit=1000${next ? `&after=${next}` : ''}`);
+        all.push(...page.changes);
+        next = page.next;
+        if (page.changes.length < 1000) break;
+      }
+      expect(all).toHaveLength(8 * 6);
+      expect(seen.map((c) => c.cursor)).toEqual(all.map((c) => c.cursor));
+      // Within each chain, every write came after the one answered before it was sent, whatever node it wrote.
+      for (let chain = 0; chain < 8; chain += 1) {
+        const written = all.map((c) => c.key.id).filter((k) => k.startsWith(`c${chain}-`));
+        expect(written).toEqual(Array.from({ length: 6 }, (_, i) => `c${chain}-${i}`));
+      }
+    }, 120_000);
+  });
 });

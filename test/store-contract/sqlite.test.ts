@@ -7,6 +7,7 @@ import { ReadPool } from '../../src/store/sqlite/read-pool';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { describeStoreContract, id, member, MEMBER, newCustomer } from './contract';
 import { describeHistoryContract } from './history-contract';
+import { describeChangesContract } from './changes-contract';
 import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
 import { describeSeparationContract } from './separation-contract';
@@ -15,6 +16,7 @@ import { seeded } from '../helpers/seeded';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeHistoryContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeChangesContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeGraphContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeSeparationContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
@@ -26,6 +28,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describeStoreContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeHistoryContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+describeChangesContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeSeparationContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
