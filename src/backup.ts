@@ -73,9 +73,9 @@ function publish(partial: string, target: string): void {
   fs.unlinkSync(partial);
 }
 
-/** Makes the new name itself survive a power cut (the copy's pages were synced by SQLite's commit). */
-function syncFolder(folder: string): void {
-  const handle = fs.openSync(folder, 'r');
+/** Waits until what `file` (a file, or a folder's names) holds is on disk, so that it survives a power cut. */
+function syncToDisk(file: string): void {
+  const handle = fs.openSync(file, 'r');
   try {
     fs.fsyncSync(handle);
   } finally {
@@ -123,9 +123,10 @@ async function backup(args: readonly string[], say: (line: string) => void): Pro
     } finally {
       db.close();
     }
+    syncToDisk(partial);
     publish(partial, target);
     published = true;
-    syncFolder(path.dirname(target));
+    syncToDisk(path.dirname(target));
   } finally {
     if (!published) for (const file of companions(partial)) fs.rmSync(file, { force: true });
   }
