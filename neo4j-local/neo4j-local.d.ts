@@ -42,6 +42,26 @@ export interface StartOptions {
 }
 
 export function start(options?: StartOptions): Promise<LocalNeo4j>;
+
+export interface AdminOptions {
+  /** The data folder of a stopped local server (start()'s `data`, NEO4J_LOCAL_DATA): neo4j-admin's NEO4J_HOME. Created owner-only when missing. */
+  data: string;
+  /** JVM heap of neo4j-admin, e.g. '256m' (default 512m). */
+  heap?: string;
+}
+
+export interface AdminRun {
+  /** neo4j-admin's exit code: 0 when the command succeeded. */
+  code: number | null;
+  /** What it printed, stdout and stderr together. */
+  output: string;
+}
+
+/**
+ * neo4j-admin of Neo4j 5.26 on the data folder of a stopped local server: `['database', 'dump', 'neo4j',
+ * '--to-path=<folder>']`, `['database', 'load', 'neo4j', '--from-path=<folder>', '--overwrite-destination=true']`, …
+ */
+export function admin(args: string[], options: AdminOptions): Promise<AdminRun>;
 /** Why the local server cannot run here (no java or no mvn), or undefined when it can. */
 export function missingTools(): string | undefined;
 export function ensureBuilt(log?: (line: string) => void): void;

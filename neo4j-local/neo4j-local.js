@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds (on first use) and runs the local Neo4j server of this folder with plain `java`, never `mvn exec:java`,
 // so that signals reach the JVM. `npm run neo4j:local` runs it in the foreground; test/neo4j/global-setup.js,
-// the Neo4j fault tests and the bench start it through start(). See README.md beside this file.
+// the Neo4j fault tests and the bench start it through start(). `npm run neo4j:local -- admin …` and admin() run
+// neo4j-admin (dump, load) on the data folder of a stopped server. See README.md beside this file.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -118,6 +119,55 @@ function javaArgs({ heap = '1g', stopWhenStdinCloses = false, quickJit = false }
   return [...jvmOptions(heap, { quickJit }), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
 }
 
+/**
+ * neo4j-admin's own entry point (the `neo4j-command-line` jar, already on the server's class path), run in this JVM:
+ * Neo4jAdminCommand, the distribution's wrapper, starts another JVM from a distribution's folders, which this launcher
+ * has none of.
+ */
+const ADMIN_CLASS = 'org.neo4j.cli.AdminTool';
+
+/** @param {string[]} args @param {string} heap */
+function adminJavaArgs(args, heap) {
+  const classpath = [CLASSES, fs.readFileSync(CLASSPATH_FILE, 'utf8').trim()].join(path.delimiter);
+  return [...jvmOptions(heap), '-cp', classpath, ADMIN_CLASS, ...args];
+}
+
+/**
+ * The environment of neo4j-admin on `data`: the data folder of this launcher is its server's home (the
+ * DatabaseManagementService is built on it), so it is neo4j-admin's NEO4J_HOME, with its default folders below it. A
+ * NEO4J_CONF of a Neo4j installed on the machine would point it at that one's databases: never passed on.
+ * @param {string} data
+ */
+function adminEnv(data) {
+  /** @type {NodeJS.ProcessEnv} */
+  const env = { ...process.env, NEO4J_HOME: data };
+  delete env.NEO4J_CONF;
+  return env;
+}
+
+/**
+ * Runs neo4j-admin of Neo4j 5.26 on the data folder of a local server, which must be stopped: Community Edition's
+ * `database dump` and `database load` refuse a database a running server holds ("The database is in use"). For
+ * example `['database', 'dump', 'neo4j', '--to-path=<folder>']`, then `['database', 'load', 'neo4j',
+ * '--from-path=<folder>', '--overwrite-destination=true']`. The data folder is created owner-only when missing (a load
+ * into a new folder), as start() does. Resolves with neo4j-admin's exit code and what it printed.
+ * @param {string[]} args
+ * @param {import('./neo4j-local').AdminOptions} options
+ * @returns {Promise<import('./neo4j-local').AdminRun>}
+ */
+async function admin(args, { data, heap = '512m' }) {
+  ensureBuilt();
+  fs.mkdirSync(data, { recursive: true, mode: 0o700 });
+  const child = spawn('java', adminJavaArgs(args, heap), { env: adminEnv(data), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (/** @type {string} */ chunk) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (/** @type {string} */ chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', (e) => reject(new Error(`neo4j-local: java could not be started: ${e.message}`)));
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
 const READY = /ready at (bolt:\/\/\S+)/;
 const BROWSER = /Neo4j Browser at (http:\/\/\S+)/;
 
@@ -209,6 +259,7 @@ async function start({ port, password: given, httpPort, data, heap, pageCacheMb,
  * `password`), NEO4J_LOCAL_HTTP_PORT (Neo4j Browser; 7474 when unset, 0 turns it off), or the flag --no-browser,
  * NEO4J_LOCAL_HEAP, and NEO4J_LOCAL_QUICK_JIT=true (the first JIT compiler only: jvmOptions()).
  * --stop-when-stdin-closes is passed on to the server (the tests that run this script use it).
+ * `admin <arguments>` runs neo4j-admin on that data folder instead (runAdmin()).
  */
 function main() {
   const missing = missingTools();
@@ -222,10 +273,11 @@ function main() {
     process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
-  const httpPort = process.argv.includes('--no-browser') ? '0' : process.env.NEO4J_LOCAL_HTTP_PORT || '7474';
   // Kept by default, as the service keeps ./data/idlink.sqlite: the generated password lives beside the database
   // and is the same at every start, so the service can read it from the file.
   const data = path.resolve(process.env.NEO4J_LOCAL_DATA || path.join('data', 'neo4j'));
+  if (process.argv[2] === 'admin') return runAdmin(process.argv.slice(3), data);
+  const httpPort = process.argv.includes('--no-browser') ? '0' : process.env.NEO4J_LOCAL_HTTP_PORT || '7474';
   const stopWhenStdinCloses = process.argv.includes('--stop-when-stdin-closes');
   const quickJit = process.env.NEO4J_LOCAL_QUICK_JIT === 'true';
   const child = spawn('java', javaArgs({ heap: process.env.NEO4J_LOCAL_HEAP || '1g', stopWhenStdinCloses, quickJit }), {
@@ -244,6 +296,17 @@ function main() {
   });
 }
 
+/**
+ * `npm run neo4j:local -- admin <neo4j-admin arguments>`: neo4j-admin in the foreground on the data folder (NEO4J_LOCAL_DATA,
+ * data/neo4j by default), with NEO4J_LOCAL_HEAP (default 512m); exits with its exit code. The server must be stopped.
+ * @param {string[]} args @param {string} data
+ */
+function runAdmin(args, data) {
+  fs.mkdirSync(data, { recursive: true, mode: 0o700 });
+  const child = spawn('java', adminJavaArgs(args, process.env.NEO4J_LOCAL_HEAP || '512m'), { stdio: 'inherit', env: adminEnv(data) });
+  child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+}
+
 if (require.main === module) main();
 
-module.exports = { start, ensureBuilt, missingTools, javaArgs, jvmOptions, freePort };
+module.exports = { start, admin, ensureBuilt, missingTools, javaArgs, jvmOptions, freePort };

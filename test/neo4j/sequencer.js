@@ -15,6 +15,7 @@ const EXPECTED_SECONDS = {
   'test/api/showing.test.ts': 200,
   'test/store-contract/neo4j-history.neo4j.test.ts': 160,
   'test/api/graph.test.ts': 120,
+  'test/neo4j/dump-load.neo4j.test.ts': 120,
   'test/api/protections.test.ts': 115,
   'test/api/auth.test.ts': 90,
   'test/neo4j/round-trips.neo4j.test.ts': 80,
