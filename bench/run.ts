@@ -379,6 +379,16 @@ async function main(): Promise<void> {
   const big = cycle(graph.bigKeys);
   const withCookie = cycle(graph.smallKeys.filter((k) => k.schema !== 'crm'));
   let counter = 0;
+  // The change feed holds an entry for each node the load created: a page of 1,000 from a cursor picked in it.
+  const feedCursors: string[] = [];
+  for (let after = ''; feedCursors.length < 200; ) {
+    const res = await fetch(`${service.base}/v1/${CUSTOMER}/_changes?limit=1000${after ? `&after=${after}` : ''}`, { headers: admin });
+    const page = (await res.json()) as { changes: unknown[]; next: string };
+    if (page.changes.length < 1000) break;
+    feedCursors.push(after || page.next);
+    after = page.next;
+  }
+  const feedPages = cycle(feedCursors);
   const scenarios: Array<{ name: string; spec: RequestSpec }> = [
     { name: 'search ONE', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ONE') } },
     { name: 'search ALL (small component)', spec: { method: 'POST', path: `/v1/${CUSTOMER}/_search`, headers: admin, body: searchBodies(small, 'ALL') } },
@@ -438,6 +448,16 @@ async function main(): Promise<void> {
       },
     },
     { name: 'delivery list', spec: { method: 'GET', path: '/v1/delivery?count=20&page=3', headers: { 'x-service-mapi-token': mapi.token } } },
+    {
+      name: 'changes page (1,000), 1 connection',
+      spec: {
+        method: 'GET',
+        path: `/v1/${CUSTOMER}/_changes`,
+        headers: admin,
+        request: () => ({ path: `/v1/${CUSTOMER}/_changes?limit=1000&after=${feedPages()}`, body: '' }),
+        connections: 1,
+      },
+    },
   ];
 
   const expressRps = floors.express?.rps ?? 1;

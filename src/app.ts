@@ -173,7 +173,12 @@ export function createApp(deps: AppDependencies): Express {
   app.use(governanceRoutes(validators, bearer, new GovernanceService(store, config), config.publicBaseUrl));
   const changes = new ChangeFeedService(store, { maxWaiting: config.changes.maxWaiting }, deps.shutdown);
   metrics.changesWaiting(() => changes.waitingCalls);
-  app.use(changeRoutes(validators, bearer, changes, { durationMs: config.changes.streamSeconds * 1000 }));
+  app.use(
+    changeRoutes(validators, bearer, changes, {
+      durationMs: config.changes.streamSeconds * 1000,
+      keepAliveMs: config.changes.keepAliveSeconds * 1000,
+    }),
+  );
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

@@ -181,6 +181,13 @@ const envSchema = {
       default: 300,
       description: 'How long a _changes event stream lasts before the service ends it (the client reconnects with Last-Event-ID).',
     },
+    CHANGES_KEEPALIVE_SECONDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 15,
+      default: 15,
+      description: 'How long a _changes event stream may stay without a line: past it, a comment line (: keep-alive) is sent.',
+    },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'How long shutdown waits for requests in flight.' },
     RATE_LIMIT_REQUESTS: {
       type: 'integer',
@@ -292,6 +299,7 @@ export interface Config {
   changes: {
     maxWaiting: number;
     streamSeconds: number;
+    keepAliveSeconds: number;
   };
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
@@ -352,6 +360,7 @@ interface ValidatedEnv {
   HISTORY_RETENTION_DAYS: number;
   CHANGES_MAX_WAITING: number;
   CHANGES_STREAM_SECONDS: number;
+  CHANGES_KEEPALIVE_SECONDS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -427,7 +436,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     traversalMaxIds: v.TRAVERSAL_MAX_IDS,
     nodeMaxIds: v.NODE_MAX_IDS,
     historyRetentionDays: v.HISTORY_RETENTION_DAYS,
-    changes: { maxWaiting: v.CHANGES_MAX_WAITING, streamSeconds: v.CHANGES_STREAM_SECONDS },
+    changes: { maxWaiting: v.CHANGES_MAX_WAITING, streamSeconds: v.CHANGES_STREAM_SECONDS, keepAliveSeconds: v.CHANGES_KEEPALIVE_SECONDS },
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

@@ -103,7 +103,8 @@ export class ChangeFeedService {
 
   /**
    * A stream of the changes after `after` (from the oldest history keeps without it): every page goes to
-   * `sink.changes` as soon as it is read (which resolves once the client took it), `sink.idle` is called after
+   * `sink.changes` as soon as it is read (which resolves once the client took it, or when `streaming` aborts: the
+   * stream's time is up, the caller went away or the service stops), `sink.idle` is called after
    * `idleMs` without a change, and the stream ends after `durationMs`, when `signal` aborts, or when the service
    * stops. invalid_cursor, cursor_expired and server_busy are thrown before anything is sent.
    */
@@ -113,14 +114,14 @@ export class ChangeFeedService {
     after: string | undefined,
     timing: { durationMs: number; idleMs: number },
     signal: AbortSignal,
-    sink: { start(): void; changes(changes: CursorChange[]): Promise<void>; idle(): void },
+    sink: { start(): void; changes(changes: CursorChange[], streaming: AbortSignal): Promise<void>; idle(): void },
   ): Promise<void> {
     requireCustomerToken(caller, customerId);
     let page = await this.read(customerId, after === undefined ? undefined : positionOf(customerId, after), FOLLOW_PAGE);
     await this.whileWaiting(timing.durationMs, signal, async (streaming) => {
       sink.start();
       for (;;) {
-        if (page.changes.length > 0) await sink.changes(page.changes);
+        if (page.changes.length > 0) await sink.changes(page.changes, streaming);
         if (streaming.aborted) return;
         const from = positionOf(customerId, page.next);
         if (page.changes.length < FOLLOW_PAGE) {

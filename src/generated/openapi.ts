@@ -594,7 +594,7 @@ export interface paths {
          *     **A stream.** With `Accept: text/event-stream` the changes come as server-sent events: `id:` the
          *     change's cursor, `event: change`, `data:` the change as JSON. The stream starts after `Last-Event-ID`
          *     when the header is sent (it wins over `after`), waits for new changes as `wait` does, sends a comment line
-         *     (`: keep-alive`) after 15 s without an event, and ends after `CHANGES_STREAM_SECONDS` (300 s by default) or
+         *     (`: keep-alive`) after `CHANGES_KEEPALIVE_SECONDS` (15 s by default) without an event, and ends after `CHANGES_STREAM_SECONDS` (300 s by default) or
          *     when the service stops; `EventSource` reconnects with `Last-Event-ID`. `limit` and `wait` do not apply to
          *     a stream. Errors before the stream starts are problem answers, as for a page.
          *

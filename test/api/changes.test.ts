@@ -3,6 +3,7 @@
 // change; that a consumer following `next` sees every change once, in order, while many writers run; waiting; bad
 // cursors; what an erase leaves and redacts. This file also runs on Neo4j (npm run test:neo4j).
 import http from 'node:http';
+import net from 'node:net';
 import type { components } from '../../src/generated/openapi';
 import { cursorOf } from '../../src/domain/changes';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
@@ -373,6 +374,65 @@ describe('the change feed', () => {
       }
     }, 30_000);
 
+    test('an idle stream gets a comment line every CHANGES_KEEPALIVE_SECONDS', async () => {
+      const quiet = await startApp({ env: { CHANGES_KEEPALIVE_SECONDS: '1', CHANGES_STREAM_SECONDS: '30' } });
+      try {
+        const customer = uniqueCustomer('feed');
+        await putSchema(quiet, customer, 'member', MEMBER);
+        const stream = openStream(quiet, customer);
+        await stream.untilText((text) => text.split(': keep-alive\n\n').length > 2);
+        expect(stream.status).toBe(200);
+        stream.close();
+      } finally {
+        await quiet.close();
+      }
+    }, 20_000);
+
+    test('a client that never reads its stream holds no more than the socket takes, and is let go when its time is up', async () => {
+      const streaming = await startApp({ env: { CHANGES_STREAM_SECONDS: '2' } });
+      try {
+        const customer = uniqueCustomer('feed');
+        await putSchema(streaming, customer, 'member', MEMBER);
+        const { port } = new URL(streaming.baseUrl);
+        const socket = net.connect(Number(port), '127.0.0.1');
+        socket.pause();
+        socket.write(`GET /v1/${customer}/_changes HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
+        await untilWaiting(streaming, customer);
+        // Far more than the socket's buffers take: the stream must stop reading for it, not keep it in memory.
+        const lines = Array.from({ length: 4000 }, (_, i) =>
+          JSON.stringify({ op: 'create', body: { schema: 'member', key: m(`unread-${i}-${'x'.repeat(40)}`), ids: [] } }),
+        );
+        expect((await bulkChecked(streaming.baseUrl, customer, lines.join('\n'), admin)).res.status).toBe(200);
+        // Its time is up: the call no longer waits, though its client never read.
+        await untilNotWaiting(streaming);
+        socket.destroy();
+      } finally {
+        await streaming.close();
+      }
+    }, 30_000);
+
+    test('many idle streams: CHANGES_MAX_WAITING of them stream, the others are 503, and one write reaches every stream', async () => {
+      const crowded = await startApp({ env: { CHANGES_MAX_WAITING: '100', CHANGES_STREAM_SECONDS: '60' } });
+      try {
+        const customer = uniqueCustomer('feed');
+        await putSchema(crowded, customer, 'member', MEMBER);
+        const streams = Array.from({ length: 120 }, () => openStream(crowded, customer));
+        await Promise.all(streams.map((st) => st.untilStatus()));
+        const open = streams.filter((st) => st.status === 200);
+        expect(open).toHaveLength(100);
+        for (const refused of streams.filter((st) => st.status !== 200)) {
+          await refused.ended;
+          expect([refused.status, (JSON.parse(refused.text) as { code: string }).code]).toEqual([503, 'server_busy']);
+        }
+        await crowded.call('POST', `/v1/${customer}/node/_create`, { ...admin, body: { schema: 'member', key: m('everyone'), ids: [] } });
+        for (const st of open) expect((await st.until((e) => e.length === 1)).map((e) => (JSON.parse(e.data) as Change).key.id)).toEqual(['everyone']);
+        for (const st of open) st.close();
+        await untilNotWaiting(crowded);
+      } finally {
+        await crowded.close();
+      }
+    }, 60_000);
+
     test('a bad Last-Event-ID is a problem answer, before any event', async () => {
       const customer = await customerWith();
       const stream = openStream(app, customer, { 'Last-Event-ID': 'nonsense' });
@@ -401,6 +461,7 @@ function openStream(app: TestApp, customer: string, headers: Record<string, stri
     req.on('response', (res) => {
       state.status = res.statusCode ?? 0;
       state.contentType = String(res.headers['content-type'] ?? '');
+      for (const l of listeners) l();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         state.text += chunk;
@@ -440,6 +501,33 @@ function openStream(app: TestApp, customer: string, headers: Record<string, stri
     },
     ended,
     close: () => req.destroy(),
+    /** Resolves once the answer's status has come. */
+    untilStatus: (): Promise<void> =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (state.status !== 0 || finished) {
+            listeners.delete(check);
+            resolve();
+          }
+        };
+        listeners.add(check);
+        check();
+      }),
+    /** Resolves once `done` holds of the text received; fails when the stream ends first. */
+    untilText: (done: (text: string) => boolean): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (done(state.text)) {
+            listeners.delete(check);
+            resolve();
+          } else if (finished) {
+            listeners.delete(check);
+            reject(new Error(`the stream ended: ${state.text}`));
+          }
+        };
+        listeners.add(check);
+        check();
+      }),
     /** Resolves with the events once `done` holds of them; fails when the stream ends first. */
     until: (done: (events: StreamEvent[]) => boolean): Promise<StreamEvent[]> =>
       new Promise((resolve, reject) => {
@@ -467,4 +555,13 @@ async function untilWaiting(app: TestApp, customer: string): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   throw new Error(`no call waited on the feed of ${customer}`);
+}
+
+/** Waits until no call waits on the feed any more. */
+async function untilNotWaiting(app: TestApp): Promise<void> {
+  for (;;) {
+    const res = await app.call('GET', '/metrics');
+    if (/^idlink_changes_waiting 0$/m.test(res.text)) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

@@ -12,4 +12,4 @@ export const changedBy = (store: { migrated: Array<{ version: number; changed: n
   store.migrated.find((migration) => migration.version === version)?.changed ?? 0;
 
 /** The versions of the store's upgrades (MIGRATIONS) the upgrade suites check. */
-export const UPGRADE = { counters: 1, mentions: 2, impressionKeys: 3, nodeLabels: 4, idLabels: 5 } as const;
+export const UPGRADE = { counters: 1, mentions: 2, impressionKeys: 3, nodeLabels: 4, idLabels: 5, feedPositions: 6 } as const;

@@ -18,6 +18,7 @@ const EXPECTED_SECONDS = {
   'test/neo4j/dump-load.neo4j.test.ts': 120,
   'test/api/protections.test.ts': 115,
   'test/api/auth.test.ts': 90,
+  'test/api/changes.test.ts': 90,
   'test/neo4j/round-trips.neo4j.test.ts': 80,
   'test/store-contract/neo4j-deliveries.neo4j.test.ts': 65,
   'test/api/concurrency.test.ts': 60,

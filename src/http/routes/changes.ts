@@ -7,13 +7,11 @@ import { callerOf } from '../auth';
 import { defaulted, operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
 
-/** A comment line after this long without an event, so that proxies and clients know the stream is alive. */
-export const KEEP_ALIVE_MS = 15_000;
-
 export interface ChangeStreamTiming {
   /** CHANGES_STREAM_SECONDS, in milliseconds. */
   durationMs: number;
-  keepAliveMs?: number;
+  /** CHANGES_KEEPALIVE_SECONDS, in milliseconds: a comment line after this long without an event. */
+  keepAliveMs: number;
 }
 
 const changeBody = (c: CursorChange): components['schemas']['Change'] => ({
@@ -75,15 +73,16 @@ export function changeRoutes(validators: Validators, bearer: RequestHandler, fee
       const after = lastEventId === undefined || lastEventId === '' ? query.after : lastEventId;
       let started = false;
       try {
-        await feed.follow(caller, params.customer_id, after, { durationMs: timing.durationMs, idleMs: timing.keepAliveMs ?? KEEP_ALIVE_MS }, signal, {
+        await feed.follow(caller, params.customer_id, after, { durationMs: timing.durationMs, idleMs: timing.keepAliveMs }, signal, {
           start: () => {
             started = true;
             res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
             res.flushHeaders();
           },
-          changes: async (changes) => {
+          changes: async (changes, streaming) => {
             const text = changes.map((c) => `id: ${c.cursor}\nevent: change\ndata: ${JSON.stringify(changeBody(c))}\n\n`).join('');
-            if (!res.write(text)) await drained(res, signal);
+            // A client that does not read: no more is read for it until it does, or until its stream's time is up.
+            if (!res.write(text)) await drained(res, streaming);
           },
           idle: () => {
             res.write(': keep-alive\n\n');
@@ -93,7 +92,9 @@ export function changeRoutes(validators: Validators, bearer: RequestHandler, fee
         // Before the stream started: a problem answer. After: the stream ends, and the client reconnects.
         if (!started) throw e;
       }
-      if (signal.aborted && !res.writableEnded) res.destroy();
+      // A client gone, or one that left what was written unread at the end of its time: the connection is closed
+      // rather than held for it.
+      if (signal.aborted || res.writableNeedDrain) res.destroy();
       else res.end();
     }),
   );
