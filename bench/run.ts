@@ -381,7 +381,7 @@ async function main(): Promise<void> {
   let counter = 0;
   // The change feed holds an entry for each node the load created: a page of 1,000 from a cursor picked in it.
   const feedCursors: string[] = [];
-  for (let after = ''; feedCursors.length < 200; ) {
+  for (let after = ''; feedCursors.length < 200;) {
     const res = await fetch(`${service.base}/v1/${CUSTOMER}/_changes?limit=1000${after ? `&after=${after}` : ''}`, { headers: admin });
     const page = (await res.json()) as { changes: unknown[]; next: string };
     if (page.changes.length < 1000) break;

@@ -2,7 +2,7 @@
 // entries without a position in the change feed. Connecting gives each its customer's next position, in the order
 // the entries were written, and the feed answers them, the writes made afterwards following them. The legacy entries
 // are written with test-only Cypher, as that version's history.append did.
-import type { Driver } from 'neo4j-driver';
+import neo4j, { type Driver } from 'neo4j-driver';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { stored } from '../../src/store/neo4j/neo4j-history';
 import { historyEntry } from '../../src/store/history';
@@ -24,7 +24,7 @@ async function legacyEntry(customer: string, key: string, atMillis: number): Pro
   await driver.executeQuery(
     `CREATE (e:HistoryEntry {customer: $customer, schema: $e.schema, keyType: $e.keyType, keyId: $e.keyId, newKeyId: $e.newKeyId,
        time: datetime({epochMillis: $at}), position: $e.position, entry: $e.entry, write: 'legacy'})`,
-    { customer, e: entry, at: atMillis },
+    { customer, e: entry, at: neo4j.int(atMillis) },
     { database: connection.database },
   );
 }
