@@ -308,10 +308,7 @@ describe('the change feed', () => {
 
   describe('the waiting calls are bounded, and end when the service stops', () => {
     test('past CHANGES_MAX_WAITING, 503 server_busy with Retry-After; a page that need not wait is answered', async () => {
-      const bounded = await startApp({ env: { CHANGES_MAX_WAITING: '1' } });
-      try {
-        const customer = uniqueCustomer('feed');
-        await putSchema(bounded, customer, 'member', MEMBER);
+      await withOwnApp({ CHANGES_MAX_WAITING: '1' }, async (bounded, customer) => {
         const waiting = bounded.call('GET', changesUrl(customer, { wait: 30 }), admin);
         await untilWaiting(bounded, customer);
         const refused = await bounded.call('GET', changesUrl(customer, { wait: 30 }), admin);
@@ -320,9 +317,7 @@ describe('the change feed', () => {
         expect((await bounded.call('GET', changesUrl(customer), admin)).status).toBe(200);
         await bounded.call('POST', `/v1/${customer}/node/_create`, { ...admin, body: { schema: 'member', key: m('x'), ids: [] } });
         expect(((await waiting).body as ChangePage).changes).toHaveLength(1);
-      } finally {
-        await bounded.close();
-      }
+      });
     }, 20_000);
 
     test('a waiting call answers at once when the service stops', async () => {
@@ -345,10 +340,7 @@ describe('the change feed', () => {
 
   describe('a stream of server-sent events', () => {
     test('the changes as events, new ones as they commit, resumed after Last-Event-ID, and the stream ends in time', async () => {
-      const streaming = await startApp({ env: { CHANGES_STREAM_SECONDS: '3' } });
-      try {
-        const customer = uniqueCustomer('feed');
-        await putSchema(streaming, customer, 'member', MEMBER);
+      await withOwnApp({ CHANGES_STREAM_SECONDS: '3' }, async (streaming, customer) => {
         const create = (key: string) => streaming.call('POST', `/v1/${customer}/node/_create`, { ...admin, body: { schema: 'member', key: m(key), ids: [] } });
         await create('one');
         const stream = openStream(streaming, customer);
@@ -369,30 +361,20 @@ describe('the change feed', () => {
         const again = await resumed.until((e) => e.length === 2);
         expect(again.map((e) => (JSON.parse(e.data) as Change).key.id)).toEqual(['two', 'three']);
         resumed.close();
-      } finally {
-        await streaming.close();
-      }
+      });
     }, 30_000);
 
     test('an idle stream gets a comment line every CHANGES_KEEPALIVE_SECONDS', async () => {
-      const quiet = await startApp({ env: { CHANGES_KEEPALIVE_SECONDS: '1', CHANGES_STREAM_SECONDS: '30' } });
-      try {
-        const customer = uniqueCustomer('feed');
-        await putSchema(quiet, customer, 'member', MEMBER);
+      await withOwnApp({ CHANGES_KEEPALIVE_SECONDS: '1', CHANGES_STREAM_SECONDS: '30' }, async (quiet, customer) => {
         const stream = openStream(quiet, customer);
         await stream.untilText((text) => text.split(': keep-alive\n\n').length > 2);
         expect(stream.status).toBe(200);
         stream.close();
-      } finally {
-        await quiet.close();
-      }
+      });
     }, 20_000);
 
     test('a client that never reads its stream holds no more than the socket takes, and is let go when its time is up', async () => {
-      const streaming = await startApp({ env: { CHANGES_STREAM_SECONDS: '2' } });
-      try {
-        const customer = uniqueCustomer('feed');
-        await putSchema(streaming, customer, 'member', MEMBER);
+      await withOwnApp({ CHANGES_STREAM_SECONDS: '2' }, async (streaming, customer) => {
         const { port } = new URL(streaming.baseUrl);
         const socket = net.connect(Number(port), '127.0.0.1');
         socket.pause();
@@ -406,16 +388,11 @@ describe('the change feed', () => {
         // Its time is up: the call no longer waits, though its client never read.
         await untilNotWaiting(streaming);
         socket.destroy();
-      } finally {
-        await streaming.close();
-      }
+      });
     }, 30_000);
 
     test('many idle streams: CHANGES_MAX_WAITING of them stream, the others are 503, and one write reaches every stream', async () => {
-      const crowded = await startApp({ env: { CHANGES_MAX_WAITING: '100', CHANGES_STREAM_SECONDS: '60' } });
-      try {
-        const customer = uniqueCustomer('feed');
-        await putSchema(crowded, customer, 'member', MEMBER);
+      await withOwnApp({ CHANGES_MAX_WAITING: '100', CHANGES_STREAM_SECONDS: '60' }, async (crowded, customer) => {
         const streams = Array.from({ length: 120 }, () => openStream(crowded, customer));
         await Promise.all(streams.map((st) => st.untilStatus()));
         const open = streams.filter((st) => st.status === 200);
@@ -428,9 +405,7 @@ describe('the change feed', () => {
         for (const st of open) expect((await st.until((e) => e.length === 1)).map((e) => (JSON.parse(e.data) as Change).key.id)).toEqual(['everyone']);
         for (const st of open) st.close();
         await untilNotWaiting(crowded);
-      } finally {
-        await crowded.close();
-      }
+      });
     }, 60_000);
 
     test('a bad Last-Event-ID is a problem answer, before any event', async () => {
@@ -555,6 +530,18 @@ async function untilWaiting(app: TestApp, customer: string): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   throw new Error(`no call waited on the feed of ${customer}`);
+}
+
+/** A service of its own started with `env`, and a customer with MEMBER on it; the service is closed after `run`. */
+async function withOwnApp(env: Record<string, string>, run: (own: TestApp, customer: string) => Promise<void>): Promise<void> {
+  const own = await startApp({ env });
+  try {
+    const customer = uniqueCustomer('feed');
+    await putSchema(own, customer, 'member', MEMBER);
+    await run(own, customer);
+  } finally {
+    await own.close();
+  }
 }
 
 /** Waits until no call waits on the feed any more. */
