@@ -89,7 +89,7 @@ export class ChangeFeedService {
    * Runs `work` as one of the waiting calls (server_busy past LIMITS.maxWaiting), with a signal that aborts after
    * `ms`, when `signal` aborts, or when the service stops.
    */
-  async whileWaiting<T>(ms: number, signal: AbortSignal, work: (waited: AbortSignal) => Promise<T>): Promise<T> {
+  private async whileWaiting<T>(ms: number, signal: AbortSignal, work: (waited: AbortSignal) => Promise<T>): Promise<T> {
     if (this.waiting >= this.limits.maxWaiting) {
       throw new DomainError('server_busy', 'Too many calls are waiting for changes (CHANGES_MAX_WAITING); retry later.');
     }
@@ -141,11 +141,14 @@ export class ChangeFeedService {
   }
 
   /** One read of the feed: invalid_cursor past what was given, cursor_expired behind what retention kept. */
-  async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage> {
+  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage> {
     const read = await this.store.changesAfter(customerId, after ?? 0, limit);
     if (after !== undefined && after > read.head) throw invalidCursor();
     if (after !== undefined && after < read.prunedThrough) {
-      throw new DomainError('cursor_expired', 'History no longer keeps the changes after this cursor (HISTORY_RETENTION_DAYS); start again from an export.');
+      throw new DomainError(
+        'cursor_expired',
+        'History no longer keeps the changes after this cursor (HISTORY_RETENTION_DAYS); start again from the current state.',
+      );
     }
     const changes = read.changes.map((c) => this.shown(customerId, c));
     const last = read.changes.at(-1);
