@@ -53,6 +53,29 @@ export function positionOf(customerId: string, cursor: string): number {
   return seq;
 }
 
+/**
+ * A signal that aborts after `ms`, or when any of `signals` does; `dispose` clears its timer and listeners. Made by
+ * hand rather than with AbortSignal.any and AbortSignal.timeout: a timeout signal referenced only through any() may
+ * be garbage-collected before it fires (Node keeps any()'s sources weakly: nodejs/node#57736), and a wait would
+ * then never end.
+ */
+function abortingAfter(ms: number, ...signals: AbortSignal[]): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  const timer = setTimeout(abort, ms);
+  for (const s of signals) {
+    if (s.aborted) abort();
+    else s.addEventListener('abort', abort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      for (const s of signals) s.removeEventListener('abort', abort);
+    },
+  };
+}
+
 export class ChangeFeedService {
   private waiting = 0;
 
@@ -94,9 +117,11 @@ export class ChangeFeedService {
       throw new DomainError('server_busy', 'Too many calls are waiting for changes (CHANGES_MAX_WAITING); retry later.');
     }
     this.waiting += 1;
+    const waited = abortingAfter(ms, signal, this.stopping);
     try {
-      return await work(AbortSignal.any([signal, this.stopping, AbortSignal.timeout(ms)]));
+      return await work(waited.signal);
     } finally {
+      waited.dispose();
       this.waiting -= 1;
     }
   }
@@ -125,10 +150,14 @@ export class ChangeFeedService {
         if (streaming.aborted) return;
         const from = positionOf(customerId, page.next);
         if (page.changes.length < FOLLOW_PAGE) {
-          const idle = AbortSignal.any([streaming, AbortSignal.timeout(timing.idleMs)]);
-          await this.store.waitForChange(customerId, from, idle);
+          const idle = abortingAfter(timing.idleMs, streaming);
+          try {
+            await this.store.waitForChange(customerId, from, idle.signal);
+          } finally {
+            idle.dispose();
+          }
           if (streaming.aborted) return;
-          if (idle.aborted) sink.idle();
+          if (idle.signal.aborted) sink.idle();
         }
         page = await this.read(customerId, from, FOLLOW_PAGE);
       }
