@@ -94,8 +94,8 @@ export class ChangeFeedService {
     requireCustomerToken(caller, customerId);
     const after = query.after === undefined ? undefined : positionOf(customerId, query.after);
     const first = await this.read(customerId, after, query.limit);
-    if (first.changes.length > 0 || query.wait <= 0 || signal.aborted || this.stopping.aborted) return first;
-    const from = positionOf(customerId, first.next);
+    if (first.changes.length > 0 || query.wait <= 0 || signal.aborted || this.stopping.aborted) return { changes: first.changes, next: first.next };
+    const from = first.nextSeq;
     let page = first;
     await this.whileWaiting(query.wait * 1000, signal, async (waited) => {
       while (!waited.aborted) {
@@ -105,7 +105,7 @@ export class ChangeFeedService {
         if (page.changes.length > 0) return;
       }
     });
-    return page;
+    return { changes: page.changes, next: page.next };
   }
 
   /**
@@ -148,7 +148,7 @@ export class ChangeFeedService {
       for (;;) {
         if (page.changes.length > 0) await sink.changes(page.changes, streaming);
         if (streaming.aborted) return;
-        const from = positionOf(customerId, page.next);
+        const from = page.nextSeq;
         if (page.changes.length < FOLLOW_PAGE) {
           const idle = abortingAfter(timing.idleMs, streaming);
           try {
@@ -170,7 +170,7 @@ export class ChangeFeedService {
   }
 
   /** One read of the feed: invalid_cursor past what was given, cursor_expired behind what retention kept. */
-  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage> {
+  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage & { nextSeq: number }> {
     const read = await this.store.changesAfter(customerId, after ?? 0, limit);
     if (after !== undefined && after > read.head) throw invalidCursor();
     if (after !== undefined && after < read.prunedThrough) {
@@ -182,7 +182,7 @@ export class ChangeFeedService {
     const changes = read.changes.map((c) => this.shown(customerId, c));
     const last = read.changes.at(-1);
     const next = last ? last.seq : (after ?? Math.max(read.head, read.prunedThrough));
-    return { changes, next: cursorOf(customerId, next) };
+    return { changes, next: cursorOf(customerId, next), nextSeq: next };
   }
 
   private shown(customerId: string, c: Change): CursorChange {

@@ -42,8 +42,6 @@ interface HistoryRow {
   redacts: string | null;
 }
 
-const ROW_COLUMNS = 'entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts';
-
 const storedIds = (text: string): StoredId[] => parseStored<StoredId[]>(text);
 
 /** The node key an entry was written under, as one string: how an erase groups what it redacts. */
@@ -93,10 +91,12 @@ export class SqliteHistory {
       lastEntry: db.prepare<[], number>("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0)").pluck(),
       // The customer's feed, through history_by_customer.
       changes: db.prepare<[customerId: string, after: number, limit: number], HistoryRow>(
-        `SELECT ${ROW_COLUMNS} FROM history WHERE customer_id = ? AND entry_pk > ? ORDER BY entry_pk LIMIT ?`,
+        'SELECT entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts FROM history WHERE customer_id = ? AND entry_pk > ? ORDER BY entry_pk LIMIT ?',
       ),
       // Every entry of the customer, for an erase's redacts: the ids they name are in JSON, which no index reaches.
-      ofCustomer: db.prepare<[customerId: string], HistoryRow>(`SELECT ${ROW_COLUMNS} FROM history WHERE customer_id = ?`),
+      ofCustomer: db.prepare<[customerId: string], HistoryRow>(
+        'SELECT entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts FROM history WHERE customer_id = ?',
+      ),
       keyErased: db.prepare<[idPk: number], number>("SELECT customer_id = '' FROM ids WHERE id_pk = ?").pluck(),
       hasChangeAfter: db.prepare<[customerId: string, after: number], number>('SELECT 1 FROM history WHERE customer_id = ? AND entry_pk > ? LIMIT 1').pluck(),
       prunedThrough: db.prepare<[customerId: string], number>('SELECT through FROM history_pruned WHERE customer_id = ?').pluck(),
@@ -107,7 +107,7 @@ export class SqliteHistory {
       // history_by_new_key).
       // LIMIT -1: all of them (an erase of a person reads a key's whole history).
       page: db.prepare<KeyEntries & { limit: number; offset: number }, HistoryRow>(
-        `SELECT ${ROW_COLUMNS} FROM history ` +
+        'SELECT entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts FROM history ' +
           'WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema ORDER BY entry_pk DESC LIMIT @limit OFFSET @offset',
       ),
       count: db.prepare<KeyEntries, number>('SELECT COUNT(*) FROM history WHERE (key_pk = @keyPk OR new_key_pk = @keyPk) AND schema_id = @schema').pluck(),
@@ -116,7 +116,9 @@ export class SqliteHistory {
       erase: db.prepare<{ idPk: number; lastEntry: number }>(
         "UPDATE ids SET customer_id = '', value = CAST(id_pk AS TEXT), last_entry = @lastEntry WHERE id_pk = @idPk",
       ),
-      oldest: db.prepare<[limit: number], HistoryRow>(`SELECT ${ROW_COLUMNS} FROM history ORDER BY entry_pk LIMIT CAST(? AS INTEGER)`),
+      oldest: db.prepare<[limit: number], HistoryRow>(
+        'SELECT entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts FROM history ORDER BY entry_pk LIMIT CAST(? AS INTEGER)',
+      ),
       deleteEntry: db.prepare<[entryPk: number]>('DELETE FROM history WHERE entry_pk = ?'),
       // No node holds it, and every entry that names it is gone (those up to last_entry: see migration 5).
       deleteIdIfUnused: db.prepare<{ idPk: number; prunedThrough: number }>(
