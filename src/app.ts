@@ -40,6 +40,8 @@ import { deliveryRoutes } from './http/routes/delivery';
 import { docsRoutes } from './http/routes/docs';
 import { explorerRoutes } from './http/routes/explorer';
 import { changeRoutes } from './http/routes/changes';
+import { exportRoutes } from './http/routes/export';
+import { ExportService } from './domain/export';
 import { governanceRoutes } from './http/routes/governance';
 import { healthRoutes } from './http/routes/health';
 import { nodeRoutes } from './http/routes/node';
@@ -65,6 +67,7 @@ export interface AppDependencies {
     | 'publicBaseUrl'
     | 'rateLimitRequests'
     | 'rateLimitWindowSeconds'
+    | 'exportsMaxRunning'
     | 'connections'
     | 'changes'
   >;
@@ -179,6 +182,7 @@ export function createApp(deps: AppDependencies): Express {
       keepAliveMs: config.changes.keepAliveSeconds * 1000,
     }),
   );
+  app.use(exportRoutes(validators, bearer, new ExportService(store, config.exportsMaxRunning)));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

@@ -80,6 +80,14 @@ const envSchema = {
       description:
         "How long one call to Neo4j may take, retries included, before the request answers 503 store_unavailable (Neo4j frozen or cut off); Neo4j ends the call's transaction by the same limit (its transaction timeout). Keep it below IDLE_TIMEOUT_MS.",
     },
+    NEO4J_EXPORT_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 3600000,
+      default: 60000,
+      description:
+        "How long a _export on Neo4j may run: it holds the customer's node writes back while it reads (Neo4j Community reads without a snapshot), and past this it is cut (no end line) and the writes go on.",
+    },
     ADMIN_TOKEN: {
       type: 'string',
       pattern: '^[A-Za-z0-9_-]{22,256}$',
@@ -173,6 +181,13 @@ const envSchema = {
       maximum: 100000,
       default: 1000,
       description: 'Most _changes calls that wait for a change at once (long polls and event streams); past it, 503 server_busy.',
+    },
+    EXPORTS_MAX_RUNNING: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      default: 4,
+      description: 'Most _export calls that run at once, each on a store connection of its own; past it, 503 server_busy.',
     },
     CHANGES_STREAM_SECONDS: {
       type: 'integer',
@@ -281,6 +296,7 @@ export interface Config {
     connectionAcquisitionTimeoutMs: number;
     callTimeoutMs: number;
     schemaCheckMs: number;
+    exportTimeoutMs: number;
   };
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
@@ -301,6 +317,8 @@ export interface Config {
     streamSeconds: number;
     keepAliveSeconds: number;
   };
+  /** EXPORTS_MAX_RUNNING. */
+  exportsMaxRunning: number;
   shutdownTimeoutMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -342,6 +360,7 @@ interface ValidatedEnv {
   NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS: number;
   NEO4J_CALL_TIMEOUT_MS: number;
   NEO4J_SCHEMA_CHECK_MS: number;
+  NEO4J_EXPORT_TIMEOUT_MS: number;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
@@ -361,6 +380,7 @@ interface ValidatedEnv {
   CHANGES_MAX_WAITING: number;
   CHANGES_STREAM_SECONDS: number;
   CHANGES_KEEPALIVE_SECONDS: number;
+  EXPORTS_MAX_RUNNING: number;
   SHUTDOWN_TIMEOUT_MS: number;
   RATE_LIMIT_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
@@ -417,6 +437,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       connectionAcquisitionTimeoutMs: v.NEO4J_CONNECTION_ACQUISITION_TIMEOUT_MS,
       callTimeoutMs: v.NEO4J_CALL_TIMEOUT_MS,
       schemaCheckMs: v.NEO4J_SCHEMA_CHECK_MS,
+      exportTimeoutMs: v.NEO4J_EXPORT_TIMEOUT_MS,
     },
     adminToken: v.ADMIN_TOKEN,
     publicBaseUrl: v.PUBLIC_BASE_URL,
@@ -437,6 +458,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
     nodeMaxIds: v.NODE_MAX_IDS,
     historyRetentionDays: v.HISTORY_RETENTION_DAYS,
     changes: { maxWaiting: v.CHANGES_MAX_WAITING, streamSeconds: v.CHANGES_STREAM_SECONDS, keepAliveSeconds: v.CHANGES_KEEPALIVE_SECONDS },
+    exportsMaxRunning: v.EXPORTS_MAX_RUNNING,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     rateLimitRequests: v.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: v.RATE_LIMIT_WINDOW_SECONDS,

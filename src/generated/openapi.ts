@@ -612,6 +612,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the customer's whole state as NDJSON, consistent with one cursor of the change feed
+         * @description A snapshot of the customer, streamed as NDJSON (one JSON object per line, each with its `kind`), in this
+         *     order:
+         *     1. `export`: `format` (1), `customer_id`, and `cursor`, a cursor of the change feed. The snapshot holds
+         *        exactly the changes up to it, whatever writes run during the export: `GET …/_changes?after=<cursor>`
+         *        gives every change after it.
+         *     2. `settings` (as `GET …/settings` answers them), then `blocklist` (its `rules` as stored).
+         *     3. `schema`, one per schema, in code-point order of `schema_id`.
+         *     4. `node`, one per node: its `schema`, `key` and `ids` (every ID it holds but its key, in code-point order
+         *        of type, then id); nodes in code-point order of schema, key type, key id. Two stores holding the same
+         *        data export the same bytes.
+         *     5. `separation`, one per ban, in the order `GET …/_separate` lists them.
+         *     6. `delivery_ids`: the last delivery, condition and message ids the customer was given (0: none),
+         *        deleted deliveries' included; then `delivery`, one per delivery (as `GET …/deliveries/{id}` answers it,
+         *        counts included), by id; then `impressions`, what the deliveries' caps counted against one ID for one
+         *        delivery, per calendar day (`days`, in order), by ID in code-point order, then delivery id.
+         *     7. With `history=true`: `history`, one per node key history holds (deleted nodes' included), its `entries`
+         *        oldest first as `GET …/node/_history` shows them, keys in the order of the node lines. Entries are
+         *        grouped by the key they were written under (a rekeying under the key it left); those whose key an
+         *        erasure took are grouped per schema and key type under `{"type": T, "id": null, "erased": true}`, after
+         *        that type's other keys.
+         *     8. `end`, with `lines`: how many lines came before it. An export without it was cut.
+         *
+         *     Tokens are never exported, nor the answers of idempotency keys (kept 24 hours for retries). Erased values
+         *     are not there: an erasure leaves nothing to export.
+         *
+         *     The answer is streamed as it is read: what the service holds for it does not grow with the customer. On
+         *     SQLite the export reads one view of the store (a read transaction of its own) and writes go on meanwhile.
+         *     On Neo4j, which reads without snapshots, the export holds the customer's node writes back while it reads
+         *     (they wait, then go on), for at most `NEO4J_EXPORT_TIMEOUT_MS`; past it the export is cut. At most
+         *     `EXPORTS_MAX_RUNNING` exports run at once (503 `server_busy` past it). A client that stops reading holds its
+         *     export, and on Neo4j the customer's writes, until the connection's idle timeout; one that goes away ends it.
+         *
+         *     Needs a bearer token of the customer, or the administrator token (401 `authentication_required` without;
+         *     403 `forbidden` for another customer's token).
+         */
+        get: operations["exportCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{customer_id}/_erase": {
         parameters: {
             query?: never;
@@ -1160,6 +1213,81 @@ export interface components {
         ChangePage: {
             changes: components["schemas"]["Change"][];
             next: components["schemas"]["ChangeCursor"];
+        };
+        /** @description One line of an export (`GET …/_export`), by its `kind`. */
+        ExportLine: components["schemas"]["ExportHeaderLine"] | components["schemas"]["ExportSettingsLine"] | components["schemas"]["ExportBlocklistLine"] | components["schemas"]["ExportSchemaLine"] | components["schemas"]["ExportNodeLine"] | components["schemas"]["ExportSeparationLine"] | components["schemas"]["ExportDeliveryIdsLine"] | components["schemas"]["ExportDeliveryLine"] | components["schemas"]["ExportImpressionsLine"] | components["schemas"]["ExportHistoryLine"] | components["schemas"]["ExportEndLine"];
+        ExportHeaderLine: {
+            /** @constant */
+            kind: "export";
+            /** @constant */
+            format: 1;
+            customer_id: string;
+            cursor: components["schemas"]["ChangeCursor"];
+        };
+        ExportSettingsLine: {
+            /** @constant */
+            kind: "settings";
+            require_token: boolean;
+            timezone: string;
+        };
+        ExportBlocklistLine: {
+            /** @constant */
+            kind: "blocklist";
+            rules: components["schemas"]["StoredBlockRule"][];
+        };
+        ExportSchemaLine: {
+            /** @constant */
+            kind: "schema";
+            schema_id: string;
+            id_types: components["schemas"]["Schema"]["id_types"];
+        };
+        ExportNodeLine: {
+            /** @constant */
+            kind: "node";
+            schema: string;
+            key: components["schemas"]["IdPair"];
+            ids: components["schemas"]["IdPair"][];
+        };
+        ExportSeparationLine: {
+            /** @constant */
+            kind: "separation";
+            nodes: components["schemas"]["SeparatedNode"][];
+        };
+        ExportDeliveryIdsLine: {
+            /** @constant */
+            kind: "delivery_ids";
+            delivery: number;
+            condition: number;
+            message: number;
+        };
+        ExportDeliveryLine: {
+            /** @constant */
+            kind: "delivery";
+            delivery: components["schemas"]["Delivery"];
+        };
+        ExportImpressionsLine: {
+            /** @constant */
+            kind: "impressions";
+            id: components["schemas"]["IdPair"];
+            delivery_id: number;
+            days: {
+                /** @description A calendar day, YYYY-MM-DD, in the customer's time zone. */
+                day: string;
+                count: number;
+            }[];
+        };
+        ExportHistoryLine: {
+            /** @constant */
+            kind: "history";
+            schema: string;
+            key: components["schemas"]["HistoryId"];
+            entries: components["schemas"]["HistoryEntry"][];
+        };
+        ExportEndLine: {
+            /** @constant */
+            kind: "end";
+            /** @description How many lines came before this one. */
+            lines: number;
         };
         EraseRequest: {
             id: components["schemas"]["IdPair"];
@@ -2530,6 +2658,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportCustomer: {
+        parameters: {
+            query?: {
+                /** @description `true`: the history lines too. */
+                history?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot, one JSON object per line (`ExportLine`), the last of kind `end`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

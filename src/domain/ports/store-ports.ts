@@ -10,6 +10,7 @@ import type { NodeWriteStore } from './node-writes';
 import type { ProtectionStore } from './protections';
 import type { SeparationStore } from './separations';
 import type { ShowingStore } from './showing';
+import type { SnapshotStore } from './snapshots';
 import type { TokenStore } from './tokens';
 
 export type StorePorts = StoreLifecycle &
@@ -21,4 +22,5 @@ export type StorePorts = StoreLifecycle &
   HistoryStore &
   ChangeFeedStore &
   DeliveryStore &
-  ShowingStore;
+  ShowingStore &
+  SnapshotStore;

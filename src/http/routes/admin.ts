@@ -1,50 +1,14 @@
 // Administrator endpoints: schemas (which ID types nodes may hold), customer tokens, settings and blocked values.
 import { type RequestHandler, type Router } from 'express';
-import type { BlockRule } from '../../domain/blocklist';
 import type { CustomerSettingsService } from '../../domain/customer-settings';
-import type { CustomerSettings, IdTypeDeclaration, SchemaRecord, TokenRecord } from '../../domain/model';
+import type { TokenRecord } from '../../domain/model';
 import type { SchemaService } from '../../domain/schemas';
 import { type TokenService, requireAdmin } from '../../domain/tokens';
-import type { components } from '../../generated/openapi';
 import { callerOf } from '../auth';
 import { operation, type OperationHandler, type OperationId, type Validators } from '../operation';
+import { blockRuleBody, schemaBody, settingsBody, toBlockRule, toDeclaration } from '../protection-bodies';
 import { caseSensitiveRouter } from '../router';
 
-/** `links` always, `max_holders` only when set (docs/keeping-people-apart.md). */
-const idTypeBody = (t: IdTypeDeclaration) => ({
-  type: t.type,
-  secure: t.secure,
-  links: t.links !== false,
-  ...(t.maxHolders !== undefined ? { max_holders: t.maxHolders } : {}),
-});
-const schemaBody = (s: SchemaRecord) => ({ schema_id: s.schemaId, id_types: s.idTypes.map(idTypeBody) });
-
-type IdTypeInput = components['schemas']['SchemaDefinition']['id_types'][number];
-const toDeclaration = (t: IdTypeInput) => ({
-  type: t.type,
-  ...(t.secure !== undefined ? { secure: t.secure } : {}),
-  ...(t.links !== undefined ? { links: t.links } : {}),
-  ...(t.max_holders !== undefined ? { maxHolders: t.max_holders } : {}),
-});
-
-const settingsBody = (s: CustomerSettings) => ({ require_token: s.requireToken, timezone: s.timezone });
-
-type BlockRuleInput = components['schemas']['BlockRule'];
-const toBlockRule = (r: BlockRuleInput): BlockRule => ({
-  type: r.type,
-  ...(r.values !== undefined ? { values: r.values } : {}),
-  ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
-  ignoreCase: r.ignore_case ?? false,
-  confusables: r.confusables ?? false,
-});
-// A rule stored before confusables existed has none: it never compared lookalikes.
-const blockRuleBody = (r: BlockRule) => ({
-  type: r.type,
-  ...(r.values !== undefined ? { values: r.values } : {}),
-  ...(r.pattern !== undefined ? { pattern: r.pattern } : {}),
-  ignore_case: r.ignoreCase,
-  confusables: r.confusables ?? false,
-});
 const tokenBody = (t: TokenRecord) => ({ token_id: t.tokenId, kind: t.kind, label: t.label, created_at: t.createdAt });
 
 export function adminRoutes(

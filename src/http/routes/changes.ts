@@ -1,11 +1,12 @@
 // GET /v1/{customer_id}/_changes (docs/changes-and-export.md): pages of the change feed as JSON, or a stream of
 // server-sent events for a client that accepts only text/event-stream's kind of answer.
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { ChangeFeedService, CursorChange } from '../../domain/changes';
 import type { components } from '../../generated/openapi';
 import { callerOf } from '../auth';
 import { defaulted, operation, type Validators } from '../operation';
 import { caseSensitiveRouter } from '../router';
+import { abandonment, drained } from '../streaming';
 
 export interface ChangeStreamTiming {
   /** CHANGES_STREAM_SECONDS, in milliseconds. */
@@ -26,29 +27,6 @@ const changeBody = (c: CursorChange): components['schemas']['Change'] => ({
   removed: c.entry.removed,
   ...(c.redacts ? { redacts: c.redacts } : {}),
 });
-
-/** Aborts when the client goes away before its answer is complete: the work for it stops. */
-function abandonment(req: Request, res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.on('close', () => controller.abort());
-  req.on('close', () => {
-    if (!res.writableFinished && req.destroyed) controller.abort();
-  });
-  return controller.signal;
-}
-
-/** Resolves when `res` can take more, or when `signal` aborts (a client that stopped reading). */
-function drained(res: Response, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    res.on('drain', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export function changeRoutes(validators: Validators, bearer: RequestHandler, feed: ChangeFeedService, timing: ChangeStreamTiming): Router {
   const router = caseSensitiveRouter();

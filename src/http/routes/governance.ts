@@ -1,27 +1,13 @@
 // GET /v1/{customer_id}/node/_history and POST /v1/{customer_id}/_erase (docs/history-and-erasure.md).
 import { type RequestHandler, type Router } from 'express';
 import type { GovernanceService } from '../../domain/governance';
-import type { HistoryEntry, NodeRef } from '../../domain/model';
-import type { components } from '../../generated/openapi';
 import { actorName } from '../../domain/tokens';
 import { callerOf } from '../auth';
 import { defaulted, operation, type Validators } from '../operation';
 import { setPageHeaders } from '../paging';
 import { publicBase } from '../public-url';
+import { historyEntryBody, separatedNodeBody } from '../history-bodies';
 import { caseSensitiveRouter } from '../router';
-
-const historyEntryBody = (e: HistoryEntry): components['schemas']['HistoryEntry'] => ({
-  at: e.at,
-  request_id: e.requestId,
-  actor: e.actor,
-  op: e.op,
-  schema: e.schema,
-  key: e.key,
-  added: e.added,
-  removed: e.removed,
-});
-
-const separatedNodeBody = (n: NodeRef): components['schemas']['SeparatedNode'] => ({ schema: n.schemaId, key: n.key });
 
 export function governanceRoutes(validators: Validators, bearer: RequestHandler, governance: GovernanceService, publicBaseUrl: string | undefined): Router {
   const router = caseSensitiveRouter();

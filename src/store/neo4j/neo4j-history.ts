@@ -33,7 +33,7 @@ export function stored(entry: HistoryEntry, position: number, redacts?: readonly
   };
 }
 
-const parsed = (json: string, atMillis: number): HistoryEntry => {
+export const parsed = (json: string, atMillis: number): HistoryEntry => {
   const { at: _at, request_id, ...rest } = JSON.parse(json) as StoredEntry & { at?: unknown };
   return { at: new Date(atMillis).toISOString(), requestId: request_id, ...rest };
 };

@@ -52,6 +52,8 @@ import type { StoredToken, TokenLookup } from '../../domain/ports/tokens';
 import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
+import { snapshotInGraph } from './neo4j-snapshot';
+import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
@@ -103,6 +105,8 @@ export interface Neo4jConnection {
   callTimeoutMs?: number;
   /** How often the connected service checks that cypher/schema/ is in place (NEO4J_SCHEMA_CHECK_MS); undefined: DEFAULT_SCHEMA_CHECK_MS. */
   schemaCheckMs?: number;
+  /** How long an export may hold the customer's writes back (NEO4J_EXPORT_TIMEOUT_MS); undefined: DEFAULT_EXPORT_TIMEOUT_MS. */
+  exportTimeoutMs?: number;
 }
 
 /**
@@ -121,6 +125,9 @@ const SHARED_READS_PER_STATEMENT = 64;
  */
 const IMPRESSIONS_AT_ONCE = 2;
 const IMPRESSIONS_PER_STATEMENT = 32;
+
+/** NEO4J_EXPORT_TIMEOUT_MS by default. */
+export const DEFAULT_EXPORT_TIMEOUT_MS = 60_000;
 
 /** NEO4J_SCHEMA_CHECK_MS by default. */
 export const DEFAULT_SCHEMA_CHECK_MS = 10_000;
@@ -220,6 +227,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
         throw new Error(`${where} cannot be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       const store = new Neo4jStore(driver, connection.database, statements, connection.callTimeoutMs);
+      store.exportTimeoutMs = connection.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
       try {
         await store.applySchema();
       } catch (e) {
@@ -512,6 +520,16 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   // ---- the change feed (./neo4j-history.ts, ./change-watch.ts)
+
+  // ---- exports (./neo4j-snapshot.ts)
+
+  /** NEO4J_EXPORT_TIMEOUT_MS: how long an export may hold the customer's writes back. */
+  exportTimeoutMs = DEFAULT_EXPORT_TIMEOUT_MS;
+
+  async openSnapshot(customerId: string, options: SnapshotOptions): Promise<Snapshot> {
+    const held = await this.transactions.hold(this.exportTimeoutMs);
+    return snapshotInGraph(held, { schemas: this.schemas, deliveries: this.deliveries }, customerId, options);
+  }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
     return this.read((q) => changesPage(q, customerId, after, limit));

@@ -119,6 +119,17 @@ export interface RetrySchedule {
   firstDelayMs: number;
 }
 
+/** A write transaction held open by Transactions.hold. */
+export interface HeldTransaction {
+  /** The write id of what it writes (a lock it takes by writing `exportedBy`, say). */
+  writeId: string;
+  q: Query;
+  /** A statement's rows, as the caller takes them. */
+  rows<T = Row>(name: StatementName, params?: Record<string, unknown>): AsyncGenerator<T, void, undefined>;
+  /** Rolls back and closes its session; again: nothing. */
+  end(): Promise<void>;
+}
+
 export class Transactions {
   private closed = false;
 
@@ -296,6 +307,40 @@ export class Transactions {
       }
     };
     return this.bounded(session, attempts, limitMs);
+  }
+
+  /**
+   * A write transaction held open for a long read (an export: neo4j-snapshot.ts), ended by `end()`, which rolls it back:
+   * whatever it wrote (a lock it took by writing) is undone. `rows` streams a statement's records as the caller
+   * takes them, the driver fetching more as it does. Not retried: a failure ends the read. Neo4j terminates the
+   * transaction after `limitMs`.
+   */
+  async hold(limitMs: number): Promise<HeldTransaction> {
+    const deadline = Date.now() + limitMs;
+    const session = this.session('WRITE');
+    const tx = session.beginTransaction(txConfig(deadline));
+    let ended = false;
+    const end = async () => {
+      if (ended) return;
+      ended = true;
+      if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+      await session.close().catch(() => undefined);
+    };
+    const statements = this.statements;
+    return {
+      writeId: randomUUID(),
+      q: this.query(tx),
+      rows: async function* <T = Row>(name: StatementName, params: Record<string, unknown> = {}): AsyncGenerator<T, void, undefined> {
+        const statement = statements.byName[name];
+        checkParams(statement, params);
+        try {
+          for await (const record of tx.run(statement.sent, params)) yield record.toObject() as T;
+        } catch (e) {
+          throw toStoreError(e);
+        }
+      },
+      end,
+    };
   }
 
   /**

@@ -124,6 +124,10 @@ export const STATEMENT_NAMES = [
   'erase.delete-nodes',
   'erase.still-held',
   'erase.unlink-id',
+  'export.begin',
+  'export.nodes',
+  'export.impressions',
+  'export.history',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];

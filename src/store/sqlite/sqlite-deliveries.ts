@@ -40,9 +40,9 @@ const countsOf = ([deliveryCount, iphoneDeliveryCount, androidDeliveryCount]: Co
 });
 
 /** A document and its counts, raw, as the page and one statements read them. */
-type DeliveryRaw = [string, ...CountsRaw];
+export type DeliveryRaw = [string, ...CountsRaw];
 
-const parseRow = ([document, ...counts]: DeliveryRaw): Delivery => withCounts(parseDeliveryDocument(document), countsOf(counts));
+export const parseRow = ([document, ...counts]: DeliveryRaw): Delivery => withCounts(parseDeliveryDocument(document), countsOf(counts));
 
 /** The documents of this many customers stay parsed (Catalogue): one entry is a customer's deliveries, a few KB each. */
 const CACHED_CUSTOMERS = 100;

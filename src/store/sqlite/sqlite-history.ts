@@ -27,7 +27,7 @@ export interface NewEntry {
   redacts?: number[];
 }
 
-interface HistoryRow {
+export interface HistoryRow {
   entry_pk: number;
   customer_id: string;
   schema_id: string;
@@ -240,7 +240,7 @@ export class SqliteHistory {
   }
 
   /** The entries as the API shows them, their IDs read from `ids` in one statement. */
-  private entries(rows: HistoryRow[]): HistoryEntry[] {
+  entries(rows: HistoryRow[]): HistoryEntry[] {
     const pks = [...new Set(rows.flatMap(idPksOf))];
     const found = this.s.idsByPk.all(JSON.stringify(pks));
     const ids = new Map(found.map((r): [number, HistoryId] => [r.id_pk, r.customer_id === '' ? erasedId(r.type) : { type: r.type, id: r.value }]));

@@ -57,6 +57,8 @@ import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
 import { SqliteHistory } from './sqlite-history';
 import { ChangeSignals } from '../change-signals';
+import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
+import { fileSnapshot, memorySnapshot } from './sqlite-snapshot';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -89,6 +91,13 @@ function openDatabase(options: SqliteStoreOptions): BetterSqlite3.Database {
   db.pragma('cache_size = -65536');
   // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (docs/history-and-erasure.md).
   db.pragma('secure_delete = ON');
+  return db;
+}
+
+/** A read-only connection to the store's file, for a read that needs a view of its own. */
+function openReader(file: string): BetterSqlite3.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
   return db;
 }
 
@@ -377,6 +386,12 @@ export class SqliteStore implements StorePorts, TraversalReads {
     // A commit between the caller's last read and this call: no need to wait. (Only this process writes the file.)
     if (!this.db.open || this.history.hasChangeAfter(customerId, after)) return Promise.resolve();
     return this.changeSignals.wait(customerId, after, signal);
+  }
+
+  // ---- exports (./sqlite-snapshot.ts)
+
+  async openSnapshot(customerId: string, options: SnapshotOptions): Promise<Snapshot> {
+    return this.run(() => (this.inMemory ? memorySnapshot(this.db, customerId, options) : fileSnapshot(() => openReader(this.file), customerId, options)));
   }
 
   // ---- deliveries
