@@ -31,6 +31,9 @@ export type ErrorCode =
   | 'cap_reached'
   | 'invalid_cursor'
   | 'cursor_expired'
+  | 'invalid_import'
+  | 'customer_not_empty'
+  | 'import_in_progress'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'component_too_large'
@@ -51,6 +54,8 @@ export interface FieldProblem {
 /** Members a problem of some codes carries beside the standard ones (cap_reached: which cap). */
 export interface ProblemMembers {
   cap?: string;
+  /** invalid_import: the 1-based number of the line refused. */
+  line?: number;
 }
 
 export class DomainError extends Error {

@@ -1622,7 +1622,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "invalid_cursor" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
+            code: "malformed_request" | "invalid_json" | "validation_failed" | "key_type_not_in_schema" | "id_type_not_in_schema" | "blocked_id" | "invalid_search" | "authentication_required" | "invalid_token" | "forbidden" | "schema_not_found" | "node_not_found" | "delivery_not_found" | "not_found" | "node_exists" | "id_exists" | "key_id_immutable" | "secure_flag_conflict" | "type_option_conflict" | "secure_type_in_use" | "schema_in_use" | "schema_changed" | "node_id_limit_reached" | "holder_limit_reached" | "ids_shared" | "separated_nodes" | "separation_not_found" | "cap_reached" | "invalid_cursor" | "cursor_expired" | "invalid_import" | "customer_not_empty" | "import_in_progress" | "payload_too_large" | "unsupported_media_type" | "component_too_large" | "answer_too_large" | "rate_limited" | "request_timeout" | "expectation_failed" | "headers_too_large" | "server_busy" | "store_unavailable" | "internal_error";
             request_id: string;
             errors?: {
                 path: string;
@@ -1633,6 +1633,8 @@ export interface components {
              * @enum {string}
              */
             cap?: "max_delivery_count" | "max_total_count" | "max_total_count_per_day";
+            /** @description With `invalid_import` only, when a line is at fault: its number, from 1. */
+            line?: number;
         };
     };
     responses: {

@@ -245,6 +245,15 @@ const CASES: Record<ErrorCode, Entry> = {
   cursor_expired: {
     cannotNameAnId: 'a cursor behind what retention deleted; its detail is fixed words and names the setting (src/domain/changes.ts)',
   },
+  customer_not_empty: {
+    cannotNameAnId: 'an import into a customer that holds data; its detail is fixed words (src/store/sqlite/sqlite-import.ts, src/store/neo4j/neo4j-import.ts)',
+  },
+  import_in_progress: {
+    cannotNameAnId: 'a request to a customer an import is writing to; its detail is fixed words',
+  },
+  invalid_import: {
+    cannotNameAnId: 'PLACEHOLDER',
+  },
   cap_reached: {
     provoke: async (s) => {
       const condition = buildCondition({ trigger: { event_name: ['app_open'], period: [{ start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z' }] } });

@@ -79,6 +79,7 @@ const CASES: Record<string, Case> = {
   },
   nodeHistory: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/node/_history?schema=member&key_type=member_id&key_id=m-1` },
   listChanges: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/_changes` },
+  exportCustomer: { kind: 'customerBearer', method: 'GET', url: (c) => `/v1/${c}/_export` },
   eraseId: { kind: 'customerBearer', method: 'POST', url: (c) => `/v1/${c}/_erase`, options: { body: { id: { type: 'member_id', id: 'm-9' } } } },
   separateNodes: {
     kind: 'customerBearer',

@@ -12,6 +12,7 @@ import { describeShowingContract } from './showing-contract';
 import { describeGraphContract } from './graph-contract';
 import { describeSeparationContract } from './separation-contract';
 import { describeWhyContract } from './why-contract';
+import { describeImportContract } from './import-contract';
 import { seeded } from '../helpers/seeded';
 
 describeStoreContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
@@ -21,6 +22,7 @@ describeShowingContract('sqlite :memory:', async () => new SqliteStore({ path: '
 describeGraphContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeSeparationContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 describeWhyContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
+describeImportContract('sqlite :memory:', async () => new SqliteStore({ path: ':memory:' }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-store-contract-'));
 const file = path.join(dir, 'idlink.sqlite');
@@ -32,6 +34,7 @@ describeChangesContract('sqlite file (WAL)', async () => new SqliteStore({ path:
 describeShowingContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeSeparationContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
+describeImportContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
 // The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 every search and graph runs on a worker thread's read-only
 // connection, so the identity and graph contracts prove that path.

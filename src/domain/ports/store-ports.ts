@@ -5,6 +5,7 @@ import type { ChangeFeedStore } from './changes';
 import type { DeliveryStore } from './deliveries';
 import type { HistoryStore } from './history';
 import type { IdentityReadStore } from './identity-reads';
+import type { ImportStore } from './imports';
 import type { StoreLifecycle } from './lifecycle';
 import type { NodeWriteStore } from './node-writes';
 import type { ProtectionStore } from './protections';
@@ -23,4 +24,5 @@ export type StorePorts = StoreLifecycle &
   ChangeFeedStore &
   DeliveryStore &
   ShowingStore &
-  SnapshotStore;
+  SnapshotStore &
+  ImportStore;

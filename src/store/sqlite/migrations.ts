@@ -316,4 +316,17 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: 'imports under way',
+    sql: `
+      -- A customer an import is writing to (docs/changes-and-export.md): the row goes when the import finishes or is
+      -- undone; one left by a process that stopped mid-import is undone at the next start. touched_at: the last
+      -- batch's time, in milliseconds.
+      CREATE TABLE imports (
+        customer_id TEXT PRIMARY KEY,
+        touched_at  INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -217,6 +217,11 @@ export class SqliteDeliveries {
     return documents;
   }
 
+  /** Drops the customer's kept documents: its rows changed outside these methods (an import). */
+  forget(customerId: string): void {
+    this.catalogues.delete(customerId);
+  }
+
   /** Call inside a write transaction. */
   create(customerId: string, draft: DeliveryDraft): Delivery {
     const conditionId = this.nextOne(customerId, 'condition');

@@ -21,10 +21,12 @@ export interface NewEntry {
   newKeyPk?: number;
   op: HistoryOp;
   audit: WriteAudit | undefined;
-  added: number[];
+  added: StoredId[];
   removed: StoredId[];
   /** An erase entry's: the entry_pk of the entries it redacted. */
   redacts?: number[];
+  /** When it was written, in milliseconds; absent: now. An import keeps the time its entries had. */
+  at?: number;
 }
 
 export interface HistoryRow {
@@ -150,7 +152,7 @@ export class SqliteHistory {
         e.keyType,
         e.keyPk,
         e.newKeyPk ?? null,
-        Date.now(),
+        e.at ?? Date.now(),
         audit.requestId,
         audit.actor,
         e.op,

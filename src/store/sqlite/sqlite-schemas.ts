@@ -162,6 +162,11 @@ export class SqliteSchemas {
     return cached;
   }
 
+  /** Drops what is kept of the customer: its rows changed outside these methods (an import, undone). */
+  forget(customerId: string): void {
+    this.cache.delete(customerId);
+  }
+
   list(customerId: string): SchemaRecord[] {
     const rows = this.s.customerTypes.all(customerId);
     const bySchema = new Map<string, SchemaRecord>();

@@ -59,6 +59,8 @@ import { SqliteHistory } from './sqlite-history';
 import { ChangeSignals } from '../change-signals';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot';
+import { RefusedBatch, SqliteImport } from './sqlite-import';
+import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -137,6 +139,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
   private readonly showing: SqliteShowing;
   private readonly nodes: SqliteNodes;
   private readonly history: SqliteHistory;
+  private readonly imports: SqliteImport;
   private readonly reader: SqliteSearch;
   private readonly whyReader: SqliteWhy;
   private readonly file: string;
@@ -160,6 +163,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
     this.whyReader = new SqliteWhy(this.db);
     this.showing = new SqliteShowing(this.db, this.deliveries, this.reader);
     this.nodes = new SqliteNodes(this.db, this.schemas, this.history, this.deliveries, this.reader);
+    this.imports = new SqliteImport(this.db, this.schemas, this.history, this.deliveries);
     this.file = options.path;
     this.readWorkers = options.path === ':memory:' ? 0 : (options.readWorkers ?? 0);
     this.inline =
@@ -386,6 +390,34 @@ export class SqliteStore implements StorePorts, TraversalReads {
     // A commit between the caller's last read and this call: no need to wait. (Only this process writes the file.)
     if (!this.db.open || this.history.hasChangeAfter(customerId, after)) return Promise.resolve();
     return this.changeSignals.wait(customerId, after, signal);
+  }
+
+  // ---- imports (./sqlite-import.ts)
+
+  beginImport(customerId: string): Promise<void> {
+    return this.write(() => this.imports.begin(customerId));
+  }
+
+  async importBatch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
+    try {
+      await this.write(() => this.imports.batch(customerId, batch));
+      return undefined;
+    } catch (e) {
+      if (e instanceof RefusedBatch) return e.refusal;
+      throw e;
+    }
+  }
+
+  finishImport(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
+    return this.write(() => this.imports.finish(customerId, settings, blockRules));
+  }
+
+  abandonImport(customerId: string): Promise<void> {
+    return this.write(() => this.imports.abandon(customerId));
+  }
+
+  unfinishedImports(idleMs: number): Promise<string[]> {
+    return this.run(() => this.imports.unfinished(idleMs));
   }
 
   // ---- exports (./sqlite-snapshot.ts)
