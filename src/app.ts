@@ -1,5 +1,5 @@
 // createApp wires the HTTP layer to the domain and a store. It never listens, so tests can drive it directly.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { type AnswerMemoryLimits, boundAnswerMemory } from './http/answer-memory';
 import { bytes } from './http/bytes';
@@ -27,6 +27,7 @@ import {
   JSON_TYPES,
   jsonBodiesOnly,
   notFound,
+  notImporting,
   requestId,
   wellFormedHost,
 } from './http/middleware';
@@ -41,6 +42,8 @@ import { docsRoutes } from './http/routes/docs';
 import { explorerRoutes } from './http/routes/explorer';
 import { changeRoutes } from './http/routes/changes';
 import { exportRoutes } from './http/routes/export';
+import { importRoutes } from './http/routes/import';
+import { ImportService } from './domain/import';
 import { ExportService } from './domain/export';
 import { governanceRoutes } from './http/routes/governance';
 import { healthRoutes } from './http/routes/health';
@@ -81,7 +84,15 @@ export interface AppDependencies {
   metrics?: Metrics;
   /** Deletes what deleted deliveries left; the service shares it with retention (src/main.ts). One of its own when absent. */
   deletedDeliveries?: DeletedDeliverySweep;
+  /** Imports; the service shares it with the start-up that undoes unfinished ones (src/main.ts). One of its own when absent. */
+  imports?: ImportService;
 }
+
+/** `first`, then `second` when `first` passed the request on: two handlers as one. */
+const chained =
+  (first: RequestHandler, second: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    first(req, res, (err?: unknown) => (err === undefined ? second(req, res, next) : next(err)));
 
 /** Express with what every request goes through before its route; the benchmark's floor app uses it too. */
 export function expressWithCommonMiddleware(options: {
@@ -140,7 +151,8 @@ export function createApp(deps: AppDependencies): Express {
 
   // First, so that it pays for no other router: the bench compares it with its Express floor.
   if (deps.benchFloor) app.use(benchFloorRoutes(metrics.instrument(deps.benchFloor)));
-  app.use('/v1/:customer_id', customerFromPath());
+  const imports = deps.imports ?? new ImportService(store, { nodeMaxIds: config.nodeMaxIds });
+  app.use('/v1/:customer_id', customerFromPath(), notImporting(imports));
   const limiter = rateLimiter(config);
   // The limiter keys on the verified caller, so it identifies the caller first, from the header the route reads.
   if (limiter)
@@ -159,7 +171,11 @@ export function createApp(deps: AppDependencies): Express {
   app.use(
     deliveryRoutes(
       validators,
-      { mapi: mapiCustomer(tokens), confirmed: mapiCustomer(tokens, { confirmed: true }), onRefusal: freshTokenOnRefusal(tokens) },
+      {
+        mapi: chained(mapiCustomer(tokens), notImporting(imports)),
+        confirmed: chained(mapiCustomer(tokens, { confirmed: true }), notImporting(imports)),
+        onRefusal: freshTokenOnRefusal(tokens),
+      },
       bearer,
       { deliveries: new DeliveryService(store, deps.deletedDeliveries ?? new DeletedDeliverySweep(store, logger)), showing },
       config.publicBaseUrl,
@@ -183,6 +199,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   app.use(exportRoutes(validators, bearer, new ExportService(store, config.exportsMaxRunning)));
+  app.use(importRoutes(validators, bearer, imports, contract, { maxLineBytes: bytes(config.bodyLimit) }));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

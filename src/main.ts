@@ -6,6 +6,10 @@ import { ConfigError, loadConfig } from './config';
 import { Metrics } from './http/metrics';
 import { serve } from './http/server';
 import { DeletedDeliverySweep, HistoryRetention } from './domain/retention';
+import { ImportService } from './domain/import';
+
+/** How long an import on Neo4j may write nothing before another process takes it for one a stopped process left. */
+const IMPORT_IDLE_MS = 5 * 60_000;
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
@@ -30,10 +34,23 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const deletedDeliveries = new DeletedDeliverySweep(store, logger);
   const retention = new HistoryRetention(store, config.historyRetentionDays, logger, Date.now, deletedDeliveries);
+  const imports = new ImportService(store, { nodeMaxIds: config.nodeMaxIds });
+  // Imports a stopped process left unfinished are undone: on SQLite, which only this process writes, all at start; on
+  // Neo4j, which other processes may be importing into, those idle for IMPORT_IDLE_MS, at start and every minute.
+  const abandonImports = (idleMs: number) =>
+    imports
+      .abandonUnfinished(idleMs)
+      .then((customers) => {
+        if (customers.length > 0) logger.warn('undid imports a stopped process left unfinished', { customers: customers.length });
+      })
+      .catch((e: unknown) => logger.warn('undoing unfinished imports failed; trying again later', { error: e instanceof Error ? e.message : String(e) }));
+  let importWatch: NodeJS.Timeout | undefined;
   void started.then(() => {
     if (shuttingDown) return;
     logger.info('store ready', { store: config.store });
     retention.start();
+    void abandonImports(config.store === 'sqlite' ? 0 : IMPORT_IDLE_MS);
+    if (config.store === 'neo4j') importWatch = setInterval(() => void abandonImports(IMPORT_IDLE_MS), 60_000).unref();
   });
   const metrics = new Metrics();
   const stopping = new AbortController();
@@ -46,6 +63,7 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     shutdown: stopping.signal,
     deletedDeliveries,
+    imports,
     metrics,
   });
   const server = serve(app, logger, config.port, config.host, config.connections, (reason) => metrics.connectionDropped(reason));
@@ -65,6 +83,7 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     retention.stop();
+    clearInterval(importWatch);
     // Calls waiting on the change feed answer now, and streams end: nothing else would end them before the deadline.
     stopping.abort();
     logger.info('shutting down', { signal });

@@ -665,6 +665,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{customer_id}/_import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an export into an empty customer
+         * @description The body is an export (`GET …/_export`, of this customer or another; `customer_id` and `cursor` of its
+         *     header are not used), as `application/x-ndjson`, plain or with `Content-Encoding: gzip`, read a line at a
+         *     time. The customer must hold nothing: no schema, node, separation, delivery or history entry (its settings,
+         *     blocklist and tokens may be there), else 409 `customer_not_empty`.
+         *
+         *     Every line is checked as the write it stands for would be: a `schema` line as `PUT …/schema/{schema_id}`
+         *     takes it, `settings` and `blocklist` as their `PUT`s, a `node` as `_create` (its types declared by its
+         *     schema, at most `NODE_MAX_IDS` IDs), a `separation` as `_separate` (two nodes of the import), a `delivery` as
+         *     `POST /v1/delivery` (its ids within what `delivery_ids` says was given); the blocklist and `max_holders` are
+         *     not applied to the data, which passed them when it was written. The lines must come in an export's order,
+         *     each once, and end with the `end` line, whose `lines` counts the others. A line at most `BODY_LIMIT` bytes.
+         *
+         *     A refused line, a body that ends without the `end` line or with a wrong count, or a client that goes away:
+         *     400 `invalid_import` (the problem's `line` names the line, from 1, and `detail` what is wrong, never a value),
+         *     and the customer holds nothing of the import. While the import runs, the customer's other requests answer
+         *     503 `import_in_progress` (in the process that runs it); an import that a stopped process left is undone at
+         *     the next start.
+         *
+         *     Delivery ids, condition and message ids and the counts of deliveries and impressions are kept, so caps go
+         *     on where they were. History entries keep their times, request ids and actors, and take new positions in
+         *     the customer's change feed, in the export's order; an `erase` entry's `redacts` name no earlier change after
+         *     an import. The settings and blocklist are those of the export once the import has finished.
+         *
+         *     Administrator token only.
+         */
+        post: operations["importCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{customer_id}/_erase": {
         parameters: {
             query?: never;
@@ -1288,6 +1331,15 @@ export interface components {
             kind: "end";
             /** @description How many lines came before this one. */
             lines: number;
+        };
+        ImportResult: {
+            schemas: number;
+            nodes: number;
+            /** @description The IDs the nodes hold, keys included. */
+            ids: number;
+            separations: number;
+            deliveries: number;
+            history_entries: number;
         };
         EraseRequest: {
             id: components["schemas"]["IdPair"];
@@ -2697,6 +2749,47 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant. Nothing of one customer is visible to, or changed by, a request for another.
+                 *     `delivery` is reserved: `/v1/delivery` is the delivery list. So are `.` and `..`, however they are
+                 *     percent-encoded (`%2e%2e`): a URL resolves them as steps of its path, so the links an answer builds
+                 *     from them would lead elsewhere. A reserved name is 400 `validation_failed` naming `/path/customer_id`.
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was imported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

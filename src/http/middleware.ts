@@ -42,8 +42,9 @@ export function accessLog(logger: Logger): RequestHandler {
   };
 }
 
-/** The one route whose body may stream for as long as it keeps moving (an import of millions of lines). */
-const isBulk = (req: Request): boolean => req.path.endsWith('/node/_bulk');
+/** The routes whose body may stream for as long as it keeps moving (millions of lines): _bulk and _import. */
+const STREAMED = /\/(node\/_bulk|_import)$/;
+const isBulk = (req: Request): boolean => STREAMED.test(req.path);
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -60,11 +61,26 @@ function mediaType(req: IncomingMessage): string | undefined {
 }
 
 /**
- * A _bulk body its route reads as lines, and paces itself; a body of any other type there is read (and refused) like
- * any other. Read from the request as Node parsed it, so that the server can tell too, before Express sees it.
+ * A _bulk or _import body its route reads as lines; a body of any other type there is read (and refused) like any
+ * other. Read from the request as Node parsed it, so that the server can tell too, before Express sees it.
  */
-export const isBulkStream = (req: IncomingMessage): boolean =>
-  hasBody(req) && (req.url ?? '').split('?')[0]?.endsWith('/node/_bulk') === true && mediaType(req) === NDJSON;
+export const isBulkStream = (req: IncomingMessage): boolean => hasBody(req) && STREAMED.test((req.url ?? '').split('?')[0] ?? '') && mediaType(req) === NDJSON;
+
+/**
+ * 503 import_in_progress for a request to a customer this process is importing into (src/domain/import.ts), but the
+ * import itself; the customer is the one res.locals names (from the path, or from a mapi token).
+ */
+export function notImporting(imports: { isImporting(customerId: string): boolean }): RequestHandler {
+  return (req, res, next) => {
+    const customerId: unknown = res.locals.customerId;
+    if (typeof customerId === 'string' && imports.isImporting(customerId) && !req.originalUrl.split('?')[0]?.endsWith('/_import')) {
+      res.set('Retry-After', '5');
+      sendProblem(res, 'import_in_progress', 'An import of this customer is under way; retry once it has ended.');
+      return;
+    }
+    next();
+  };
+}
 
 /**
  * Every body but _bulk's must have arrived `timeoutMs` after its headers: a client sending a byte every few

@@ -252,7 +252,37 @@ const CASES: Record<ErrorCode, Entry> = {
     cannotNameAnId: 'a request to a customer an import is writing to; its detail is fixed words',
   },
   invalid_import: {
-    cannotNameAnId: 'PLACEHOLDER',
+    provoke: async (s) => {
+      const header = JSON.stringify({ kind: 'export', format: 1, customer_id: s.customer, cursor: 'c1-aaaaaaaaaaaaaaaa' });
+      const schema = JSON.stringify({ kind: 'schema', schema_id: 'contact', id_types: [{ type: 'email', secure: true, links: true }] });
+      const bodies = [
+        // A type the node's schema does not declare, a broken line, and a node out of order, each holding the value.
+        [header, schema, JSON.stringify({ kind: 'node', schema: 'contact', key: email(S_KEY), ids: [ssn(S_KEY)] })],
+        [header, `{"kind":"node","schema":"contact","key":{"type":"email","id":"${S_KEY}"`],
+        [
+          header,
+          schema,
+          JSON.stringify({ kind: 'node', schema: 'contact', key: email(`${S_KEY}z`), ids: [] }),
+          JSON.stringify({ kind: 'node', schema: 'contact', key: email(S_KEY), ids: [] }),
+        ],
+      ];
+      const refusals: Refusal[] = [];
+      for (const [i, lines] of bodies.entries()) {
+        const res = await fetch(`${s.app.baseUrl}/v1/${s.customer}-import-${i}/_import`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
+          body: lines.join('\n'),
+        });
+        const text = await res.text();
+        refusals.push({
+          status: res.status,
+          code: (JSON.parse(text) as { code?: unknown }).code,
+          text,
+          requestId: res.headers.get('x-request-id') ?? undefined,
+        });
+      }
+      return refusals;
+    },
   },
   cap_reached: {
     provoke: async (s) => {

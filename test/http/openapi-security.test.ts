@@ -101,6 +101,15 @@ const CASES: Record<string, Case> = {
     options: { headers: { 'Content-Type': 'application/x-ndjson' }, body: `${JSON.stringify({ op: 'create', body: buildNode() })}\n` },
     anonymousStatus: 200,
   },
+  importCustomer: {
+    kind: 'admin',
+    method: 'POST',
+    url: (c) => `/v1/${c}-imported/_import`,
+    options: {
+      headers: { 'Content-Type': 'application/x-ndjson' },
+      body: `${JSON.stringify({ kind: 'export', format: 1, customer_id: 'x', cursor: 'c1-aaaaaaaaaaaaaaaa' })}\n`,
+    },
+  },
   listSchemas: { kind: 'admin', method: 'GET', url: (c) => `/v1/${c}/schema` },
   putSchema: { kind: 'admin', method: 'PUT', url: (c) => `/v1/${c}/schema/other`, options: { body: { id_types: [{ type: 'device' }] } } },
   getSchema: { kind: 'admin', method: 'GET', url: (c) => `/v1/${c}/schema/member` },

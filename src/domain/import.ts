@@ -1,0 +1,321 @@
+// Imports (docs/changes-and-export.md): an export written into an empty customer. The HTTP layer hands over each line
+// with its shape checked as its write's body would be; this checks what a write would check beyond its shape (the
+// types a schema declares, a node's size, ids given out, the order that makes an export one) and that the lines
+// are one whole export, batches them to the store (./ports/imports.ts), and undoes everything when a line is refused,
+// the body ends without its end line, or the client goes away. The customer answers its other requests with
+// import_in_progress meanwhile (in this process: isImporting), and an import a crash interrupted is undone at the next
+// start (abandonUnfinished).
+import { type BlockRule, checkRules } from './blocklist';
+import { compareCodePoints } from './code-point-order';
+import { DomainError, isDomainError } from './errors';
+import { type CustomerSettings, DEFAULT_SETTINGS, idKey, type IdTypeDeclaration, type SchemaRecord, type Separation, sameTypeOptions } from './model';
+import type { Delivery } from './ports/deliveries';
+import type { ImportBatch, ImportStore } from './ports/imports';
+import type { DeliveryIdsGiven, ImpressionTally, KeyHistory, SnapshotNode } from './ports/snapshots';
+import { ianaTimeZone } from './timezone';
+import { type Caller, requireAdmin } from './tokens';
+
+/** One line of an export, as the domain has it. */
+export type ImportRecord =
+  | { kind: 'export'; format: number }
+  | { kind: 'settings'; settings: CustomerSettings }
+  | { kind: 'blocklist'; rules: BlockRule[] }
+  | { kind: 'schema'; schema: SchemaRecord }
+  | { kind: 'node'; node: SnapshotNode }
+  | { kind: 'separation'; separation: Separation }
+  | { kind: 'deliveryIds'; given: DeliveryIdsGiven }
+  | { kind: 'delivery'; delivery: Delivery }
+  | { kind: 'impressions'; tally: ImpressionTally }
+  | { kind: 'history'; history: KeyHistory }
+  | { kind: 'end'; lines: number };
+
+/** A line of the body: its number (from 1), and its record, or the refusal of its shape. */
+export type ImportLine = { number: number; record: ImportRecord } | { number: number; refused: DomainError };
+
+export interface ImportCounts {
+  schemas: number;
+  nodes: number;
+  /** IDs the nodes hold, keys included. */
+  ids: number;
+  separations: number;
+  deliveries: number;
+  historyEntries: number;
+}
+
+export interface ImportLimits {
+  /** NODE_MAX_IDS: the most IDs a node may hold, its key included. */
+  nodeMaxIds: number;
+}
+
+/** The order of an export's kinds; a kind marked once appears at most once. */
+const KINDS: Record<ImportRecord['kind'], { rank: number; once: boolean }> = {
+  export: { rank: 0, once: true },
+  settings: { rank: 1, once: true },
+  blocklist: { rank: 2, once: true },
+  schema: { rank: 3, once: false },
+  node: { rank: 4, once: false },
+  separation: { rank: 5, once: false },
+  deliveryIds: { rank: 6, once: true },
+  delivery: { rank: 7, once: false },
+  impressions: { rank: 8, once: false },
+  history: { rank: 9, once: false },
+  end: { rank: 10, once: true },
+};
+
+/** Records a batch carries at most, IDs and history entries counted one each. */
+const BATCH_WEIGHT = 20_000;
+
+const byPairs = (a: readonly string[], b: readonly string[]): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    const order = compareCodePoints(a[i] ?? '', b[i] ?? '');
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+};
+
+/** Why a line is refused: the problem the answer carries (its detail names the line, never a value). */
+const refusedLine = (line: number, why: string): DomainError => new DomainError('invalid_import', `Line ${line}: ${why}`, undefined, { line });
+
+/** Checks the lines of one import in order, and gathers them into batches. */
+class ImportChecks {
+  readonly counts: ImportCounts = { schemas: 0, nodes: 0, ids: 0, separations: 0, deliveries: 0, historyEntries: 0 };
+  settings: CustomerSettings = { ...DEFAULT_SETTINGS };
+  rules: BlockRule[] = [];
+  ended = false;
+  private rank = -1;
+  private lines = 0;
+  private readonly schemas = new Map<string, SchemaRecord>();
+  /** Every type any schema declares, with its options: one declaration per type and customer. */
+  private readonly types = new Map<string, IdTypeDeclaration>();
+  private readonly deliveryIds = new Set<number>();
+  private given: DeliveryIdsGiven | undefined;
+  /** The sort key of the last record of the current kind: each must come after it. */
+  private last: string[] | undefined;
+  batch: ImportBatch = emptyBatch();
+  /** The line of each separation of the batch. */
+  separationLines: number[] = [];
+  weight = 0;
+
+  constructor(private readonly limits: ImportLimits) {}
+
+  /** Checks `record` (line `line`) and adds it to the batch; throws invalid_import naming the line. */
+  add(line: number, record: ImportRecord): void {
+    const fail = (why: string) => refusedLine(line, why);
+    if (this.ended) throw fail('nothing may follow the end line');
+    const kind = KINDS[record.kind];
+    if (this.rank === -1 && record.kind !== 'export') throw fail('an import starts with the export line');
+    if (kind.rank < this.rank || (kind.rank === this.rank && kind.once))
+      throw fail(`a ${record.kind} line cannot come here: the lines come in the order an export writes them`);
+    if (kind.rank > this.rank) this.last = undefined;
+    this.rank = kind.rank;
+    const inOrder = (key: string[]) => {
+      if (this.last && byPairs(this.last, key) >= 0) throw fail(`${record.kind} lines come in code-point order, each once`);
+      this.last = key;
+    };
+    switch (record.kind) {
+      case 'export':
+        if (record.format !== 1) throw fail('this service reads format 1');
+        break;
+      case 'settings': {
+        const timezone = ianaTimeZone(record.settings.timezone);
+        if (timezone === undefined) throw fail('timezone is not an IANA time-zone name');
+        this.settings = { requireToken: record.settings.requireToken, timezone };
+        break;
+      }
+      case 'blocklist':
+        try {
+          checkRules(record.rules);
+        } catch (e) {
+          if (isDomainError(e)) throw fail(`the blocklist cannot be stored: ${e.message}`);
+          throw e;
+        }
+        this.rules = record.rules;
+        break;
+      case 'schema':
+        inOrder([record.schema.schemaId]);
+        this.schema(record.schema, fail);
+        break;
+      case 'node':
+        inOrder([record.node.schemaId, record.node.key.type, record.node.key.id]);
+        this.node(record.node, fail);
+        break;
+      case 'separation': {
+        const { a, b } = record.separation;
+        const first = [a.schemaId, a.key.type, a.key.id];
+        const second = [b.schemaId, b.key.type, b.key.id];
+        if (byPairs(first, second) >= 0) throw fail('a separation names two different nodes, the first in code-point order first');
+        inOrder([...first, ...second]);
+        this.batch.separations.push(record.separation);
+        this.separationLines.push(line);
+        this.counts.separations += 1;
+        this.weight += 1;
+        break;
+      }
+      case 'deliveryIds':
+        this.given = record.given;
+        this.batch.deliveryIds = record.given;
+        break;
+      case 'delivery':
+        inOrder([String(record.delivery.deliveryId).padStart(16, '0')]);
+        this.delivery(record.delivery, fail);
+        break;
+      case 'impressions':
+        inOrder([record.tally.id.type, record.tally.id.id, String(record.tally.deliveryId).padStart(16, '0')]);
+        if (!this.deliveryIds.has(record.tally.deliveryId)) throw fail('impressions name a delivery the import has no line of');
+        record.tally.days.forEach((d, i) => {
+          if (!isCalendarDay(d.day)) throw fail('a day is not a calendar day YYYY-MM-DD');
+          const before = record.tally.days[i - 1];
+          if (before && before.day >= d.day) throw fail('days come in order, each once');
+        });
+        this.batch.impressions.push(record.tally);
+        this.weight += record.tally.days.length;
+        break;
+      case 'history': {
+        const { history } = record;
+        inOrder([history.schemaId, history.key.type, history.key.id === null ? '\u{10FFFF}erased' : `\u0000${history.key.id}`]);
+        if (history.entries.length === 0) throw fail('a history line holds at least one entry');
+        for (const e of history.entries) {
+          if (e.schema !== history.schemaId || e.key.type !== history.key.type || e.key.id !== history.key.id)
+            throw fail("an entry's schema and key are its line's");
+          if (Number.isNaN(Date.parse(e.at))) throw fail("an entry's time is not a date-time");
+        }
+        this.batch.history.push(history);
+        this.counts.historyEntries += history.entries.length;
+        this.weight += history.entries.length;
+        break;
+      }
+      case 'end':
+        if (record.lines !== this.lines) throw fail(`the end line counts ${record.lines} lines before it, and ${this.lines} came`);
+        this.ended = true;
+        break;
+    }
+    this.lines += 1;
+  }
+
+  private schema(schema: SchemaRecord, fail: (why: string) => DomainError): void {
+    const seen = new Set<string>();
+    for (const t of schema.idTypes) {
+      if (seen.has(t.type)) throw fail(`the schema declares a type twice`);
+      seen.add(t.type);
+      const other = this.types.get(t.type);
+      if (other && other.secure !== t.secure) throw fail(`type '${t.type}' is secure in one schema and not in another`);
+      if (other && !sameTypeOptions(other, t)) throw fail(`type '${t.type}' has other options in another schema`);
+      this.types.set(t.type, t);
+    }
+    this.schemas.set(schema.schemaId, schema);
+    this.batch.schemas.push(schema);
+    this.counts.schemas += 1;
+    this.weight += 1;
+  }
+
+  private node(node: SnapshotNode, fail: (why: string) => DomainError): void {
+    const schema = this.schemas.get(node.schemaId);
+    if (!schema) throw fail('the node is in a schema the import has no line of');
+    const declared = new Set(schema.idTypes.map((t) => t.type));
+    if (!declared.has(node.key.type)) throw fail("the node's key type is not declared by its schema");
+    const held = new Set<string>([idKey(node.key)]);
+    for (const id of node.ids) {
+      if (!declared.has(id.type)) throw fail(`type '${id.type}' is not declared by the node's schema`);
+      if (held.has(idKey(id))) throw fail('the node holds an ID twice, or its key among its ids');
+      held.add(idKey(id));
+    }
+    if (held.size > this.limits.nodeMaxIds) throw fail(`the node holds more than NODE_MAX_IDS (${this.limits.nodeMaxIds}) IDs`);
+    this.batch.nodes.push(node);
+    this.counts.nodes += 1;
+    this.counts.ids += held.size;
+    this.weight += held.size;
+  }
+
+  private delivery(d: Delivery, fail: (why: string) => DomainError): void {
+    const given = this.given;
+    if (!given) throw fail('deliveries come after the delivery_ids line');
+    if (d.deliveryId < 1 || d.deliveryId > given.delivery) throw fail('the delivery id is not one delivery_ids says was given');
+    if (d.condition.conditionId < 1 || d.condition.conditionId > given.condition) throw fail('the condition id is not one delivery_ids says was given');
+    if (d.message.some((m) => m.messageId < 1 || m.messageId > given.message)) throw fail('a message id is not one delivery_ids says was given');
+    const counts = [d.condition.deliveryCount, d.condition.iphoneDeliveryCount, d.condition.androidDeliveryCount];
+    if (counts.some((n) => !Number.isSafeInteger(n) || n < 0)) throw fail('a count is not a whole number of 0 or more');
+    this.deliveryIds.add(d.deliveryId);
+    this.batch.deliveries.push(d);
+    this.counts.deliveries += 1;
+    this.weight += 1;
+  }
+
+  /** The batch so far with the lines of its separations, and a new one begun. */
+  take(): { batch: ImportBatch; separationLines: number[] } {
+    const taken = { batch: this.batch, separationLines: this.separationLines };
+    this.batch = emptyBatch();
+    this.separationLines = [];
+    this.weight = 0;
+    return taken;
+  }
+}
+
+const emptyBatch = (): ImportBatch => ({ schemas: [], nodes: [], separations: [], deliveries: [], impressions: [], history: [] });
+
+/** A real calendar day, YYYY-MM-DD. */
+function isCalendarDay(day: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+  const parsed = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(day);
+}
+
+export class ImportService {
+  private readonly importing = new Set<string>();
+
+  constructor(
+    private readonly store: ImportStore,
+    private readonly limits: ImportLimits,
+  ) {}
+
+  /** Whether this process is importing into the customer: its other requests answer import_in_progress. */
+  isImporting(customerId: string): boolean {
+    return this.importing.has(customerId);
+  }
+
+  /**
+   * Imports `lines` into the customer (the administrator only): customer_not_empty, import_in_progress, or
+   * invalid_import naming the line, and the customer is as it was. `signal`: the client went away (the import is
+   * undone).
+   */
+  async import(caller: Caller, customerId: string, lines: AsyncIterable<ImportLine>, signal: AbortSignal): Promise<ImportCounts> {
+    requireAdmin(caller);
+    if (this.importing.has(customerId)) throw new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
+    this.importing.add(customerId);
+    try {
+      await this.store.beginImport(customerId);
+      try {
+        const checks = new ImportChecks(this.limits);
+        let number = 0;
+        for await (const line of lines) {
+          if (signal.aborted) break;
+          number = line.number;
+          if ('refused' in line) throw refusedLine(line.number, line.refused.message);
+          checks.add(line.number, line.record);
+          if (checks.weight >= BATCH_WEIGHT) await this.write(customerId, checks.take());
+        }
+        if (signal.aborted) throw new DomainError('request_timeout', 'The client went away before the import ended.');
+        if (!checks.ended) throw new DomainError('invalid_import', `The body ended after line ${number} without the end line: the export is cut.`);
+        await this.write(customerId, checks.take());
+        await this.store.finishImport(customerId, checks.settings, checks.rules);
+        return checks.counts;
+      } catch (e) {
+        await this.store.abandonImport(customerId);
+        throw e;
+      }
+    } finally {
+      this.importing.delete(customerId);
+    }
+  }
+
+  private async write(customerId: string, { batch, separationLines }: { batch: ImportBatch; separationLines: number[] }): Promise<void> {
+    const refusal = await this.store.importBatch(customerId, batch);
+    if (refusal) throw refusedLine(separationLines[refusal.separation] ?? 0, 'the separation names a node the import has no line of');
+  }
+
+  /** Undoes the imports a process that stopped left unfinished: those idle for `idleMs`. Answers the customers. */
+  async abandonUnfinished(idleMs: number): Promise<string[]> {
+    const left = (await this.store.unfinishedImports(idleMs)).filter((c) => !this.importing.has(c));
+    for (const customerId of left) await this.store.abandonImport(customerId);
+    return left;
+  }
+}

@@ -1,0 +1,241 @@
+// POST /v1/{customer_id}/_import (docs/changes-and-export.md): an export's NDJSON, read a line at a time (gzip
+// inflated as it comes), each line checked against the contract: a line that stands for a write by the body of that
+// write's operation (a schema line as PUT …/schema/{id} takes it, a node as _create does, a delivery as POST
+// /v1/delivery does), the others by their ExportLine schema. The domain (src/domain/import.ts) checks the rest and
+// writes them.
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import type { Request, RequestHandler, Router } from 'express';
+import type { ValidateFunction } from 'ajv';
+import { assembleDelivery } from '../../domain/deliveries';
+import { DomainError, isDomainError } from '../../domain/errors';
+import type { ImportLine, ImportRecord, ImportService } from '../../domain/import';
+import { canonicalDeclaration, type HistoryEntry } from '../../domain/model';
+import type { components } from '../../generated/openapi';
+import { callerOf } from '../auth';
+import { requireAdmin } from '../../domain/tokens';
+import { contentEncoding } from '../compressed-body';
+import { draftOf } from '../delivery-bodies';
+import { NDJSON } from '../middleware';
+import { type Contract, contractAjv, detach, isJsonObject } from '../openapi';
+import { operation, type OperationId, type RequestBody, validatedBody, type Validators } from '../operation';
+import { sendProblem } from '../problem';
+import { toBlockRule, toDeclaration } from '../protection-bodies';
+import { caseSensitiveRouter } from '../router';
+import { brokenUnicode } from '../well-formed';
+import { ndjsonLines } from './bulk';
+
+type Schemas = components['schemas'];
+
+/** The lines as sent: a gzip body inflated, and the line limit applied to what it inflates to. */
+function bodyOf(req: Request): Readable {
+  if (contentEncoding(req) !== 'gzip') return req;
+  const inflating = zlib.createGunzip();
+  req.pipe(inflating);
+  req.once('close', () => {
+    if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
+  });
+  return inflating;
+}
+
+/** The ExportLine schemas a line of a kind without a write of its own is checked against, compiled when first used. */
+function lineSchemas(contract: Contract) {
+  let ajv: ReturnType<typeof contractAjv> | undefined;
+  const compiled = new Map<string, ValidateFunction>();
+  return (name: keyof Schemas): ValidateFunction => {
+    let validate = compiled.get(name);
+    if (!validate) {
+      ajv ??= contractAjv(contract);
+      const schemas = contract.document.components.schemas as Record<string, unknown>;
+      validate = ajv.compile(detach(schemas[name]) as object);
+      compiled.set(name, validate);
+    }
+    return validate;
+  };
+}
+
+const lineProblem = (why: string) => new DomainError('invalid_import', why);
+
+/** The first problem a validation found, as words: its path in the line and its message (never a value). */
+function firstProblem(e: unknown): string {
+  if (isDomainError(e)) {
+    const [first] = e.errors ?? [];
+    return first ? `${first.path.replace(/^\/body/, '') || '/'} ${first.message}` : e.message;
+  }
+  throw e;
+}
+
+export function importRoutes(
+  validators: Validators,
+  bearer: RequestHandler,
+  imports: ImportService,
+  contract: Contract,
+  limits: { maxLineBytes: number },
+): Router {
+  const router = caseSensitiveRouter();
+  const schemaOf = lineSchemas(contract);
+
+  /** `line` checked against ExportLine's schema `name`; invalid_import naming the first problem otherwise. */
+  const shaped = <T>(name: keyof Schemas, line: object): T => {
+    const validate = schemaOf(name);
+    if (!validate(line)) {
+      const [first] = validate.errors ?? [];
+      throw lineProblem(
+        `the ${String((line as { kind?: unknown }).kind)} line does not match ${name}: ${first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid'}`,
+      );
+    }
+    return line as T;
+  };
+  /** `body` checked as the write `operationId` would check it. */
+  const asWrite = <Op extends OperationId>(kind: string, operationId: Op, params: Record<string, string>, body: unknown): RequestBody<Op> => {
+    try {
+      return validatedBody(validators, operationId, params, body);
+    } catch (e) {
+      throw lineProblem(`the ${kind} line is not what ${operationId} takes: ${firstProblem(e)}`);
+    }
+  };
+
+  /** One line's record; throws invalid_import (without the line's number: the domain adds it). */
+  const recordOf = (customerId: string, text: string): ImportRecord => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw lineProblem('the line is not JSON');
+    }
+    if (brokenUnicode(parsed, '/line').length > 0) throw lineProblem('the line holds text that is not well-formed Unicode');
+    if (!isJsonObject(parsed) || typeof parsed.kind !== 'string') throw lineProblem('a line is an object with a kind');
+    const params = { customer_id: customerId };
+    const { kind, ...rest } = parsed;
+    switch (kind) {
+      case 'export':
+        return { kind, format: shaped<Schemas['ExportHeaderLine']>('ExportHeaderLine', parsed).format };
+      case 'settings': {
+        shaped<Schemas['ExportSettingsLine']>('ExportSettingsLine', parsed);
+        const body = asWrite(kind, 'putSettings', params, rest);
+        return { kind, settings: { requireToken: body.require_token ?? false, timezone: body.timezone ?? 'UTC' } };
+      }
+      case 'blocklist': {
+        const body = asWrite(kind, 'putBlocklist', params, rest);
+        return { kind, rules: body.rules.map(toBlockRule) };
+      }
+      case 'schema': {
+        const line = shaped<Schemas['ExportSchemaLine']>('ExportSchemaLine', parsed);
+        const body = asWrite(kind, 'putSchema', { ...params, schema_id: line.schema_id }, { id_types: line.id_types });
+        return { kind, schema: { schemaId: line.schema_id, idTypes: body.id_types.map((t) => canonicalDeclaration({ secure: false, ...toDeclaration(t) })) } };
+      }
+      case 'node': {
+        const line = shaped<Schemas['ExportNodeLine']>('ExportNodeLine', parsed);
+        const body = asWrite(kind, 'createNode', params, { schema: line.schema, key: line.key, ids: line.ids });
+        return { kind, node: { schemaId: body.schema, key: body.key, ids: body.ids ?? [] } };
+      }
+      case 'separation': {
+        const line = shaped<Schemas['ExportSeparationLine']>('ExportSeparationLine', parsed);
+        const body = asWrite(kind, 'separateNodes', params, { nodes: line.nodes, remove_shared_from: 'none' });
+        const [a, b] = body.nodes;
+        if (!a || !b) throw lineProblem('a separation names two nodes');
+        return { kind, separation: { a: { schemaId: a.schema, key: a.key }, b: { schemaId: b.schema, key: b.key } } };
+      }
+      case 'delivery_ids': {
+        const line = shaped<Schemas['ExportDeliveryIdsLine']>('ExportDeliveryIdsLine', parsed);
+        return { kind: 'deliveryIds', given: { delivery: line.delivery, condition: line.condition, message: line.message } };
+      }
+      case 'delivery': {
+        const { delivery: d } = shaped<Schemas['ExportDeliveryLine']>('ExportDeliveryLine', parsed);
+        const input = asWrite(kind, 'createDelivery', {}, d);
+        const c = d.condition;
+        const delivery = assembleDelivery(draftOf(input), {
+          deliveryId: d.delivery_id,
+          conditionId: c.condition_id,
+          messageIds: d.message.map((m) => m.message_id),
+          counts: { deliveryCount: c.delivery_count, iphoneDeliveryCount: c.iphone_delivery_count, androidDeliveryCount: c.android_delivery_count },
+        });
+        return { kind, delivery };
+      }
+      case 'impressions': {
+        const line = shaped<Schemas['ExportImpressionsLine']>('ExportImpressionsLine', parsed);
+        return { kind, tally: { deliveryId: line.delivery_id, id: line.id, days: line.days } };
+      }
+      case 'history': {
+        const line = shaped<Schemas['ExportHistoryLine']>('ExportHistoryLine', parsed);
+        const entries = line.entries.map((e): HistoryEntry => ({
+          at: e.at,
+          requestId: e.request_id,
+          actor: e.actor,
+          op: e.op,
+          schema: e.schema,
+          key: e.key,
+          added: e.added,
+          removed: e.removed,
+        }));
+        return { kind, history: { schemaId: line.schema, key: line.key, entries } };
+      }
+      case 'end':
+        return { kind, lines: shaped<Schemas['ExportEndLine']>('ExportEndLine', parsed).lines };
+      default:
+        throw lineProblem('the line has a kind no export writes');
+    }
+  };
+
+  /** The body's lines, each as a record or the refusal of its shape. */
+  async function* linesOf(customerId: string, body: Readable): AsyncGenerator<ImportLine> {
+    for await (const line of ndjsonLines(body, limits.maxLineBytes)) {
+      if ('tooLarge' in line) {
+        yield { number: line.number, refused: lineProblem(`a line may hold at most ${limits.maxLineBytes} bytes (BODY_LIMIT)`) };
+        continue;
+      }
+      const { text } = line;
+      line.text = '';
+      try {
+        yield { number: line.number, record: recordOf(customerId, text) };
+      } catch (e) {
+        if (!isDomainError(e)) throw e;
+        yield { number: line.number, refused: e };
+      }
+    }
+  }
+
+  router.post(
+    '/v1/:customer_id/_import',
+    bearer,
+    operation(validators, 'importCustomer', async ({ params }, req, res) => {
+      // Who asks first: an import is the administrator's, whatever it sends.
+      requireAdmin(callerOf(res));
+      if (!req.is(NDJSON)) {
+        sendProblem(res, 'unsupported_media_type', `Send the export as ${NDJSON}.`);
+        return;
+      }
+      const encoding = contentEncoding(req);
+      if (encoding !== 'identity' && encoding !== 'gzip') {
+        sendProblem(res, 'unsupported_media_type', 'Send the export uncompressed, or with Content-Encoding: gzip.');
+        return;
+      }
+      // The client gone before its answer: the import stops and is undone. (Not abandonment(): a request whose body
+      // has been read whole closes, and that is no client going away.)
+      const gone = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      const { signal } = gone;
+      let counts;
+      try {
+        counts = await imports.import(callerOf(res), params.customer_id, linesOf(params.customer_id, bodyOf(req)), signal);
+      } catch (e) {
+        // zlib's codes: the gzip is broken or cut short.
+        const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : '';
+        if (code.startsWith('Z_')) throw new DomainError('invalid_import', 'The body is not valid gzip: the export is cut or damaged.');
+        throw e;
+      }
+      if (signal.aborted) return;
+      res.json({
+        schemas: counts.schemas,
+        nodes: counts.nodes,
+        ids: counts.ids,
+        separations: counts.separations,
+        deliveries: counts.deliveries,
+        history_entries: counts.historyEntries,
+      });
+    }),
+  );
+  return router;
+}
