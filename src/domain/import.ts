@@ -11,7 +11,7 @@ import { DomainError, isDomainError } from './errors';
 import { type CustomerSettings, DEFAULT_SETTINGS, idKey, type IdTypeDeclaration, type SchemaRecord, type Separation, sameTypeOptions } from './model';
 import type { Delivery } from './ports/deliveries';
 import type { ImportBatch, ImportStore } from './ports/imports';
-import type { DeliveryIdsGiven, ImpressionTally, KeyHistory, SnapshotNode } from './ports/snapshots';
+import type { DeliveryIdsGiven, ImpressionTally, KeyHistory, SnapshotNode, SnapshotPart } from './ports/snapshots';
 import { ianaTimeZone } from './timezone';
 import { type Caller, requireAdmin } from './tokens';
 
@@ -318,4 +318,46 @@ export class ImportService {
     for (const customerId of left) await this.store.abandonImport(customerId);
     return left;
   }
+}
+
+/**
+ * A snapshot's parts as the lines of its export, numbered from 1, the header first and the end line last: what an
+ * import of one store's customer into another reads (src/migrate.ts), without the NDJSON between them.
+ */
+export async function* exportRecords(parts: AsyncIterable<SnapshotPart>): AsyncGenerator<ImportLine> {
+  let number = 0;
+  const numbered = (record: ImportRecord): ImportLine => ({ number: (number += 1), record });
+  yield numbered({ kind: 'export', format: 1 });
+  for await (const part of parts) {
+    switch (part.kind) {
+      case 'settings':
+        yield numbered({ kind: 'settings', settings: part.settings });
+        break;
+      case 'blocklist':
+        yield numbered({ kind: 'blocklist', rules: part.rules });
+        break;
+      case 'schemas':
+        for (const schema of part.schemas) yield numbered({ kind: 'schema', schema });
+        break;
+      case 'nodes':
+        for (const node of part.nodes) yield numbered({ kind: 'node', node });
+        break;
+      case 'separations':
+        for (const separation of part.separations) yield numbered({ kind: 'separation', separation });
+        break;
+      case 'deliveryIds':
+        yield numbered({ kind: 'deliveryIds', given: part.given });
+        break;
+      case 'deliveries':
+        for (const delivery of part.deliveries) yield numbered({ kind: 'delivery', delivery });
+        break;
+      case 'impressions':
+        for (const tally of part.tallies) yield numbered({ kind: 'impressions', tally });
+        break;
+      case 'history':
+        for (const history of part.keys) yield numbered({ kind: 'history', history });
+        break;
+    }
+  }
+  yield { number: number + 1, record: { kind: 'end', lines: number } };
 }

@@ -6,6 +6,7 @@ import type { DeliveryStore } from './deliveries';
 import type { HistoryStore } from './history';
 import type { IdentityReadStore } from './identity-reads';
 import type { ImportStore } from './imports';
+import type { InventoryStore } from './inventory';
 import type { StoreLifecycle } from './lifecycle';
 import type { NodeWriteStore } from './node-writes';
 import type { ProtectionStore } from './protections';
@@ -25,4 +26,5 @@ export type StorePorts = StoreLifecycle &
   DeliveryStore &
   ShowingStore &
   SnapshotStore &
-  ImportStore;
+  ImportStore &
+  InventoryStore;

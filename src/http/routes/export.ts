@@ -14,8 +14,8 @@ import { abandonment, drained } from '../streaming';
 
 type Line = components['schemas']['ExportLine'];
 
-/** The lines of one part of the snapshot. */
-function linesOf(part: SnapshotPart): Line[] {
+/** The lines of one part of the snapshot (also what `npm run migrate` compares: src/migrate.ts). */
+export function linesOf(part: SnapshotPart): Line[] {
   switch (part.kind) {
     case 'settings':
       return [{ kind: 'settings', ...settingsBody(part.settings) }];

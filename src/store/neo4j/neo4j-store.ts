@@ -58,7 +58,19 @@ import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
-import { createToken, findActiveToken, findActiveTokens, isActiveMapiOf, listTokens, RecentMapiTokens, revokeToken, tokenWrittenBy } from './neo4j-tokens';
+import {
+  createToken,
+  findActiveToken,
+  findActiveTokens,
+  isActiveMapiOf,
+  keptTokens,
+  listTokens,
+  putKeptTokens,
+  RecentMapiTokens,
+  revokeToken,
+  tokenWrittenBy,
+} from './neo4j-tokens';
+import type { KeptToken } from '../../domain/ports/inventory';
 import { GatheredReads } from './gathered-reads';
 import {
   countsOf,
@@ -390,6 +402,21 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   listTokens(customerId: string): Promise<TokenRecord[]> {
     return this.read((q) => listTokens(q, customerId));
+  }
+
+  // ---- what the store holds, for npm run migrate: reads of every vertex, without the call's time limit
+
+  async customerIds(): Promise<string[]> {
+    const rows = await this.read((q) => q<{ customer: string }>('inventory.customers'), Infinity);
+    return rows.map((row) => row.customer);
+  }
+
+  keptTokens(): Promise<KeptToken[]> {
+    return this.read((q) => keptTokens(q), Infinity);
+  }
+
+  putKeptTokens(tokens: KeptToken[]): Promise<void> {
+    return this.write((q, writeId) => putKeptTokens(q, tokens, writeId), { limitMs: Infinity });
   }
 
   revokeToken(customerId: string, tokenId: string): Promise<boolean> {

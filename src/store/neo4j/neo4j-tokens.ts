@@ -3,6 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import type { TokenRecord } from '../../domain/model';
 import type { StoredToken, TokenLookup } from '../../domain/ports/tokens';
+import type { KeptToken } from '../../domain/ports/inventory';
 import type { Query } from './query';
 
 interface TokenRow {
@@ -32,6 +33,17 @@ export async function createToken(q: Query, token: StoredToken, writeId: string)
     createdAt: token.createdAt,
     write: writeId,
   });
+}
+
+/** Every token, revoked ones included (inventory.tokens.cypher). */
+export async function keptTokens(q: Query): Promise<KeptToken[]> {
+  const rows = await q<TokenRow & { tokenHash: string; revokedAt: string | null }>('inventory.tokens');
+  return rows.map((row) => ({ ...toTokenRecord(row), tokenHash: row.tokenHash, revokedAt: row.revokedAt ?? null }));
+}
+
+/** Stores tokens as another store kept them (inventory.put-tokens.cypher). */
+export async function putKeptTokens(q: Query, tokens: KeptToken[], writeId: string): Promise<void> {
+  await q('inventory.put-tokens', { tokens, write: writeId });
 }
 
 export async function listTokens(q: Query, customerId: string): Promise<TokenRecord[]> {

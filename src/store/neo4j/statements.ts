@@ -128,6 +128,9 @@ export const STATEMENT_NAMES = [
   'export.nodes',
   'export.impressions',
   'export.history',
+  'inventory.customers',
+  'inventory.tokens',
+  'inventory.put-tokens',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];

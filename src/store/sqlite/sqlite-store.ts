@@ -61,6 +61,7 @@ import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot';
 import { RefusedBatch, SqliteImport } from './sqlite-import';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
+import type { KeptToken } from '../../domain/ports/inventory';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -175,7 +176,15 @@ export class SqliteStore implements StorePorts, TraversalReads {
           }
         : undefined;
     this.inMemory = options.path === ':memory:';
-    this.s = { ping: this.db.prepare('SELECT 1').pluck() };
+    this.s = {
+      ping: this.db.prepare('SELECT 1').pluck(),
+      customerIds: this.db
+        .prepare<[], string>(
+          'SELECT customer_id FROM schemas UNION SELECT customer_id FROM nodes UNION SELECT customer_id FROM history UNION SELECT customer_id FROM deliveries ' +
+            'UNION SELECT customer_id FROM customer_settings UNION SELECT customer_id FROM blocklists UNION SELECT customer_id FROM tokens ORDER BY 1',
+        )
+        .pluck(),
+    };
   }
 
   private run<T>(work: () => T): Promise<T> {
@@ -390,6 +399,20 @@ export class SqliteStore implements StorePorts, TraversalReads {
     // A commit between the caller's last read and this call: no need to wait. (Only this process writes the file.)
     if (!this.db.open || this.history.hasChangeAfter(customerId, after)) return Promise.resolve();
     return this.changeSignals.wait(customerId, after, signal);
+  }
+
+  // ---- what the store holds, for npm run migrate
+
+  customerIds(): Promise<string[]> {
+    return this.run(() => this.s.customerIds.all());
+  }
+
+  keptTokens(): Promise<KeptToken[]> {
+    return this.run(() => this.tokens.all());
+  }
+
+  putKeptTokens(tokens: KeptToken[]): Promise<void> {
+    return this.write(() => this.tokens.putKept(tokens));
   }
 
   // ---- imports (./sqlite-import.ts)

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { TokenRecord } from '../../domain/model';
 import type { StoredToken } from '../../domain/ports/tokens';
+import type { KeptToken } from '../../domain/ports/inventory';
 
 interface TokenRow {
   token_id: string;
@@ -35,6 +36,13 @@ export class SqliteTokens {
       revoke: db.prepare<[revokedAt: string, customerId: string, tokenId: string]>(
         'UPDATE tokens SET revoked_at = ? WHERE customer_id = ? AND token_id = ? AND revoked_at IS NULL',
       ),
+      all: db.prepare<[], TokenRow & { revoked_at: string | null }>(
+        'SELECT token_id, customer_id, kind, label, token_hash, created_at, revoked_at FROM tokens ORDER BY customer_id, token_id',
+      ),
+      insertKept: db.prepare<KeptToken>(
+        'INSERT INTO tokens (token_id, customer_id, kind, label, token_hash, created_at, revoked_at) ' +
+          'VALUES (@tokenId, @customerId, @kind, @label, @tokenHash, @createdAt, @revokedAt)',
+      ),
       findActive: db.prepare<[tokenHash: string], TokenRow>(
         'SELECT token_id, customer_id, kind, label, token_hash, created_at FROM tokens WHERE token_hash = ? AND revoked_at IS NULL',
       ),
@@ -53,6 +61,16 @@ export class SqliteTokens {
   /** Call inside a write transaction. */
   revoke(customerId: string, tokenId: string): boolean {
     return this.s.revoke.run(new Date().toISOString(), customerId, tokenId).changes > 0;
+  }
+
+  /** Every token, revoked ones included. */
+  all(): KeptToken[] {
+    return this.s.all.all().map((row) => ({ ...toTokenRecord(row), tokenHash: row.token_hash, revokedAt: row.revoked_at }));
+  }
+
+  /** Call inside a write transaction. */
+  putKept(tokens: KeptToken[]): void {
+    for (const token of tokens) this.s.insertKept.run(token);
   }
 
   findActive(tokenHash: string): StoredToken | undefined {
