@@ -50,9 +50,16 @@ type TextLine = Extract<Line, { text: string }>;
 
 /**
  * Splits a byte stream into lines without ever holding more than `maxBytes` of one line. Blank lines are skipped.
- * `progress.bytes` counts the bytes read so far, complete lines or not.
+ * `progress.bytes` counts the bytes read so far, complete lines or not. A line past `maxBytes` comes as `tooLarge` once
+ * it ends; with `stopAtTooLarge`, as soon as it passes the limit, and nothing more is read (an import refuses the whole
+ * body there, and must not read gigabytes of a line it refused).
  */
-export async function* ndjsonLines(stream: AsyncIterable<Buffer>, maxBytes: number, progress: { bytes: number } = { bytes: 0 }): AsyncGenerator<Line> {
+export async function* ndjsonLines(
+  stream: AsyncIterable<Buffer>,
+  maxBytes: number,
+  progress: { bytes: number } = { bytes: 0 },
+  stopAtTooLarge = false,
+): AsyncGenerator<Line> {
   let parts: Buffer[] = [];
   let size = 0;
   let tooLarge = false;
@@ -81,6 +88,10 @@ export async function* ndjsonLines(stream: AsyncIterable<Buffer>, maxBytes: numb
       size += chunk.length - start;
       if (size > maxBytes) tooLarge = true;
       if (!tooLarge) parts.push(chunk.subarray(start));
+    }
+    if (tooLarge && stopAtTooLarge) {
+      yield { number: number + 1, tooLarge: true };
+      return;
     }
   }
   if (size > 0 || tooLarge) {

@@ -179,7 +179,7 @@ export function importRoutes(
 
   /** The body's lines, each as a record or the refusal of its shape. */
   async function* linesOf(customerId: string, body: Readable): AsyncGenerator<ImportLine> {
-    for await (const line of ndjsonLines(body, limits.maxLineBytes)) {
+    for await (const line of ndjsonLines(body, limits.maxLineBytes, { bytes: 0 }, true)) {
       if ('tooLarge' in line) {
         yield { number: line.number, refused: lineProblem(`a line may hold at most ${limits.maxLineBytes} bytes (BODY_LIMIT)`) };
         continue;
