@@ -930,8 +930,113 @@ function scaleOf(): number | undefined {
   return scale;
 }
 
+/** How long `work` takes, in seconds, and what it answered. */
+async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const started = process.hrtime.bigint();
+  const value = await work();
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+}
+
+/** The customer's export, read whole as text (the service streams it: this measures how fast); a cut one stops the bench. */
+async function exportText(base: string, customer: string, history: boolean): Promise<string> {
+  const res = await fetch(`${base}/v1/${customer}/_export${history ? '?history=true' : ''}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const text = await res.text();
+  const lines = text.trimEnd().split('\n');
+  const end = JSON.parse(lines.at(-1) ?? '{}') as { kind?: string; lines?: number };
+  if (res.status !== 200 || end.kind !== 'end' || end.lines !== lines.length - 1)
+    throw new Error(`the export of ${customer} answered ${res.status}, or was cut`);
+  return text;
+}
+
+/**
+ * `npm run bench -- --moves` (STORE as for the bench): the 1M-ID graph loaded, then its export (with and without
+ * history) and its import into a new customer, each timed as IDs a second; with STORE=sqlite and the local Neo4j,
+ * then `npm run migrate` of that store into a fresh Neo4j, timed. Results in bench/results/moves/<store>.json.
+ */
+async function movesMain(): Promise<void> {
+  const store = process.env.STORE === 'neo4j' ? 'neo4j' : 'sqlite';
+  const neo4jServer = store === 'neo4j' ? await neo4jForBench() : undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-bench-moves-'));
+  const graph = generateGraph({ targetIds: MODE.targetIds, bigComponents: MODE.bigComponents, seed: 20261121 });
+  console.log(`moves: store=${store}, ${graph.nodes} nodes, ${graph.heldIds} held IDs`);
+  const env = serviceEnvFor(store, dataDir, neo4jServer?.env);
+  let service = await startProcess([path.join(ROOT, 'dist', 'main.js')], env);
+  await waitReady(service.base);
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  for (const [schemaId, idTypes] of Object.entries(SCHEMAS))
+    await http(service.base, 'PUT', `/v1/${CUSTOMER}/schema/${schemaId}`, { id_types: idTypes }, admin);
+  const loadSeconds = await loadGraph(service.base, graph.lines);
+  console.log(`load: ${graph.heldIds} IDs in ${loadSeconds.toFixed(1)} s`);
+  const rate = (seconds: number) => Math.round(graph.heldIds / seconds);
+  const results: Record<string, unknown> = { store, ids: graph.heldIds, nodes: graph.nodes, load_s: Number(loadSeconds.toFixed(1)) };
+  if (store === 'sqlite' && !process.env.NEO4J_URI) {
+    // The service stopped, as migrate wants: the bench customer (the graph and its history) into a fresh Neo4j.
+    await stop(service);
+    const target = await neo4jForBench();
+    try {
+      const migrate = await timed(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              [path.join(ROOT, 'dist', 'migrate.js'), '--from', `sqlite:${path.join(dataDir, 'bench.sqlite')}`, '--to', 'neo4j'],
+              {
+                cwd: ROOT,
+                env: { PATH: process.env.PATH ?? '', ...target.env },
+                stdio: ['ignore', 'inherit', 'inherit'],
+              },
+            );
+            child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrate exited with ${code}`))));
+          }),
+      );
+      results.migrate_to_neo4j = { seconds: Number(migrate.seconds.toFixed(1)), ids_per_s: rate(migrate.seconds), compared: true };
+      console.log(`migrate to neo4j: ${migrate.seconds.toFixed(1)} s, the exports compared after the copy included`);
+    } finally {
+      await target.stop();
+    }
+    service = await startProcess([path.join(ROOT, 'dist', 'main.js')], env);
+    await waitReady(service.base);
+  }
+  for (const round of [1, 2]) {
+    const plain = await timed(() => exportText(service.base, CUSTOMER, false));
+    const withHistory = await timed(() => exportText(service.base, CUSTOMER, true));
+    const target = `${CUSTOMER}-import-${round}`;
+    const imported = await timed(async () => {
+      const res = await fetch(`${service.base}/v1/${target}/_import`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/x-ndjson' },
+        body: withHistory.value,
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`the import answered ${res.status}: ${text.slice(0, 300)}`);
+      return JSON.parse(text) as unknown;
+    });
+    const measured = {
+      export_mb: Number((plain.value.length / 1e6).toFixed(1)),
+      export_s: Number(plain.seconds.toFixed(2)),
+      export_ids_per_s: rate(plain.seconds),
+      export_with_history_mb: Number((withHistory.value.length / 1e6).toFixed(1)),
+      export_with_history_s: Number(withHistory.seconds.toFixed(2)),
+      export_with_history_ids_per_s: rate(withHistory.seconds),
+      import_s: Number(imported.seconds.toFixed(2)),
+      import_ids_per_s: rate(imported.seconds),
+      imported: imported.value,
+    };
+    console.log(`round ${round}: ${JSON.stringify(measured)}`);
+    results[`round_${round}`] = measured;
+  }
+  results.service_memory_mb = memoryMb(service.child.pid as number);
+  await stop(service);
+  await neo4jServer?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const out = path.join(ROOT, 'bench', 'results', 'moves', `${store}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, ...results }, null, 2)}\n`);
+  console.log(`wrote ${path.relative(ROOT, out)}`);
+}
+
 const scale = scaleOf();
-(scale === undefined ? main() : scaleMain(scale)).catch((e: unknown) => {
+(process.argv.includes('--moves') ? movesMain() : scale === undefined ? main() : scaleMain(scale)).catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });

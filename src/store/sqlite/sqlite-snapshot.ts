@@ -4,7 +4,7 @@
 // and the WAL keeps what a checkpoint would otherwise reuse until the export ends). The rows come through iterators
 // in index order (nodes, impressions) or SQLite's own sort (history), a page at a time.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { IdPair } from '../../domain/model';
+import { byTypeThenId } from '../../domain/code-point-order';
 import type { DeliveryIdsGiven, ImpressionTally, KeyHistory, Snapshot, SnapshotNode, SnapshotOptions, SnapshotPart } from '../../domain/ports/snapshots';
 import { present } from '../../domain/invariant';
 import { erasedId } from '../history';
@@ -15,8 +15,7 @@ import { SqliteSchemas } from './sqlite-schemas';
 /** Records a part holds at most. */
 const PAGE = 1000;
 
-type NodeRow = { node_pk: number; schema_id: string; key_type: string; key_id: string };
-type HeldRow = { node_pk: number; type: string; value: string };
+type HeldRow = [nodePk: number, schemaId: string, keyType: string, keyId: string, type: string, value: string];
 type TallyRow = { id_type: string; id_value: string; delivery_id: number; day: string; count: number };
 type KeyedHistoryRow = HistoryRow & { key_type: string; key_erased: number; key_value: string };
 type BanRow = { s1: string; t1: string; i1: string; s2: string; t2: string; i2: string };
@@ -30,14 +29,15 @@ function statements(db: BetterSqlite3.Database) {
         "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0), coalesce((SELECT through FROM history_pruned WHERE customer_id = ?), 0))",
       )
       .pluck(),
-    // In the order of the (customer_id, schema_id, key_type, key_id) index: BINARY collation, code-point order.
-    nodes: db.prepare<[customerId: string], NodeRow>(
-      'SELECT node_pk, schema_id, key_type, key_id FROM nodes WHERE customer_id = ? ORDER BY schema_id, key_type, key_id',
-    ),
-    held: db.prepare<[nodePks: string], HeldRow>(
-      'SELECT ni.node_pk, i.type, i.value FROM node_ids ni JOIN ids i ON i.id_pk = ni.id_pk WHERE ni.node_pk IN (SELECT value FROM json_each(?)) ' +
-        'ORDER BY ni.node_pk, i.type, i.value',
-    ),
+    // Each node's IDs (its key among them), nodes in the order of the (customer_id, schema_id, key_type, key_id) index
+    // (BINARY collation: code-point order), each node's IDs together: one pass, no sort. Raw rows: node_pk,
+    // schema_id, key_type, key_id, type, value.
+    nodes: db
+      .prepare<[customerId: string], HeldRow>(
+        'SELECT n.node_pk, n.schema_id, n.key_type, n.key_id, i.type, i.value FROM nodes n JOIN node_ids ni ON ni.node_pk = n.node_pk ' +
+          'JOIN ids i ON i.id_pk = ni.id_pk WHERE n.customer_id = ? ORDER BY n.schema_id, n.key_type, n.key_id',
+      )
+      .raw(),
     // Each pair in code-point order, as listSeparations answers them (sqlite-nodes.ts).
     bans: db.prepare<[customerId: string], BanRow>(
       'WITH p AS (SELECT na.schema_id AS sa, na.key_type AS ta, na.key_id AS ia, nb.schema_id AS sb, nb.key_type AS tb, nb.key_id AS ib ' +
@@ -99,7 +99,7 @@ function* snapshotParts(db: BetterSqlite3.Database, s: ReturnType<typeof stateme
   yield { kind: 'settings', settings: policy.settings };
   yield { kind: 'blocklist', rules: policy.blockRules };
   yield { kind: 'schemas', schemas: schemas.list(customerId) };
-  for (const page of pages(s.nodes.iterate(customerId))) yield { kind: 'nodes', nodes: withIds(s, page) };
+  for (const page of pages(nodesOf(s.nodes.iterate(customerId)))) yield { kind: 'nodes', nodes: page };
   for (const page of pages(s.bans.iterate(customerId))) {
     yield {
       kind: 'separations',
@@ -128,15 +128,18 @@ function* snapshotParts(db: BetterSqlite3.Database, s: ReturnType<typeof stateme
   }
 }
 
-/** A page of nodes with the IDs each holds but its key, read in one statement. */
-function withIds(s: ReturnType<typeof statements>, page: NodeRow[]): SnapshotNode[] {
-  const held = new Map<number, IdPair[]>(page.map((n) => [n.node_pk, []]));
-  for (const row of s.held.iterate(JSON.stringify(page.map((n) => n.node_pk)))) held.get(row.node_pk)?.push({ type: row.type, id: row.value });
-  return page.map((n) => ({
-    schemaId: n.schema_id,
-    key: { type: n.key_type, id: n.key_id },
-    ids: (held.get(n.node_pk) ?? []).filter((id) => id.type !== n.key_type || id.id !== n.key_id),
-  }));
+/** Consecutive rows of one node as the node, its IDs but its key in code-point order. */
+function* nodesOf(rows: Iterable<HeldRow>): Generator<SnapshotNode> {
+  let open: { pk: number; node: SnapshotNode } | undefined;
+  const done = (node: SnapshotNode) => ({ ...node, ids: node.ids.sort(byTypeThenId) });
+  for (const [pk, schemaId, keyType, keyId, type, value] of rows) {
+    if (open?.pk !== pk) {
+      if (open) yield done(open.node);
+      open = { pk, node: { schemaId, key: { type: keyType, id: keyId }, ids: [] } };
+    }
+    if (type !== keyType || value !== keyId) open.node.ids.push({ type, id: value });
+  }
+  if (open) yield done(open.node);
 }
 
 /** Consecutive rows of one ID and delivery as one tally. */
