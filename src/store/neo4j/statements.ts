@@ -128,6 +128,17 @@ export const STATEMENT_NAMES = [
   'export.nodes',
   'export.impressions',
   'export.history',
+  'import.begin',
+  'import.touch',
+  'import.mark',
+  'import.separations',
+  'import.sequences',
+  'import.deliveries',
+  'import.impressions',
+  'import.history',
+  'import.unmark',
+  'import.abandon',
+  'import.unfinished',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
@@ -171,6 +182,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impressionkey.index-id',
   'schema/separated.index-customer',
   'schema/migration.unique-version',
+  'schema/import.unique-customer',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */
@@ -208,6 +220,7 @@ export const GRAPH_VOCABULARY = {
     'DeletedDelivery',
     'SecureId',
     'Migration',
+    'Import',
   ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;
