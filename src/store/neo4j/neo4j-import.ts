@@ -1,6 +1,6 @@
 // Imports on Neo4j (docs/changes-and-export.md): an export's records written straight into the graph, a batch per
 // write transaction, for a customer no other request writes to meanwhile. An (:Import {customer}) vertex marks the
-// customer from beginImport until the import finishes, or is undone (import.abandon.cypher): then everything of the
+// customer from beginImport until the import finishes, or is undone (import.abandon-*.cypher): then everything of the
 // customer but its settings, blocklist, tokens and id counters is deleted, in batches, and the mark last.
 //
 // A batch costs its schemas' puts (the path putSchema takes, a few statements each: schemas are few), then one
@@ -31,6 +31,9 @@ const notImporting = () => new DomainError('import_in_progress', 'No import of t
 
 /** The counters an export's delivery ids name (import.sequences.cypher). */
 const GIVEN: ReadonlyArray<keyof DeliveryIdsGiven> = ['delivery', 'condition', 'message'];
+
+/** What abandon deletes in batches, in this order: nodes first, which leaves their IDs held by nothing. */
+const ABANDON_STEPS = ['import.abandon-nodes', 'import.abandon-ids', 'import.abandon-history', 'import.abandon-impressions'] as const;
 
 const keyOf = (schema: string, key: IdPair) => ({ schema, keyType: key.type, keyId: key.id });
 
@@ -133,13 +136,14 @@ export class Neo4jImport {
   }
 
   /**
-   * Everything the import wrote, deleted in transactions of a few thousand records (import.abandon.cypher, one
-   * auto-commit statement), then the mark in a transaction of its own: an abandon that stops part-way leaves the
-   * customer marked, and is done again.
+   * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
+   * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
+   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again.
    */
   async abandon(customerId: string): Promise<void> {
-    await this.parts.autoCommit('import.abandon', { customer: customerId });
-    await this.parts.write((q) => q('import.unmark', { customer: customerId }));
+    const customer = customerId;
+    for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
+    await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));
   }
 
   /** In code-point order of the customer id. */

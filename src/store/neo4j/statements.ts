@@ -137,7 +137,11 @@ export const STATEMENT_NAMES = [
   'import.impressions',
   'import.history',
   'import.unmark',
-  'import.abandon',
+  'import.abandon-nodes',
+  'import.abandon-ids',
+  'import.abandon-history',
+  'import.abandon-impressions',
+  'import.abandon-rest',
   'import.unfinished',
 ] as const;
 
