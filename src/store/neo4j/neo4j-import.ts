@@ -3,10 +3,11 @@
 // customer from beginImport until the import finishes, or is undone (import.abandon-*.cypher): then everything of the
 // customer but its settings, blocklist, tokens and id counters is deleted, in batches, and the mark last.
 //
-// A batch costs its schemas' puts (the path putSchema takes, a few statements each: schemas are few), then one
-// round trip for everything else, sent at once and run in order: the mark's touch, the nodes (node.create-many), the
-// bans, the ids given, the deliveries, the impression counts and the history, which takes the feed positions last,
-// as every write that appends history does. Then the commit.
+// A batch is one round trip for all its records, sent at once and run in order: the mark's touch, the nodes
+// (node.create-many), the bans, the ids given, the deliveries, the impression counts and the history, which takes
+// the feed positions last, as every write that appends history does; then the commit. A batch with schemas first
+// checks the mark, then puts each schema the way putSchema does (a few statements, one after the other: schemas are
+// few, and come in the first batch).
 import { compareCodePoints } from '../../domain/code-point-order';
 import { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
@@ -92,8 +93,13 @@ export class Neo4jImport {
       return row?.lastWrite === writeId ? COMMITTED : undefined;
     };
     const work = async (q: Query, write: string) => {
-      for (const schema of batch.schemas) await this.parts.schemas.put(q, customer, schema, write);
       const touching = q<{ marked: number }>('import.touch', { customer, write });
+      const refuseUnlessMarked = async () => {
+        if (((await touching)[0]?.marked ?? 0) === 0) throw notImporting();
+      };
+      // Schemas are put only into a marked customer (a put could refuse otherwise): the mark is checked first.
+      if (batch.schemas.length > 0) await refuseUnlessMarked();
+      for (const schema of batch.schemas) await this.parts.schemas.put(q, customer, schema, write);
       const creating = nodes.length > 0 ? q<{ line: number; made: boolean }>('node.create-many', { customer, nodes, write }) : undefined;
       const banning = bans.length > 0 ? q<{ refused: number | null }>('import.separations', { customer, bans }) : undefined;
       await together(
@@ -105,7 +111,7 @@ export class Neo4jImport {
         counts.length > 0 ? q('import.impressions', { customer, counts }) : undefined,
         entries.length > 0 ? q('import.history', { customer, entries, write }) : undefined,
       );
-      if (((await touching)[0]?.marked ?? 0) === 0) throw notImporting();
+      await refuseUnlessMarked();
       // The domain checked each node against its schema and the import's other keys: one not made is a bug.
       const notMade = (await creating)?.find((row) => !row.made);
       if (notMade) throw new Error(`An import batch's node ${notMade.line} was not made: its key is taken, or its schema missing.`);
