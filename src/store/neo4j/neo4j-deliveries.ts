@@ -216,6 +216,26 @@ export class Neo4jDeliveries {
   }
 
   /**
+   * An import batch's deliveries (import.deliveries.cypher), with their ids and counts as exported, inside its write
+   * transaction `writeId`; raises the catalogue version. The ids given are raised beforehand (import.sequences.cypher).
+   */
+  async imported(q: Query, customerId: string, deliveries: readonly Delivery[], writeId: string): Promise<void> {
+    if (deliveries.length === 0) return;
+    await q('import.deliveries', {
+      customer: customerId,
+      deliveries: deliveries.map((d) => ({
+        deliveryId: int(d.deliveryId),
+        conditionId: int(d.condition.conditionId),
+        ...this.properties(d),
+        deliveryCount: int(d.condition.deliveryCount),
+        iphoneCount: int(d.condition.iphoneDeliveryCount),
+        androidCount: int(d.condition.androidDeliveryCount),
+      })),
+      write: writeId,
+    });
+  }
+
+  /**
    * Call inside a write transaction of the store call `writeId`. Keeps ids and counts, and the message ids sent
    * back that belong to this delivery.
    */

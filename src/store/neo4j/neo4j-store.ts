@@ -53,6 +53,7 @@ import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
 import { snapshotInGraph } from './neo4j-snapshot';
+import { Neo4jImport } from './neo4j-import';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -213,6 +214,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly impressions: ImpressionGathering;
   /** Person counts, shared by reads of the same bounds (their statement's LIMIT). */
   private readonly people: GatheredReads<PersonAsk, PersonCountsRow | undefined>;
+  private readonly imports: Neo4jImport;
   /** The upgrades connect applied (./neo4j-migrations.ts): none when the ledger had them all. */
   migrated: AppliedMigration[] = [];
 
@@ -267,6 +269,13 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     this.read = (work, limitMs) => this.transactions.read(work, limitMs);
     this.write = (work, options) => this.transactions.write(work, options);
     this.searches = new SharedSearches(this.read);
+    this.imports = new Neo4jImport({
+      write: this.write,
+      read: this.read,
+      autoCommit: (name, params) => this.transactions.autoCommit(name, params),
+      schemas: this.schemas,
+      deliveries: this.deliveries,
+    });
     this.nodeWrites = new NodeWriteGathering(
       (w, committing) => writeNode(this.write, w, committing),
       (lines, limitMs, committing) => writeNodeBatch(this.write, lines, limitMs, committing),
@@ -561,24 +570,24 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   // ---- imports (./neo4j-import.ts)
 
-  beginImport(_customerId: string): Promise<void> {
-    return Promise.reject(new Error('imports into Neo4j are not built yet'));
+  beginImport(customerId: string): Promise<void> {
+    return this.imports.begin(customerId);
   }
 
-  importBatch(_customerId: string, _batch: ImportBatch): Promise<ImportRefusal | undefined> {
-    return Promise.reject(new Error('imports into Neo4j are not built yet'));
+  importBatch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
+    return this.imports.batch(customerId, batch);
   }
 
-  finishImport(_customerId: string, _settings: CustomerSettings, _blockRules: BlockRule[]): Promise<void> {
-    return Promise.reject(new Error('imports into Neo4j are not built yet'));
+  finishImport(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
+    return this.imports.finish(customerId, settings, blockRules);
   }
 
-  abandonImport(_customerId: string): Promise<void> {
-    return Promise.reject(new Error('imports into Neo4j are not built yet'));
+  abandonImport(customerId: string): Promise<void> {
+    return this.imports.abandon(customerId);
   }
 
-  unfinishedImports(_idleMs: number): Promise<string[]> {
-    return Promise.resolve([]);
+  unfinishedImports(idleMs: number): Promise<string[]> {
+    return this.imports.unfinished(idleMs);
   }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {

@@ -131,6 +131,21 @@ export const STATEMENT_NAMES = [
   'inventory.customers',
   'inventory.tokens',
   'inventory.put-tokens',
+  'import.begin',
+  'import.touch',
+  'import.mark',
+  'import.separations',
+  'import.sequences',
+  'import.deliveries',
+  'import.impressions',
+  'import.history',
+  'import.unmark',
+  'import.abandon-nodes',
+  'import.abandon-ids',
+  'import.abandon-history',
+  'import.abandon-impressions',
+  'import.abandon-rest',
+  'import.unfinished',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
@@ -174,6 +189,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/impressionkey.index-id',
   'schema/separated.index-customer',
   'schema/migration.unique-version',
+  'schema/import.unique-customer',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */
@@ -211,6 +227,7 @@ export const GRAPH_VOCABULARY = {
     'DeletedDelivery',
     'SecureId',
     'Migration',
+    'Import',
   ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;

@@ -1,0 +1,29 @@
+// params: customer, write
+// Marks the customer as importing (docs/changes-and-export.md): the (:Import) vertex says so until the import
+// finishes (import.unmark.cypher) or is abandoned, and `touchedAt` is when the import last wrote (import.touch.cypher),
+// by Neo4j's clock, which every service process on the database shares. `begun` is false when another import holds
+// the mark: the MERGE waits for the key's lock (import_customer_unique), so of two begins one makes the mark and the
+// other finds it. `begunBy` names the store call, so an attempt run again after its commit reply was lost finds its
+// own mark, and begun. `holding`: whether the customer has what an import writes, history included (undoing an
+// import deletes the customer's history), which refuses the import (customer_not_empty) and rolls the mark back; a
+// separation needs nodes. Settings, blocklist and tokens do not count. Each look is one seek of an index whose first
+// property is the customer (the hints, and the existence predicates that let a composite index be seeked by it).
+WITH EXISTS { MATCH (schema:Schema {customer: $customer}) } OR
+     EXISTS {
+       MATCH (node:IdNode {customer: $customer})
+       USING INDEX node:IdNode(customer, schema)
+       WHERE node.schema IS NOT NULL
+     } OR
+     EXISTS {
+       MATCH (delivery:Delivery {customer: $customer})
+       USING INDEX delivery:Delivery(customer, deliveryId)
+       WHERE delivery.deliveryId IS NOT NULL
+     } OR
+     EXISTS {
+       MATCH (entry:HistoryEntry {customer: $customer})
+       USING INDEX entry:HistoryEntry(customer, seq)
+       WHERE entry.seq IS NOT NULL
+     } AS holding
+MERGE (mark:Import {customer: $customer})
+  ON CREATE SET mark.begunBy = $write, mark.touchedAt = datetime.realtime()
+RETURN mark.begunBy = $write AS begun, holding

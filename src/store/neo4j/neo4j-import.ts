@@ -1,0 +1,160 @@
+// Imports on Neo4j (docs/changes-and-export.md): an export's records written straight into the graph, a batch per
+// write transaction, for a customer no other request writes to meanwhile. An (:Import {customer}) vertex marks the
+// customer from beginImport until the import finishes, or is undone (import.abandon-*.cypher): then everything of the
+// customer but its settings, blocklist, tokens and id counters is deleted, in batches, and the mark last.
+//
+// A batch is one round trip for all its records, sent at once and run in order: the mark's touch, the nodes
+// (node.create-many), the bans, the ids given, the deliveries, the impression counts and the history, which takes
+// the feed positions last, as every write that appends history does; then the commit. A batch with schemas first
+// checks the mark, then puts each schema the way putSchema does (a few statements, one after the other: schemas are
+// few, and come in the first batch).
+import { compareCodePoints } from '../../domain/code-point-order';
+import { DomainError } from '../../domain/errors';
+import type { BlockRule } from '../../domain/blocklist';
+import type { CustomerSettings, IdPair } from '../../domain/model';
+import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
+import type { DeliveryIdsGiven } from '../../domain/ports/snapshots';
+import type { Neo4jDeliveries } from './neo4j-deliveries';
+import { stored } from './neo4j-history';
+import type { Neo4jSchemas } from './neo4j-schemas';
+import { COMMITTED, type IfCommitted, type Transactions, type Write } from './neo4j-transactions';
+import { int, type Query, together } from './query';
+
+/** Thrown inside a batch's transaction to undo it, and answered as the refusal it carries. */
+class RefusedBatch extends Error {
+  constructor(readonly refusal: ImportRefusal) {
+    super('an import batch names what the import did not write');
+  }
+}
+
+const importInProgress = () => new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
+const notImporting = () => new DomainError('import_in_progress', 'No import of this customer is under way.');
+
+/** The counters an export's delivery ids name (import.sequences.cypher). */
+const GIVEN: ReadonlyArray<keyof DeliveryIdsGiven> = ['delivery', 'condition', 'message'];
+
+/** What abandon deletes in batches, in this order: nodes first, which leaves their IDs held by nothing. */
+const ABANDON_STEPS = ['import.abandon-nodes', 'import.abandon-ids', 'import.abandon-history', 'import.abandon-impressions'] as const;
+
+const keyOf = (schema: string, key: IdPair) => ({ schema, keyType: key.type, keyId: key.id });
+
+export interface ImportParts {
+  write: Write;
+  read: Transactions['read'];
+  /** Transactions.autoCommit: a statement that commits in batches of its own. */
+  autoCommit: Transactions['autoCommit'];
+  schemas: Neo4jSchemas;
+  deliveries: Neo4jDeliveries;
+}
+
+export class Neo4jImport {
+  constructor(private readonly parts: ImportParts) {}
+
+  /** One statement (import.begin.cypher), which a retry after a lost commit reply answers as its first attempt did. */
+  async begin(customerId: string): Promise<void> {
+    await this.parts.write(
+      async (q, writeId) => {
+        const [row] = await q<{ begun: boolean; holding: boolean }>('import.begin', { customer: customerId, write: writeId });
+        if (!row?.begun) throw importInProgress();
+        // Thrown: the transaction, and the mark it made, is rolled back.
+        if (row.holding) {
+          throw new DomainError(
+            'customer_not_empty',
+            'The customer holds schemas, nodes, separations, deliveries or history: an import needs an empty customer.',
+          );
+        }
+      },
+      { onConstraintViolation: importInProgress },
+    );
+  }
+
+  /** The batch in one write transaction; a refusal rolls it back. */
+  async batch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
+    const customer = customerId;
+    const nodes = batch.nodes.map((n, line) => ({ line, ...keyOf(n.schemaId, n.key), ids: [n.key, ...n.ids] }));
+    const bans = batch.separations.map((ban, index) => ({
+      index: int(index),
+      a: keyOf(ban.a.schemaId, ban.a.key),
+      b: keyOf(ban.b.schemaId, ban.b.key),
+    }));
+    const { deliveryIds } = batch;
+    const given = deliveryIds ? GIVEN.map((name) => ({ name, last: int(deliveryIds[name]) })) : [];
+    const counts = batch.impressions.flatMap((t) =>
+      t.days.map(({ day, count }) => ({ deliveryId: int(t.deliveryId), type: t.id.type, value: t.id.id, day, count: int(count) })),
+    );
+    const entries = batch.history.flatMap((key) =>
+      key.entries.map((e) => {
+        const { position: _position, redacts: _redacts, ...entry } = stored(e, 0);
+        return { ...entry, atMillis: int(Date.parse(e.at)) };
+      }),
+    );
+    const ifCommitted: IfCommitted<undefined> = async (q, writeId) => {
+      const [row] = await q<{ lastWrite: string | null }>('import.mark', { customer });
+      return row?.lastWrite === writeId ? COMMITTED : undefined;
+    };
+    const work = async (q: Query, write: string) => {
+      const touching = q<{ marked: number }>('import.touch', { customer, write });
+      const refuseUnlessMarked = async () => {
+        if (((await touching)[0]?.marked ?? 0) === 0) throw notImporting();
+      };
+      // Schemas are put only into a marked customer (a put could refuse otherwise): the mark is checked first.
+      if (batch.schemas.length > 0) await refuseUnlessMarked();
+      for (const schema of batch.schemas) await this.parts.schemas.put(q, customer, schema, write);
+      const creating = nodes.length > 0 ? q<{ line: number; made: boolean }>('node.create-many', { customer, nodes, write }) : undefined;
+      const banning = bans.length > 0 ? q<{ refused: number | null }>('import.separations', { customer, bans }) : undefined;
+      await together(
+        touching,
+        creating,
+        banning,
+        given.length > 0 ? q('import.sequences', { customer, given }) : undefined,
+        this.parts.deliveries.imported(q, customer, batch.deliveries, write),
+        counts.length > 0 ? q('import.impressions', { customer, counts }) : undefined,
+        entries.length > 0 ? q('import.history', { customer, entries, write }) : undefined,
+      );
+      await refuseUnlessMarked();
+      // The domain checked each node against its schema and the import's other keys: one not made is a bug.
+      const notMade = (await creating)?.find((row) => !row.made);
+      if (notMade) throw new Error(`An import batch's node ${notMade.line} was not made: its key is taken, or its schema missing.`);
+      const refused = (await banning)?.[0]?.refused;
+      if (refused !== undefined && refused !== null) throw new RefusedBatch({ separation: refused });
+    };
+    try {
+      await this.parts.write(work, { ifCommitted });
+      return undefined;
+    } catch (e) {
+      if (e instanceof RefusedBatch) return e.refusal;
+      throw e;
+    }
+  }
+
+  /** One round trip of three statements, then the commit. */
+  async finish(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
+    const customer = customerId;
+    await this.parts.write(
+      async (q) => {
+        const unmarking = q<{ unmarked: number }>('import.unmark', { customer });
+        await together(this.parts.schemas.putSettings(q, customer, settings), this.parts.schemas.putBlocklist(q, customer, blockRules), unmarking);
+        if (((await unmarking)[0]?.unmarked ?? 0) === 0) throw notImporting();
+      },
+      // The mark gone after an attempt that reached its commit: that commit went through.
+      { ifCommitted: async (q) => ((await q('import.mark', { customer })).length === 0 ? COMMITTED : undefined) },
+    );
+  }
+
+  /**
+   * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
+   * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
+   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again.
+   */
+  async abandon(customerId: string): Promise<void> {
+    const customer = customerId;
+    for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
+    await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));
+  }
+
+  /** In code-point order of the customer id. */
+  async unfinished(idleMs: number): Promise<string[]> {
+    const rows = await this.parts.read((q) => q<{ customer: string }>('import.unfinished', { idleMs: int(idleMs) }));
+    return rows.map((row) => row.customer).sort(compareCodePoints);
+  }
+}
