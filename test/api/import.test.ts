@@ -151,6 +151,12 @@ describe('imports', () => {
       { body: exported.slice(0, -1).join('\n') },
       { body: swap(exported.length - 1, JSON.stringify({ kind: 'end', lines: 2 })), line: exported.length },
       { body: zlib.gzipSync(exported.join('\n')).subarray(0, 60), headers: { 'Content-Encoding': 'gzip' } },
+      // Refused at its first line, and its gzip broken further on, where the import no longer reads: the service lives on.
+      {
+        body: zlib.gzipSync([JSON.stringify({ kind: 'mystery' }), ...exported.slice(1), ...exported.slice(1)].join('\n')).subarray(0, -30),
+        headers: { 'Content-Encoding': 'gzip' },
+        line: 1,
+      },
     ];
     for (const c of cases) {
       const target = uniqueCustomer('import-bad');

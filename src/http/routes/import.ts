@@ -31,6 +31,9 @@ type Schemas = components['schemas'];
 function bodyOf(req: Request): Readable {
   if (contentEncoding(req) !== 'gzip') return req;
   const inflating = zlib.createGunzip();
+  // Its errors reach the import through the lines it reads; once the import has stopped reading (a refused line),
+  // the rest of a broken body would fail with nobody listening, and an unheard error ends the process.
+  inflating.on('error', () => undefined);
   req.pipe(inflating);
   req.once('close', () => {
     if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
@@ -218,13 +221,17 @@ export function importRoutes(
       });
       const { signal } = gone;
       let counts;
+      const body = bodyOf(req);
       try {
-        counts = await imports.import(callerOf(res), params.customer_id, linesOf(params.customer_id, bodyOf(req)), signal);
+        counts = await imports.import(callerOf(res), params.customer_id, linesOf(params.customer_id, body), signal);
       } catch (e) {
         // zlib's codes: the gzip is broken or cut short.
         const code = typeof e === 'object' && e !== null && 'code' in e ? String(e.code) : '';
         if (code.startsWith('Z_')) throw new DomainError('invalid_import', 'The body is not valid gzip: the export is cut or damaged.');
         throw e;
+      } finally {
+        // What the import did not read stays unread: the inflater stops (the answer closes the connection).
+        if (body !== req) body.destroy();
       }
       if (signal.aborted) return;
       res.json({
