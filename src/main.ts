@@ -8,8 +8,8 @@ import { serve } from './http/server';
 import { DeletedDeliverySweep, HistoryRetention } from './domain/retention';
 import { ImportService } from './domain/import';
 
-/** How long an import on Neo4j may write nothing before another process takes it for one a stopped process left. */
-const IMPORT_IDLE_MS = 5 * 60_000;
+/** How long an import on Neo4j may write nothing before another process takes it for one a stopped process left: well past the longest batch (5 minutes, neo4j-import.ts). */
+const IMPORT_IDLE_MS = 15 * 60_000;
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 

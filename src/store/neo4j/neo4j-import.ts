@@ -47,6 +47,9 @@ export interface ImportParts {
   deliveries: Neo4jDeliveries;
 }
 
+/** How long one import batch may take, its commit included. */
+const BATCH_LIMIT_MS = 300_000;
+
 export class Neo4jImport {
   constructor(private readonly parts: ImportParts) {}
 
@@ -119,7 +122,9 @@ export class Neo4jImport {
       if (refused !== undefined && refused !== null) throw new RefusedBatch({ separation: refused });
     };
     try {
-      await this.parts.write(work, { ifCommitted });
+      // A batch writes up to tens of thousands of IDs in one transaction, which no other writer waits for: it has longer
+      // than a request's NEO4J_CALL_TIMEOUT_MS.
+      await this.parts.write(work, { ifCommitted, limitMs: BATCH_LIMIT_MS });
       return undefined;
     } catch (e) {
       if (e instanceof RefusedBatch) return e.refusal;
