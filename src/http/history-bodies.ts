@@ -14,3 +14,15 @@ export const historyEntryBody = (e: HistoryEntry): components['schemas']['Histor
 });
 
 export const separatedNodeBody = (n: NodeRef): components['schemas']['SeparatedNode'] => ({ schema: n.schemaId, key: n.key });
+
+/** An entry as a line of an export carries it (`_import`), as the domain has it. */
+export const historyEntryOf = (e: components['schemas']['HistoryEntry']): HistoryEntry => ({
+  at: e.at,
+  requestId: e.request_id,
+  actor: e.actor,
+  op: e.op,
+  schema: e.schema,
+  key: e.key,
+  added: e.added,
+  removed: e.removed,
+});

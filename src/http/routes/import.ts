@@ -10,12 +10,13 @@ import type { ValidateFunction } from 'ajv';
 import { assembleDelivery } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
 import type { ImportLine, ImportRecord, ImportService } from '../../domain/import';
-import { canonicalDeclaration, type HistoryEntry } from '../../domain/model';
+import { canonicalDeclaration } from '../../domain/model';
 import type { components } from '../../generated/openapi';
 import { callerOf } from '../auth';
 import { requireAdmin } from '../../domain/tokens';
 import { contentEncoding } from '../compressed-body';
 import { draftOf } from '../delivery-bodies';
+import { historyEntryOf } from '../history-bodies';
 import { NDJSON } from '../middleware';
 import { type Contract, contractAjv, detach, isJsonObject } from '../openapi';
 import { operation, type OperationId, type RequestBody, validatedBody, type Validators } from '../operation';
@@ -161,16 +162,7 @@ export function importRoutes(
       }
       case 'history': {
         const line = shaped<Schemas['ExportHistoryLine']>('ExportHistoryLine', parsed);
-        const entries = line.entries.map((e): HistoryEntry => ({
-          at: e.at,
-          requestId: e.request_id,
-          actor: e.actor,
-          op: e.op,
-          schema: e.schema,
-          key: e.key,
-          added: e.added,
-          removed: e.removed,
-        }));
+        const entries = line.entries.map(historyEntryOf);
         return { kind, history: { schemaId: line.schema, key: line.key, entries } };
       }
       case 'end':
