@@ -683,7 +683,7 @@ export interface paths {
          *
          *     Every line is checked as the write it stands for would be: a `schema` line as `PUT …/schema/{schema_id}`
          *     takes it, `settings` and `blocklist` as their `PUT`s, a `node` as `_create` (its types declared by its
-         *     schema, at most `NODE_MAX_IDS` IDs), a `separation` as `_separate` (two nodes of the import), a `delivery` as
+         *     schema; at most `NODE_MAX_IDS` IDs, which several writes may have given it), a `separation` as `_separate` (two nodes of the import), a `delivery` as
          *     `POST /v1/delivery` (its ids within what `delivery_ids` says was given); the blocklist and `max_holders` are
          *     not applied to the data, which passed them when it was written. The lines must come in an export's order,
          *     each once, and end with the `end` line, whose `lines` counts the others. A line at most `BODY_LIMIT` bytes.
@@ -1287,8 +1287,9 @@ export interface components {
         ExportNodeLine: {
             /** @constant */
             kind: "node";
-            schema: string;
+            schema: components["schemas"]["Name"];
             key: components["schemas"]["IdPair"];
+            /** @description Every ID the node holds but its key: up to NODE_MAX_IDS, which several writes may reach (one write adds at most 1000). */
             ids: components["schemas"]["IdPair"][];
         };
         ExportSeparationLine: {

@@ -115,6 +115,17 @@ describe('imports', () => {
     expect((next.body as components['schemas']['ChangePage']).changes.map((c) => c.op)).toEqual(['insert']);
   });
 
+  test('when a node holds more IDs than one write may add, then it is exported and imported whole', async () => {
+    const customer = uniqueCustomer('import-wide');
+    await putSchema(app, customer, 'member', MEMBER);
+    await write(customer, '_create', { schema: 'member', key: m('wide'), ids: Array.from({ length: 1000 }, (_, i) => device(`a-${i}`)) });
+    await write(customer, '_insert', { schema: 'member', key: m('wide'), ids: Array.from({ length: 500 }, (_, i) => device(`b-${i}`)) });
+    const exported = await exportOf(customer);
+    const target = uniqueCustomer('import-wide-copy');
+    expect(await importInto(target, exported)).toMatchObject({ status: 200, body: { nodes: 1, ids: 1501 } });
+    expect(withoutHeader(await exportOf(target))).toEqual(withoutHeader(exported));
+  });
+
   test('when the export is gzip, then it is imported the same', async () => {
     const { customer } = await source();
     const exported = await exportOf(customer);
