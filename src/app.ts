@@ -88,6 +88,13 @@ export interface AppDependencies {
   imports?: ImportService;
 }
 
+/**
+ * The longest line an import reads: an export writes a key's whole history on one line, and a node of NODE_MAX_IDS IDs
+ * on one, each longer than a request body (BODY_LIMIT) may be. One line at a time is held, by the administrator's
+ * imports only.
+ */
+const IMPORT_LINE_BYTES = 16 * 1024 * 1024;
+
 /** `first`, then `second` when `first` passed the request on: two handlers as one. */
 const chained =
   (first: RequestHandler, second: RequestHandler): RequestHandler =>
@@ -199,7 +206,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   app.use(exportRoutes(validators, bearer, new ExportService(store, config.exportsMaxRunning)));
-  app.use(importRoutes(validators, bearer, imports, contract, { maxLineBytes: bytes(config.bodyLimit) }));
+  app.use(importRoutes(validators, bearer, imports, contract, { maxLineBytes: Math.max(bytes(config.bodyLimit), IMPORT_LINE_BYTES) }));
   app.use(
     bulkRoutes(validators, bearer, nodes, logger, {
       maxLineBytes: bytes(config.bodyLimit),

@@ -686,7 +686,8 @@ export interface paths {
          *     schema; at most `NODE_MAX_IDS` IDs, which several writes may have given it), a `separation` as `_separate` (two nodes of the import), a `delivery` as
          *     `POST /v1/delivery` (its ids within what `delivery_ids` says was given); the blocklist and `max_holders` are
          *     not applied to the data, which passed them when it was written. The lines must come in an export's order,
-         *     each once, and end with the `end` line, whose `lines` counts the others. A line at most `BODY_LIMIT` bytes.
+         *     each once, and end with the `end` line, whose `lines` counts the others. A line at most 16 MB (or `BODY_LIMIT`
+         *     if larger).
          *
          *     A refused line, a body that ends without the `end` line or with a wrong count, or a client that goes away:
          *     400 `invalid_import` (the problem's `line` names the line, from 1, and `detail` what is wrong, never a value),

@@ -176,7 +176,7 @@ export function importRoutes(
   async function* linesOf(customerId: string, body: Readable): AsyncGenerator<ImportLine> {
     for await (const line of ndjsonLines(body, limits.maxLineBytes, { bytes: 0 }, true)) {
       if ('tooLarge' in line) {
-        yield { number: line.number, refused: lineProblem(`a line may hold at most ${limits.maxLineBytes} bytes (BODY_LIMIT)`) };
+        yield { number: line.number, refused: lineProblem(`a line may hold at most ${limits.maxLineBytes} bytes`) };
         continue;
       }
       const { text } = line;
