@@ -36,6 +36,11 @@ export interface StartOptions {
   /** db.transaction.timeout in seconds, for transactions that name no timeout of their own (default 30). */
   transactionTimeoutS?: number;
   /**
+   * dbms.cypher.min_replan_interval in seconds: how long a query's plan is kept before changed statistics may have it
+   * planned again (Neo4j's 10 s by default).
+   */
+  minReplanIntervalS?: number;
+  /**
    * The JVM's first JIT compiler only (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as the test
    * suites' do: far less CPU for compiling, slower code (a server that serves for long is better off without). Off by default.
    */

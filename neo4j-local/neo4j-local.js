@@ -197,13 +197,27 @@ async function freePorts(count) {
  * options: port (a free one when undefined), password (user neo4j's; a random one, returned as `password`, when
  * undefined: auth is always on), httpPort (Neo4j Browser on this
  * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
- * default 30), quickJit (the first JIT compiler only, for a server that lives minutes: jvmOptions()), servers (default 1:
+ * default 30), minReplanIntervalS (dbms.cypher.min_replan_interval: how long a query's plan is kept before changed
+ * statistics may have it planned again; Neo4j's 10 s by default), quickJit (the first JIT compiler only, for a server
+ * that lives minutes: jvmOptions()), servers (default 1:
  * that many database servers in the one JVM, each on a free port and a temporary folder of its own, Bolt only; their
  * URIs are `uris`, and stop() stops them all).
  * @param {import('./neo4j-local').StartOptions} [options]
  * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
-async function start({ port, password: given, httpPort, data, heap, pageCacheMb, transactionTimeoutS, quickJit, servers = 1, timeoutMs = 300_000 } = {}) {
+async function start({
+  port,
+  password: given,
+  httpPort,
+  data,
+  heap,
+  pageCacheMb,
+  transactionTimeoutS,
+  minReplanIntervalS,
+  quickJit,
+  servers = 1,
+  timeoutMs = 300_000,
+} = {}) {
   ensureBuilt();
   if (servers > 1 && (port !== undefined || data !== undefined || httpPort))
     throw new Error('neo4j-local: several servers take free ports and temporary folders, and no Browser');
@@ -215,6 +229,8 @@ async function start({ port, password: given, httpPort, data, heap, pageCacheMb,
   if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
   delete env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S;
   if (transactionTimeoutS !== undefined) env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S = String(transactionTimeoutS);
+  delete env.NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S;
+  if (minReplanIntervalS !== undefined) env.NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S = String(minReplanIntervalS);
   // Tests and scripts never take the Browser's fixed port from the environment: off unless asked for.
   env.NEO4J_LOCAL_HTTP_PORT = String(httpPort ?? 0);
   env.NEO4J_LOCAL_ANALYST_DIR = ANALYST_DIR;

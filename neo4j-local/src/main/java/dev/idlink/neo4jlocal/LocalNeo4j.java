@@ -45,6 +45,7 @@ import org.neo4j.server.configuration.ThirdPartyJaxRsPackage;
  * kept in the data folder's file "password", generated at the first start), NEO4J_LOCAL_DATA (a folder that is kept;
  * when unset, a fresh temporary folder deleted at stop),
  * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30),
+ * NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S (dbms.cypher.min_replan_interval; Neo4j's 10 s when unset),
  * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser over Neo4j's HTTP connector; default 0, off), NEO4J_LOCAL_HOST (the address
  * Bolt and HTTP listen on, default 127.0.0.1). The argument --stop-when-stdin-closes makes it stop when its parent goes
  * away (the test runner gives it a pipe), so no server outlives the run that started it.
@@ -84,6 +85,7 @@ public final class LocalNeo4j {
     List<Integer> ports = portsFromEnv("NEO4J_LOCAL_PORT", 7687);
     long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 1024);
     long transactionTimeoutSeconds = intFromEnv("NEO4J_LOCAL_TRANSACTION_TIMEOUT_S", 30);
+    long minReplanSeconds = intFromEnv("NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S", 0);
     String givenPassword = emptyToNull(System.getenv("NEO4J_PASSWORD"));
     String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
     int httpPort = intFromEnv("NEO4J_LOCAL_HTTP_PORT", 0);
@@ -127,7 +129,7 @@ public final class LocalNeo4j {
         Files.createDirectory(home, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
       }
       if (password == null) password = keptPassword(home.resolve(PASSWORD_FILE));
-      DatabaseManagementService dbms = builder(home, host, port, httpPort, browserOrigins, pageCacheMb, transactionTimeoutSeconds).build();
+      DatabaseManagementService dbms = builder(home, host, port, httpPort, browserOrigins, pageCacheMb, transactionTimeoutSeconds, minReplanSeconds).build();
       servers.add(new Server(port, home, keptData == null, dbms));
     }
 
@@ -193,7 +195,14 @@ public final class LocalNeo4j {
 
   /** The database server on `home`, its Bolt on host:port. */
   private static DatabaseManagementServiceBuilder builder(
-      Path home, String host, int port, int httpPort, BrowserOrigins browserOrigins, long pageCacheMb, long transactionTimeoutSeconds) {
+      Path home,
+      String host,
+      int port,
+      int httpPort,
+      BrowserOrigins browserOrigins,
+      long pageCacheMb,
+      long transactionTimeoutSeconds,
+      long minReplanSeconds) {
     DatabaseManagementServiceBuilder builder =
         new DatabaseManagementServiceBuilder(home)
             .setConfig(BoltConnector.enabled, true)
@@ -210,6 +219,7 @@ public final class LocalNeo4j {
             // Jetty. When on, it serves the Browser (the neo4j-browser jar's browser/ folder at /browser) and the
             // discovery document at / that tells the Browser the Bolt address; no HTTP Cypher or management API.
             .setConfig(HttpConnector.enabled, httpPort > 0);
+    if (minReplanSeconds > 0) builder.setConfig(GraphDatabaseSettings.cypher_min_replan_interval, Duration.ofSeconds(minReplanSeconds));
     if (httpPort > 0) {
       String analyst = "http://" + host + ":" + httpPort + "/analyst/";
       System.setProperty("neo4jlocal.analyst.url", analyst);
