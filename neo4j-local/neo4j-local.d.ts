@@ -2,13 +2,15 @@
 import type { ChildProcess } from 'node:child_process';
 
 export interface LocalNeo4j {
-  /** bolt://127.0.0.1:<port> */
+  /** bolt://127.0.0.1:<port> (the first server's) */
   uri: string;
+  /** Each server's bolt:// URI, in order (one unless started with `servers`). */
+  uris: string[];
   /** The password of user neo4j: the one passed to start(), or the one it generated. */
   password: string;
   /** http://127.0.0.1:<httpPort>/browser/ when started with httpPort; undefined otherwise. */
   browserUrl?: string;
-  /** The server's ready line (version, port, data folder, start time). */
+  /** The server's ready line (version, port, data folder, start time); one line per server. */
   line: string;
   child: ChildProcess;
   /** SIGTERM, then SIGKILL after `graceMs` (default 60 s); resolves once the process has exited. */
@@ -34,10 +36,20 @@ export interface StartOptions {
   /** db.transaction.timeout in seconds, for transactions that name no timeout of their own (default 30). */
   transactionTimeoutS?: number;
   /**
+   * dbms.cypher.min_replan_interval in seconds: how long a query's plan is kept before changed statistics may have it
+   * planned again (Neo4j's 10 s by default).
+   */
+  minReplanIntervalS?: number;
+  /**
    * The JVM's first JIT compiler only (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as the test
    * suites' do: far less CPU for compiling, slower code (a server that serves for long is better off without). Off by default.
    */
   quickJit?: boolean;
+  /**
+   * How many database servers the one JVM runs (default 1), each on a free port and a temporary folder of its own,
+   * Bolt only (no `port`, `data` or `httpPort`): they share the JVM's start and its JIT compilation.
+   */
+  servers?: number;
   timeoutMs?: number;
 }
 

@@ -180,25 +180,57 @@ async function freePort() {
   return port;
 }
 
+/** `count` distinct ports nothing listens on right now, on loopback. @param {number} count */
+async function freePorts(count) {
+  /** @type {number[]} */
+  const ports = [];
+  while (ports.length < count) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
 /**
  * Starts a server in the background and resolves once it printed its ready line: { uri, password, child, stop() }.
  * It stops when stop() is called, and by itself when this process goes away (its stdin is our pipe).
  * options: port (a free one when undefined), password (user neo4j's; a random one, returned as `password`, when
  * undefined: auth is always on), httpPort (Neo4j Browser on this
  * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
- * default 30), quickJit (the first JIT compiler only, for a server that lives minutes: jvmOptions()).
+ * default 30), minReplanIntervalS (dbms.cypher.min_replan_interval: how long a query's plan is kept before changed
+ * statistics may have it planned again; Neo4j's 10 s by default), quickJit (the first JIT compiler only, for a server
+ * that lives minutes: jvmOptions()), servers (default 1:
+ * that many database servers in the one JVM, each on a free port and a temporary folder of its own, Bolt only; their
+ * URIs are `uris`, and stop() stops them all).
  * @param {import('./neo4j-local').StartOptions} [options]
  * @returns {Promise<import('./neo4j-local').LocalNeo4j>}
  */
-async function start({ port, password: given, httpPort, data, heap, pageCacheMb, transactionTimeoutS, quickJit, timeoutMs = 300_000 } = {}) {
+async function start({
+  port,
+  password: given,
+  httpPort,
+  data,
+  heap,
+  pageCacheMb,
+  transactionTimeoutS,
+  minReplanIntervalS,
+  quickJit,
+  servers = 1,
+  timeoutMs = 300_000,
+} = {}) {
   ensureBuilt();
+  if (servers > 1 && (port !== undefined || data !== undefined || httpPort))
+    throw new Error('neo4j-local: several servers take free ports and temporary folders, and no Browser');
   const password = given || generatedPassword();
+  const ports = port !== undefined ? [port] : await freePorts(servers);
   /** @type {NodeJS.ProcessEnv} */
-  const env = { ...process.env, NEO4J_LOCAL_PORT: String(port ?? (await freePort())) };
+  const env = { ...process.env, NEO4J_LOCAL_PORT: ports.join(',') };
   delete env.NEO4J_LOCAL_PAGECACHE_MB;
   if (pageCacheMb !== undefined) env.NEO4J_LOCAL_PAGECACHE_MB = String(pageCacheMb);
   delete env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S;
   if (transactionTimeoutS !== undefined) env.NEO4J_LOCAL_TRANSACTION_TIMEOUT_S = String(transactionTimeoutS);
+  delete env.NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S;
+  if (minReplanIntervalS !== undefined) env.NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S = String(minReplanIntervalS);
   // Tests and scripts never take the Browser's fixed port from the environment: off unless asked for.
   env.NEO4J_LOCAL_HTTP_PORT = String(httpPort ?? 0);
   env.NEO4J_LOCAL_ANALYST_DIR = ANALYST_DIR;
@@ -225,15 +257,29 @@ async function start({ port, password: given, httpPort, data, heap, pageCacheMb,
     }, timeoutMs);
     const onData = (/** @type {string} */ chunk) => {
       output += chunk;
-      const ready = READY.exec(output);
-      if (ready) {
+      // One ready line per server, once all of them accept connections.
+      const lines = output
+        .split('\n')
+        .slice(0, -1)
+        .filter((l) => READY.test(l));
+      if (lines.length >= ports.length) {
         clearTimeout(timer);
         child.stdout.off('data', onData);
         // Keep draining, so the server never blocks on a full pipe.
         child.stdout.resume();
         child.stderr.resume();
-        const line = output.split('\n').find((l) => l.includes('ready at')) ?? '';
-        resolve({ uri: /** @type {string} */ (ready[1]), password, browserUrl: BROWSER.exec(line)?.[1], line: line.trim(), child, stop, exited });
+        const uris = lines.map((l) => /** @type {string} */ (READY.exec(l)?.[1]));
+        const [line = ''] = lines;
+        resolve({
+          uri: /** @type {string} */ (uris[0]),
+          uris,
+          password,
+          browserUrl: BROWSER.exec(line)?.[1],
+          line: lines.map((l) => l.trim()).join('\n'),
+          child,
+          stop,
+          exited,
+        });
       }
     };
     child.stdout.setEncoding('utf8');

@@ -7,7 +7,8 @@
 //
 // A server it starts itself serves one jest worker: it starts as many as jest has workers (jest.neo4j.config.js),
 // each with its own database, and setup-file.ts points each worker at its own (NEO4J_TEST_SERVERS, by JEST_WORKER_ID).
-// The files of one worker run one after the other, so each still starts from a database nothing else writes to.
+// The files of one worker run one after the other, so each still starts from a database nothing else writes to. The
+// local servers are all in one JVM (neo4j-local's `servers`), which so starts once and compiles Neo4j's code once.
 const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 const { ForeignDatabaseError, claimTestDatabase } = require('./test-database');
@@ -59,10 +60,11 @@ async function hasContainerRuntime() {
 }
 
 /**
- * @typedef {{ uri: string, username: string, password: string, line: string, stop(): Promise<unknown> }} StartedServer
+ * @typedef {{ uri: string, username: string, password: string, line: string }} StartedServer
+ * @typedef {{ servers: StartedServer[], stop: () => Promise<unknown> }} StartedServers
  */
 
-/** @returns {Promise<StartedServer>} */
+/** @returns {Promise<StartedServer & { stop(): Promise<unknown> }>} */
 async function startContainer() {
   const { Neo4jContainer } = require('@testcontainers/neo4j');
   const password = randomBytes(12).toString('hex');
@@ -76,34 +78,55 @@ async function startContainer() {
   };
 }
 
-/** @returns {Promise<StartedServer>} */
-async function startLocalServer() {
+/**
+ * The local servers, one JVM for all of them: each a database server of its own (its port, its temporary folder), so
+ * the JVM's start, and its JIT compiling Neo4j's code, are paid once for the run rather than once per server.
+ * @param {number} count @returns {Promise<StartedServers>}
+ */
+async function startLocalServers(count) {
   const local = require('../../neo4j-local/neo4j-local');
   const password = randomBytes(12).toString('hex');
   let server;
   try {
-    server = await local.start({ password });
+    // The heap the servers had as JVMs of their own, 1 GB each. A statement's plan is kept for the run: each file
+    // empties the database and fills it again, so its statistics always differ from a plan's, and with Neo4j's
+    // interval of 10 s every statement was planned again and again (docs/neo4j.md#the-neo4j-suites).
+    server = await local.start({ password, servers: count, heap: `${count}g`, minReplanIntervalS: 3600 });
   } catch (e) {
     return cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return { uri: server.uri, username: 'neo4j', password, line: `the local server of neo4j-local/ (${server.line})`, stop: () => server.stop() };
+  const lines = server.line.split('\n');
+  return {
+    servers: server.uris.map((uri, i) => ({ uri, username: 'neo4j', password, line: `the local server of neo4j-local/ (${lines[i] ?? ''})` })),
+    stop: () => server.stop(),
+  };
 }
 
 /**
- * Starts `count` servers side by side, one per jest worker; the first is NEO4J_TEST_URI (a run in band uses only it),
- * and all of them are listed in NEO4J_TEST_SERVERS for setup-file.ts.
- * @param {() => Promise<StartedServer>} startOne @param {number} count @param {string} what
+ * `count` containers side by side; when one fails to start, the others are stopped.
+ * @param {number} count @returns {Promise<StartedServers>}
  */
-async function startServers(startOne, count, what) {
-  process.stdout.write(`\nNeo4j suites: starting ${count === 1 ? what : `${count} of ${what}, one per jest worker`}...\n`);
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startOne()));
+async function startContainers(count) {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startContainer()));
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  globalThis.__IDLINK_NEO4J_STOP__ = () => Promise.all(servers.map((server) => server.stop()));
+  const stop = () => Promise.all(servers.map((server) => server.stop()));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {
-    await globalThis.__IDLINK_NEO4J_STOP__();
+    await stop();
     throw failed.reason;
   }
+  return { servers, stop };
+}
+
+/**
+ * Starts `count` servers, one per jest worker; the first is NEO4J_TEST_URI (a run in band uses only it), and all of
+ * them are listed in NEO4J_TEST_SERVERS for setup-file.ts.
+ * @param {(count: number) => Promise<StartedServers>} startAll @param {number} count @param {string} what
+ */
+async function startServers(startAll, count, what) {
+  process.stdout.write(`\nNeo4j suites: starting ${what}...\n`);
+  const { servers, stop } = await startAll(count);
+  globalThis.__IDLINK_NEO4J_STOP__ = stop;
   const [first] = servers;
   if (!first) throw new Error('no server started');
   process.env.NEO4J_TEST_URI = first.uri;
@@ -136,7 +159,11 @@ module.exports = async function globalSetup(globalConfig) {
     if (workers > 1) cannotRun(`NEO4J_TEST_URI names one database, which the test files share: run them in one worker (--runInBand), not ${workers}.`);
     which = `NEO4J_TEST_URI=${process.env.NEO4J_TEST_URI} (all but its marker node is deleted before each test file)`;
   } else if (!forceLocal && (await hasContainerRuntime())) {
-    which = await startServers(startContainer, workers, `a container of ${NEO4J_TEST_IMAGE}`);
+    which = await startServers(
+      startContainers,
+      workers,
+      workers === 1 ? `a container of ${NEO4J_TEST_IMAGE}` : `${workers} containers of ${NEO4J_TEST_IMAGE}, one per jest worker`,
+    );
   } else {
     const missing = require('../../neo4j-local/neo4j-local').missingTools();
     if (missing) {
@@ -150,7 +177,11 @@ module.exports = async function globalSetup(globalConfig) {
     } catch (e) {
       cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
     }
-    which = await startServers(startLocalServer, workers, 'the local Neo4j server (neo4j-local/)');
+    which = await startServers(
+      startLocalServers,
+      workers,
+      workers === 1 ? 'the local Neo4j server (neo4j-local/)' : `${workers} local Neo4j servers (neo4j-local/) in one JVM, one per jest worker`,
+    );
   }
   /** @type {Array<{ uri: string, username: string, password: string }>} */
   const servers = process.env.NEO4J_TEST_SERVERS ? JSON.parse(process.env.NEO4J_TEST_SERVERS) : [];

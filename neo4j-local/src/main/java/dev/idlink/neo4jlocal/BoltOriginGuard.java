@@ -9,6 +9,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.neo4j.bolt.BoltServer;
 import org.neo4j.bolt.protocol.common.connector.Connector;
 import org.neo4j.bolt.protocol.common.connector.connection.Connection;
@@ -50,7 +51,7 @@ final class BoltOriginGuard extends ByteToMessageDecoder {
   private static volatile BrowserOrigins origins = BrowserOrigins.of("", 0);
 
   private static volatile boolean open;
-  private static volatile boolean installed;
+  private static final AtomicInteger installed = new AtomicInteger();
 
   private BoltOriginGuard() {}
 
@@ -64,9 +65,12 @@ final class BoltOriginGuard extends ByteToMessageDecoder {
     open = true;
   }
 
-  /** Whether BoltGuardExtension ran: the launcher refuses to announce a server whose Bolt port is unguarded. */
-  static boolean installed() {
-    return installed;
+  /**
+   * How many Bolt servers BoltGuardExtension guards, one per database server of this JVM: the launcher refuses to
+   * announce a server whose Bolt port is unguarded.
+   */
+  static int installed() {
+    return installed.get();
   }
 
   /** Puts a guard in front of every connection the Bolt connectors accept; BoltGuardExtension calls it at start. */
@@ -88,7 +92,7 @@ final class BoltOriginGuard extends ByteToMessageDecoder {
             }
           });
     }
-    installed = true;
+    installed.incrementAndGet();
   }
 
   @Override

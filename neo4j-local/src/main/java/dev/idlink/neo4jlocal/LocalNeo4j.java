@@ -14,9 +14,12 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -36,16 +39,19 @@ import org.neo4j.server.configuration.ThirdPartyJaxRsPackage;
  * artifacts, with Bolt on 127.0.0.1 only. What `npm run neo4j:local` and `npm run test:neo4j` start (see README.md
  * beside the pom).
  *
- * <p>Environment: NEO4J_LOCAL_PORT (default 7687), NEO4J_PASSWORD (the password of user neo4j; when unset, the one
+ * <p>Environment: NEO4J_LOCAL_PORT (default 7687; several ports separated by commas start one database server per
+ * port in this JVM, each on a temporary folder of its own, Bolt only, all with NEO4J_PASSWORD: the test runs' servers,
+ * which so share one JVM's start and JIT compilation), NEO4J_PASSWORD (the password of user neo4j; when unset, the one
  * kept in the data folder's file "password", generated at the first start), NEO4J_LOCAL_DATA (a folder that is kept;
  * when unset, a fresh temporary folder deleted at stop),
  * NEO4J_LOCAL_PAGECACHE_MB (default 1024), NEO4J_LOCAL_TRANSACTION_TIMEOUT_S (db.transaction.timeout, default 30),
+ * NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S (dbms.cypher.min_replan_interval; Neo4j's 10 s when unset),
  * NEO4J_LOCAL_HTTP_PORT (Neo4j Browser over Neo4j's HTTP connector; default 0, off), NEO4J_LOCAL_HOST (the address
  * Bolt and HTTP listen on, default 127.0.0.1). The argument --stop-when-stdin-closes makes it stop when its parent goes
  * away (the test runner gives it a pipe), so no server outlives the run that started it.
  *
  * <p>Never open: auth is always on, Bolt closes every connection until the password is set, and then takes
- * WebSocket upgrades only from the Browser's own origin (BoltOriginGuard). Prints exactly one line containing "ready" and the bolt URI once Bolt accepts connections;
+ * WebSocket upgrades only from the Browser's own origin (BoltOriginGuard). Prints exactly one line containing "ready" and the bolt URI per server once Bolt accepts connections;
  * SIGTERM or SIGINT shut the database down cleanly (a JVM shutdown hook) and exit.
  */
 public final class LocalNeo4j {
@@ -70,32 +76,133 @@ public final class LocalNeo4j {
     }
   }
 
+  /** One database server of this JVM: its Bolt port and its data folder. */
+  private record Server(int port, Path home, boolean deleteAtStop, DatabaseManagementService dbms) {}
+
   private static void run(String[] args) throws Exception {
     long startedAt = System.nanoTime();
     boolean stopWhenStdinCloses = java.util.Arrays.asList(args).contains("--stop-when-stdin-closes");
-    int port = intFromEnv("NEO4J_LOCAL_PORT", 7687);
+    List<Integer> ports = portsFromEnv("NEO4J_LOCAL_PORT", 7687);
     long pageCacheMb = intFromEnv("NEO4J_LOCAL_PAGECACHE_MB", 1024);
     long transactionTimeoutSeconds = intFromEnv("NEO4J_LOCAL_TRANSACTION_TIMEOUT_S", 30);
+    long minReplanSeconds = intFromEnv("NEO4J_LOCAL_MIN_REPLAN_INTERVAL_S", 0);
     String givenPassword = emptyToNull(System.getenv("NEO4J_PASSWORD"));
     String keptData = emptyToNull(System.getenv("NEO4J_LOCAL_DATA"));
     int httpPort = intFromEnv("NEO4J_LOCAL_HTTP_PORT", 0);
     String host = emptyToNull(System.getenv("NEO4J_LOCAL_HOST"));
     if (host == null) host = "127.0.0.1";
-
-    // Owner-only, like the password file in it: the store holds every ID in clear.
-    Path home =
-        keptData != null
-            ? Path.of(keptData).toAbsolutePath()
-            : Files.createTempDirectory("neo4j-local-", PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
-    if (!Files.isDirectory(home)) {
-      Files.createDirectories(home.getParent());
-      Files.createDirectory(home, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
+    if (ports.size() > 1 && (keptData != null || httpPort > 0 || givenPassword == null)) {
+      // Several servers are for test runs: each on a temporary folder, Bolt only, with the caller's password.
+      System.err.println(
+          "neo4j-local: several ports (NEO4J_LOCAL_PORT="
+              + System.getenv("NEO4J_LOCAL_PORT")
+              + ") need NEO4J_PASSWORD, and take neither NEO4J_LOCAL_DATA nor NEO4J_LOCAL_HTTP_PORT");
+      System.exit(2);
     }
-    boolean deleteAtStop = keptData == null;
-    Path passwordFile = home.resolve(PASSWORD_FILE);
-    String password = givenPassword != null ? givenPassword : keptPassword(passwordFile);
-    BrowserOrigins browserOrigins = BrowserOrigins.of(host, httpPort);
 
+    BrowserOrigins browserOrigins = BrowserOrigins.of(host, httpPort);
+    BoltOriginGuard.allow(browserOrigins);
+    // Every server started so far is stopped, and its temporary folder deleted, on SIGTERM, SIGINT or exit.
+    List<Server> servers = new CopyOnWriteArrayList<>();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  for (Server server : servers) {
+                    server.dbms().shutdown();
+                    if (server.deleteAtStop()) deleteRecursively(server.home());
+                  }
+                  System.out.println("neo4j-local: stopped");
+                  System.out.flush();
+                },
+                "neo4j-local-stop"));
+
+    String password = givenPassword;
+    for (int port : ports) {
+      // Owner-only, like the password file in it: the store holds every ID in clear.
+      Path home =
+          keptData != null
+              ? Path.of(keptData).toAbsolutePath()
+              : Files.createTempDirectory("neo4j-local-", PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
+      if (!Files.isDirectory(home)) {
+        Files.createDirectories(home.getParent());
+        Files.createDirectory(home, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FOLDER));
+      }
+      if (password == null) password = keptPassword(home.resolve(PASSWORD_FILE));
+      DatabaseManagementService dbms = builder(home, host, port, httpPort, browserOrigins, pageCacheMb, transactionTimeoutSeconds, minReplanSeconds).build();
+      servers.add(new Server(port, home, keptData == null, dbms));
+    }
+
+    if (BoltOriginGuard.installed() != servers.size()) {
+      // Never announce a Bolt port that any web page could open (META-INF/services missing from the class path?).
+      System.err.println("neo4j-local: the Bolt origin guard (BoltGuardExtension) was not loaded");
+      System.exit(1);
+    }
+    for (Server server : servers) {
+      GraphDatabaseService db = server.dbms().database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+      if (!db.isAvailable(START_TIMEOUT.toMillis())) {
+        System.err.println("neo4j-local: the database did not become available within " + START_TIMEOUT);
+        System.exit(1);
+      }
+      // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
+      // gets the password of this run. Runs in-process, before Bolt is announced.
+      setPassword(server.dbms(), password);
+    }
+    // Connections come in only once every server of this JVM has the password of this run.
+    BoltOriginGuard.open();
+    for (Server server : servers) waitForPort(host, server.port(), "Bolt");
+    if (httpPort > 0) waitForPort(host, httpPort, "HTTP");
+
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
+    for (Server server : servers) {
+      String version =
+          server
+              .dbms()
+              .database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME)
+              .executeTransactionally(
+                  "CALL dbms.components() YIELD name, versions, edition RETURN versions[0] + ' ' + edition AS v",
+                  Map.of(),
+                  result -> (String) result.next().get("v"),
+                  START_TIMEOUT);
+      System.out.println(
+          "neo4j-local: Neo4j "
+              + version
+              + " ready at bolt://"
+              + host
+              + ":"
+              + server.port()
+              + (httpPort > 0 ? " and Neo4j Browser at http://" + host + ":" + httpPort + "/browser/" : "")
+              + " ("
+              + "auth on, user "
+              + USER
+              + (givenPassword != null ? ", password from NEO4J_PASSWORD" : ", password in " + server.home().resolve(PASSWORD_FILE))
+              + "; data "
+              + server.home()
+              + (server.deleteAtStop() ? ", deleted at stop" : ", kept")
+              + (servers.size() > 1 ? "; one of " + servers.size() + " servers of one JVM" : "")
+              + "; started in "
+              + millis
+              + " ms)");
+    }
+    System.out.flush();
+
+    if (stopWhenStdinCloses) {
+      drain(System.in);
+      System.exit(0);
+    }
+    Thread.currentThread().join();
+  }
+
+  /** The database server on `home`, its Bolt on host:port. */
+  private static DatabaseManagementServiceBuilder builder(
+      Path home,
+      String host,
+      int port,
+      int httpPort,
+      BrowserOrigins browserOrigins,
+      long pageCacheMb,
+      long transactionTimeoutSeconds,
+      long minReplanSeconds) {
     DatabaseManagementServiceBuilder builder =
         new DatabaseManagementServiceBuilder(home)
             .setConfig(BoltConnector.enabled, true)
@@ -112,6 +219,7 @@ public final class LocalNeo4j {
             // Jetty. When on, it serves the Browser (the neo4j-browser jar's browser/ folder at /browser) and the
             // discovery document at / that tells the Browser the Bolt address; no HTTP Cypher or management API.
             .setConfig(HttpConnector.enabled, httpPort > 0);
+    if (minReplanSeconds > 0) builder.setConfig(GraphDatabaseSettings.cypher_min_replan_interval, Duration.ofSeconds(minReplanSeconds));
     if (httpPort > 0) {
       String analyst = "http://" + host + ":" + httpPort + "/analyst/";
       System.setProperty("neo4jlocal.analyst.url", analyst);
@@ -139,69 +247,7 @@ public final class LocalNeo4j {
           .setConfig(ServerSettings.allow_telemetry, false)
           .setConfig(BoltConnector.advertised_address, new SocketAddress(host, port));
     }
-    BoltOriginGuard.allow(browserOrigins);
-    DatabaseManagementService dbms = builder.build();
-
-    Thread stopper =
-        new Thread(
-            () -> {
-              dbms.shutdown();
-              if (deleteAtStop) deleteRecursively(home);
-              System.out.println("neo4j-local: stopped");
-              System.out.flush();
-            },
-            "neo4j-local-stop");
-    Runtime.getRuntime().addShutdownHook(stopper);
-
-    if (!BoltOriginGuard.installed()) {
-      // Never announce a Bolt port that any web page could open (META-INF/services missing from the class path?).
-      System.err.println("neo4j-local: the Bolt origin guard (BoltGuardExtension) was not loaded");
-      System.exit(1);
-    }
-    GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-    if (!db.isAvailable(START_TIMEOUT.toMillis())) {
-      System.err.println("neo4j-local: the database did not become available within " + START_TIMEOUT);
-      System.exit(1);
-    }
-    // On a fresh store the user neo4j exists with the initial password "neo4j", to be changed; on a kept one it
-    // gets the password of this run. Runs in-process, before Bolt is announced.
-    setPassword(dbms, password);
-    BoltOriginGuard.open();
-    waitForPort(host, port, "Bolt");
-    if (httpPort > 0) waitForPort(host, httpPort, "HTTP");
-
-    String version =
-        db.executeTransactionally(
-            "CALL dbms.components() YIELD name, versions, edition RETURN versions[0] + ' ' + edition AS v",
-            Map.of(),
-            result -> (String) result.next().get("v"),
-            START_TIMEOUT);
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
-    System.out.println(
-        "neo4j-local: Neo4j "
-            + version
-            + " ready at bolt://"
-            + host
-            + ":"
-            + port
-            + (httpPort > 0 ? " and Neo4j Browser at http://" + host + ":" + httpPort + "/browser/" : "")
-            + " ("
-            + "auth on, user "
-            + USER
-            + (givenPassword != null ? ", password from NEO4J_PASSWORD" : ", password in " + passwordFile)
-            + "; data "
-            + home
-            + (deleteAtStop ? ", deleted at stop" : ", kept")
-            + "; started in "
-            + millis
-            + " ms)");
-    System.out.flush();
-
-    if (stopWhenStdinCloses) {
-      drain(System.in);
-      System.exit(0);
-    }
-    Thread.currentThread().join();
+    return builder;
   }
 
   /**
@@ -286,6 +332,22 @@ public final class LocalNeo4j {
     } catch (IOException closed) {
       // The parent is gone either way.
     }
+  }
+
+  /** A port, or several separated by commas: one database server of this JVM on each. */
+  private static List<Integer> portsFromEnv(String name, int fallback) {
+    String value = emptyToNull(System.getenv(name));
+    if (value == null) return List.of(fallback);
+    List<Integer> ports = new ArrayList<>();
+    for (String port : value.split(",")) {
+      try {
+        ports.add(Integer.parseInt(port.trim()));
+      } catch (NumberFormatException e) {
+        System.err.println("neo4j-local: " + name + " must be a port or ports separated by commas, got '" + value + "'");
+        System.exit(2);
+      }
+    }
+    return ports;
   }
 
   private static int intFromEnv(String name, int fallback) {
