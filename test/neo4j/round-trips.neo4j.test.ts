@@ -377,10 +377,12 @@ describe('round trips to Neo4j per call', () => {
       const { statements } = await counted(async () => {
         names = await Promise.all(customers.map(async (c) => (await eligibility(c)).deliveries.map((d) => d.name)));
       });
-      expect(inOrder(statements.filter((s) => s.startsWith('auto:delivery.catalogue')))).toEqual([
-        ...Array<string>(SHARED_READS_AT_ONCE).fill('auto:delivery.catalogue'),
-        'auto:delivery.catalogue-many',
-      ]);
+      // At least SHARED_READS_AT_ONCE go alone, and those behind them together. How many go alone depends on when each
+      // call reaches the batcher (a call arriving once a slot is free goes alone): on a busy machine, three did.
+      const catalogues = inOrder(statements.filter((s) => s.startsWith('auto:delivery.catalogue')));
+      expect(catalogues.slice(0, SHARED_READS_AT_ONCE)).toEqual(Array<string>(SHARED_READS_AT_ONCE).fill('auto:delivery.catalogue'));
+      expect(catalogues).toContain('auto:delivery.catalogue-many');
+      expect(catalogues.length).toBeLessThan(calls);
       expect(names).toEqual(customers.map((customer, i) => Array.from({ length: i }, (_, n) => `${customer} ${n}`)));
     });
 
