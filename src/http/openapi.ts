@@ -13,7 +13,7 @@ const CONTRACT_ID = 'urn:idlink:openapi';
 /** A schema's message for a value that does not match its `pattern` (an OpenAPI extension keyword). */
 const PATTERN_MESSAGE = 'x-pattern-message';
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
 /** A JSON object: not null, not an array. */
 export const isJsonObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -84,7 +84,7 @@ export function detach(schema: unknown): unknown {
   return isJsonObject(schema) ? detachObject(schema) : schema;
 }
 
-function detachObject(schema: JsonObject): JsonObject {
+export function detachObject(schema: JsonObject): JsonObject {
   return Object.fromEntries(
     Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? CONTRACT_ID + v : detach(v)]),
   );

@@ -18,7 +18,7 @@ import { contentEncoding } from '../compressed-body';
 import { draftOf } from '../delivery-bodies';
 import { historyEntryOf } from '../history-bodies';
 import { NDJSON } from '../middleware';
-import { type Contract, contractAjv, detach, isJsonObject } from '../openapi';
+import { type Contract, contractAjv, detachObject, isJsonObject, type JsonObject } from '../openapi';
 import { operation, type OperationId, type RequestBody, validatedBody, type Validators } from '../operation';
 import { sendProblem } from '../problem';
 import { toBlockRule, toDeclaration } from '../protection-bodies';
@@ -42,19 +42,28 @@ function bodyOf(req: Request): Readable {
   return inflating;
 }
 
-/** The ExportLine schemas a line of a kind without a write of its own is checked against, compiled when first used. */
-function lineSchemas(contract: Contract) {
+/**
+ * Checks of a line against an ExportLine schema, `lineCheck<T>(name)` a check each, compiled when first used; a line
+ * that fails is invalid_import naming its first problem (a path and a message, never a value).
+ */
+function lineChecks(contract: Contract) {
   let ajv: ReturnType<typeof contractAjv> | undefined;
-  const compiled = new Map<string, ValidateFunction>();
-  return (name: keyof Schemas): ValidateFunction => {
-    let validate = compiled.get(name);
-    if (!validate) {
-      ajv ??= contractAjv(contract);
-      const schemas = contract.document.components.schemas as Record<string, unknown>;
-      validate = ajv.compile(detach(schemas[name]) as object);
-      compiled.set(name, validate);
-    }
-    return validate;
+  const component = (name: keyof Schemas): JsonObject => {
+    const schemas = contract.document.components.schemas;
+    const schema = isJsonObject(schemas) ? schemas[name] : undefined;
+    if (!isJsonObject(schema)) throw new Error(`openapi.yaml has no schema ${name}`);
+    return detachObject(schema);
+  };
+  return <T>(name: keyof Schemas) => {
+    let validate: ValidateFunction<T> | undefined;
+    return (line: JsonObject): T => {
+      validate ??= (ajv ??= contractAjv(contract)).compile<T>(component(name));
+      if (validate(line)) return line;
+      const [first] = validate.errors ?? [];
+      throw lineProblem(
+        `the ${String(line.kind)} line does not match ${name}: ${first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid'}`,
+      );
+    };
   };
 }
 
@@ -77,18 +86,18 @@ export function importRoutes(
   limits: { maxLineBytes: number },
 ): Router {
   const router = caseSensitiveRouter();
-  const schemaOf = lineSchemas(contract);
-
-  /** `line` checked against ExportLine's schema `name`; invalid_import naming the first problem otherwise. */
-  const shaped = <T>(name: keyof Schemas, line: object): T => {
-    const validate = schemaOf(name);
-    if (!validate(line)) {
-      const [first] = validate.errors ?? [];
-      throw lineProblem(
-        `the ${String((line as { kind?: unknown }).kind)} line does not match ${name}: ${first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid'}`,
-      );
-    }
-    return line as T;
+  const lineCheck = lineChecks(contract);
+  const shaped = {
+    header: lineCheck<Schemas['ExportHeaderLine']>('ExportHeaderLine'),
+    settings: lineCheck<Schemas['ExportSettingsLine']>('ExportSettingsLine'),
+    schema: lineCheck<Schemas['ExportSchemaLine']>('ExportSchemaLine'),
+    node: lineCheck<Schemas['ExportNodeLine']>('ExportNodeLine'),
+    separation: lineCheck<Schemas['ExportSeparationLine']>('ExportSeparationLine'),
+    deliveryIds: lineCheck<Schemas['ExportDeliveryIdsLine']>('ExportDeliveryIdsLine'),
+    delivery: lineCheck<Schemas['ExportDeliveryLine']>('ExportDeliveryLine'),
+    impressions: lineCheck<Schemas['ExportImpressionsLine']>('ExportImpressionsLine'),
+    history: lineCheck<Schemas['ExportHistoryLine']>('ExportHistoryLine'),
+    end: lineCheck<Schemas['ExportEndLine']>('ExportEndLine'),
   };
   /** `body` checked as the write `operationId` would check it. */
   const asWrite = <Op extends OperationId>(kind: string, operationId: Op, params: Record<string, string>, body: unknown): RequestBody<Op> => {
@@ -113,9 +122,9 @@ export function importRoutes(
     const { kind, ...rest } = parsed;
     switch (kind) {
       case 'export':
-        return { kind, format: shaped<Schemas['ExportHeaderLine']>('ExportHeaderLine', parsed).format };
+        return { kind, format: shaped.header(parsed).format };
       case 'settings': {
-        shaped<Schemas['ExportSettingsLine']>('ExportSettingsLine', parsed);
+        shaped.settings(parsed);
         const body = asWrite(kind, 'putSettings', params, rest);
         return { kind, settings: { requireToken: body.require_token ?? false, timezone: body.timezone ?? 'UTC' } };
       }
@@ -124,28 +133,28 @@ export function importRoutes(
         return { kind, rules: body.rules.map(toBlockRule) };
       }
       case 'schema': {
-        const line = shaped<Schemas['ExportSchemaLine']>('ExportSchemaLine', parsed);
+        const line = shaped.schema(parsed);
         const body = asWrite(kind, 'putSchema', { ...params, schema_id: line.schema_id }, { id_types: line.id_types });
         return { kind, schema: { schemaId: line.schema_id, idTypes: body.id_types.map((t) => canonicalDeclaration({ secure: false, ...toDeclaration(t) })) } };
       }
       case 'node': {
         // _create's body but for its 1,000 IDs a request: a node reaches NODE_MAX_IDS (the domain's check) by several.
-        const line = shaped<Schemas['ExportNodeLine']>('ExportNodeLine', parsed);
+        const line = shaped.node(parsed);
         return { kind, node: { schemaId: line.schema, key: line.key, ids: line.ids } };
       }
       case 'separation': {
-        const line = shaped<Schemas['ExportSeparationLine']>('ExportSeparationLine', parsed);
+        const line = shaped.separation(parsed);
         const body = asWrite(kind, 'separateNodes', params, { nodes: line.nodes, remove_shared_from: 'none' });
         const [a, b] = body.nodes;
         if (!a || !b) throw lineProblem('a separation names two nodes');
         return { kind, separation: { a: { schemaId: a.schema, key: a.key }, b: { schemaId: b.schema, key: b.key } } };
       }
       case 'delivery_ids': {
-        const line = shaped<Schemas['ExportDeliveryIdsLine']>('ExportDeliveryIdsLine', parsed);
+        const line = shaped.deliveryIds(parsed);
         return { kind: 'deliveryIds', given: { delivery: line.delivery, condition: line.condition, message: line.message } };
       }
       case 'delivery': {
-        const { delivery: d } = shaped<Schemas['ExportDeliveryLine']>('ExportDeliveryLine', parsed);
+        const { delivery: d } = shaped.delivery(parsed);
         const input = asWrite(kind, 'createDelivery', {}, d);
         const c = d.condition;
         const delivery = assembleDelivery(draftOf(input), {
@@ -157,16 +166,16 @@ export function importRoutes(
         return { kind, delivery };
       }
       case 'impressions': {
-        const line = shaped<Schemas['ExportImpressionsLine']>('ExportImpressionsLine', parsed);
+        const line = shaped.impressions(parsed);
         return { kind, tally: { deliveryId: line.delivery_id, id: line.id, days: line.days } };
       }
       case 'history': {
-        const line = shaped<Schemas['ExportHistoryLine']>('ExportHistoryLine', parsed);
+        const line = shaped.history(parsed);
         const entries = line.entries.map(historyEntryOf);
         return { kind, history: { schemaId: line.schema, key: line.key, entries } };
       }
       case 'end':
-        return { kind, lines: shaped<Schemas['ExportEndLine']>('ExportEndLine', parsed).lines };
+        return { kind, lines: shaped.end(parsed).lines };
       default:
         throw lineProblem('the line has a kind no export writes');
     }

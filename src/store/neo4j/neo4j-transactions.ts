@@ -109,6 +109,9 @@ export async function adoptInBatches(write: Write, statement: StatementName, bat
 /** What runs a statement: an explicit transaction or a session (auto-commit). */
 type Runner = Pick<Transaction, 'run'> | Pick<Session, 'run'>;
 
+/** A record as the row type its statement's caller names: the one place rows take their type (each statement file says its columns). */
+const rowOf = <T>(record: { toObject(): unknown }): T => record.toObject() as T;
+
 /** The store's maxTransactionRetryTime unless given (see retrying). */
 export const DEFAULT_MAX_RETRY_TIME_MS = 10_000;
 
@@ -155,7 +158,7 @@ export class Transactions {
   private async runStatement<T>(tx: Runner, statement: Statement, params: Record<string, unknown>): Promise<T[]> {
     checkParams(statement, params);
     const result = await tx.run(statement.sent, params);
-    return result.records.map((record) => record.toObject() as T);
+    return result.records.map((record) => rowOf<T>(record));
   }
 
   private query(tx: Runner): Query {
@@ -334,7 +337,7 @@ export class Transactions {
         const statement = statements.byName[name];
         checkParams(statement, params);
         try {
-          for await (const record of tx.run(statement.sent, params)) yield record.toObject() as T;
+          for await (const record of tx.run(statement.sent, params)) yield rowOf<T>(record);
         } catch (e) {
           throw toStoreError(e);
         }

@@ -122,8 +122,7 @@ export class SqliteImport {
       if (a === undefined || b === undefined || a === b) throw new RefusedBatch({ separation: index });
       this.s.ban.run(c, Math.min(a, b), Math.max(a, b));
     });
-    if (batch.deliveryIds)
-      for (const [name, last] of Object.entries(batch.deliveryIds) as Array<[keyof DeliveryIdsGiven, number]>) this.s.given.run(c, name, last);
+    if (batch.deliveryIds) for (const name of ['delivery', 'condition', 'message'] as const) this.s.given.run(c, name, batch.deliveryIds[name]);
     for (const d of batch.deliveries) {
       this.s.insertDelivery.run(c, d.deliveryId, d.condition.conditionId, deliveryDocument(d));
       this.s.insertCounts.run(c, d.deliveryId, d.condition.deliveryCount, d.condition.iphoneDeliveryCount, d.condition.androidDeliveryCount);
