@@ -1,6 +1,6 @@
 // Compressed JSON bodies, read here rather than by express.json, so that BODY_MEMORY_LIMIT counts what they inflate
 // to as they inflate: their Content-Length says nothing of it (a 1 KB gzip may hold 1 MB of JSON).
-import { Writable, type Transform } from 'node:stream';
+import { type Readable, Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { parse as parseContentType } from 'content-type';
@@ -124,4 +124,21 @@ export function readCompressedJson(req: Request, res: Response, next: NextFuncti
         );
     },
   );
+}
+
+/**
+ * An NDJSON body as its route reads it, a line at a time (_bulk, _import): a gzip one inflated as it comes, so the
+ * line limits apply to what it inflates to. A client that leaves mid-body ends the lines, as it ends those of a plain
+ * body. The inflater's errors reach the route through what it reads; one that stopped reading early (an import
+ * refused at a line) leaves the rest unread, and their error, heard by nobody, must not end the process.
+ */
+export function inflatedBody(req: Request): Readable {
+  if (contentEncoding(req) !== 'gzip') return req;
+  const inflating = zlib.createGunzip();
+  inflating.on('error', () => undefined);
+  req.pipe(inflating);
+  req.once('close', () => {
+    if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
+  });
+  return inflating;
 }

@@ -1,8 +1,6 @@
 // POST /v1/{customer_id}/node/_bulk: NDJSON in, NDJSON out. Each line is one create, insert, upsert or delete
 // with exactly the body and rules of its single endpoint; each answers with one result line, in order, so a
 // bad line never stops or changes the others.
-import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { DomainError, isDomainError } from '../../domain/errors';
@@ -10,7 +8,7 @@ import { present } from '../../domain/invariant';
 import type { Actor, BulkItem, NodeService } from '../../domain/nodes';
 import type { Logger } from '../../logger';
 import { BulkSlots } from '../bulk-slots';
-import { contentEncoding } from '../compressed-body';
+import { contentEncoding, inflatedBody } from '../compressed-body';
 import { NDJSON } from '../middleware';
 import { isJsonObject } from '../openapi';
 import { operation, type OperationId, validatedBody, type Validators } from '../operation';
@@ -289,18 +287,6 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     }),
   );
 
-  /** The lines as sent: a gzip body is inflated, and the line limits apply to what it inflates to. */
-  function linesOf(req: Request): Readable {
-    if (contentEncoding(req) !== 'gzip') return req;
-    const inflating = zlib.createGunzip();
-    req.pipe(inflating);
-    // A client that leaves mid-body ends the lines, as it ends those of a plain body.
-    req.once('close', () => {
-      if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
-    });
-    return inflating;
-  }
-
   /**
    * Reads lines, applies them in batches of at most BATCH_LINES lines and `batchBytes` bytes, and writes their
    * results in order. A sender that pauses gets the results so far; one that sends no complete line for
@@ -326,7 +312,7 @@ export function bulkRoutes(validators: Validators, bearer: RequestHandler, nodes
     };
     const progress = { bytes: 0 };
     const pace = new BodyPace(lineMinBytes, lineRateWindowMs, progress);
-    const lines = ndjsonLines(linesOf(req), maxLineBytes, progress)[Symbol.asyncIterator]();
+    const lines = ndjsonLines(inflatedBody(req), maxLineBytes, progress)[Symbol.asyncIterator]();
     /** Ends the answer with one problem line; the body is unfinished, so the connection cannot carry another request. */
     const stop = (code: 'request_timeout' | 'malformed_request', detail: string) => {
       res.write(

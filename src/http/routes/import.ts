@@ -4,8 +4,7 @@
 // /v1/delivery does), the others by their ExportLine schema. The domain (src/domain/import.ts) checks the rest and
 // writes them.
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import type { Request, RequestHandler, Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { ValidateFunction } from 'ajv';
 import { assembleDelivery } from '../../domain/deliveries';
 import { DomainError, isDomainError } from '../../domain/errors';
@@ -14,7 +13,7 @@ import { canonicalDeclaration } from '../../domain/model';
 import type { components } from '../../generated/openapi';
 import { callerOf } from '../auth';
 import { requireAdmin } from '../../domain/tokens';
-import { contentEncoding } from '../compressed-body';
+import { contentEncoding, inflatedBody } from '../compressed-body';
 import { draftOf } from '../delivery-bodies';
 import { historyEntryOf } from '../history-bodies';
 import { NDJSON } from '../middleware';
@@ -27,20 +26,6 @@ import { brokenUnicode } from '../well-formed';
 import { ndjsonLines } from './bulk';
 
 type Schemas = components['schemas'];
-
-/** The lines as sent: a gzip body inflated, and the line limit applied to what it inflates to. */
-function bodyOf(req: Request): Readable {
-  if (contentEncoding(req) !== 'gzip') return req;
-  const inflating = zlib.createGunzip();
-  // Its errors reach the import through the lines it reads; once the import has stopped reading (a refused line),
-  // the rest of a broken body would fail with nobody listening, and an unheard error ends the process.
-  inflating.on('error', () => undefined);
-  req.pipe(inflating);
-  req.once('close', () => {
-    if (!req.complete) inflating.destroy(new Error('The client closed the connection.'));
-  });
-  return inflating;
-}
 
 /**
  * Checks of a line against an ExportLine schema, `lineCheck<T>(name)` a check each, compiled when first used; a line
@@ -222,7 +207,7 @@ export function importRoutes(
       });
       const { signal } = gone;
       let counts;
-      const body = bodyOf(req);
+      const body = inflatedBody(req);
       try {
         counts = await imports.import(callerOf(res), params.customer_id, linesOf(params.customer_id, body), signal);
       } catch (e) {
