@@ -8,11 +8,13 @@
 // A server it starts itself serves one jest worker: it starts as many as jest has workers (jest.neo4j.config.js),
 // each with its own database, and setup-file.ts points each worker at its own (NEO4J_TEST_SERVERS, by JEST_WORKER_ID).
 // The files of one worker run one after the other, so each still starts from a database nothing else writes to. The
-// local servers are all in one JVM (neo4j-local's `servers`), which so starts once and compiles Neo4j's code once.
+// local servers are all in one JVM (local-servers.js), which so starts once and compiles Neo4j's code once; with
+// NEO4J_TEST_SERVERS_FILE, the file local-servers.js run as a script wrote, it uses the servers that script started.
 const { randomBytes } = require('node:crypto');
 const { NEO4J_TEST_IMAGE } = require('./image');
 const { ForeignDatabaseError, claimTestDatabase } = require('./test-database');
 const { build } = require('../build');
+const { startLocalServers: startLocal, startedServers } = require('./local-servers');
 
 /** @param {string} reason @returns {never} */
 const cannotRun = (reason) => {
@@ -60,8 +62,8 @@ async function hasContainerRuntime() {
 }
 
 /**
- * @typedef {{ uri: string, username: string, password: string, line: string }} StartedServer
- * @typedef {{ servers: StartedServer[], stop: () => Promise<unknown> }} StartedServers
+ * @typedef {import('./local-servers').StartedServer} StartedServer
+ * @typedef {import('./local-servers').StartedServers} StartedServers
  */
 
 /** @returns {Promise<StartedServer & { stop(): Promise<unknown> }>} */
@@ -78,28 +80,16 @@ async function startContainer() {
   };
 }
 
-/**
- * The local servers, one JVM for all of them: each a database server of its own (its port, its temporary folder), so
- * the JVM's start, and its JIT compiling Neo4j's code, are paid once for the run rather than once per server.
- * @param {number} count @returns {Promise<StartedServers>}
- */
+/** @param {number} count @returns {Promise<StartedServers>} */
 async function startLocalServers(count) {
-  const local = require('../../neo4j-local/neo4j-local');
-  const password = randomBytes(12).toString('hex');
-  let server;
+  // Started already (NEO4J_TEST_SERVERS_FILE, as CI does: local-servers.js): whoever started them stops them.
+  const file = process.env.NEO4J_TEST_SERVERS_FILE;
   try {
-    // The heap the servers had as JVMs of their own, 1 GB each. A statement's plan is kept for the run: each file
-    // empties the database and fills it again, so its statistics always differ from a plan's, and with Neo4j's
-    // interval of 10 s every statement was planned again and again (docs/neo4j.md#the-neo4j-suites).
-    server = await local.start({ password, servers: count, heap: `${count}g`, minReplanIntervalS: 3600 });
+    if (file) return { servers: await startedServers(file, count), stop: async () => undefined };
+    return await startLocal(count);
   } catch (e) {
     return cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const lines = server.line.split('\n');
-  return {
-    servers: server.uris.map((uri, i) => ({ uri, username: 'neo4j', password, line: `the local server of neo4j-local/ (${lines[i] ?? ''})` })),
-    stop: () => server.stop(),
-  };
 }
 
 /**
@@ -121,10 +111,10 @@ async function startContainers(count) {
 /**
  * Starts `count` servers, one per jest worker; the first is NEO4J_TEST_URI (a run in band uses only it), and all of
  * them are listed in NEO4J_TEST_SERVERS for setup-file.ts.
- * @param {(count: number) => Promise<StartedServers>} startAll @param {number} count @param {string} what
+ * @param {(count: number) => Promise<StartedServers>} startAll @param {number} count @param {string} what what it does, said first
  */
 async function startServers(startAll, count, what) {
-  process.stdout.write(`\nNeo4j suites: starting ${what}...\n`);
+  process.stdout.write(`\nNeo4j suites: ${what}...\n`);
   const { servers, stop } = await startAll(count);
   globalThis.__IDLINK_NEO4J_STOP__ = stop;
   const [first] = servers;
@@ -162,7 +152,7 @@ module.exports = async function globalSetup(globalConfig) {
     which = await startServers(
       startContainers,
       workers,
-      workers === 1 ? `a container of ${NEO4J_TEST_IMAGE}` : `${workers} containers of ${NEO4J_TEST_IMAGE}, one per jest worker`,
+      workers === 1 ? `starting a container of ${NEO4J_TEST_IMAGE}` : `starting ${workers} containers of ${NEO4J_TEST_IMAGE}, one per jest worker`,
     );
   } else {
     const missing = require('../../neo4j-local/neo4j-local').missingTools();
@@ -177,10 +167,13 @@ module.exports = async function globalSetup(globalConfig) {
     } catch (e) {
       cannotRun(`the local Neo4j server did not start: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const servers = workers === 1 ? 'the local Neo4j server (neo4j-local/)' : `${workers} local Neo4j servers (neo4j-local/) in one JVM, one per jest worker`;
     which = await startServers(
       startLocalServers,
       workers,
-      workers === 1 ? 'the local Neo4j server (neo4j-local/)' : `${workers} local Neo4j servers (neo4j-local/) in one JVM, one per jest worker`,
+      process.env.NEO4J_TEST_SERVERS_FILE
+        ? `waiting for ${servers}, started by local-servers.js (${process.env.NEO4J_TEST_SERVERS_FILE})`
+        : `starting ${servers}`,
     );
   }
   /** @type {Array<{ uri: string, username: string, password: string }>} */
