@@ -42,11 +42,22 @@ async function startLocalServers(count) {
  * @returns {Promise<StartedServer[]>}
  */
 async function startedServers(file, count, timeoutMs = 300_000) {
-  const until = Date.now() + timeoutMs;
-  while (!fs.existsSync(file)) {
-    if (Date.now() > until) throw new Error(`no servers were written to ${file} within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await new Promise((resolve, reject) => {
+    const check = () => {
+      if (fs.existsSync(file)) settle();
+    };
+    const timer = setTimeout(() => settle(new Error(`no servers were written to ${file} within ${timeoutMs / 1000} s`)), timeoutMs);
+    /** @param {Error} [error] */
+    const settle = (error) => {
+      clearTimeout(timer);
+      fs.unwatchFile(file, check);
+      if (error) reject(error);
+      else resolve(undefined);
+    };
+    // Node looks at the file's status every 200 ms, and calls check when it changed: when it was written.
+    fs.watchFile(file, { interval: 200 }, check);
+    check();
+  });
   /** @type {StartedServer[] | { error: string }} */
   const servers = JSON.parse(fs.readFileSync(file, 'utf8'));
   if (!Array.isArray(servers)) throw new Error(servers.error);
