@@ -2,13 +2,16 @@
 // copies every customer of one store into the other, with the services stopped (docs/changes-and-export.md#moving-a-whole-service).
 // Each customer goes as an export with its history would, imported as `_import` imports one (src/domain/import.ts), without the
 // NDJSON between them; then the tokens as stored (hashes, ids, labels, kinds, revocations), so the same clients keep
-// working. It refuses a target that holds anything, prints its progress, and ends by exporting each customer from both
-// stores and comparing the lines, saying which differ (exit 1 then).
+// working. It refuses a target that holds anything but what an interrupted run of the same copy left, which it goes on
+// from; it prints its progress, and ends by exporting each customer from both stores and comparing the lines, saying
+// which differ (exit 1 then).
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, loadConfig } from './config';
 import { isDomainError } from './domain/errors';
 import { exportRecords, type ImportLine, ImportService } from './domain/import';
+import type { KeptToken } from './domain/ports/inventory';
 import type { StorePorts } from './domain/ports/store-ports';
 import { linesOf } from './http/routes/export';
 import { Neo4jStore } from './store/neo4j/neo4j-store';
@@ -90,12 +93,38 @@ async function sameExports(a: Store, b: Store, customerId: string): Promise<bool
 const say = (line: string) => process.stdout.write(`migrate: ${line}\n`);
 const rate = (ids: number, ms: number) => Math.round((ids * 1000) / Math.max(ms, 1)).toLocaleString('en');
 
+/**
+ * What an interrupted run of the same copy left in the target, checked before anything is written: the import it
+ * was writing is undone (the services are stopped: no mark in the target belongs to a running import), and every
+ * customer the target holds must be the source's, exported the same from both, and its tokens none or the source's.
+ * Anything else is refused. Answers the customers copied already, and whether the tokens are.
+ */
+async function leftByEarlierRun(from: Store, to: Store, imports: ImportService, tokens: KeptToken[]): Promise<{ copied: Set<string>; tokensCopied: boolean }> {
+  const undone = await imports.abandonUnfinished(0);
+  if (undone.length > 0) say(`undid the unfinished import of ${undone.join(', ')}, which an interrupted run left`);
+  const there = await to.customerIds();
+  const sources = new Set(await from.customerIds());
+  const copied = new Set<string>();
+  for (const customerId of there) {
+    if (!sources.has(customerId) || !(await sameExports(from, to, customerId))) {
+      throw new Refusal(
+        `--to holds data already, and customer ${customerId} there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left`,
+      );
+    }
+    copied.add(customerId);
+  }
+  const kept = await to.keptTokens();
+  if (kept.length > 0 && !isDeepStrictEqual(kept, tokens)) throw new Refusal("--to holds tokens already that are not --from's: migrate into an empty store");
+  if (copied.size > 0) say(`going on from an interrupted run: ${copied.size} customers were copied already, and their exports match`);
+  return { copied, tokensCopied: kept.length > 0 };
+}
+
 async function migrate(from: Store, to: Store): Promise<boolean> {
-  if ((await to.customerIds()).length > 0) throw new Refusal('--to holds data already: migrate only into an empty store');
   const customers = await from.customerIds();
   const tokens = await from.keptTokens();
   // The source's data passed its own limits when it was written: the target takes it as it is.
   const imports = new ImportService(to, { nodeMaxIds: Number.MAX_SAFE_INTEGER });
+  const earlier = await leftByEarlierRun(from, to, imports, tokens);
   const started = Date.now();
   let ids = 0;
   /** The lines as they go, their nodes' IDs counted for the progress lines. */
@@ -108,6 +137,7 @@ async function migrate(from: Store, to: Store): Promise<boolean> {
   const ticker = setInterval(() => say(`${ids.toLocaleString('en')} IDs so far, ${rate(ids, Date.now() - started)} IDs/s`), PROGRESS_EVERY_MS);
   try {
     for (const [i, customerId] of customers.entries()) {
+      if (earlier.copied.has(customerId)) continue;
       const began = Date.now();
       const snapshot = await from.openSnapshot(customerId, { history: true });
       let counts;
@@ -124,10 +154,10 @@ async function migrate(from: Store, to: Store): Promise<boolean> {
   } finally {
     clearInterval(ticker);
   }
-  await to.putKeptTokens(tokens);
+  if (!earlier.tokensCopied) await to.putKeptTokens(tokens);
   const tookMs = Date.now() - started;
   say(
-    `copied ${customers.length} customers, ${ids.toLocaleString('en')} IDs and ${tokens.length} tokens in ${(tookMs / 1000).toFixed(1)} s (${rate(ids, tookMs)} IDs/s)`,
+    `copied ${customers.length - earlier.copied.size} customers, ${ids.toLocaleString('en')} IDs and ${earlier.tokensCopied ? 0 : tokens.length} tokens in ${(tookMs / 1000).toFixed(1)} s (${rate(ids, tookMs)} IDs/s)`,
   );
   const differing: string[] = [];
   for (const customerId of customers) if (!(await sameExports(from, to, customerId))) differing.push(customerId);
@@ -167,7 +197,7 @@ main().then(
     // A store's own message may quote the values of what it refused (a secure ID): only ours, and the kind of the others.
     const why = isDomainError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? `${e.name}${'code' in e ? ` ${String(e.code)}` : ''}` : typeof e;
     process.stderr.write(
-      `migrate: failed (${why}); a customer it was importing holds nothing of it, those before it are in the target: empty the target before running again\n`,
+      `migrate: failed (${why}); the customers copied before it are in the target, and the one it was importing holds nothing of it: run it again to go on\n`,
     );
     process.exitCode = 1;
   },

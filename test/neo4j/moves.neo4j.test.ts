@@ -106,8 +106,18 @@ describe('data that moves between SQLite and Neo4j', () => {
     const home = await runMigrate(['--from', 'neo4j', '--to', `sqlite:${back}`], env);
     expect(home).toMatchObject({ code: 0, stderr: '' });
     expect(home.stdout).toContain('the exports of all 2 customers are the same on both stores');
-    const refused = await runMigrate(['--from', `sqlite:${file}`, '--to', 'neo4j'], env);
-    expect(refused).toMatchObject({ code: 2, stderr: 'migrate: --to holds data already: migrate only into an empty store\n' });
+    // Into what it copied, again: nothing left to copy, and the comparison. From another store: refused.
+    const again = await runMigrate(['--from', `sqlite:${file}`, '--to', 'neo4j'], env);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(again.stdout).toContain('going on from an interrupted run: 2 customers were copied already, and their exports match');
+    expect(again.stdout).toContain('the exports of all 2 customers are the same on both stores');
+    const empty = path.join(dir, 'empty.sqlite');
+    await new SqliteStore({ path: empty }).close();
+    expect(await runMigrate(['--from', `sqlite:${empty}`, '--to', 'neo4j'], env)).toMatchObject({
+      code: 2,
+      stderr:
+        "migrate: --to holds data already, and customer acme there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left\n",
+    });
     const original = await startApp({ store: new SqliteStore({ path: file }) });
     try {
       for (const customer of customers) {

@@ -1,10 +1,14 @@
 // `npm run migrate` (dist/migrate.js, what the npm script runs after building) between two SQLite files, with the
 // service stopped: every customer and token copied, the exports compared and found the same, the same tokens
-// answering the same on the copy, a revoked one still refused; a target that holds anything, or bad arguments, refused
-// with exit 2. The runs between SQLite and Neo4j are in test/neo4j/migrate.neo4j.test.ts.
+// answering the same on the copy, a revoked one still refused; a target that holds anything but what an earlier run
+// of the same copy left, or bad arguments, refused with exit 2; a run killed part-way gone on from by the next. The runs between SQLite and Neo4j are in test/neo4j/migrate.neo4j.test.ts.
+import fs from 'node:fs';
 import path from 'node:path';
-import { runMigrate } from '../helpers/migrate';
+import Database from '../../src/store/sqlite/driver';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { runMigrate, startMigrate } from '../helpers/migrate';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
 
 installCleanup();
 
@@ -51,8 +55,18 @@ test('when two SQLite files are migrated, then every customer and token is copie
   expect(run.stdout).toContain('copied 3 customers, 200 IDs and 4 tokens');
   expect(run.stdout).toContain('the exports of all 3 customers are the same on both stores');
 
+  // Into what it copied, again: nothing left to copy, and the comparison. From another store: refused.
   const again = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
-  expect(again).toMatchObject({ code: 2, stderr: 'migrate: --to holds data already: migrate only into an empty store\n' });
+  expect(again).toMatchObject({ code: 0, stderr: '' });
+  expect(again.stdout).toContain('going on from an interrupted run: 3 customers were copied already, and their exports match');
+  expect(again.stdout).toContain('copied 0 customers, 0 IDs and 0 tokens');
+  const empty = path.join(dir, 'empty.sqlite');
+  await new SqliteStore({ path: empty }).close();
+  expect(await runMigrate(['--from', `sqlite:${empty}`, '--to', `sqlite:${target}`])).toMatchObject({
+    code: 2,
+    stderr:
+      "migrate: --to holds data already, and customer acme there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left\n",
+  });
   expect(await runMigrate(['--from', `sqlite:${source}`])).toMatchObject({ code: 2 });
   expect(await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${source}`])).toMatchObject({ code: 2 });
 
@@ -65,4 +79,67 @@ test('when two SQLite files are migrated, then every customer and token is copie
   expect((await search(copy.base, tokens.beta?.token ?? '')).status).toBe(200);
   expect((await send(copy.base, 'POST', '/v1/acme/_search', revoked.token, { match: { from: { schema: 'member', key: member('m-1') } } })).status).toBe(401);
   expect((await send(copy.base, 'GET', '/v1/tokens-only/token', ADMIN)).json).toEqual((await send(original.base, 'GET', '/v1/tokens-only/token', ADMIN)).json);
+});
+
+/** Nodes of `customer` in a SQLite file, read beside whoever writes it. */
+function nodesIn(file: string, customer: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare<[string], number>('SELECT count(*) FROM nodes WHERE customer_id = ?').pluck().get(customer) ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
+test('when npm run migrate is killed part-way through a customer, then the next run undoes that customer, keeps the ones copied, goes on, and the exports match', async () => {
+  const dir = freshDir('migrate-killed');
+  const source = path.join(dir, 'source.sqlite');
+  const target = path.join(dir, 'target.sqlite');
+  const server = await startServer(settingsFor(source), dir);
+  expect((await send(server.base, 'PUT', '/v1/first/schema/member', ADMIN, { id_types: [{ type: 'member_id' }, { type: 'device' }] })).status).toBe(201);
+  expect((await send(server.base, 'POST', '/v1/first/node/_create', ADMIN, { schema: 'member', key: member('m-1') })).status).toBe(201);
+  // 40,000 nodes of two IDs in one import: 120,000 IDs, six batches of the migrate's import, written over seconds.
+  const lines = [
+    { kind: 'export', format: 1, customer_id: 'big', cursor: 'c1-aaaaaaaaaaaaaaaa' },
+    { kind: 'settings', require_token: false, timezone: 'UTC' },
+    { kind: 'blocklist', rules: [] },
+    {
+      kind: 'schema',
+      schema_id: 'member',
+      id_types: [
+        { type: 'member_id', secure: false, links: true },
+        { type: 'device', secure: false, links: true },
+      ],
+    },
+    ...Array.from({ length: 40_000 }, (_, i) => ({
+      kind: 'node',
+      schema: 'member',
+      key: member(`m-${String(i).padStart(6, '0')}`),
+      ids: [{ type: 'device', id: `d-${i}` }],
+    })),
+    { kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 },
+  ];
+  const body = `${[...lines, { kind: 'end', lines: lines.length }].map((line) => JSON.stringify(line)).join('\n')}\n`;
+  const imported = await fetch(`${server.base}/v1/big/_import`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
+    body,
+  });
+  expect(imported.status).toBe(200);
+  server.server.child.kill('SIGTERM');
+  await server.server.exited;
+
+  const killed = startMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  // Customers go in code-point order: `big`, then `first`. Killed once a batch of `big` is in the target.
+  await waitFor('a batch of the migrate to be written', () => fs.existsSync(target) && nodesIn(target, 'big') > 0, { timeoutMs: 60_000, everyMs: 20 });
+  killed.child.kill('SIGKILL');
+  const ended = await killed.ended;
+  expect(ended.code).toBeNull();
+  expect(nodesIn(target, 'big')).toBeLessThan(40_000);
+
+  const next = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  expect(next).toMatchObject({ code: 0, stderr: '' });
+  expect(next.stdout).toContain('undid the unfinished import of big, which an interrupted run left');
+  expect(next.stdout).toContain('the exports of all 2 customers are the same on both stores');
+  expect(nodesIn(target, 'big')).toBe(40_000);
 });
