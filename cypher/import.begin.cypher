@@ -1,7 +1,8 @@
 // params: customer, write
 // Marks the customer as importing (docs/changes-and-export.md): the (:Import) vertex says so until the import
-// finishes (import.unmark.cypher) or is abandoned, and `touchedAt` is when the import last wrote (import.touch.cypher),
-// by Neo4j's clock, which every service process on the database shares. `begun` is false when another import holds
+// finishes or is abandoned (import.unmark.cypher); `touchedAt` is when the import last wrote (import.touch.cypher),
+// and its lease (ImportLease) when its process last said it is alive (import.alive.cypher), by Neo4j's clock, which
+// every service process on the database shares. `begun` is false when another import holds
 // the mark: the MERGE waits for the key's lock (import_customer_unique), so of two begins one makes the mark and the
 // other finds it. `begunBy` names the store call, so an attempt run again after its commit reply was lost finds its
 // own mark, and begun. `holding`: whether the customer has what an import writes, history included (undoing an
@@ -26,4 +27,6 @@ WITH EXISTS { MATCH (schema:Schema {customer: $customer}) } OR
      } AS holding
 MERGE (mark:Import {customer: $customer})
   ON CREATE SET mark.begunBy = $write, mark.touchedAt = datetime.realtime()
+MERGE (lease:ImportLease {customer: $customer})
+  ON CREATE SET lease.aliveAt = datetime.realtime()
 RETURN mark.begunBy = $write AS begun, holding

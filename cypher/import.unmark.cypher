@@ -1,7 +1,6 @@
 // params: customer
-// Removes the customer's import mark: the last step of a finished import (with its settings and blocklist, in one
-// transaction) and of an abandoned one (after everything it wrote is deleted, so that an abandon a crash interrupts
-// leaves the customer marked, and is done again). `unmarked` is 0 when there was none.
+// Removes the customer's import mark and lease: the last step of an abandoned import (after everything it wrote is
+// deleted, so that an abandon a crash interrupts leaves the customer marked, and is done again).
 OPTIONAL MATCH (mark:Import {customer: $customer})
-DELETE mark
-RETURN count(mark) AS unmarked
+OPTIONAL MATCH (lease:ImportLease {customer: $customer})
+DELETE mark, lease

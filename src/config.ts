@@ -88,6 +88,14 @@ const envSchema = {
       description:
         "How long a _export on Neo4j may run: it holds the customer's node writes back while it reads (Neo4j Community reads without a snapshot), and past this it is cut (no end line) and the writes go on.",
     },
+    NEO4J_IMPORT_STALE_MS: {
+      type: 'integer',
+      minimum: 15000,
+      maximum: 3600000,
+      default: 60000,
+      description:
+        'How long an _import on Neo4j may go without its process saying it is alive (it does every twelfth of this) before a service process takes it for one a stopped process left, and undoes it; service processes look every quarter of it.',
+    },
     ADMIN_TOKEN: {
       type: 'string',
       pattern: '^[A-Za-z0-9_-]{22,256}$',
@@ -297,6 +305,8 @@ export interface Config {
     callTimeoutMs: number;
     schemaCheckMs: number;
     exportTimeoutMs: number;
+    /** NEO4J_IMPORT_STALE_MS: src/main.ts undoes imports no process has said are alive for this long. */
+    importStaleMs: number;
   };
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
@@ -361,6 +371,7 @@ interface ValidatedEnv {
   NEO4J_CALL_TIMEOUT_MS: number;
   NEO4J_SCHEMA_CHECK_MS: number;
   NEO4J_EXPORT_TIMEOUT_MS: number;
+  NEO4J_IMPORT_STALE_MS: number;
   ADMIN_TOKEN?: string;
   PUBLIC_BASE_URL?: string;
   LOG_LEVEL: string;
@@ -438,6 +449,7 @@ export function loadConfig(env: RawEnv = process.env, overrides: Partial<Config>
       callTimeoutMs: v.NEO4J_CALL_TIMEOUT_MS,
       schemaCheckMs: v.NEO4J_SCHEMA_CHECK_MS,
       exportTimeoutMs: v.NEO4J_EXPORT_TIMEOUT_MS,
+      importStaleMs: v.NEO4J_IMPORT_STALE_MS,
     },
     adminToken: v.ADMIN_TOKEN,
     publicBaseUrl: v.PUBLIC_BASE_URL,

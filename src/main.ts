@@ -8,8 +8,6 @@ import { serve } from './http/server';
 import { DeletedDeliverySweep, HistoryRetention } from './domain/retention';
 import { ImportService } from './domain/import';
 
-/** How long an import on Neo4j may write nothing before another process takes it for one a stopped process left: well past the longest batch (5 minutes, neo4j-import.ts). */
-const IMPORT_IDLE_MS = 15 * 60_000;
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
@@ -36,7 +34,8 @@ async function main(): Promise<void> {
   const retention = new HistoryRetention(store, config.historyRetentionDays, logger, Date.now, deletedDeliveries);
   const imports = new ImportService(store, { nodeMaxIds: config.nodeMaxIds });
   // Imports a stopped process left unfinished are undone: on SQLite, which only this process writes, all at start; on
-  // Neo4j, which other processes may be importing into, those idle for IMPORT_IDLE_MS, at start and every minute.
+  // Neo4j, which other processes may be importing into, those whose process has not said they are alive (it does every
+  // twelfth of it) for NEO4J_IMPORT_STALE_MS, at start and every quarter of that.
   const abandonImports = (idleMs: number) =>
     imports
       .abandonUnfinished(idleMs)
@@ -49,8 +48,9 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     logger.info('store ready', { store: config.store });
     retention.start();
-    void abandonImports(config.store === 'sqlite' ? 0 : IMPORT_IDLE_MS);
-    if (config.store === 'neo4j') importWatch = setInterval(() => void abandonImports(IMPORT_IDLE_MS), 60_000).unref();
+    const staleMs = config.neo4j.importStaleMs;
+    void abandonImports(config.store === 'sqlite' ? 0 : staleMs);
+    if (config.store === 'neo4j') importWatch = setInterval(() => void abandonImports(staleMs), staleMs / 4).unref();
   });
   const metrics = new Metrics();
   const stopping = new AbortController();

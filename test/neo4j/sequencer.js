@@ -25,6 +25,7 @@ const EXPECTED_SECONDS = {
   'test/neo4j/two-services.neo4j.test.ts': 60,
   'test/neo4j/graph-race.neo4j.test.ts': 55,
   'test/neo4j/why-hub.neo4j.test.ts': 55,
+  'test/neo4j/import-restart.neo4j.test.ts': 55,
 };
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -41,6 +41,8 @@ const keyOf = (schema: string, key: IdPair) => ({ schema, keyType: key.type, key
 export interface ImportParts {
   write: Write;
   read: Transactions['read'];
+  /** Transactions.writeAlone: one auto-commit statement. */
+  writeAlone: Transactions['writeAlone'];
   /** Transactions.autoCommit: a statement that commits in batches of its own. */
   autoCommit: Transactions['autoCommit'];
   schemas: Neo4jSchemas;
@@ -50,8 +52,50 @@ export interface ImportParts {
 /** How long one import batch may take, its commit included. */
 const BATCH_LIMIT_MS = 300_000;
 
+/**
+ * How long an import may go without its process saying it is alive before another process takes it for one a
+ * stopped process left (NEO4J_IMPORT_STALE_MS, import.unfinished.cypher). Its process says so every twelfth of it
+ * (import.alive.cypher), from begin to finish or abandon, batches or not.
+ */
+export const DEFAULT_IMPORT_STALE_MS = 60_000;
+
 export class Neo4jImport {
+  /** The imports this process runs, by customer: what stops saying they are alive. */
+  private readonly alive = new Map<string, () => void>();
+  /** How often an import this process runs says it is alive. */
+  aliveEveryMs = DEFAULT_IMPORT_STALE_MS / 12;
+
   constructor(private readonly parts: ImportParts) {}
+
+  /**
+   * Says the customer's import is alive every aliveEveryMs, one statement at a time, until its entry in `alive` is
+   * called. Its lease (ImportLease) is a vertex of its own, which no batch locks: a batch that takes
+   * minutes does not hold it back.
+   */
+  private keepAlive(customer: string): void {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const beat = () => {
+      timer = setTimeout(() => {
+        // A beat that fails is tried again at the next: only beats missed for a long while let another process
+        // take the import for one a stopped process left.
+        void this.parts
+          .writeAlone((q) => q('import.alive', { customer }))
+          .catch(() => undefined)
+          .finally(() => {
+            if (!stopped) beat();
+          });
+      }, this.aliveEveryMs);
+      timer.unref();
+    };
+    beat();
+    this.alive.get(customer)?.();
+    this.alive.set(customer, () => {
+      stopped = true;
+      clearTimeout(timer);
+      this.alive.delete(customer);
+    });
+  }
 
   /** One statement (import.begin.cypher), which a retry after a lost commit reply answers as its first attempt did. */
   async begin(customerId: string): Promise<void> {
@@ -69,6 +113,7 @@ export class Neo4jImport {
       },
       { onConstraintViolation: importInProgress },
     );
+    this.keepAlive(customerId);
   }
 
   /** The batch in one write transaction; a refusal rolls it back. */
@@ -96,9 +141,9 @@ export class Neo4jImport {
       return row?.lastWrite === writeId ? COMMITTED : undefined;
     };
     const work = async (q: Query, write: string) => {
-      const touching = q<{ marked: number }>('import.touch', { customer, write });
+      const touching = q<{ marked: boolean }>('import.touch', { customer, write });
       const refuseUnlessMarked = async () => {
-        if (((await touching)[0]?.marked ?? 0) === 0) throw notImporting();
+        if ((await touching)[0]?.marked !== true) throw notImporting();
       };
       // Schemas are put only into a marked customer (a put could refuse otherwise): the mark is checked first.
       if (batch.schemas.length > 0) await refuseUnlessMarked();
@@ -132,29 +177,44 @@ export class Neo4jImport {
     }
   }
 
-  /** One round trip of three statements, then the commit. */
+  /** One round trip of four statements, then the commit. */
   async finish(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
     const customer = customerId;
     await this.parts.write(
-      async (q) => {
-        const unmarking = q<{ unmarked: number }>('import.unmark', { customer });
-        await together(this.parts.schemas.putSettings(q, customer, settings), this.parts.schemas.putBlocklist(q, customer, blockRules), unmarking);
-        if (((await unmarking)[0]?.unmarked ?? 0) === 0) throw notImporting();
+      async (q, write) => {
+        const touching = q<{ marked: boolean }>('import.touch', { customer, write });
+        await together(
+          touching,
+          this.parts.schemas.putSettings(q, customer, settings),
+          this.parts.schemas.putBlocklist(q, customer, blockRules),
+          q('import.unmark', { customer }),
+        );
+        if ((await touching)[0]?.marked !== true) throw notImporting();
       },
       // The mark gone after an attempt that reached its commit: that commit went through.
       { ifCommitted: async (q) => ((await q('import.mark', { customer })).length === 0 ? COMMITTED : undefined) },
     );
+    this.alive.get(customerId)?.();
   }
 
   /**
    * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
    * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
-   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again.
+   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again. It first
+   * marks the import abandoned (import.abandoning.cypher), which waits for a batch under way to commit, and refuses
+   * every batch and finish after it: nothing is written behind the deleting.
    */
   async abandon(customerId: string): Promise<void> {
     const customer = customerId;
+    this.alive.get(customerId)?.();
+    await this.parts.writeAlone((q) => q('import.abandoning', { customer }));
     for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
     await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));
+  }
+
+  /** Stops saying that this process's imports are alive: the store is closing. */
+  close(): void {
+    for (const stop of [...this.alive.values()]) stop();
   }
 
   /** In code-point order of the customer id. */

@@ -53,7 +53,7 @@ import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
 import { snapshotInGraph } from './neo4j-snapshot';
-import { Neo4jImport } from './neo4j-import';
+import { DEFAULT_IMPORT_STALE_MS, Neo4jImport } from './neo4j-import';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -121,6 +121,11 @@ export interface Neo4jConnection {
   schemaCheckMs?: number;
   /** How long an export may hold the customer's writes back (NEO4J_EXPORT_TIMEOUT_MS); undefined: DEFAULT_EXPORT_TIMEOUT_MS. */
   exportTimeoutMs?: number;
+  /**
+   * How long an import may go without its process saying it is alive (NEO4J_IMPORT_STALE_MS): the imports this store
+   * runs say so every twelfth of it. undefined: DEFAULT_IMPORT_STALE_MS.
+   */
+  importStaleMs?: number;
 }
 
 /**
@@ -243,6 +248,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
       }
       const store = new Neo4jStore(driver, connection.database, statements, connection.callTimeoutMs);
       store.exportTimeoutMs = connection.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
+      store.imports.aliveEveryMs = (connection.importStaleMs ?? DEFAULT_IMPORT_STALE_MS) / 12;
       try {
         await store.applySchema();
       } catch (e) {
@@ -272,6 +278,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     this.imports = new Neo4jImport({
       write: this.write,
       read: this.read,
+      writeAlone: (work, limitMs) => this.transactions.writeAlone(work, limitMs),
       autoCommit: (name, params) => this.transactions.autoCommit(name, params),
       schemas: this.schemas,
       deliveries: this.deliveries,
@@ -343,6 +350,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   close(): Promise<void> {
     this.changeWatch.close();
+    this.imports.close();
     return this.transactions.close();
   }
 

@@ -146,6 +146,8 @@ export const STATEMENT_NAMES = [
   'import.abandon-impressions',
   'import.abandon-rest',
   'import.unfinished',
+  'import.alive',
+  'import.abandoning',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
@@ -228,6 +230,7 @@ export const GRAPH_VOCABULARY = {
     'SecureId',
     'Migration',
     'Import',
+    'ImportLease',
   ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;

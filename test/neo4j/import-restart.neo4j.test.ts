@@ -1,0 +1,121 @@
+// An import on Neo4j whose service process is killed part-way, with another service process on the same database
+// (NEO4J_IMPORT_STALE_MS at its least, 15 s): while the importing process lives, its import is left alone however
+// long it writes nothing (its lease says it is alive); once it is killed, the other process undoes it by itself,
+// says so in its log, and the customer is empty and takes the import again.
+import http from 'node:http';
+import neo4j, { type Driver } from 'neo4j-driver';
+import { ADMIN_TOKEN, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
+import { logged } from '../helpers/server-process';
+import { waitFor } from '../helpers/settling';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+
+const STALE_MS = 15_000;
+const CUSTOMER = 'import-killed';
+const member = (id: string) => ({ type: 'member_id', id });
+
+/** An export of `nodes` nodes of two IDs each, without its end line; `lines`: the line count an end line would give. */
+function exportBody(nodes: number): { text: string; lines: number } {
+  const lines = [
+    { kind: 'export', format: 1, customer_id: 'src', cursor: 'c1-aaaaaaaaaaaaaaaa' },
+    { kind: 'settings', require_token: false, timezone: 'UTC' },
+    { kind: 'blocklist', rules: [] },
+    {
+      kind: 'schema',
+      schema_id: 'member',
+      id_types: [
+        { type: 'member_id', secure: false, links: true },
+        { type: 'device', secure: false, links: true },
+      ],
+    },
+    ...Array.from({ length: nodes }, (_, i) => ({
+      kind: 'node',
+      schema: 'member',
+      key: member(`m-${String(i).padStart(6, '0')}`),
+      ids: [{ type: 'device', id: `d-${i}` }],
+    })),
+    { kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 },
+  ];
+  return { text: `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`, lines: lines.length };
+}
+
+describe('an import on Neo4j whose process is killed', () => {
+  let driver: Driver;
+  let importing: Service;
+  let other: Service;
+
+  /** The customer's import mark: seconds since its last batch and since its process last said it is alive, by Neo4j's clock. */
+  const mark = async (): Promise<{ sinceBatchS: number; sinceAliveS: number } | undefined> => {
+    const { records } = await driver.executeQuery(
+      'MATCH (mark:Import {customer: $customer}) OPTIONAL MATCH (lease:ImportLease {customer: $customer}) ' +
+        'RETURN duration.inSeconds(mark.touchedAt, datetime.realtime()).seconds AS sinceBatch, duration.inSeconds(lease.aliveAt, datetime.realtime()).seconds AS sinceAlive',
+      { customer: CUSTOMER },
+    );
+    const [row] = records;
+    return row ? { sinceBatchS: Number(row.get('sinceBatch')), sinceAliveS: Number(row.get('sinceAlive')) } : undefined;
+  };
+  const nodes = async (): Promise<number> => {
+    const { records } = await driver.executeQuery('MATCH (node:IdNode {customer: $customer}) RETURN count(node) AS nodes', { customer: CUSTOMER });
+    return Number(records[0]?.get('nodes'));
+  };
+
+  beforeAll(async () => {
+    const connection = neo4jConnectionFromEnv();
+    driver = neo4j.driver(connection.uri, connection.password === undefined ? undefined : neo4j.auth.basic(connection.username, connection.password));
+    const env = serviceEnv(connection, { NEO4J_IMPORT_STALE_MS: String(STALE_MS) });
+    [importing, other] = await Promise.all([startService(env), startService(env)]);
+    await Promise.all([untilReady(importing, 30_000), untilReady(other, 30_000)]);
+  });
+
+  afterAll(async () => {
+    expect([...serverFaults(importing), ...serverFaults(other)]).toEqual([]);
+    await Promise.all([importing, other].filter(Boolean).map(stopService));
+    await driver?.close();
+  });
+
+  test(
+    'when its process lives, then its import is left alone past NEO4J_IMPORT_STALE_MS without a batch; once the process is killed, the other process undoes it, and the customer takes the import again',
+    async () => {
+      // 12,000 nodes of 2 IDs: more than a batch (20,000 IDs), written while the import waits for the rest, which
+      // never comes until the process is killed.
+      const body = exportBody(12_000);
+      const request = http.request(`${importing.base}/v1/${CUSTOMER}/_import`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson', 'Transfer-Encoding': 'chunked' },
+      });
+      request.on('error', () => undefined);
+      request.write(body.text);
+      await waitFor('a batch of the import to be written', async () => (await nodes()) > 0, { timeoutMs: 60_000, everyMs: 100 });
+      const written = await nodes();
+
+      // No batch for longer than the stale time, and for two of the other process's checks (every quarter of it)
+      // after: the import is still there, alive.
+      await waitFor(
+        'the import to write nothing for the stale time and two checks more',
+        async () => ((await mark())?.sinceBatchS ?? 0) > 1.5 * (STALE_MS / 1000),
+        {
+          timeoutMs: 4 * STALE_MS,
+          everyMs: 500,
+        },
+      );
+      const alive = await mark();
+      expect(alive?.sinceAliveS).toBeLessThan(STALE_MS / 1000);
+      expect(await nodes()).toBe(written);
+
+      importing.server.child.kill('SIGKILL');
+      await importing.server.exited;
+      const undone = await logged(other.server, 'undid imports a stopped process left unfinished', 4 * STALE_MS);
+      expect(undone).toMatchObject({ level: 'warn', customers: 1 });
+      expect(await mark()).toBeUndefined();
+      expect(await nodes()).toBe(0);
+
+      const again = await fetch(`${other.base}/v1/${CUSTOMER}/_import`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
+        body: `${body.text}${JSON.stringify({ kind: 'end', lines: body.lines })}\n`,
+      });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ nodes: 12_000, ids: 24_000 });
+    },
+    8 * STALE_MS,
+  );
+});
