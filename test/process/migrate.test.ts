@@ -81,10 +81,11 @@ test('when two SQLite files are migrated, then every customer and token is copie
   expect((await send(copy.base, 'GET', '/v1/tokens-only/token', ADMIN)).json).toEqual((await send(original.base, 'GET', '/v1/tokens-only/token', ADMIN)).json);
 });
 
-/** Nodes of `customer` in a SQLite file, read beside whoever writes it. */
+/** Nodes of `customer` in a SQLite file, read beside whoever writes it (0 while its tables are not made yet). */
 function nodesIn(file: string, customer: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
+    if (db.prepare<[], number>("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").pluck().get() !== 1) return 0;
     return db.prepare<[string], number>('SELECT count(*) FROM nodes WHERE customer_id = ?').pluck().get(customer) ?? 0;
   } finally {
     db.close();
