@@ -4,6 +4,7 @@
 // says so in its log, and the customer is empty and takes the import again.
 import http from 'node:http';
 import neo4j, { type Driver } from 'neo4j-driver';
+import { exportBody } from '../helpers/export-body';
 import { ADMIN_TOKEN, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
 import { logged } from '../helpers/server-process';
 import { waitFor } from '../helpers/settling';
@@ -11,32 +12,6 @@ import { neo4jConnectionFromEnv } from '../helpers/store';
 
 const STALE_MS = 15_000;
 const CUSTOMER = 'import-killed';
-const member = (id: string) => ({ type: 'member_id', id });
-
-/** An export of `nodes` nodes of two IDs each, without its end line; `lines`: the line count an end line would give. */
-function exportBody(nodes: number): { text: string; lines: number } {
-  const lines = [
-    { kind: 'export', format: 1, customer_id: 'src', cursor: 'c1-aaaaaaaaaaaaaaaa' },
-    { kind: 'settings', require_token: false, timezone: 'UTC' },
-    { kind: 'blocklist', rules: [] },
-    {
-      kind: 'schema',
-      schema_id: 'member',
-      id_types: [
-        { type: 'member_id', secure: false, links: true },
-        { type: 'device', secure: false, links: true },
-      ],
-    },
-    ...Array.from({ length: nodes }, (_, i) => ({
-      kind: 'node',
-      schema: 'member',
-      key: member(`m-${String(i).padStart(6, '0')}`),
-      ids: [{ type: 'device', id: `d-${i}` }],
-    })),
-    { kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 },
-  ];
-  return { text: `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`, lines: lines.length };
-}
 
 describe('an import on Neo4j whose process is killed', () => {
   let driver: Driver;
@@ -111,7 +86,7 @@ describe('an import on Neo4j whose process is killed', () => {
       const again = await fetch(`${other.base}/v1/${CUSTOMER}/_import`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
-        body: `${body.text}${JSON.stringify({ kind: 'end', lines: body.lines })}\n`,
+        body: body.whole,
       });
       expect(again.status).toBe(200);
       expect(await again.json()).toMatchObject({ nodes: 12_000, ids: 24_000 });

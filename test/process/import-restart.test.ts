@@ -3,6 +3,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import Database from '../../src/store/sqlite/driver';
+import { exportBody } from '../helpers/export-body';
 import { freshDir, installCleanup, logged, send, startServer } from '../helpers/server-process';
 import { waitFor } from '../helpers/settling';
 
@@ -10,7 +11,6 @@ installCleanup();
 
 const ADMIN = 'import-admin-token-0123456789abcdef';
 const settingsFor = (file: string): Record<string, string> => ({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: file, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' });
-const member = (id: string) => ({ type: 'member_id', id });
 
 async function exportText(base: string, customer: string): Promise<string> {
   const res = await fetch(`${base}/v1/${customer}/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN}` } });
@@ -22,28 +22,6 @@ const kinds = (text: string) =>
     .trimEnd()
     .split('\n')
     .map((l) => (JSON.parse(l) as { kind: string }).kind);
-
-/** An export of `nodes` nodes of two IDs each, without its end line; `lines`: the line count an end line would give. */
-function exportBody(nodes: number): { text: string; lines: number } {
-  const lines = [
-    JSON.stringify({ kind: 'export', format: 1, customer_id: 'src', cursor: 'c1-aaaaaaaaaaaaaaaa' }),
-    JSON.stringify({ kind: 'settings', require_token: false, timezone: 'UTC' }),
-    JSON.stringify({ kind: 'blocklist', rules: [] }),
-    JSON.stringify({
-      kind: 'schema',
-      schema_id: 'member',
-      id_types: [
-        { type: 'member_id', secure: false, links: true },
-        { type: 'device', secure: false, links: true },
-      ],
-    }),
-    ...Array.from({ length: nodes }, (_, i) =>
-      JSON.stringify({ kind: 'node', schema: 'member', key: member(`m-${String(i).padStart(6, '0')}`), ids: [{ type: 'device', id: `d-${i}` }] }),
-    ),
-    JSON.stringify({ kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 }),
-  ];
-  return { text: `${lines.join('\n')}\n`, lines: lines.length };
-}
 
 test('when the process is killed mid-import, then the next start undoes what the import wrote, and the customer takes the import again', async () => {
   const dir = freshDir('import-restart');
@@ -77,7 +55,7 @@ test('when the process is killed mid-import, then the next start undoes what the
   const again = await fetch(`${second.base}/v1/dst/_import`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body: `${body.text}${JSON.stringify({ kind: 'end', lines: body.lines })}\n`,
+    body: body.whole,
   });
   expect(again.status).toBe(200);
   expect(await again.json()).toMatchObject({ nodes: 12_000, ids: 24_000 });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/store/sqlite/driver';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { exportBody } from '../helpers/export-body';
 import { runMigrate, startMigrate } from '../helpers/migrate';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
 import { waitFor } from '../helpers/settling';
@@ -99,32 +100,11 @@ test('when npm run migrate is killed part-way through a customer, then the next 
   const server = await startServer(settingsFor(source), dir);
   expect((await send(server.base, 'PUT', '/v1/first/schema/member', ADMIN, { id_types: [{ type: 'member_id' }, { type: 'device' }] })).status).toBe(201);
   expect((await send(server.base, 'POST', '/v1/first/node/_create', ADMIN, { schema: 'member', key: member('m-1') })).status).toBe(201);
-  // 40,000 nodes of two IDs in one import: 120,000 IDs, six batches of the migrate's import, written over seconds.
-  const lines = [
-    { kind: 'export', format: 1, customer_id: 'big', cursor: 'c1-aaaaaaaaaaaaaaaa' },
-    { kind: 'settings', require_token: false, timezone: 'UTC' },
-    { kind: 'blocklist', rules: [] },
-    {
-      kind: 'schema',
-      schema_id: 'member',
-      id_types: [
-        { type: 'member_id', secure: false, links: true },
-        { type: 'device', secure: false, links: true },
-      ],
-    },
-    ...Array.from({ length: 40_000 }, (_, i) => ({
-      kind: 'node',
-      schema: 'member',
-      key: member(`m-${String(i).padStart(6, '0')}`),
-      ids: [{ type: 'device', id: `d-${i}` }],
-    })),
-    { kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 },
-  ];
-  const body = `${[...lines, { kind: 'end', lines: lines.length }].map((line) => JSON.stringify(line)).join('\n')}\n`;
+  // 40,000 nodes of two IDs in one import: 80,000 IDs, four batches of the migrate's import, written over seconds.
   const imported = await fetch(`${server.base}/v1/big/_import`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body,
+    body: exportBody(40_000).whole,
   });
   expect(imported.status).toBe(200);
   server.server.child.kill('SIGTERM');
