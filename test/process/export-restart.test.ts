@@ -1,0 +1,58 @@
+// An export whose process is killed while it streams (the real server, SQLite on a file): the client's body ends
+// without its `end` line, which is how it knows the export is cut; nothing was written, so after a restart the same
+// customer exports the same lines as before.
+import http from 'node:http';
+import path from 'node:path';
+import { exportBody } from '../helpers/export-body';
+import { freshDir, installCleanup, startServer } from '../helpers/server-process';
+
+installCleanup();
+
+const ADMIN = 'export-admin-token-0123456789abcdef';
+const settingsFor = (file: string): Record<string, string> => ({ PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: file, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' });
+
+/** The export's lines but its header, which names the feed's cursor. */
+async function exportLines(base: string): Promise<string[]> {
+  const res = await fetch(`${base}/v1/big/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+  expect(res.status).toBe(200);
+  return (await res.text()).trimEnd().split('\n').slice(1);
+}
+
+test('when the process is killed while an export streams, then the body the client got has no end line, and after a restart the export is whole and the same', async () => {
+  const dir = freshDir('export-restart');
+  const file = path.join(dir, 'idlink.sqlite');
+  const first = await startServer(settingsFor(file), dir);
+  // 100,000 nodes: an export of tens of megabytes, more than the sockets' buffers hold, which the client below stops
+  // reading after its first chunk.
+  const imported = await fetch(`${first.base}/v1/big/_import`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
+    body: exportBody(100_000).whole,
+  });
+  expect(imported.status).toBe(200);
+  const before = await exportLines(first.base);
+  expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
+
+  const cut = await new Promise<string>((resolve, reject) => {
+    const request = http.get(`${first.base}/v1/big/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.once('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        // Mid-stream: the client reads no more, so the server waits on it, and is killed there.
+        res.pause();
+        first.server.child.kill('SIGKILL');
+        void first.server.exited.then(() => {
+          res.on('data', (more: Buffer) => chunks.push(more));
+          res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          res.resume();
+        });
+      });
+    });
+    request.once('error', reject);
+  });
+  expect(cut.length).toBeGreaterThan(0);
+  expect(cut).not.toContain('"kind":"end"');
+
+  const second = await startServer(settingsFor(file), dir);
+  expect(await exportLines(second.base)).toEqual(before);
+});
