@@ -7,10 +7,10 @@ import readline from 'node:readline';
 import { tempDir } from './app';
 import { waitFor } from './settling';
 
-const MAIN = path.resolve(__dirname, '../../dist/main.js');
+export const MAIN = path.resolve(__dirname, '../../dist/main.js');
 
 /** The Node flags `npm start` gives the server (what users run), so the tests' process is bounded the same way. */
-const START_FLAGS: string[] = (() => {
+export const START_FLAGS: string[] = (() => {
   const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('dist/main.js'));
