@@ -34,25 +34,29 @@ test('when the process is killed while an export streams, then the body the clie
   expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
 
   const cut = await new Promise<string>((resolve, reject) => {
+    let answered = false;
     const request = http.get(`${first.base}/v1/big/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN}` } }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
-      res.once('data', (chunk: Buffer) => {
+      // The connection the kill cuts: the body ends there (some Node versions say so as an error, some do not).
+      res.on('error', () => undefined);
+      res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
+        if (chunks.length > 1) return;
         // Mid-stream: the client reads no more, so the server waits on it, and is killed there.
         res.pause();
         first.server.child.kill('SIGKILL');
-        void first.server.exited.then(() => {
-          res.on('data', (more: Buffer) => chunks.push(more));
-          res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-          res.resume();
-        });
+        void first.server.exited.then(() => res.resume());
       });
     });
-    request.once('error', reject);
+    request.on('error', (e) => {
+      if (!answered) reject(e);
+    });
   });
   expect(cut.length).toBeGreaterThan(0);
   expect(cut).not.toContain('"kind":"end"');
 
   const second = await startServer(settingsFor(file), dir);
   expect(await exportLines(second.base)).toEqual(before);
-});
+}, 120_000);
