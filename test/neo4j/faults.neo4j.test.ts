@@ -2,14 +2,16 @@
 // Neo4j (neo4j-local/) on a fixed port with a kept data folder, so that it can stop the server (SIGTERM, SIGKILL,
 // SIGSTOP) under a steady stream of requests and start the same database again. Whatever happens, every answer is the
 // normal success or 503 store_unavailable, within a client timeout; /readyz follows Neo4j; the service recovers
-// without a restart; and every write that was answered 2xx is there afterwards. A service started while Neo4j is
-// down, or with settings Neo4j refuses, listens, answers 503 and keeps trying. The tests run in order on one server.
+// without a restart; and every write that was answered 2xx is there afterwards, also when the database was restored
+// from a dump while the server was down (the backup of docs/operations.md: neo4j-admin's dump and load through
+// admin()). A service started while Neo4j is down, or with settings Neo4j refuses, listens, answers 503 and keeps
+// trying. The tests run in order on one server.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import neo4jDriver, { type Driver } from 'neo4j-driver';
-import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
+import { admin, freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
 import {
   ADMIN_TOKEN,
   type Answer,
@@ -218,6 +220,7 @@ async function freeze(server: LocalNeo4j): Promise<void> {
 describe('the service while its Neo4j goes away', () => {
   let port: number;
   let data: string;
+  let dumps: string;
   let neo4j: LocalNeo4j | undefined;
   const services: Service[] = [];
   let first: Service;
@@ -241,6 +244,7 @@ describe('the service while its Neo4j goes away', () => {
     }
     port = await freePort();
     data = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-faults-neo4j-'));
+    dumps = fs.mkdtempSync(path.join(os.tmpdir(), 'idlink-faults-dumps-'));
   });
 
   afterEach(async () => {
@@ -253,7 +257,7 @@ describe('the service while its Neo4j goes away', () => {
   afterAll(async () => {
     await Promise.all(services.map(stopService));
     await neo4j?.stop(10_000);
-    if (data) fs.rmSync(data, { recursive: true, force: true });
+    for (const folder of [data, dumps]) if (folder) fs.rmSync(folder, { recursive: true, force: true });
     process.stdout.write(`\nNeo4j fault suite timings (ms): ${JSON.stringify(timings)}\n`);
   });
 
@@ -274,7 +278,29 @@ describe('the service while its Neo4j goes away', () => {
     expect(first.server.lines.join('\n') + first.server.stderr()).not.toContain(PASSWORD);
   }, 240_000);
 
-  test('when Neo4j is stopped with SIGTERM under steady writes and searches, then every answer is a success or 503 store_unavailable, readyz is 503 while it is down, and once it is back the service recovers without a restart and keeps every acknowledged write', async () => {
+  test('when Neo4j is stopped with SIGTERM under steady writes and searches, and restored from a dump while it is down, then every answer is a success or 503 store_unavailable, readyz is 503 while it is down, and once it is back the service recovers without a restart and keeps every acknowledged write, and the token issued before', async () => {
+    // A token and a node of another customer, written before the stop: the restored database must hold both.
+    expect((await call(first.base, 'PUT', '/v1/kept/schema/member', { token: ADMIN_TOKEN, body: schema })).status).toBe(201);
+    const issued = await call(first.base, 'POST', '/v1/kept/token', { token: ADMIN_TOKEN, body: { kind: 'bearer' } });
+    expect(issued.status).toBe(201);
+    const bearer = (issued.json as { token: string }).token;
+    const keptSearch = { match: { from: { schema: 'member', key: { type: 'member_id', id: 'kept-1' } } } };
+    const keptNode = { schema: 'member', key: { type: 'member_id', id: 'kept-1' }, ids: [{ type: 'device', id: 'kept-tv' }] };
+    expect((await call(first.base, 'POST', '/v1/kept/node/_create', { token: bearer, body: keptNode })).status).toBe(201);
+    const keptBefore = await call(first.base, 'POST', '/v1/kept/_search', { token: bearer, body: keptSearch });
+    expect(keptBefore.json).toEqual({
+      results: [
+        { type: 'device', id: 'kept-tv' },
+        { type: 'member_id', id: 'kept-1' },
+      ],
+      total: 2,
+    });
+    // Community Edition dumps a stopped database only (docs/operations.md).
+    const whileRunning = await admin(['database', 'dump', 'neo4j', `--to-path=${dumps}`], { data, heap: '256m' });
+    expect(whileRunning.code).not.toBe(0);
+    expect(whileRunning.output).toContain('The database is in use');
+    expect(fs.readdirSync(dumps)).toEqual([]);
+
     const trafficBegan = Date.now();
     const traffic = steadyTraffic(first, 'faults', 'term');
     await traffic.acknowledges(3);
@@ -293,6 +319,15 @@ describe('the service while its Neo4j goes away', () => {
     // The answer of the known-down path, not of a call that waited for the driver.
     expect(whileDown.json).toMatchObject({ detail: 'Neo4j cannot be reached right now.' });
 
+    // The backup and restore of docs/operations.md while the server is down: dump, the disk lost, the dump loaded
+    // into a new data folder.
+    const dumped = await admin(['database', 'dump', 'neo4j', `--to-path=${dumps}`], { data, heap: '256m' });
+    expect([dumped.code, dumped.output]).toEqual([0, expect.stringContaining('Dump completed successfully')]);
+    expect(fs.readdirSync(dumps)).toEqual(['neo4j.dump']);
+    fs.rmSync(data, { recursive: true, force: true });
+    const loaded = await admin(['database', 'load', 'neo4j', `--from-path=${dumps}`], { data, heap: '256m' });
+    expect([loaded.code, loaded.output]).toEqual([0, expect.stringContaining('Done:')]);
+
     timings.neo4jRestartAfterSigterm = await startNeo4j();
     timings.readyAfterNeo4jBackFromSigterm = await untilReady(first, RECOVERY_BOUND_MS);
     expect(logEntries(first.server).some((l) => l.message === 'Neo4j answers again; serving requests')).toBe(true);
@@ -308,7 +343,13 @@ describe('the service while its Neo4j goes away', () => {
       (await call(first.base, 'POST', '/v1/faults/node/_create', { body: { schema: 'member', key: { type: 'member_id', id: 'after-term' } } })).status,
     ).toBe(201);
     await expectAcknowledgedWritesKept(first, 'faults', 'term', outcomes);
-  }, 240_000);
+    expect(await call(first.base, 'POST', '/v1/kept/_search', { token: bearer, body: keptSearch })).toMatchObject({ status: 200, json: keptBefore.json });
+    // The restored store takes writes as before: the same key is refused, a new one taken.
+    expect((await call(first.base, 'POST', '/v1/kept/node/_create', { token: bearer, body: { schema: 'member', key: keptNode.key } })).status).toBe(409);
+    expect(
+      (await call(first.base, 'POST', '/v1/kept/node/_create', { token: bearer, body: { schema: 'member', key: { type: 'member_id', id: 'kept-2' } } })).status,
+    ).toBe(201);
+  }, 300_000);
 
   test('when Neo4j is killed with SIGKILL under steady traffic, and while a second service is starting, then both answer only successes or 503s, and both become ready by themselves once Neo4j is back, with every acknowledged write kept', async () => {
     const trafficBegan = Date.now();
