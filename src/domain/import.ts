@@ -62,9 +62,6 @@ const KINDS: Record<ImportRecord['kind'], { rank: number; once: boolean }> = {
   end: { rank: 10, once: true },
 };
 
-/** Records a batch carries at most, IDs and history entries counted one each. */
-const BATCH_WEIGHT = 20_000;
-
 const byPairs = (a: readonly string[], b: readonly string[]): number => {
   for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
     const order = compareCodePoints(a[i] ?? '', b[i] ?? '');
@@ -282,7 +279,16 @@ export class ImportService {
     if (this.importing.has(customerId)) throw new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
     this.importing.add(customerId);
     try {
+      const batchWeight = await this.store.importBatchWeight();
       await this.store.beginImport(customerId);
+      // The store writes one batch while the lines of the next are read and checked: at most two batches in memory.
+      let writing: Promise<void> = Promise.resolve();
+      const write = async (taken: ReturnType<ImportChecks['take']>) => {
+        await writing;
+        writing = this.write(customerId, taken);
+        // Awaited before the next batch, or before the import is undone: never left unhandled.
+        writing.catch(() => undefined);
+      };
       try {
         const checks = new ImportChecks(this.limits);
         let number = 0;
@@ -291,16 +297,22 @@ export class ImportService {
           number = line.number;
           if ('refused' in line) throw refusedLine(line.number, line.refused.message);
           checks.add(line.number, line.record);
-          if (checks.weight >= BATCH_WEIGHT) await this.write(customerId, checks.take());
+          if (checks.weight >= batchWeight) await write(checks.take());
         }
         if (signal.aborted) throw new DomainError('request_timeout', 'The client went away before the import ended.');
         if (!checks.ended) throw new DomainError('invalid_import', `The body ended after line ${number} without the end line: the export is cut.`);
-        await this.write(customerId, checks.take());
+        await write(checks.take());
+        await writing;
         await this.store.finishImport(customerId, checks.settings, checks.rules);
         return checks.counts;
       } catch (e) {
+        // The batch under way ends first; what it refused names an earlier line than a line checked meanwhile.
+        const earlier = await writing.then(
+          () => undefined,
+          (refused: unknown) => refused,
+        );
         await this.store.abandonImport(customerId);
-        throw e;
+        throw earlier ?? e;
       }
     } finally {
       this.importing.delete(customerId);

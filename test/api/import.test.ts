@@ -187,6 +187,33 @@ describe('imports', () => {
     }
   });
 
+  test('when a batch the store is writing is refused while a later line is checked, then 400 invalid_import names the line of the batch, not the later one, and the customer holds nothing after', async () => {
+    const { customer } = await source();
+    const exported = lines(await exportOf(customer));
+    const schemaLine = exported.find((l) => l.includes('"kind":"schema"')) ?? '';
+    // A batch ends once it weighs what the store asks for: the schema, the nodes and the separation fill the first
+    // one, whose separation names a node the import has no line of. The next line, refused by its check, is read
+    // while that batch is written.
+    const weight = await app.store.importBatchWeight();
+    const nodes = Array.from({ length: weight - 2 }, (_, n) =>
+      JSON.stringify({ kind: 'node', schema: 'member', key: m(`m-${String(n).padStart(6, '0')}`), ids: [] }),
+    );
+    const separation = JSON.stringify({
+      kind: 'separation',
+      nodes: [
+        { schema: 'member', key: m('m-000000') },
+        { schema: 'member', key: m('nobody') },
+      ],
+    });
+    const body = [...exported.slice(0, 3), schemaLine, ...nodes, separation, JSON.stringify({ kind: 'mystery' }), ...exported.slice(-2)];
+    const target = uniqueCustomer('import-batch-refused');
+    const answer = await importInto(target, body.join('\n'));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'invalid_import', line: body.indexOf(separation) + 1 });
+    const left = lines(await exportOf(target));
+    expect(left.map((l) => (JSON.parse(l) as Line).kind)).toEqual(['export', 'settings', 'blocklist', 'delivery_ids', 'end']);
+  });
+
   test('when an import is under way, then its customer answers 503 import_in_progress, and a client that goes away leaves the customer empty', async () => {
     const { customer } = await source();
     const exported = lines(await exportOf(customer));

@@ -27,7 +27,7 @@ test('when the process is killed mid-import, then the next start undoes what the
   const dir = freshDir('import-restart');
   const file = path.join(dir, 'idlink.sqlite');
   const first = await startServer(settingsFor(file), dir);
-  // 12,000 nodes of 2 IDs: more than a batch (20,000 IDs), which the import writes while it waits for the rest.
+  // 12,000 nodes of 2 IDs: more than a batch (20,000 IDs on SQLite), which the import writes while it waits for the rest.
   const body = exportBody(12_000);
   const request = http.request(`${first.base}/v1/dst/_import`, {
     method: 'POST',

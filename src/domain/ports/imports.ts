@@ -33,6 +33,11 @@ export interface ImportRefusal {
 
 export interface ImportStore {
   /**
+   * The records a batch should carry at most, IDs and history entries counted one each: what the store writes
+   * fastest per record in one transaction.
+   */
+  importBatchWeight(): Promise<number>;
+  /**
    * Marks the customer as importing; customer_not_empty when it has a schema, node, separation or delivery (its
    * settings, blocklist and tokens may be there: they are kept, or replaced when the import finishes), and
    * import_in_progress when it is marked already.

@@ -49,6 +49,14 @@ export interface ImportParts {
   deliveries: Neo4jDeliveries;
 }
 
+/**
+ * The records an import batch carries at most, IDs and history entries counted one each (importBatchWeight of the
+ * port). Neo4j holds a transaction's changes in memory until its commit, and then writes them to the store and its
+ * indexes: per record, transactions of a few thousand records were faster than ones of 20,000
+ * (bench/results/moves/README.md).
+ */
+export const IMPORT_BATCH_WEIGHT = 2_500;
+
 /** How long one import batch may take, its commit included. */
 const BATCH_LIMIT_MS = 300_000;
 

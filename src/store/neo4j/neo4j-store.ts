@@ -53,7 +53,7 @@ import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
 import { snapshotInGraph } from './neo4j-snapshot';
-import { DEFAULT_IMPORT_STALE_MS, Neo4jImport } from './neo4j-import';
+import { DEFAULT_IMPORT_STALE_MS, IMPORT_BATCH_WEIGHT, Neo4jImport } from './neo4j-import';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -577,6 +577,10 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   // ---- imports (./neo4j-import.ts)
+
+  importBatchWeight(): Promise<number> {
+    return Promise.resolve(IMPORT_BATCH_WEIGHT);
+  }
 
   beginImport(customerId: string): Promise<void> {
     return this.imports.begin(customerId);

@@ -417,6 +417,11 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- imports (./sqlite-import.ts)
 
+  /** A commit costs more than a larger transaction: 20,000 records a batch. */
+  importBatchWeight(): Promise<number> {
+    return Promise.resolve(20_000);
+  }
+
   beginImport(customerId: string): Promise<void> {
     return this.write(() => this.imports.begin(customerId));
   }
