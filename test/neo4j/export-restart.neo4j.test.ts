@@ -1,0 +1,81 @@
+// An export on Neo4j whose service process is killed while it streams, with another service process on the same
+// database. The export holds the customer's node writes back while it reads (docs/changes-and-export.md): when its
+// process dies, Neo4j ends its transaction with the connection, and the other process's writes go on at once, not
+// after NEO4J_EXPORT_TIMEOUT_MS (set here far past the call timeout, so a write that waited for it would answer 503).
+// The client's body ends without its `end` line, which is how it knows the export is cut; nothing was written, so
+// the other process exports the same lines as before.
+import http from 'node:http';
+import { exportBody } from '../helpers/export-body';
+import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
+import { neo4jConnectionFromEnv } from '../helpers/store';
+
+const CUSTOMER = 'export-killed';
+
+/** The export's lines but its header, which names the feed's cursor. */
+async function exportLines(base: string): Promise<string[]> {
+  const res = await fetch(`${base}/v1/${CUSTOMER}/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(res.status).toBe(200);
+  return (await res.text()).trimEnd().split('\n').slice(1);
+}
+
+describe('an export on Neo4j whose process is killed', () => {
+  let exporting: Service;
+  let other: Service;
+
+  beforeAll(async () => {
+    // The export may hold the writes back for an hour: only the end of its process can let them go within a call.
+    const env = serviceEnv(neo4jConnectionFromEnv(), { NEO4J_EXPORT_TIMEOUT_MS: '3600000', NEO4J_CALL_TIMEOUT_MS: '30000' });
+    [exporting, other] = await Promise.all([startService(env), startService(env)]);
+    await Promise.all([untilReady(exporting, 30_000), untilReady(other, 30_000)]);
+  });
+
+  afterAll(async () => {
+    expect([...serverFaults(exporting), ...serverFaults(other)]).toEqual([]);
+    await Promise.all([exporting, other].filter(Boolean).map(stopService));
+  });
+
+  test('when the process is killed while an export streams, then the client gets no end line, the other process writes to the customer at once, and exports the same lines as before', async () => {
+    // 100,000 nodes: an export of more than 10 MB, more than the sockets' buffers hold, which the client below stops
+    // reading after its first chunk.
+    const imported = await fetch(`${other.base}/v1/${CUSTOMER}/_import`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
+      body: exportBody(100_000).whole,
+    });
+    expect(imported.status).toBe(200);
+    const before = await exportLines(other.base);
+    expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
+
+    const cut = await new Promise<string>((resolve, reject) => {
+      let answered = false;
+      const request = http.get(`${exporting.base}/v1/${CUSTOMER}/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } }, (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        // The connection the kill cuts: the body ends there (some Node versions say so as an error, some do not).
+        res.on('error', () => undefined);
+        res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (chunks.length > 1) return;
+          // Mid-stream: the client reads no more, so the export waits on it, holding the customer's writes back.
+          res.pause();
+          exporting.server.child.kill('SIGKILL');
+          void exporting.server.exited.then(() => res.resume());
+        });
+      });
+      request.on('error', (e) => {
+        if (!answered) reject(e);
+      });
+    });
+    expect(cut.length).toBeGreaterThan(0);
+    expect(cut).not.toContain('"kind":"end"');
+
+    expect(await exportLines(other.base)).toEqual(before);
+    const write = await call(other.base, 'POST', `/v1/${CUSTOMER}/node/_create`, {
+      token: ADMIN_TOKEN,
+      body: { schema: 'member', key: { type: 'member_id', id: 'after-the-kill' } },
+      timeoutMs: 60_000,
+    });
+    expect(write.status).toBe(201);
+  }, 180_000);
+});
