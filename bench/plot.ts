@@ -1,6 +1,7 @@
 // `npm run bench:plot`: the latest full runs (bench/results/latest.json, neo4j.json) as docs/performance.md's
 // scenario table and its table of the Neo4j run against the Neo4j floor, and the results of `npm run bench --
-// --scale N` (bench/results/scale/*.json) as its scale table (all printed, Markdown, to be pasted as printed) and as
+// --scale N` (bench/results/scale/*.json) as its scale table, and those of `npm run bench -- --moves`
+// (bench/results/moves/*.json) as its table of exports, imports and migrate (all printed, Markdown, to be pasted as printed), and as
 // bench/results/scale.svg: each scenario's p99 against the number of IDs, both axes logarithmic, one line per
 // scenario and store. A plain SVG written here: three polylines need no plotting library.
 import fs from 'node:fs';
@@ -213,10 +214,43 @@ export function scaleSvg(reports: readonly ScaleReport[]): string {
   return `${out.join('\n')}\n`;
 }
 
+/** What `npm run bench -- --moves` writes (bench/results/moves/<store>.json): the parts the table shows. */
+export interface MovesReport {
+  store: string;
+  ids: number;
+  migrate_to_neo4j?: { seconds: number; ids_per_s: number };
+  round_1: MovesRound;
+  round_2: MovesRound;
+}
+
+interface MovesRound {
+  export_ids_per_s: number;
+  export_with_history_ids_per_s: number;
+  import_ids_per_s: number;
+}
+
+/** The Markdown table of exports, imports and migrate: one row per store, each rate as round 1 / round 2. */
+export function movesTable(reports: readonly MovesReport[]): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const rounds = (r: MovesReport, key: keyof MovesRound) => `${n(r.round_1[key])} / ${n(r.round_2[key])}`;
+  const lines = [
+    '| store | IDs | export, IDs/s | export with history, IDs/s | import of that export, IDs/s | migrate to Neo4j |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...[...reports]
+      .sort((a, b) => a.store.localeCompare(b.store))
+      .map(
+        (r) =>
+          `| ${r.store} | ${n(r.ids)} | ${rounds(r, 'export_ids_per_s')} | ${rounds(r, 'export_with_history_ids_per_s')} | ${rounds(r, 'import_ids_per_s')} | ${r.migrate_to_neo4j ? `${r.migrate_to_neo4j.seconds} s, ${n(r.migrate_to_neo4j.ids_per_s)} IDs/s` : '—'} |`,
+      ),
+  ];
+  return lines.join('\n');
+}
+
 /**
  * Everything `npm run bench:plot` prints from the results in `results` (bench/results), as docs/performance.md
- * pastes it: the scenario table of both full runs and the Neo4j floor table when both runs are there, then the scale
- * table. Throws when there are no --scale results.
+ * pastes it: the scenario table of both full runs and the Neo4j floor table when both runs are there, the scale
+ * table, then the table of exports, imports and migrate when there are --moves results. Throws when there are no
+ * --scale results.
  */
 export function printedTables(results: string): string {
   const run = (file: string) => JSON.parse(fs.readFileSync(path.join(results, file), 'utf8')) as RunReport;
@@ -225,6 +259,9 @@ export function printedTables(results: string): string {
     out.push(scenarioTable(run('latest.json'), run('neo4j.json')), neo4jFloorTable(run('neo4j.json')));
   }
   out.push(scaleTable(scaleReports(results)));
+  const moves = path.join(results, 'moves');
+  const movesFiles = fs.existsSync(moves) ? fs.readdirSync(moves).filter((f) => f.endsWith('.json')) : [];
+  if (movesFiles.length > 0) out.push(movesTable(movesFiles.map((f) => JSON.parse(fs.readFileSync(path.join(moves, f), 'utf8')) as MovesReport)));
   return out.join('\n\n');
 }
 

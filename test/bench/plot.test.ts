@@ -2,7 +2,17 @@
 // (bench/plot.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { neo4jFloorTable, printedTables, type RunReport, type ScaleReport, scaleSvg, scaleTable, scenarioTable } from '../../bench/plot';
+import {
+  type MovesReport,
+  movesTable,
+  neo4jFloorTable,
+  printedTables,
+  type RunReport,
+  type ScaleReport,
+  scaleSvg,
+  scaleTable,
+  scenarioTable,
+} from '../../bench/plot';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -109,12 +119,27 @@ describe('bench:plot Neo4j floor table', () => {
   });
 });
 
+describe('bench --moves table', () => {
+  const round = (rate: number) => ({ export_ids_per_s: 4 * rate, export_with_history_ids_per_s: 2 * rate, import_ids_per_s: rate });
+  const reports: MovesReport[] = [
+    { store: 'sqlite', ids: 1_000_070, migrate_to_neo4j: { seconds: 109.5, ids_per_s: 9130 }, round_1: round(90_000), round_2: round(89_000) },
+    { store: 'neo4j', ids: 1_000_070, round_1: round(13_000), round_2: round(12_000) },
+  ];
+
+  test('when the table is made, then one row per store, each rate as round 1 / round 2, and the migrate where the store ran it', () => {
+    expect(movesTable(reports).split('\n').slice(2)).toEqual([
+      '| neo4j | 1,000,070 | 52,000 / 48,000 | 26,000 / 24,000 | 13,000 / 12,000 | — |',
+      '| sqlite | 1,000,070 | 360,000 / 356,000 | 180,000 / 178,000 | 90,000 / 89,000 | 109.5 s, 9,130 IDs/s |',
+    ]);
+  });
+});
+
 describe('docs/performance.md', () => {
   test('when it is read, then each table bench:plot prints from bench/results is there as printed', () => {
     const page = fs.readFileSync(path.join(ROOT, 'docs', 'performance.md'), 'utf8');
     const printed = printedTables(path.join(ROOT, 'bench', 'results')).split('\n\n');
-    // The scenario table and its lines, the Neo4j floor table and its lines, the scale table.
-    expect(printed).toHaveLength(5);
+    // The scenario table and its lines, the Neo4j floor table and its lines, the scale table, the moves table.
+    expect(printed).toHaveLength(6);
     expect(printed.filter((block) => !page.includes(block))).toEqual([]);
   });
 });
