@@ -11,6 +11,9 @@ import { ImportService } from './domain/import';
 import { createLogger } from './logger';
 import { openStore } from './store/open';
 
+/** How often a Neo4j service reads which customers other processes are importing into: one statement. */
+const IMPORT_MARKS_EVERY_MS = 1_000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -44,13 +47,20 @@ async function main(): Promise<void> {
       })
       .catch((e: unknown) => logger.warn('undoing unfinished imports failed; trying again later', { error: e instanceof Error ? e.message : String(e) }));
   let importWatch: NodeJS.Timeout | undefined;
+  // On Neo4j, which other processes may be importing into, the customers marked as importing are read every
+  // IMPORT_MARKS_EVERY_MS, so that this process too answers their requests import_in_progress. A read that fails is
+  // done again at the next (the store is unreachable: the requests fail anyway).
+  let importMarks: NodeJS.Timeout | undefined;
   void started.then(() => {
     if (shuttingDown) return;
     logger.info('store ready', { store: config.store });
     retention.start();
     const staleMs = config.neo4j.importStaleMs;
     void abandonImports(config.store === 'sqlite' ? 0 : staleMs);
-    if (config.store === 'neo4j') importWatch = setInterval(() => void abandonImports(staleMs), staleMs / 4).unref();
+    if (config.store === 'neo4j') {
+      importWatch = setInterval(() => void abandonImports(staleMs), staleMs / 4).unref();
+      importMarks = setInterval(() => void imports.readMarks().catch(() => undefined), IMPORT_MARKS_EVERY_MS).unref();
+    }
   });
   const metrics = new Metrics();
   const stopping = new AbortController();
@@ -84,6 +94,7 @@ async function main(): Promise<void> {
     shuttingDown = true;
     retention.stop();
     clearInterval(importWatch);
+    clearInterval(importMarks);
     // Calls waiting on the change feed answer now, and streams end: nothing else would end them before the deadline.
     stopping.abort();
     logger.info('shutting down', { signal });

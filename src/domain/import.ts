@@ -3,8 +3,8 @@
 // types a schema declares, a node's size, ids given out, the order that makes an export one) and that the lines
 // are one whole export, batches them to the store (./ports/imports.ts), and undoes everything when a line is refused,
 // the body ends without its end line, or the client goes away. The customer answers its other requests with
-// import_in_progress meanwhile (in this process: isImporting), and an import a crash interrupted is undone at the next
-// start (abandonUnfinished).
+// import_in_progress meanwhile (isImporting: in this process, and in the others that share the store once they have
+// read its marks), and an import a crash interrupted is undone at the next start (abandonUnfinished).
 import { type BlockRule, checkRules } from './blocklist';
 import { compareCodePoints } from './code-point-order';
 import { DomainError, isDomainError } from './errors';
@@ -258,15 +258,33 @@ function isCalendarDay(day: string): boolean {
 
 export class ImportService {
   private readonly importing = new Set<string>();
+  /** The customers the store marked as importing when readMarks last read them: other processes' imports too. */
+  private marked = new Set<string>();
+  /** When each import of this process ended, by Date.now: a read of the marks begun before then is out of date. */
+  private readonly ended = new Map<string, number>();
 
   constructor(
     private readonly store: ImportStore,
     private readonly limits: ImportLimits,
   ) {}
 
-  /** Whether this process is importing into the customer: its other requests answer import_in_progress. */
+  /**
+   * Whether the customer is importing, in this process or, as of the last readMarks, in another that shares the
+   * store: its other requests answer import_in_progress.
+   */
   isImporting(customerId: string): boolean {
-    return this.importing.has(customerId);
+    return this.importing.has(customerId) || this.marked.has(customerId);
+  }
+
+  /**
+   * Reads which customers the store marks as importing (unfinishedImports(0)): what isImporting answers for the
+   * imports of other processes. Those of this process that ended after the read began are left out.
+   */
+  async readMarks(): Promise<void> {
+    const began = Date.now();
+    const marked = await this.store.unfinishedImports(0);
+    for (const [customerId, at] of this.ended) if (at < began) this.ended.delete(customerId);
+    this.marked = new Set(marked.filter((customerId) => !this.ended.has(customerId)));
   }
 
   /**
@@ -316,6 +334,8 @@ export class ImportService {
       }
     } finally {
       this.importing.delete(customerId);
+      this.marked.delete(customerId);
+      this.ended.set(customerId, Date.now());
     }
   }
 

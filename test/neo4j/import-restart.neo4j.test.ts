@@ -1,17 +1,19 @@
 // An import on Neo4j whose service process is killed part-way, with another service process on the same database
 // (NEO4J_IMPORT_STALE_MS at its least, 15 s): while the importing process lives, its import is left alone however
-// long it writes nothing (its lease says it is alive); once it is killed, the other process undoes it by itself,
-// says so in its log, and the customer is empty and takes the import again.
+// long it writes nothing (its lease says it is alive), and the other process answers the customer's requests 503
+// import_in_progress too (it reads the import marks every second); once it is killed, the other process undoes it by
+// itself, says so in its log, and the customer is empty and takes the import again.
 import http from 'node:http';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { exportBody } from '../helpers/export-body';
-import { ADMIN_TOKEN, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
+import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
 import { logged } from '../helpers/server-process';
 import { waitFor } from '../helpers/settling';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 
 const STALE_MS = 15_000;
 const CUSTOMER = 'import-killed';
+const SEARCH = { match: { from: { schema: 'member', key: { type: 'member_id', id: 'm-000000' } } } };
 
 describe('an import on Neo4j whose process is killed', () => {
   let driver: Driver;
@@ -48,7 +50,7 @@ describe('an import on Neo4j whose process is killed', () => {
   });
 
   test(
-    'when its process lives, then its import is left alone past NEO4J_IMPORT_STALE_MS without a batch; once the process is killed, the other process undoes it, and the customer takes the import again',
+    'when its process lives, then the other process answers the customer 503 import_in_progress, and leaves the import alone past NEO4J_IMPORT_STALE_MS without a batch; once the process is killed, the other process undoes it, and the customer takes the import again',
     async () => {
       // 12,000 nodes of 2 IDs: several batches (the store's import batch weight), written while the import waits for
       // the rest, which never comes until the process is killed.
@@ -60,6 +62,14 @@ describe('an import on Neo4j whose process is killed', () => {
       request.on('error', () => undefined);
       request.write(body.text);
       await waitFor('a batch of the import to be written', async () => (await nodes()) > 0, { timeoutMs: 60_000, everyMs: 100 });
+      await waitFor(
+        'the other process to answer the customer 503 import_in_progress',
+        async () => {
+          const answer = await call(other.base, 'POST', `/v1/${CUSTOMER}/_search`, { token: ADMIN_TOKEN, body: SEARCH });
+          return answer.status === 503 && (answer.json as { code?: string }).code === 'import_in_progress';
+        },
+        { timeoutMs: 10_000, everyMs: 200 },
+      );
 
       // No batch for longer than the stale time, and for two of the other process's checks (every quarter of it)
       // after: the import is still there, alive.
@@ -92,6 +102,8 @@ describe('an import on Neo4j whose process is killed', () => {
       });
       expect(again.status).toBe(200);
       expect(await again.json()).toMatchObject({ nodes: 12_000, ids: 24_000 });
+      // Once its import has answered, the process serves the customer at once, whatever marks it read meanwhile.
+      expect(await call(other.base, 'POST', `/v1/${CUSTOMER}/_search`, { token: ADMIN_TOKEN, body: SEARCH })).toMatchObject({ status: 200 });
     },
     8 * STALE_MS,
   );
