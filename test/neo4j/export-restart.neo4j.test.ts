@@ -4,8 +4,8 @@
 // after NEO4J_EXPORT_TIMEOUT_MS (set here far past the call timeout, so a write that waited for it would answer 503).
 // The client's body ends without its `end` line, which is how it knows the export is cut; nothing was written, so
 // the other process exports the same lines as before.
-import http from 'node:http';
 import { exportBody } from '../helpers/export-body';
+import { exportKilledMidStream } from '../helpers/killed-export';
 import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 
@@ -46,27 +46,8 @@ describe('an export on Neo4j whose process is killed', () => {
     const before = await exportLines(other.base);
     expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
 
-    const cut = await new Promise<string>((resolve, reject) => {
-      let answered = false;
-      const request = http.get(`${exporting.base}/v1/${CUSTOMER}/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } }, (res) => {
-        answered = true;
-        const chunks: Buffer[] = [];
-        // The connection the kill cuts: the body ends there (some Node versions say so as an error, some do not).
-        res.on('error', () => undefined);
-        res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          if (chunks.length > 1) return;
-          // Mid-stream: the client reads no more, so the export waits on it, holding the customer's writes back.
-          res.pause();
-          exporting.server.child.kill('SIGKILL');
-          void exporting.server.exited.then(() => res.resume());
-        });
-      });
-      request.on('error', (e) => {
-        if (!answered) reject(e);
-      });
-    });
+    // Mid-stream the export waits on the client, holding the customer's writes back, and its process is killed there.
+    const cut = await exportKilledMidStream(`${exporting.base}/v1/${CUSTOMER}/_export?history=true`, ADMIN_TOKEN, exporting.server);
     expect(cut.length).toBeGreaterThan(0);
     expect(cut).not.toContain('"kind":"end"');
 

@@ -1,9 +1,9 @@
 // An export whose process is killed while it streams (the real server, SQLite on a file): the client's body ends
 // without its `end` line, which is how it knows the export is cut; nothing was written, so after a restart the same
 // customer exports the same lines as before.
-import http from 'node:http';
 import path from 'node:path';
 import { exportBody } from '../helpers/export-body';
+import { exportKilledMidStream } from '../helpers/killed-export';
 import { freshDir, installCleanup, startServer } from '../helpers/server-process';
 
 installCleanup();
@@ -33,27 +33,7 @@ test('when the process is killed while an export streams, then the body the clie
   const before = await exportLines(first.base);
   expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
 
-  const cut = await new Promise<string>((resolve, reject) => {
-    let answered = false;
-    const request = http.get(`${first.base}/v1/big/_export?history=true`, { headers: { Authorization: `Bearer ${ADMIN}` } }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      // The connection the kill cuts: the body ends there (some Node versions say so as an error, some do not).
-      res.on('error', () => undefined);
-      res.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        if (chunks.length > 1) return;
-        // Mid-stream: the client reads no more, so the server waits on it, and is killed there.
-        res.pause();
-        first.server.child.kill('SIGKILL');
-        void first.server.exited.then(() => res.resume());
-      });
-    });
-    request.on('error', (e) => {
-      if (!answered) reject(e);
-    });
-  });
+  const cut = await exportKilledMidStream(`${first.base}/v1/big/_export?history=true`, ADMIN, first.server);
   expect(cut.length).toBeGreaterThan(0);
   expect(cut).not.toContain('"kind":"end"');
 
