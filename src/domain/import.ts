@@ -262,6 +262,9 @@ export class ImportService {
   private marked = new Set<string>();
   /** When each import of this process ended, by Date.now: a read of the marks begun before then is out of date. */
   private readonly ended = new Map<string, number>();
+  /** The reads of the marks begun, and the last whose answer was taken: an older read answering later is left. */
+  private marksRead = 0;
+  private marksTaken = 0;
 
   constructor(
     private readonly store: ImportStore,
@@ -281,8 +284,11 @@ export class ImportService {
    * imports of other processes. Those of this process that ended after the read began are left out.
    */
   async readMarks(): Promise<void> {
+    const read = (this.marksRead += 1);
     const began = Date.now();
     const marked = await this.store.unfinishedImports(0);
+    if (read < this.marksTaken) return;
+    this.marksTaken = read;
     for (const [customerId, at] of this.ended) if (at < began) this.ended.delete(customerId);
     this.marked = new Set(marked.filter((customerId) => !this.ended.has(customerId)));
   }
