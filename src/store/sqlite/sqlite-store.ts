@@ -417,7 +417,10 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   // ---- imports (./sqlite-import.ts)
 
-  /** A commit costs more than a larger transaction: 20,000 records a batch. */
+  /**
+   * 20,000 records a batch: each commit's fixed cost is spread over many records, and a batch holds the other
+   * customers' writes back for about a fifth of a second (bench/results/moves/README.md).
+   */
   importBatchWeight(): Promise<number> {
     return Promise.resolve(20_000);
   }
