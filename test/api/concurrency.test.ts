@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { IdPair } from '../../src/domain/model';
 import type { components } from '../../src/generated/openapi';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
+import { SQLITE_DRIVER_WAIT_MS, sqliteDriverBuilt } from '../helpers/sqlite-driver-built';
 import { ADMIN_TOKEN, startApp, tempDir, type TestApp } from '../helpers/app';
 import { defaultTestStore, usesNeo4j } from '../helpers/store';
 import type { DeliveryAnswer as Delivery } from '../helpers/deliveries';
@@ -35,9 +36,12 @@ describe.each([
   let customer: string;
 
   beforeAll(async () => {
-    if (onFile) dir = tempDir('idlink-concurrency-');
+    if (onFile) {
+      dir = tempDir('idlink-concurrency-');
+      await sqliteDriverBuilt();
+    }
     app = await startApp(dir ? { store: new SqliteStore({ path: path.join(dir, 'idlink.sqlite') }) } : {});
-  });
+  }, SQLITE_DRIVER_WAIT_MS);
   afterAll(async () => {
     await app.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/
 import { putSchema } from '../helpers/factories';
 import { runMigrate } from '../helpers/migrate';
 import { neo4jStoreEnv } from '../helpers/neo4j-services';
+import { SQLITE_DRIVER_WAIT_MS, sqliteDriverBuilt } from '../helpers/sqlite-driver-built';
 import { neo4jConnectionFromEnv } from '../helpers/store';
 
 const admin = { token: ADMIN_TOKEN };
@@ -79,9 +80,10 @@ describe('data that moves between SQLite and Neo4j', () => {
   let neo: TestApp;
   let sqlite: TestApp;
   beforeAll(async () => {
+    await sqliteDriverBuilt();
     neo = await startApp();
     sqlite = await startApp({ store: new SqliteStore({ path: ':memory:' }) });
-  });
+  }, SQLITE_DRIVER_WAIT_MS);
   afterAll(async () => {
     await neo.close();
     await sqlite.close();
