@@ -6,7 +6,7 @@ import { counted } from '../helpers/bolt-round-trips';
 import { type Migration, MIGRATIONS, migrate, type MigrationContext } from '../../src/store/neo4j/neo4j-migrations';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { Transactions } from '../../src/store/neo4j/neo4j-transactions';
-import { loadStatements } from '../../src/store/neo4j/statements';
+import { loadStatements, schemaObjects } from '../../src/store/neo4j/statements';
 import { forgetMigrations } from '../helpers/neo4j-ledger';
 import { neo4jConnectionFromEnv, untilOneIsBlocked } from '../helpers/store';
 
@@ -38,10 +38,30 @@ describe('the upgrades of a Neo4j database', () => {
     await second?.close();
     expect(second?.migrated).toEqual([]);
     expect(await ledger()).toEqual(everyUpgrade);
-    // The schema's statements (auto-commit, as Neo4j runs schema commands), the wait for its indexes, then the
-    // ledger's lock, which reads the ledger.
-    const schema = loadStatements().schema.map(() => 'auto:not a statement of cypher/');
-    expect(start.statements).toEqual([...schema, 'auto:store.await-indexes', 'migration.lock']);
+    // cypher/schema/ is in place and online (one read says so), then the ledger's lock, which reads the ledger.
+    expect(start.statements).toEqual(['auto:store.schema-in-place', 'migration.lock']);
+  });
+
+  test('when the database lacks an index of cypher/schema/, or holds one that cypher/schema/ drops, then a start applies every statement of it: the index is back and the old one gone', async () => {
+    const index = schemaObjects(loadStatements().schema).find((o) => !o.constraint && o.name === 'history_time');
+    expect(index).toBeDefined();
+    const names = async () => (await run('SHOW INDEXES YIELD name RETURN name')).map((r) => r.name as string);
+    for (const change of [
+      'DROP INDEX history_time',
+      // What an earlier version made, and cypher/schema/history.drop-index-customer.cypher drops.
+      'CREATE INDEX history_customer FOR (entry:HistoryEntry) ON (entry.customer)',
+    ]) {
+      await run(change);
+      let store: Neo4jStore | undefined;
+      const start = await counted(async () => (store = await Neo4jStore.connect(connection)));
+      await store?.close();
+      // The check, each statement of cypher/schema/ (auto-commit, as Neo4j runs schema commands), the wait for its
+      // indexes, then the ledger's lock.
+      const schema = loadStatements().schema.map(() => 'auto:not a statement of cypher/');
+      expect(start.statements).toEqual(['auto:store.schema-in-place', ...schema, 'auto:store.await-indexes', 'migration.lock']);
+      expect(await names()).toContain('history_time');
+      expect(await names()).not.toContain('history_customer');
+    }
   });
 
   test('when two stores connect at once to a database without a ledger, then each upgrade is applied by one of them, once', async () => {

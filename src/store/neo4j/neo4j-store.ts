@@ -250,7 +250,8 @@ export class Neo4jStore implements StorePorts, TraversalReads {
       store.exportTimeoutMs = connection.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
       store.imports.aliveEveryMs = (connection.importStaleMs ?? DEFAULT_IMPORT_STALE_MS) / 12;
       try {
-        await store.applySchema();
+        // A database a service started on before has it all: one read, not a round trip per statement.
+        if (!(await store.transactions.schemaInPlace())) await store.applySchema();
       } catch (e) {
         await store.close();
         throw new Error(`${where}: applying the constraints and indexes of cypher/schema/ failed: ${e instanceof Error ? e.message : String(e)}`, {

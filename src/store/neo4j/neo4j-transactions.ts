@@ -12,7 +12,7 @@ import neo4j, { type Driver, type Session, type Transaction } from 'neo4j-driver
 import { DomainError } from '../../domain/errors';
 import { isEntityNotFound, isOutOfMemory, isUnavailable, neo4jCode, storeUnavailable, toStoreError } from './driver-errors';
 import { int, type Query, type Row } from './query';
-import { checkParams, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
+import { checkParams, droppedSchemaNames, type SchemaObject, schemaObjects, type Statement, type StatementName, type Statements } from './statements';
 
 /**
  * NEO4J_CALL_TIMEOUT_MS by default: above what a call can take on a live server (the driver's retries of 10 s, a
@@ -401,6 +401,20 @@ export class Transactions {
     const [row] = await this.read((q) => q<{ present: string[] }>('store.schema-in-place', { names: expected.map((o) => o.name) }));
     const present = new Set(row?.present ?? []);
     return expected.filter((o) => !present.has(o.name));
+  }
+
+  /**
+   * Whether applying cypher/schema/ would change nothing and wait for nothing: every constraint and index it creates
+   * is there and online, and nothing it drops is left. One round trip, where applying it takes one per statement.
+   */
+  async schemaInPlace(): Promise<boolean> {
+    const dropped = droppedSchemaNames(this.statements.schema);
+    if (dropped === undefined) return false;
+    const expected = schemaObjects(this.statements.schema).map((o) => o.name);
+    const [row] = await this.read((q) => q<{ present: string[]; online: string[] }>('store.schema-in-place', { names: [...expected, ...dropped] }));
+    const present = new Set(row?.present ?? []);
+    const online = new Set(row?.online ?? []);
+    return expected.every((name) => online.has(name)) && !dropped.some((name) => present.has(name));
   }
 
   async ping(): Promise<void> {

@@ -210,6 +210,22 @@ export function schemaObjects(schema: Statement[]): SchemaObject[] {
   });
 }
 
+const DROPS = /^DROP (?:CONSTRAINT|INDEX) ([A-Za-z_][A-Za-z0-9_]*) IF EXISTS\b/m;
+
+/**
+ * The names of what the schema statements drop (what earlier versions made), or undefined when a statement neither
+ * creates a named object IF NOT EXISTS nor drops one IF EXISTS: then only running the statements says what they do.
+ */
+export function droppedSchemaNames(schema: Statement[]): string[] | undefined {
+  const dropped: string[] = [];
+  for (const statement of schema) {
+    const [, name] = DROPS.exec(statement.text) ?? [];
+    if (name !== undefined) dropped.push(name);
+    else if (!CREATES.test(statement.text)) return undefined;
+  }
+  return dropped;
+}
+
 /** The labels and relationship types of the graph model: the only ones a statement may use (checked by the lint test). */
 export const GRAPH_VOCABULARY = {
   labels: [
