@@ -123,7 +123,9 @@ async function startServers(startAll, count, what) {
   process.env.NEO4J_TEST_USERNAME = first.username;
   process.env.NEO4J_TEST_PASSWORD = first.password;
   process.env.NEO4J_TEST_DATABASE = 'neo4j';
-  process.env.NEO4J_TEST_SERVERS = JSON.stringify(servers.map(({ uri, username, password }) => ({ uri, username, password })));
+  process.env.NEO4J_TEST_SERVERS = JSON.stringify(
+    servers.map(({ uri, username, password, passwordGenerated }) => ({ uri, username, password, ...(passwordGenerated ? { passwordGenerated } : {}) })),
+  );
   return servers.map((server) => server.line).join('; ');
 }
 

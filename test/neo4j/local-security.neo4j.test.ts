@@ -1,8 +1,8 @@
 // The local Neo4j of neo4j-local/ is never open to a web page the analyst visits: auth is always on (without
 // NEO4J_PASSWORD, `npm run neo4j:local` generates a password, prints it once and keeps it with the data), Bolt
 // refuses WebSocket upgrades from any origin but the Browser's own, and /analyst/ answers only that origin. This
-// suite starts servers of its own: one through start() with the Browser on, and `npm run neo4j:local` itself twice
-// on one kept data folder.
+// suite runs `npm run neo4j:local` itself twice on one kept data folder, the first time with the Browser on; and it
+// checks a server that start() gave a password of its own: the suites' local servers, or one it starts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import neo4jDriver from 'neo4j-driver';
-import { freePort, type LocalNeo4j, missingTools, start } from '../../neo4j-local/neo4j-local';
+import { freePort, missingTools, start } from '../../neo4j-local/neo4j-local';
 import { waitFor } from '../helpers/settling';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -178,6 +178,54 @@ async function stopScript(run: ScriptRun | undefined): Promise<void> {
   expect(await run.exited).toBe(0);
 }
 
+/** This jest worker's own server, when local-servers.js started it with start() given no password (NEO4J_TEST_SERVERS). */
+function ownServerOfStart(): { uri: string; password: string } | undefined {
+  const servers = JSON.parse(process.env.NEO4J_TEST_SERVERS ?? '[]') as Array<{ uri: string; password: string; passwordGenerated?: boolean }>;
+  const own = servers[Number(process.env.JEST_WORKER_ID ?? '1') - 1];
+  return own?.passwordGenerated ? { uri: own.uri, password: own.password } : undefined;
+}
+
+/**
+ * On a server with the Browser on `httpPort`: a page of another origin can open Bolt over WebSocket nowhere and read
+ * no /analyst/ file, and the Browser's own origin (127.0.0.1 or localhost on its port) gets a working Bolt connection
+ * and the files; raw Bolt is untouched.
+ */
+async function expectBrowserOriginOnly(boltPort: number, httpPort: number, uri: string, password: string): Promise<void> {
+  const browserOrigin = `http://127.0.0.1:${httpPort}`;
+  expect(await websocketUpgrade(boltPort, EVIL)).toEqual({ status: 403 });
+  // A DNS-rebinding page on the Browser's port keeps its own host name in its origin.
+  expect(await websocketUpgrade(boltPort, `http://evil.example:${httpPort}`)).toEqual({ status: 403 });
+  expect(await websocketUpgrade(boltPort, `http://127.0.0.1:${httpPort + 1}`)).toEqual({ status: 403 });
+  expect(await websocketUpgrade(boltPort, 'null')).toEqual({ status: 403 });
+
+  expect(await websocketUpgrade(boltPort, browserOrigin)).toEqual({ status: 101, boltVersion: '5.4' });
+  expect(await websocketUpgrade(boltPort, `http://localhost:${httpPort}`)).toEqual({ status: 101, boltVersion: '5.4' });
+  // No Origin: not a web page (browsers always send one on a WebSocket handshake).
+  expect(await websocketUpgrade(boltPort)).toEqual({ status: 101, boltVersion: '5.4' });
+  // Raw Bolt (the service, the drivers) is untouched by the guard.
+  expect(await hello(uri, password)).toBe('ok');
+
+  for (const file of ['/analyst/style.grass', '/analyst/guide.html']) {
+    const foreign = await httpGet(httpPort, file, EVIL);
+    expect(foreign.status).toBe(403);
+    expect(foreign.allowOrigin).toBe(browserOrigin);
+    expect(foreign.body).not.toContain('node.');
+
+    const own = await httpGet(httpPort, file, browserOrigin);
+    expect(own.status).toBe(200);
+    expect(own.allowOrigin).toBe(browserOrigin);
+    const localhost = await httpGet(httpPort, file, `http://localhost:${httpPort}`);
+    expect([localhost.status, localhost.allowOrigin]).toEqual([200, `http://localhost:${httpPort}`]);
+    // The Browser's own same-origin GET sends no Origin.
+    const sameOrigin = await httpGet(httpPort, file);
+    expect([sameOrigin.status, sameOrigin.allowOrigin]).toEqual([200, browserOrigin]);
+  }
+  expect((await httpGet(httpPort, '/analyst/style.grass', browserOrigin)).body).toContain('"node.IdNode"');
+  // Neo4j's own answers (the discovery document, the Browser's files) no longer allow every origin either.
+  expect((await httpGet(httpPort, '/', EVIL)).allowOrigin).toBe(browserOrigin);
+  expect((await httpGet(httpPort, '/browser/', EVIL)).allowOrigin).toBe(browserOrigin);
+}
+
 describe('the local Neo4j is never open to other web pages', () => {
   beforeAll(() => {
     const missing = missingTools();
@@ -185,67 +233,30 @@ describe('the local Neo4j is never open to other web pages', () => {
     if (missing) throw new Error(`this suite starts local Neo4j servers (neo4j-local/) and cannot run here: ${missing}. Install java 17+ and mvn.`);
   });
 
-  describe('a server of start() with the Browser on', () => {
-    let server: LocalNeo4j;
-    let httpPort: number;
-    let boltPort: number;
-    let browserOrigin: string;
+  describe('a server of start() given no password', () => {
+    let server: { uri: string; password: string; stop?: () => Promise<void> };
 
     beforeAll(async () => {
-      httpPort = await freePort();
-      // No password passed: start() generates one; the server never runs with auth off.
-      server = await start({ httpPort, quickJit: true, timeoutMs: START_MS });
-      boltPort = Number(new URL(server.uri).port);
-      browserOrigin = new URL(server.browserUrl ?? '').origin;
+      // The suites' own local servers (local-servers.js) are such servers: this worker's is checked, and no server
+      // is started for this alone. Where the suites run on containers or NEO4J_TEST_URI, one is started here.
+      const own = ownServerOfStart();
+      if (own) {
+        server = own;
+      } else {
+        const started = await start({ quickJit: true, timeoutMs: START_MS });
+        server = { uri: started.uri, password: started.password, stop: () => started.stop(30_000) };
+      }
     }, START_MS);
 
     afterAll(async () => {
-      await server?.stop(30_000);
+      await server?.stop?.();
     });
 
     test('when a Bolt client says HELLO without credentials, then it is refused, and the password start() generated and returned is accepted', async () => {
-      expect(browserOrigin).toBe(`http://127.0.0.1:${httpPort}`);
       expect(server.password.length).toBeGreaterThanOrEqual(20);
       expect(await hello(server.uri)).toBe('Neo.ClientError.Security.Unauthorized');
       expect(await hello(server.uri, 'neo4j')).toBe('Neo.ClientError.Security.Unauthorized');
       expect(await hello(server.uri, server.password)).toBe('ok');
-    });
-
-    test("when a page of another origin opens Bolt over WebSocket, then the upgrade is refused with 403; the Browser's own origin gets a working Bolt connection", async () => {
-      expect(await websocketUpgrade(boltPort, EVIL)).toEqual({ status: 403 });
-      // A DNS-rebinding page on the Browser's port keeps its own host name in its origin.
-      expect(await websocketUpgrade(boltPort, `http://evil.example:${httpPort}`)).toEqual({ status: 403 });
-      expect(await websocketUpgrade(boltPort, `http://127.0.0.1:${httpPort + 1}`)).toEqual({ status: 403 });
-      expect(await websocketUpgrade(boltPort, 'null')).toEqual({ status: 403 });
-
-      expect(await websocketUpgrade(boltPort, browserOrigin)).toEqual({ status: 101, boltVersion: '5.4' });
-      expect(await websocketUpgrade(boltPort, `http://localhost:${httpPort}`)).toEqual({ status: 101, boltVersion: '5.4' });
-      // No Origin: not a web page (browsers always send one on a WebSocket handshake).
-      expect(await websocketUpgrade(boltPort)).toEqual({ status: 101, boltVersion: '5.4' });
-      // Raw Bolt (the service, the drivers) is untouched by the guard.
-      expect(await hello(server.uri, server.password)).toBe('ok');
-    });
-
-    test("when a page of another origin asks for /analyst/ files, then it gets 403 with a CORS header naming only the Browser's origin; the Browser's own origin gets them", async () => {
-      for (const file of ['/analyst/style.grass', '/analyst/guide.html']) {
-        const foreign = await httpGet(httpPort, file, EVIL);
-        expect(foreign.status).toBe(403);
-        expect(foreign.allowOrigin).toBe(browserOrigin);
-        expect(foreign.body).not.toContain('node.');
-
-        const own = await httpGet(httpPort, file, browserOrigin);
-        expect(own.status).toBe(200);
-        expect(own.allowOrigin).toBe(browserOrigin);
-        const localhost = await httpGet(httpPort, file, `http://localhost:${httpPort}`);
-        expect([localhost.status, localhost.allowOrigin]).toEqual([200, `http://localhost:${httpPort}`]);
-        // The Browser's own same-origin GET sends no Origin.
-        const sameOrigin = await httpGet(httpPort, file);
-        expect([sameOrigin.status, sameOrigin.allowOrigin]).toEqual([200, browserOrigin]);
-      }
-      expect((await httpGet(httpPort, '/analyst/style.grass', browserOrigin)).body).toContain('"node.IdNode"');
-      // Neo4j's own answers (the discovery document, the Browser's files) no longer allow every origin either.
-      expect((await httpGet(httpPort, '/', EVIL)).allowOrigin).toBe(browserOrigin);
-      expect((await httpGet(httpPort, '/browser/', EVIL)).allowOrigin).toBe(browserOrigin);
     });
   });
 
@@ -296,10 +307,9 @@ describe('the local Neo4j is never open to other web pages', () => {
         expect(fs.readFileSync(passwordFile, 'utf8').trim()).toBe(printed);
         expect(fs.statSync(passwordFile).mode & 0o777).toBe(0o600);
         expect(await hello(uri)).toBe('Neo.ClientError.Security.Unauthorized');
+        expect(await hello(uri, 'neo4j')).toBe('Neo.ClientError.Security.Unauthorized');
         expect(await hello(uri, printed)).toBe('ok');
-        expect((await websocketUpgrade(boltPort, EVIL)).status).toBe(403);
-        expect(await websocketUpgrade(boltPort, `http://127.0.0.1:${httpPort}`)).toEqual({ status: 101, boltVersion: '5.4' });
-        expect((await httpGet(httpPort, '/analyst/style.grass', EVIL)).status).toBe(403);
+        await expectBrowserOriginOnly(boltPort, httpPort, uri, printed);
         await stopScript(run);
 
         // Again on the same data folder, with the Browser off: the kept password, not printed; no origin at all may

@@ -8,11 +8,10 @@
 // done on a core the install leaves idle. It needs nothing of node_modules. The JVM stops with it, however it ends
 // (the JVM's stdin is its pipe).
 'use strict';
-const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 
 /**
- * @typedef {{ uri: string, username: string, password: string, line: string }} StartedServer
+ * @typedef {{ uri: string, username: string, password: string, passwordGenerated?: boolean, line: string }} StartedServer
  * @typedef {{ servers: StartedServer[], stop: () => Promise<unknown>, kill?: () => Promise<unknown> }} StartedServers
  */
 
@@ -26,14 +25,21 @@ const DELETED_AT_STOP = /; data (\S+), deleted at stop/;
  */
 async function startLocalServers(count) {
   const local = require('../../neo4j-local/neo4j-local');
-  const password = randomBytes(12).toString('hex');
-  // The heap the servers had as JVMs of their own, 1 GB each. A statement's plan is kept for the run: each file
-  // empties the database and fills it again, so its statistics always differ from a plan's, and with Neo4j's
-  // interval of 10 s every statement was planned again and again (docs/neo4j.md#the-neo4j-suites).
-  const server = await local.start({ password, servers: count, heap: `${count}g`, minReplanIntervalS: 3600 });
+  // Given no password, start() generates one (local-security.neo4j.test.ts checks it on these servers). The heap
+  // the servers had as JVMs of their own, 1 GB each. A statement's plan is kept for the run: each file empties the
+  // database and fills it again, so its statistics always differ from a plan's, and with Neo4j's interval of 10 s
+  // every statement was planned again and again (docs/neo4j.md#the-neo4j-suites).
+  const server = await local.start({ servers: count, heap: `${count}g`, minReplanIntervalS: 3600 });
   const lines = server.line.split('\n');
+  const { password } = server;
   return {
-    servers: server.uris.map((uri, i) => ({ uri, username: 'neo4j', password, line: `the local server of neo4j-local/ (${lines[i] ?? ''})` })),
+    servers: server.uris.map((uri, i) => ({
+      uri,
+      username: 'neo4j',
+      password,
+      passwordGenerated: true,
+      line: `the local server of neo4j-local/ (${lines[i] ?? ''})`,
+    })),
     stop: () => server.stop(),
     // At once, with the data thrown away: a clean stop writes a checkpoint of each database first, some 20 s at the
     // end of a run of the suites, for data nobody reads again.
