@@ -3,6 +3,7 @@
 // is exactly the state of its cursor while writers run (its state plus the feed after its cursor is the state at the
 // end); at most EXPORTS_MAX_RUNNING at once; a client that goes away ends its export. Runs on the in-memory store and a
 // store on a file (which reads through a connection of its own), and on Neo4j (npm run test:neo4j).
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
@@ -331,7 +332,9 @@ function exportSuite(name: string, start: () => Promise<TestApp>) {
 exportSuite('exports', () => startApp());
 
 if (!usesNeo4j()) {
+  const dir = tempDir('export');
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   exportSuite('exports of a store on a file, read through a connection of their own', () =>
-    startApp({ store: new SqliteStore({ path: path.join(tempDir('export'), 'store.sqlite') }) }),
+    startApp({ store: new SqliteStore({ path: path.join(dir, 'store.sqlite') }) }),
   );
 }

@@ -35,3 +35,13 @@ export function exportBody(nodes: number): ExportBody {
   const text = `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
   return { text, lines: lines.length, whole: `${text}${JSON.stringify({ kind: 'end', lines: lines.length })}\n` };
 }
+
+/** Imports exportBody(nodes) into `customer` of the service at `base`, as the administrator, and expects it taken. */
+export async function importMadeUp(base: string, customer: string, nodes: number, adminToken: string): Promise<void> {
+  const imported = await fetch(`${base}/v1/${customer}/_import`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/x-ndjson' },
+    body: exportBody(nodes).whole,
+  });
+  expect(imported.status).toBe(200);
+}

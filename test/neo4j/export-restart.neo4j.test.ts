@@ -4,7 +4,7 @@
 // after NEO4J_EXPORT_TIMEOUT_MS (set here far past the call timeout, so a write that waited for it would answer 503).
 // The client's body ends without its `end` line, which is how it knows the export is cut; nothing was written, so
 // the other process exports the same lines as before.
-import { exportBody } from '../helpers/export-body';
+import { importMadeUp } from '../helpers/export-body';
 import { exportKilledMidStream } from '../helpers/killed-export';
 import { ADMIN_TOKEN, call, serverFaults, type Service, serviceEnv, startService, stopService, untilReady } from '../helpers/neo4j-services';
 import { neo4jConnectionFromEnv } from '../helpers/store';
@@ -37,12 +37,7 @@ describe('an export on Neo4j whose process is killed', () => {
   test('when the process is killed while an export streams, then the client gets no end line, the other process writes to the customer at once, and exports the same lines as before', async () => {
     // 100,000 nodes: an export of more than 10 MB, more than the sockets' buffers hold, which the client below stops
     // reading after its first chunk.
-    const imported = await fetch(`${other.base}/v1/${CUSTOMER}/_import`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
-      body: exportBody(100_000).whole,
-    });
-    expect(imported.status).toBe(200);
+    await importMadeUp(other.base, CUSTOMER, 100_000, ADMIN_TOKEN);
     const before = await exportLines(other.base);
     expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
 

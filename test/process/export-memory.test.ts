@@ -3,7 +3,7 @@
 // (--max-old-space-size), where an export that read the customer's nodes whole runs out of heap and ends the process.
 // The client reads the lines as they come.
 import path from 'node:path';
-import { exportBody } from '../helpers/export-body';
+import { importMadeUp } from '../helpers/export-body';
 import { freshDir, installCleanup, MAIN, START_FLAGS, startServer } from '../helpers/server-process';
 
 installCleanup();
@@ -17,12 +17,7 @@ test(`when a customer of ${NODES.toLocaleString('en')} nodes is exported by a se
   const dir = freshDir('export-memory');
   const file = path.join(dir, 'idlink.sqlite');
   const loading = await startServer(settingsFor(file), dir);
-  const imported = await fetch(`${loading.base}/v1/large/_import`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body: exportBody(NODES).whole,
-  });
-  expect(imported.status).toBe(200);
+  await importMadeUp(loading.base, 'large', NODES, ADMIN);
   loading.server.child.kill('SIGTERM');
   await loading.server.exited;
 

@@ -2,7 +2,7 @@
 // without its `end` line, which is how it knows the export is cut; nothing was written, so after a restart the same
 // customer exports the same lines as before.
 import path from 'node:path';
-import { exportBody } from '../helpers/export-body';
+import { importMadeUp } from '../helpers/export-body';
 import { exportKilledMidStream } from '../helpers/killed-export';
 import { freshDir, installCleanup, startServer } from '../helpers/server-process';
 
@@ -24,12 +24,7 @@ test('when the process is killed while an export streams, then the body the clie
   const first = await startServer(settingsFor(file), dir);
   // 100,000 nodes: an export of tens of megabytes, more than the sockets' buffers hold, which the client below stops
   // reading after its first chunk.
-  const imported = await fetch(`${first.base}/v1/big/_import`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body: exportBody(100_000).whole,
-  });
-  expect(imported.status).toBe(200);
+  await importMadeUp(first.base, 'big', 100_000, ADMIN);
   const before = await exportLines(first.base);
   expect(JSON.parse(before.at(-1) ?? '{}')).toMatchObject({ kind: 'end' });
 
