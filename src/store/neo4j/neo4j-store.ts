@@ -250,8 +250,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
       store.exportTimeoutMs = connection.exportTimeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
       store.imports.aliveEveryMs = (connection.importStaleMs ?? DEFAULT_IMPORT_STALE_MS) / 12;
       try {
-        // A database a service started on before has it all: one read, not a round trip per statement.
-        if (!(await store.transactions.schemaInPlace())) await store.applySchema();
+        // A database a service started on before has it all: one read, not a round trip per statement. A read that
+        // fails (no such database, say) leaves applying the folder to say why, as it says it on a fresh database.
+        if (!(await store.transactions.schemaInPlace().catch(() => false))) await store.applySchema();
       } catch (e) {
         await store.close();
         throw new Error(`${where}: applying the constraints and indexes of cypher/schema/ failed: ${e instanceof Error ? e.message : String(e)}`, {
