@@ -26,13 +26,18 @@ const ANALYST_DIR = path.join(HERE, '..', 'cypher', 'analyst');
  * `quickJit` stops the JIT at its first compiler (C1, -XX:TieredStopAtLevel=1), for a server that lives minutes, as
  * the test suites' do: there the second compiler (C2) took as much CPU as the queries themselves, and its faster
  * code never paid that back. A server that serves for long, and the bench, keep both.
+ * `shallowInlining` keeps both compilers but has C2 inline less deeply (-XX:MaxInlineLevel=6 where JDK 17 allows 15,
+ * smaller methods inlined), for a server that lives one run of the suites, some ten minutes of varied statements:
+ * there C2 spent about as much CPU compiling as the queries took, and inlining less cut its compiling by a third while
+ * the queries took about as long (bench/results/ci/README.md).
  */
-/** @param {string} heap @param {{ quickJit?: boolean }} [options] */
-function jvmOptions(heap, { quickJit = false } = {}) {
+/** @param {string} heap @param {{ quickJit?: boolean, shallowInlining?: boolean }} [options] */
+function jvmOptions(heap, { quickJit = false, shallowInlining = false } = {}) {
   return [
     `-Xms${heap}`,
     `-Xmx${heap}`,
     ...(quickJit ? ['-XX:TieredStopAtLevel=1'] : []),
+    ...(shallowInlining ? ['-XX:MaxInlineLevel=6', '-XX:InlineSmallCode=500', '-XX:FreqInlineSize=150'] : []),
     '-XX:+UseG1GC',
     '-XX:-OmitStackTraceInFastThrow',
     '-XX:+UnlockExperimentalVMOptions',
@@ -114,9 +119,9 @@ function ensureBuilt(log = (/** @type {string} */ line) => process.stderr.write(
 /** A password for user neo4j when a script passes none: the server never runs with auth off. */
 const generatedPassword = () => randomBytes(18).toString('base64url');
 
-function javaArgs({ heap = '1g', stopWhenStdinCloses = false, quickJit = false } = {}) {
+function javaArgs({ heap = '1g', stopWhenStdinCloses = false, quickJit = false, shallowInlining = false } = {}) {
   const classpath = [CLASSES, fs.readFileSync(CLASSPATH_FILE, 'utf8').trim()].join(path.delimiter);
-  return [...jvmOptions(heap, { quickJit }), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
+  return [...jvmOptions(heap, { quickJit, shallowInlining }), '-cp', classpath, MAIN_CLASS, ...(stopWhenStdinCloses ? ['--stop-when-stdin-closes'] : [])];
 }
 
 /**
@@ -199,7 +204,7 @@ async function freePorts(count) {
  * port; off when undefined or 0), data (a kept folder; a temporary one when undefined), heap (default 1g), pageCacheMb (default 1024), transactionTimeoutS (db.transaction.timeout,
  * default 30), minReplanIntervalS (dbms.cypher.min_replan_interval: how long a query's plan is kept before changed
  * statistics may have it planned again; Neo4j's 10 s by default), quickJit (the first JIT compiler only, for a server
- * that lives minutes: jvmOptions()), servers (default 1:
+ * that lives minutes: jvmOptions()), shallowInlining (both compilers, inlining less: jvmOptions()), servers (default 1:
  * that many database servers in the one JVM, each on a free port and a temporary folder of its own, Bolt only; their
  * URIs are `uris`, and stop() stops them all).
  * @param {import('./neo4j-local').StartOptions} [options]
@@ -215,6 +220,7 @@ async function start({
   transactionTimeoutS,
   minReplanIntervalS,
   quickJit,
+  shallowInlining,
   servers = 1,
   timeoutMs = 300_000,
 } = {}) {
@@ -237,7 +243,7 @@ async function start({
   env.NEO4J_PASSWORD = password;
   delete env.NEO4J_LOCAL_DATA;
   if (data !== undefined) env.NEO4J_LOCAL_DATA = data;
-  const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true, quickJit }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('java', javaArgs({ heap, stopWhenStdinCloses: true, quickJit, shallowInlining }), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   /** @type {import('./neo4j-local').LocalNeo4j['exited']} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
