@@ -109,11 +109,14 @@ export function openBulk(baseUrl: string, customer: string, options: OpenBulkOpt
   });
   req.on('error', markClosed);
   req.on('close', markClosed);
+  // Once the server has answered and reset the connection (a body too slow), the request may no longer listen to its
+  // socket: a write then fails there, and is no fault of the test.
+  req.on('socket', (socket) => socket.on('error', markClosed));
   req.flushHeaders();
   const complete = () => text.split('\n').slice(0, -1);
   return {
-    send: (chunk) => void req.write(chunk),
-    end: (chunk) => void (chunk === undefined ? req.end() : req.end(chunk)),
+    send: (chunk) => void (isClosed ? undefined : req.write(chunk)),
+    end: (chunk) => void (isClosed ? undefined : chunk === undefined ? req.end() : req.end(chunk)),
     status: response.then((res) => res?.statusCode ?? 0),
     headers: response.then((res) => res?.headers ?? {}),
     received: () => text,
