@@ -28,7 +28,7 @@ const ANALYST_DIR = path.join(HERE, '..', 'cypher', 'analyst');
  * code never paid that back. A server that serves for long, and the bench, keep both.
  * `shallowInlining` keeps both compilers but has C2 inline less deeply (-XX:MaxInlineLevel=6 where JDK 17 allows 15,
  * smaller methods inlined), for a server that lives one run of the suites, some ten minutes of varied statements:
- * there C2 spent about as much CPU compiling as the queries took, and inlining less cut its compiling by a third while
+ * there C2 spent about as much CPU compiling as the queries took, and inlining less cut its compiling by about 40% while
  * the queries took about as long (bench/results/ci/README.md).
  */
 /** @param {string} heap @param {{ quickJit?: boolean, shallowInlining?: boolean }} [options] */

@@ -398,8 +398,7 @@ export class Transactions {
   /** The constraints and indexes of cypher/schema/ that Neo4j does not have (none, normally). */
   async missingSchema(): Promise<SchemaObject[]> {
     const expected = schemaObjects(this.statements.schema);
-    const [row] = await this.read((q) => q<{ present: string[] }>('store.schema-in-place', { names: expected.map((o) => o.name) }));
-    const present = new Set(row?.present ?? []);
+    const { present } = await this.schemaState(expected.map((o) => o.name));
     return expected.filter((o) => !present.has(o.name));
   }
 
@@ -411,10 +410,14 @@ export class Transactions {
     const dropped = droppedSchemaNames(this.statements.schema);
     if (dropped === undefined) return false;
     const expected = schemaObjects(this.statements.schema).map((o) => o.name);
-    const [row] = await this.read((q) => q<{ present: string[]; online: string[] }>('store.schema-in-place', { names: [...expected, ...dropped] }));
-    const present = new Set(row?.present ?? []);
-    const online = new Set(row?.online ?? []);
+    const { present, online } = await this.schemaState([...expected, ...dropped]);
     return expected.every((name) => online.has(name)) && !dropped.some((name) => present.has(name));
+  }
+
+  /** Which of these constraints and indexes Neo4j has (a constraint's own index carries its name), and which are online. */
+  private async schemaState(names: string[]): Promise<{ present: Set<string>; online: Set<string> }> {
+    const [row] = await this.read((q) => q<{ present: string[]; online?: string[] }>('store.schema-in-place', { names }));
+    return { present: new Set(row?.present ?? []), online: new Set(row?.online ?? []) };
   }
 
   async ping(): Promise<void> {
