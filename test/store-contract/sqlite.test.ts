@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Piscina } from 'piscina';
+import type { ImportBatch } from '../../src/domain/ports/imports';
 import Database from '../../src/store/sqlite/driver';
 import { ReadPool } from '../../src/store/sqlite/read-pool';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
@@ -133,6 +135,102 @@ describe('sqlite file store', () => {
       expect(await second.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('sqlite import writer', () => {
+  const batchOf = (c: string, ...memberIds: string[]): ImportBatch => ({
+    schemas: [MEMBER],
+    nodes: memberIds.map((m) => ({ schemaId: 'member', key: id('member_id', m), ids: [id('device', `d-${m}`)] })),
+    separations: [],
+    deliveries: [],
+    impressions: [],
+    history: memberIds.map((m) => ({
+      schemaId: 'member',
+      key: id('member_id', m),
+      entries: [
+        {
+          at: '2026-01-02T03:04:05.678Z',
+          requestId: 'req-1',
+          actor: 'token:t-1',
+          op: 'create' as const,
+          schema: 'member',
+          key: id('member_id', m),
+          added: [id('device', `d-${m}`), id('member_id', m)],
+          removed: [],
+        },
+      ],
+    })),
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Calls `meanwhile` once, right after the store hands its first task to a thread (the batch is then under way). */
+  function afterFirstTask(meanwhile: () => void) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the pool as `this`
+    const run = Piscina.prototype.run;
+    let called = false;
+    return jest.spyOn(Piscina.prototype, 'run').mockImplementation(function (this: Piscina, ...args: Parameters<Piscina['run']>) {
+      const writing = run.apply(this, args);
+      if (!called) meanwhile();
+      called = true;
+      return writing;
+    });
+  }
+
+  test('when an import batch goes into a file, then the import writer thread writes it, and a write sent meanwhile commits after it', async () => {
+    const file = path.join(dir, 'import-writer.sqlite');
+    const store = new SqliteStore({ path: file });
+    const [c, other] = [newCustomer(), newCustomer()];
+    await store.putSchema(other, MEMBER);
+    await store.beginImport(c);
+    // Read before the batch: the store's cache must not answer it afterwards.
+    expect(await store.getSchema(c, 'member')).toBeUndefined();
+    let meanwhile: Promise<unknown> | undefined;
+    const runs = afterFirstTask(() => {
+      meanwhile = store.createNode(seeded(member(other, 'o1')), [id('device', 'd-o1')]);
+    });
+    try {
+      expect(await store.importBatch(c, batchOf(c, 'm1', 'm2'))).toBeUndefined();
+      await meanwhile;
+      expect(runs).toHaveBeenCalledTimes(1);
+      expect(await store.getSchema(c, 'member')).toEqual(MEMBER);
+      await store.finishImport(c, { requireToken: false, timezone: 'UTC' }, []);
+      expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'd-m2'), id('member_id', 'm2')]);
+      expect(await store.getNodeIds(member(other, 'o1'))).toEqual([id('device', 'd-o1'), id('member_id', 'o1')]);
+      // One writer at a time, in the order they reached the file: the write sent meanwhile committed after the batch.
+      const probe = new Database(file, { readonly: true });
+      try {
+        const writers = probe.prepare<[string, string], string>('SELECT customer_id FROM history WHERE customer_id IN (?, ?) ORDER BY entry_pk').pluck();
+        expect(writers.all(c, other)).toEqual([c, c, other]);
+      } finally {
+        probe.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('when the store closes while the import writer writes a batch, then the batch is store_unavailable, and the import is undone at the next start', async () => {
+    const file = path.join(dir, 'import-writer-closed.sqlite');
+    const store = new SqliteStore({ path: file });
+    const c = newCustomer();
+    await store.beginImport(c);
+    let closing: Promise<void> | undefined;
+    afterFirstTask(() => {
+      closing = store.close();
+    });
+    await expect(store.importBatch(c, batchOf(c, 'm1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+    await closing;
+    const again = new SqliteStore({ path: file });
+    try {
+      expect(await again.unfinishedImports(0)).toEqual([c]);
+      await again.abandonImport(c);
+      expect(await again.unfinishedImports(0)).toEqual([]);
+      expect(await again.getNodeIds(member(c, 'm1'))).toBeUndefined();
+    } finally {
+      await again.close();
     }
   });
 });
