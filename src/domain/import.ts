@@ -260,8 +260,13 @@ export class ImportService {
   private readonly importing = new Set<string>();
   /** The customers the store marked as importing when readMarks last read them: other processes' imports too. */
   private marked = new Set<string>();
-  /** When each import of this process ended, by Date.now: a read of the marks begun before then is out of date. */
+  /**
+   * When each import of this process ended, by Date.now: a read of the marks begun before then is out of date. Kept
+   * only when a read is under way as it ends (none ever is on SQLite), and until a read begun after it answers.
+   */
   private readonly ended = new Map<string, number>();
+  /** The reads of the marks under way. */
+  private marksReading = 0;
   /** The reads of the marks begun, and the last whose answer was taken: an older read answering later is left. */
   private marksRead = 0;
   private marksTaken = 0;
@@ -286,7 +291,13 @@ export class ImportService {
   async readMarks(): Promise<void> {
     const read = (this.marksRead += 1);
     const began = Date.now();
-    const marked = await this.store.unfinishedImports(0);
+    this.marksReading += 1;
+    let marked: string[];
+    try {
+      marked = await this.store.unfinishedImports(0);
+    } finally {
+      this.marksReading -= 1;
+    }
     if (read < this.marksTaken) return;
     this.marksTaken = read;
     for (const [customerId, at] of this.ended) if (at < began) this.ended.delete(customerId);
@@ -341,7 +352,7 @@ export class ImportService {
     } finally {
       this.importing.delete(customerId);
       this.marked.delete(customerId);
-      this.ended.set(customerId, Date.now());
+      if (this.marksReading > 0) this.ended.set(customerId, Date.now());
     }
   }
 
