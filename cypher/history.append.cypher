@@ -13,23 +13,33 @@
 // they commit, and a transaction that holds position n commits before any other can take n + 1. A reader that
 // sees the counter at n therefore sees every entry up to n (history.changes.cypher). `redacts`: an erase entry's
 // positions of the entries it redacted.
+//
+// `importing`: whether the customer is marked as importing (import.begin.cypher), read with the counter's lock held;
+// then nothing is appended, and the caller rolls the write back (import_in_progress). import.begin takes the same
+// lock before it checks that the customer is empty, so a write that appends history either commits first, and the
+// import finds it, or finds the import's mark: another process's import is refused to a node write from the moment
+// it begins, not only once this process has read the marks.
 MERGE (sequence:Sequence {customer: $customer, name: 'change'})
   ON CREATE SET sequence.last = 0
 SET sequence.last = sequence.last + size($entries)
-WITH sequence.last - size($entries) AS before
-UNWIND range(0, size($entries) - 1) AS i
-WITH before + i + 1 AS seq, $entries[i] AS appended
-CREATE (entry:HistoryEntry {
-  customer: $customer,
-  schema: appended.schema,
-  keyType: appended.keyType,
-  keyId: appended.keyId,
-  newKeyId: appended.newKeyId,
-  time: datetime.realtime(),
-  position: appended.position,
-  entry: appended.entry,
-  write: $write,
-  seq: seq,
-  redacts: appended.redacts
-})
-FOREACH (mention IN appended.mentions | CREATE (entry)-[:MENTIONS {customer: $customer, value: mention}]->(entry))
+WITH sequence.last - size($entries) AS before, EXISTS { MATCH (:Import {customer: $customer}) } AS importing
+CALL (before, importing) {
+  WITH * WHERE NOT importing
+  UNWIND range(0, size($entries) - 1) AS i
+  WITH before + i + 1 AS seq, $entries[i] AS appended
+  CREATE (entry:HistoryEntry {
+    customer: $customer,
+    schema: appended.schema,
+    keyType: appended.keyType,
+    keyId: appended.keyId,
+    newKeyId: appended.newKeyId,
+    time: datetime.realtime(),
+    position: appended.position,
+    entry: appended.entry,
+    write: $write,
+    seq: seq,
+    redacts: appended.redacts
+  })
+  FOREACH (mention IN appended.mentions | CREATE (entry)-[:MENTIONS {customer: $customer, value: mention}]->(entry))
+}
+RETURN importing

@@ -9,6 +9,14 @@
 // import deletes the customer's history), which refuses the import (customer_not_empty) and rolls the mark back; a
 // separation needs nodes. Settings, blocklist and tokens do not count. Each look is one seek of an index whose first
 // property is the customer (the hints, and the existence predicates that let a composite index be seeked by it).
+//
+// The customer's change counter is locked first (a write of its own value), as every write that appends history
+// locks it last (history.append.cypher): such a write that took it before waits here until it commits, and is then
+// seen holding; one that takes it after finds the mark, and is refused.
+MERGE (sequence:Sequence {customer: $customer, name: 'change'})
+  ON CREATE SET sequence.last = 0
+SET sequence.last = sequence.last
+WITH count(sequence) AS locked
 WITH EXISTS { MATCH (schema:Schema {customer: $customer}) } OR
      EXISTS {
        MATCH (node:IdNode {customer: $customer})

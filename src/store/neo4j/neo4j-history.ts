@@ -41,6 +41,7 @@ export const parsed = (json: string, atMillis: number): HistoryEntry => {
 /**
  * Appends the entries the write transaction `writeId` made, in order; nothing for none. The last statement of its
  * transaction: it takes the customer's feed positions (history.append.cypher). `redacts`: an erase's, per entry.
+ * import_in_progress, for the caller to roll the write back, when another process has begun importing the customer.
  */
 export async function appendHistory(
   q: Query,
@@ -50,8 +51,16 @@ export async function appendHistory(
   redacts?: ReadonlyArray<readonly number[]>,
 ): Promise<void> {
   if (entries.length === 0) return;
-  await q('history.append', { customer: customerId, entries: entries.map((e, i) => stored(e, i, redacts?.[i])), write: writeId });
+  const [row] = await q<{ importing: boolean }>('history.append', {
+    customer: customerId,
+    entries: entries.map((e, i) => stored(e, i, redacts?.[i])),
+    write: writeId,
+  });
+  if (row?.importing) throw importInProgress();
 }
+
+/** A write that reached a customer another process is importing into (history.append.cypher says how it knows). */
+export const importInProgress = (): DomainError => new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
 
 /** A page of the customer's change feed (history.changes.cypher). */
 export async function changesPage(q: Query, customerId: string, after: number, limit: number): Promise<ChangeRead> {

@@ -15,7 +15,7 @@ import type { CustomerSettings, IdPair } from '../../domain/model';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import type { DeliveryIdsGiven } from '../../domain/ports/snapshots';
 import type { Neo4jDeliveries } from './neo4j-deliveries';
-import { stored } from './neo4j-history';
+import { importInProgress, stored } from './neo4j-history';
 import type { Neo4jSchemas } from './neo4j-schemas';
 import { COMMITTED, type IfCommitted, type Transactions, type Write } from './neo4j-transactions';
 import { int, type Query, together } from './query';
@@ -27,7 +27,6 @@ class RefusedBatch extends Error {
   }
 }
 
-const importInProgress = () => new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
 const notImporting = () => new DomainError('import_in_progress', 'No import of this customer is under way.');
 
 /** The counters an export's delivery ids name (import.sequences.cypher). */

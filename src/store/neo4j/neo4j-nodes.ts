@@ -18,7 +18,7 @@ import {
 } from '../../domain/refusals';
 import type { MarkedWrite } from './kept-policies';
 import { historyEntry, historyOpOf } from '../history';
-import { appendHistory, stored as storedEntry } from './neo4j-history';
+import { appendHistory, importInProgress, stored as storedEntry } from './neo4j-history';
 import type { PolicyRow } from './neo4j-schemas';
 import { int, type Query, together } from './query';
 import { SchemaGuards } from './schema-guards';
@@ -210,9 +210,10 @@ export function nodeWork(w: MarkedWrite): { work: NodeWork; onConstraintViolatio
           // Sent at once, run in this order: a refusal of the guard, then of the holder limits, is the one answered
           // (the transaction is rolled back with the create).
           const checked = [guards.refuseIfSchemaChanged(q, w.node, writeId), refuseIfOverHolderLimit(q, w.node, ids, writeId)];
-          const creating = q('node.create', { ...keyParams(w.node), ids, write: writeId, history });
+          const creating = q<{ importing: boolean }>('node.create', { ...keyParams(w.node), ids, write: writeId, history });
           await together(...checked, creating);
           const [made] = await creating;
+          if (made?.importing) throw importInProgress();
           // The domain checked the schema, but a concurrent removal may have happened since.
           if (!made) throw new DomainError('schema_not_found', `Schema '${w.node.schemaId}' does not exist.`);
           if (!alone) entries.push(entry);
