@@ -693,9 +693,9 @@ export interface paths {
          *     400 `invalid_import` (the problem's `line` names the line, from 1, and `detail` what is wrong, never a value),
          *     and the customer holds nothing of the import. While the import runs, the customer's other requests answer
          *     503 `import_in_progress`: in the process that runs it, at once; in the other processes that share its Neo4j,
-         *     at once for a write that changes nodes, and within a second for the other requests (each process reads
-         *     which customers are importing once a second). An import that a stopped process left is undone at the next
-         *     start.
+         *     at once for a write (of nodes, schemas, settings, blocklist, separations or deliveries), and within a second
+         *     for reads and impressions (each process reads which customers are importing once a second). An import that
+         *     a stopped process left is undone at the next start.
          *
          *     Delivery ids, condition and message ids and the counts of deliveries and impressions are kept, so caps go
          *     on where they were. History entries keep their times, request ids and actors, and take new positions in

@@ -29,6 +29,15 @@ class RefusedBatch extends Error {
 
 const notImporting = () => new DomainError('import_in_progress', 'No import of this customer is under way.');
 
+/**
+ * The last statement of a customer's write that appends no history (customer.importing.cypher): import_in_progress,
+ * for the caller to roll the write back, when another process has begun importing the customer.
+ */
+export async function refuseIfImporting(q: Query, customer: string): Promise<void> {
+  const [row] = await q<{ importing: boolean }>('customer.importing', { customer });
+  if (row?.importing) throw importInProgress();
+}
+
 /** The counters an export's delivery ids name (import.sequences.cypher). */
 const GIVEN: ReadonlyArray<keyof DeliveryIdsGiven> = ['delivery', 'condition', 'message'];
 

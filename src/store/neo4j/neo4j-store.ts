@@ -53,7 +53,7 @@ import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
 import { snapshotInGraph } from './neo4j-snapshot';
-import { DEFAULT_IMPORT_STALE_MS, IMPORT_BATCH_WEIGHT, Neo4jImport } from './neo4j-import';
+import { DEFAULT_IMPORT_STALE_MS, IMPORT_BATCH_WEIGHT, Neo4jImport, refuseIfImporting } from './neo4j-import';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
@@ -102,7 +102,9 @@ import {
   type RetrySchedule,
   Transactions,
   type Write,
+  type WriteOptions,
 } from './neo4j-transactions';
+import type { Query } from './query';
 import { loadStatements, type SchemaObject, type Statements } from './statements';
 
 export interface Neo4jConnection {
@@ -356,6 +358,19 @@ export class Neo4jStore implements StorePorts, TraversalReads {
     return this.transactions.close();
   }
 
+  /**
+   * A write of the customer that appends no history, then customer.importing as its last statement (one round trip
+   * more): import_in_progress, and nothing written, when another process has begun importing the customer. Writes
+   * that append history check it in that statement (history.append.cypher).
+   */
+  private customerWrite<T>(customerId: string, work: (q: Query, writeId: string) => Promise<T>, options?: WriteOptions<T>): Promise<T> {
+    return this.write(async (q, writeId) => {
+      const result = await work(q, writeId);
+      await refuseIfImporting(q, customerId);
+      return result;
+    }, options);
+  }
+
   // ---- schemas (./neo4j-schemas.ts)
 
   putSchema(customerId: string, schema: SchemaRecord): Promise<PutSchemaOutcome> {
@@ -363,7 +378,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
       const outcome = await this.schemas.putBy(q, customerId, schema.schemaId, writeId);
       return outcome ? { result: outcome } : undefined;
     };
-    return this.write((q, writeId) => this.schemas.put(q, customerId, schema, writeId), { ifCommitted });
+    return this.customerWrite(customerId, (q, writeId) => this.schemas.put(q, customerId, schema, writeId), { ifCommitted });
   }
 
   getSchema(customerId: string, schemaId: string): Promise<SchemaRecord | undefined> {
@@ -375,7 +390,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   deleteSchema(customerId: string, schemaId: string): Promise<void> {
-    return this.write((q, writeId) => this.schemas.delete(q, customerId, schemaId, writeId), {
+    return this.customerWrite(customerId, (q, writeId) => this.schemas.delete(q, customerId, schemaId, writeId), {
       // Should a node's IN_SCHEMA relationship still commit first, Neo4j refuses to delete a vertex that has a
       // relationship it did not delete (a constraint violation): the schema is then in use after all.
       onConstraintViolation: () => schemaInUse(schemaId),
@@ -404,12 +419,12 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   // that went through writes the same again, so they need no ifCommitted.
 
   async putSettings(customerId: string, settings: CustomerSettings): Promise<CustomerSettings> {
-    await this.write((q) => this.schemas.putSettings(q, customerId, settings));
+    await this.customerWrite(customerId, (q) => this.schemas.putSettings(q, customerId, settings));
     return { requireToken: settings.requireToken, timezone: settings.timezone };
   }
 
   async putBlocklist(customerId: string, rules: BlockRule[]): Promise<BlockRule[]> {
-    await this.write((q) => this.schemas.putBlocklist(q, customerId, rules));
+    await this.customerWrite(customerId, (q) => this.schemas.putBlocklist(q, customerId, rules));
     return rules;
   }
 
@@ -495,11 +510,11 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   // no shared ID left and the ban in place, and answers 0 removed; an unseparate answers separation_not_found.
 
   separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
-    return this.write((q, writeId) => separateInGraph(q, request, writeId));
+    return this.customerWrite(request.customerId, (q, writeId) => separateInGraph(q, request, writeId));
   }
 
   unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
-    return this.write((q, writeId) => unseparateInGraph(q, customerId, a, b, audit, writeId));
+    return this.customerWrite(customerId, (q, writeId) => unseparateInGraph(q, customerId, a, b, audit, writeId));
   }
 
   listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
@@ -631,17 +646,19 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   createDelivery(customerId: string, draft: DeliveryDraft): Promise<Delivery> {
-    return this.write((q, writeId) => this.deliveries.create(q, customerId, draft, writeId), { ifCommitted: this.deliveryWritten(customerId) });
+    return this.customerWrite(customerId, (q, writeId) => this.deliveries.create(q, customerId, draft, writeId), {
+      ifCommitted: this.deliveryWritten(customerId),
+    });
   }
 
   replaceDelivery(customerId: string, deliveryId: number, draft: DeliveryDraft): Promise<Delivery | undefined> {
-    return this.write((q, writeId) => this.deliveries.replace(q, customerId, deliveryId, draft, writeId), {
+    return this.customerWrite(customerId, (q, writeId) => this.deliveries.replace(q, customerId, deliveryId, draft, writeId), {
       ifCommitted: this.deliveryWritten(customerId),
     });
   }
 
   deleteDelivery(customerId: string, deliveryId: number): Promise<boolean> {
-    return this.write((q) => this.deliveries.delete(q, customerId, deliveryId), {
+    return this.customerWrite(customerId, (q) => this.deliveries.delete(q, customerId, deliveryId), {
       // As for deleteNode: gone after an attempt that reached its commit means deleted.
       ifCommitted: async (q) => ((await this.deliveries.get(q, customerId, deliveryId)) === undefined ? { result: true } : undefined),
     });

@@ -148,6 +148,7 @@ export const STATEMENT_NAMES = [
   'import.unfinished',
   'import.alive',
   'import.abandoning',
+  'customer.importing',
 ] as const;
 
 export type StatementName = (typeof STATEMENT_NAMES)[number];
