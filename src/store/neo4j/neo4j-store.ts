@@ -361,7 +361,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   /**
    * A write of the customer that appends no history, then customer.importing as its last statement (one round trip
    * more): import_in_progress, and nothing written, when another process has begun importing the customer. Writes
-   * that append history check it in that statement (history.append.cypher).
+   * that append history (of nodes, and separations) check it in that statement (history.append.cypher).
    */
   private customerWrite<T>(customerId: string, work: (q: Query, writeId: string) => Promise<T>, options?: WriteOptions<T>): Promise<T> {
     return this.write(async (q, writeId) => {
@@ -510,11 +510,11 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   // no shared ID left and the ban in place, and answers 0 removed; an unseparate answers separation_not_found.
 
   separate(request: SeparateRequest): Promise<{ idsRemoved: number }> {
-    return this.customerWrite(request.customerId, (q, writeId) => separateInGraph(q, request, writeId));
+    return this.write((q, writeId) => separateInGraph(q, request, writeId));
   }
 
   unseparate(customerId: string, a: NodeRef, b: NodeRef, audit: WriteAudit): Promise<void> {
-    return this.customerWrite(customerId, (q, writeId) => unseparateInGraph(q, customerId, a, b, audit, writeId));
+    return this.write((q, writeId) => unseparateInGraph(q, customerId, a, b, audit, writeId));
   }
 
   listSeparations(customerId: string, offset: number, limit: number): Promise<{ items: Separation[]; total: number }> {
