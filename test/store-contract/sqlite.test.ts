@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { ImportBatch } from '../../src/domain/ports/imports';
+import type { ImportTask } from '../../src/store/sqlite/import-writer';
 import Database from '../../src/store/sqlite/driver';
 import { ReadPool } from '../../src/store/sqlite/read-pool';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
@@ -166,15 +167,13 @@ describe('sqlite import writer', () => {
 
   afterEach(() => jest.restoreAllMocks());
 
-  /** Calls `meanwhile` once, right after the store hands its first task to a thread (the batch is then under way). */
-  function afterFirstTask(meanwhile: () => void) {
+  /** Calls `onTask` each time the store hands a task to a thread, right after: the task is then under way. */
+  function onTasks(onTask: (task: ImportTask, writing: Promise<unknown>) => void) {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the pool as `this`
     const run = Piscina.prototype.run;
-    let called = false;
     return jest.spyOn(Piscina.prototype, 'run').mockImplementation(function (this: Piscina, ...args: Parameters<Piscina['run']>) {
-      const writing = run.apply(this, args);
-      if (!called) meanwhile();
-      called = true;
+      const writing: Promise<unknown> = run.apply(this, args);
+      onTask(args[0] as ImportTask, writing);
       return writing;
     });
   }
@@ -188,8 +187,8 @@ describe('sqlite import writer', () => {
     // Read before the batch: the store's cache must not answer it afterwards.
     expect(await store.getSchema(c, 'member')).toBeUndefined();
     let meanwhile: Promise<unknown> | undefined;
-    const runs = afterFirstTask(() => {
-      meanwhile = store.createNode(seeded(member(other, 'o1')), [id('device', 'd-o1')]);
+    const runs = onTasks(() => {
+      meanwhile ??= store.createNode(seeded(member(other, 'o1')), [id('device', 'd-o1')]);
     });
     try {
       expect(await store.importBatch(c, batchOf(c, 'm1', 'm2'))).toBeUndefined();
@@ -218,8 +217,8 @@ describe('sqlite import writer', () => {
     const c = newCustomer();
     await store.beginImport(c);
     let closing: Promise<void> | undefined;
-    afterFirstTask(() => {
-      closing = store.close();
+    onTasks(() => {
+      closing ??= store.close();
     });
     await expect(store.importBatch(c, batchOf(c, 'm1'))).rejects.toMatchObject({ code: 'store_unavailable' });
     await closing;
@@ -231,6 +230,26 @@ describe('sqlite import writer', () => {
       expect(await again.getNodeIds(member(c, 'm1'))).toBeUndefined();
     } finally {
       await again.close();
+    }
+  });
+
+  test('when two imports send batches at once, then the import writer takes the second once the first has ended', async () => {
+    const store = new SqliteStore({ path: path.join(dir, 'import-writer-two.sqlite') });
+    const [a, b] = [newCustomer(), newCustomer()];
+    const seen: string[] = [];
+    onTasks((task, writing) => {
+      seen.push(`${task.customerId} sent`);
+      const ended = () => seen.push(`${task.customerId} ended`);
+      void writing.then(ended, ended);
+    });
+    try {
+      await store.beginImport(a);
+      await store.beginImport(b);
+      await expect(Promise.all([store.importBatch(a, batchOf(a, 'm1')), store.importBatch(b, batchOf(b, 'm1'))])).resolves.toEqual([undefined, undefined]);
+      expect(seen).toEqual([`${a} sent`, `${a} ended`, `${b} sent`, `${b} ended`]);
+      expect(await store.getNodeIds(member(b, 'm1'))).toEqual([id('device', 'd-m1'), id('member_id', 'm1')]);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -386,8 +386,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
     // truncated, so that no copy of an erased value is left on disk once the erase answered (docs/history-and-erasure.md).
     if (!this.inMemory) {
       // Not while an import batch holds the write lock: the checkpoint would wait for it on the event loop.
-      await this.writerIdle();
-      await this.run(() => this.db.pragma('wal_checkpoint(TRUNCATE)'));
+      await this.whenWriterIdle(() => this.run(() => this.db.pragma('wal_checkpoint(TRUNCATE)')));
     }
     return outcome;
   }
@@ -453,9 +452,13 @@ export class SqliteStore implements StorePorts, TraversalReads {
     }
   }
 
-  /** Resolves when no import batch is being written (none may start before the caller's next await). */
-  private async writerIdle(): Promise<void> {
+  /**
+   * Runs `work` once no import batch is being written, in the same turn as that check, so that no batch can start in
+   * between (two imports' batches, say).
+   */
+  private async whenWriterIdle<T>(work: () => T): Promise<T> {
     while (this.offloaded !== undefined) await this.offloaded.catch(() => undefined);
+    return work();
   }
 
   /**
@@ -464,12 +467,14 @@ export class SqliteStore implements StorePorts, TraversalReads {
    */
   private async offload(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
     const task: ImportTask = importTask(this.connection, customerId, batch);
-    await this.writerIdle();
-    if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
-    this.commitPendingWrites();
-    this.importWriter ??= new Piscina({ filename: IMPORT_WRITER, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
-    const writing = this.importWriter.run(task) as Promise<ImportAnswer>;
-    this.offloaded = writing;
+    const { writing } = await this.whenWriterIdle(() => {
+      if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
+      this.commitPendingWrites();
+      this.importWriter ??= new Piscina({ filename: IMPORT_WRITER, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+      const running = this.importWriter.run(task) as Promise<ImportAnswer>;
+      this.offloaded = running;
+      return { writing: running };
+    });
     let answer: ImportAnswer;
     try {
       answer = await writing;
