@@ -9,6 +9,8 @@ export interface ConnectionOptions {
   /** A file, or `:memory:`. */
   path: string;
   synchronous?: 'NORMAL' | 'FULL';
+  /** The connection's page cache, in MB; 64 by default. */
+  cacheMb?: number;
 }
 
 export function openDatabase(options: ConnectionOptions): BetterSqlite3.Database {
@@ -20,7 +22,7 @@ export function openDatabase(options: ConnectionOptions): BetterSqlite3.Database
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   // 64 MB of page cache (the default is 2 MB): the ID indexes of a million-ID graph stay in memory.
-  db.pragma('cache_size = -65536');
+  db.pragma(`cache_size = -${Math.round((options.cacheMb ?? 64) * 1024)}`);
   // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (docs/history-and-erasure.md).
   db.pragma('secure_delete = ON');
   return db;

@@ -49,7 +49,8 @@ let writer: Writer | undefined;
 function writerOf(connection: ConnectionOptions): Writer {
   if (writer?.file === connection.path) return writer;
   writer?.db.close();
-  const db = openDatabase(connection);
+  // 16 MB of page cache, not the store's 64: the import took as long, and the service's peak RSS was 60–90 MB lower.
+  const db = openDatabase({ ...connection, cacheMb: 16 });
   const schemas = new SqliteSchemas(db);
   const history = new SqliteHistory(db);
   const deliveries = new SqliteDeliveries(db);

@@ -470,7 +470,8 @@ export class SqliteStore implements StorePorts, TraversalReads {
     const { writing } = await this.whenWriterIdle(() => {
       if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
       this.commitPendingWrites();
-      this.importWriter ??= new Piscina({ filename: IMPORT_WRITER, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+      // The thread ends 5 s after the last batch, and gives back its heap and its connection's page cache.
+      this.importWriter ??= new Piscina({ filename: IMPORT_WRITER, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
       const running = this.importWriter.run(task) as Promise<ImportAnswer>;
       this.offloaded = running;
       return { writing: running };
