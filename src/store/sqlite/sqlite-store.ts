@@ -89,6 +89,8 @@ function openReader(file: string): BetterSqlite3.Database {
   return db;
 }
 
+const storeClosed = (): DomainError => new DomainError('store_unavailable', 'The embedded store is closed.');
+
 /**
  * The compiled import writer: beside this file in dist/; when this file runs from src/ (ts-jest), the one in dist/,
  * which the test setup builds first (test/global-setup.js), as `npm start` does.
@@ -187,7 +189,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
   }
 
   private run<T>(work: () => T): Promise<T> {
-    if (!this.db.open) return Promise.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
+    if (!this.db.open) return Promise.reject(storeClosed());
     try {
       return Promise.resolve(work());
     } catch (e) {
@@ -213,7 +215,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
     const group = this.pendingWrites;
     this.pendingWrites = [];
     if (!this.db.open) {
-      for (const w of group) w.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
+      for (const w of group) w.reject(storeClosed());
       return;
     }
     const outcomes: Array<{ value: unknown } | { error: unknown }> = [];
@@ -468,7 +470,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
   private async offload(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
     const task: ImportTask = importTask(this.connection, customerId, batch);
     const { writing } = await this.whenWriterIdle(() => {
-      if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
+      if (!this.db.open) throw storeClosed();
       this.commitPendingWrites();
       // The thread ends 5 s after the last batch, and gives back its heap and its connection's page cache.
       this.importWriter ??= new Piscina({ filename: IMPORT_WRITER, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
@@ -476,19 +478,18 @@ export class SqliteStore implements StorePorts, TraversalReads {
       this.offloaded = running;
       return { writing: running };
     });
-    let answer: ImportAnswer;
+    let answer: ImportAnswer | undefined;
     try {
       answer = await writing;
     } catch (e) {
       // Its thread stopped with the store (close), or the batch failed as no refusal explains.
-      if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
-      throw e;
+      if (this.db.open) throw e;
     } finally {
       this.offloaded = undefined;
       if (this.pendingWrites.length > 0) setImmediate(() => this.commitPendingWrites());
     }
     // Closed meanwhile, the batch written or not: the import cannot finish, and is undone at the next start.
-    if (!this.db.open) throw new DomainError('store_unavailable', 'The embedded store is closed.');
+    if (answer === undefined || !this.db.open) throw storeClosed();
     // What this connection may have read of the customer before the batch: read again.
     if (batch.schemas.length > 0) this.schemas.forget(customerId);
     if (batch.deliveries.length > 0) this.deliveries.forget(customerId);
@@ -622,7 +623,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
 
   private onPool<T>(pooled: (pool: ReadPool) => Promise<T>): Promise<T> {
     // Closed (since an inline attempt, say): no pool may be made after close() destroyed the last one.
-    if (!this.db.open) return Promise.reject(new DomainError('store_unavailable', 'The embedded store is closed.'));
+    if (!this.db.open) return Promise.reject(storeClosed());
     this.pool ??= new ReadPool(this.file, this.readWorkers);
     return pooled(this.pool);
   }
