@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { loadContract } from '../src/http/openapi';
 import { tempDir } from './helpers/app';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -61,8 +61,8 @@ describe('the OpenAPI lint', () => {
 
 describe('the version', () => {
   test("when openapi.yaml and package.json are read, then the contract's info.version is the service's version", () => {
-    const contract = parse(fs.readFileSync(path.join(ROOT, 'openapi.yaml'), 'utf8')) as { info: { version: string } };
+    const info = loadContract().document.info as { version: string };
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(contract.info.version).toBe(pkg.version);
+    expect(info.version).toBe(pkg.version);
   });
 });
