@@ -21,7 +21,8 @@ export function openDatabase(options: ConnectionOptions): BetterSqlite3.Database
   db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  // 64 MB of page cache (the default is 2 MB): the ID indexes of a million-ID graph stay in memory.
+  // 64 MB of page cache unless told otherwise (SQLite's default is 2 MB): the ID indexes of a million-ID graph stay in
+  // memory.
   db.pragma(`cache_size = -${Math.round((options.cacheMb ?? 64) * 1024)}`);
   // Deleted content is overwritten with zeros, so an erased value leaves no bytes in free pages (docs/history-and-erasure.md).
   db.pragma('secure_delete = ON');

@@ -469,6 +469,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
    */
   private async offload(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
     const task: ImportTask = importTask(this.connection, customerId, batch);
+    // The batch's promise comes back in an object: returned bare, whenWriterIdle would wait for the batch itself.
     const { writing } = await this.whenWriterIdle(() => {
       if (!this.db.open) throw storeClosed();
       this.commitPendingWrites();
