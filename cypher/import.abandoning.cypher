@@ -1,7 +1,10 @@
 // params: customer
-// The first step of abandoning an import: marks it abandoned, which takes the mark's lock, and so waits for a batch
-// or finish under way (their first statement, import.touch.cypher, holds that lock until they commit). Every batch
-// and finish after it finds the mark abandoned and is refused: nothing is written behind the deleting that follows
-// (import.abandon-*.cypher).
+// The first step of abandoning an import: marks it and each of its lanes abandoned, which takes their locks, and so
+// waits for the batches and finish under way (their first statement, import.touch.cypher, holds their lane's lock
+// until they commit). Every batch and finish after it finds its lane abandoned and is refused: nothing is written
+// behind the deleting that follows (import.abandon-*.cypher).
 MATCH (mark:Import {customer: $customer})
 SET mark.abandoned = true
+WITH mark
+OPTIONAL MATCH (lane:ImportLane {customer: $customer})
+SET lane.abandoned = true

@@ -29,6 +29,64 @@ export type ImportRecord =
   | { kind: 'history'; history: KeyHistory }
   | { kind: 'end'; lines: number };
 
+/** A batch the checks made, with the line of each of its separations. */
+type TakenBatch = ReturnType<ImportChecks['take']>;
+
+/**
+ * Whether a batch holds records that name records of other batches, or that other batches' records name: schemas
+ * (nodes name them), separations (they name nodes), delivery ids, deliveries and impression counts. Such a batch is
+ * written alone.
+ */
+const namesOtherBatches = (batch: ImportBatch): boolean =>
+  batch.schemas.length > 0 || batch.separations.length > 0 || batch.deliveryIds !== undefined || batch.deliveries.length > 0 || batch.impressions.length > 0;
+
+/**
+ * An import's batches being written, in the export's order: up to `atOnce` batches of nodes and history at a time,
+ * and every other batch alone (namesOtherBatches). A failed batch stops the import; the earliest one's failure is what
+ * it answers, since it names the earliest line.
+ */
+class BatchWrites {
+  private readonly underWay = new Set<Promise<void>>();
+  private failure: { index: number; reason: Error } | undefined;
+  private started = 0;
+  private aloneUnderWay = false;
+
+  constructor(
+    private readonly atOnce: number,
+    private readonly write: (taken: TakenBatch) => Promise<void>,
+  ) {}
+
+  /** Starts writing `taken` as soon as it may; throws the earliest failure of a batch before it. */
+  async add(taken: TakenBatch): Promise<void> {
+    const alone = namesOtherBatches(taken.batch);
+    await this.drain(alone || this.aloneUnderWay ? 0 : this.atOnce - 1);
+    const index = this.started++;
+    const writing: Promise<void> = this.write(taken).then(
+      () => {
+        this.underWay.delete(writing);
+      },
+      (e: unknown) => {
+        this.underWay.delete(writing);
+        const reason = e instanceof Error ? e : new Error(String(e));
+        if (this.failure === undefined || index < this.failure.index) this.failure = { index, reason };
+      },
+    );
+    this.underWay.add(writing);
+    this.aloneUnderWay = alone;
+  }
+
+  /** Waits for every batch under way; answers the earliest failure, if any. */
+  async ended(): Promise<Error | undefined> {
+    while (this.underWay.size > 0) await Promise.race(this.underWay);
+    return this.failure?.reason;
+  }
+
+  private async drain(left: number): Promise<void> {
+    while (this.underWay.size > left) await Promise.race(this.underWay);
+    if (this.failure !== undefined) throw this.failure.reason;
+  }
+}
+
 /** A line of the body: its number (from 1), and its record, or the refusal of its shape. */
 export type ImportLine = { number: number; record: ImportRecord } | { number: number; refused: DomainError };
 
@@ -314,16 +372,10 @@ export class ImportService {
     if (this.importing.has(customerId)) throw new DomainError('import_in_progress', 'An import of this customer is under way; retry once it has ended.');
     this.importing.add(customerId);
     try {
-      const batchWeight = await this.store.importBatchWeight();
+      const batching = await this.store.importBatching();
       await this.store.beginImport(customerId);
-      // The store writes one batch while the lines of the next are read and checked: at most two batches in memory.
-      let writing: Promise<void> = Promise.resolve();
-      const write = async (taken: ReturnType<ImportChecks['take']>) => {
-        await writing;
-        writing = this.write(customerId, taken);
-        // Awaited before the next batch, or before the import is undone: never left unhandled.
-        writing.catch(() => undefined);
-      };
+      // The store writes its batches while the lines of the next are read and checked: at most atOnce + 1 in memory.
+      const writes = new BatchWrites(batching.atOnce, (taken) => this.write(customerId, taken));
       try {
         const checks = new ImportChecks(this.limits);
         let number = 0;
@@ -332,20 +384,18 @@ export class ImportService {
           number = line.number;
           if ('refused' in line) throw refusedLine(line.number, line.refused.message);
           checks.add(line.number, line.record);
-          if (checks.weight >= batchWeight) await write(checks.take());
+          if (checks.weight >= batching.weight) await writes.add(checks.take());
         }
         if (signal.aborted) throw new DomainError('request_timeout', 'The client went away before the import ended.');
         if (!checks.ended) throw new DomainError('invalid_import', `The body ended after line ${number} without the end line: the export is cut.`);
-        await write(checks.take());
-        await writing;
+        await writes.add(checks.take());
+        const failed = await writes.ended();
+        if (failed !== undefined) throw failed;
         await this.store.finishImport(customerId, checks.settings, checks.rules);
         return checks.counts;
       } catch (e) {
-        // The batch under way ends first; what it refused names an earlier line than a line checked meanwhile.
-        const earlier = await writing.then(
-          () => undefined,
-          (refused: unknown) => refused,
-        );
+        // The batches under way end first; what they refused names an earlier line than a line checked meanwhile.
+        const earlier = await writes.ended();
         await this.store.abandonImport(customerId);
         throw earlier ?? e;
       }
@@ -356,7 +406,7 @@ export class ImportService {
     }
   }
 
-  private async write(customerId: string, { batch, separationLines }: { batch: ImportBatch; separationLines: number[] }): Promise<void> {
+  private async write(customerId: string, { batch, separationLines }: TakenBatch): Promise<void> {
     const refusal = await this.store.importBatch(customerId, batch);
     if (refusal) throw refusedLine(separationLines[refusal.separation] ?? 0, 'the separation names a node the import has no line of');
   }

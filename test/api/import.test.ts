@@ -194,7 +194,7 @@ describe('imports', () => {
     // A batch ends once it weighs what the store asks for: the schema, the nodes and the separation fill the first
     // one, whose separation names a node the import has no line of. The next line, refused by its check, is read
     // while that batch is written.
-    const weight = await app.store.importBatchWeight();
+    const { weight } = await app.store.importBatching();
     const nodes = Array.from({ length: weight - 2 }, (_, n) =>
       JSON.stringify({ kind: 'node', schema: 'member', key: m(`m-${String(n).padStart(6, '0')}`), ids: [] }),
     );

@@ -50,7 +50,7 @@ describe('round trips to Neo4j of an import', () => {
       })),
     };
     await expect(counted(() => store.importBatch(C, records))).resolves.toEqual({
-      statements: ['import.touch', 'node.create-many', 'import.separations', 'import.sequences', 'import.deliveries', 'import.impressions', 'import.history'],
+      statements: ['import.touch', 'import.nodes', 'import.separations', 'import.sequences', 'import.deliveries', 'import.impressions', 'import.history'],
       transactions: 1,
       roundTrips: 2,
     });

@@ -351,6 +351,14 @@ describe('Neo4j store specifics', () => {
     expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
   });
 
+  test('when import.nodes is planned, then each node finds its schema and each ID its vertex by one seek of a unique index, without a scan', async () => {
+    const nodes = [0, 1].map((n) => ({ schema: 'member', keyType: 'member_id', keyId: `m${n}` }));
+    const links = [0, 1].map((n) => ({ node: neo4j.int(n), type: 'device', id: `d${n}` }));
+    const plan = await operators('import.nodes', { customer: 'c', nodes, links, write: 'w' });
+    expect(plan.filter((op) => op.startsWith('NodeUniqueIndexSeek'))).toHaveLength(2);
+    expect(plan.filter((op) => /Scan/.test(op))).toEqual([]);
+  });
+
   test('when no node holds an ID any more, then its Id vertex is gone, in the same transaction', async () => {
     const c = newCustomer();
     await store.putSchema(c, MEMBER);

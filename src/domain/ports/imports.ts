@@ -31,19 +31,34 @@ export interface ImportRefusal {
   separation: number;
 }
 
-export interface ImportStore {
+/** How a store takes an import's batches. */
+export interface ImportBatching {
   /**
    * The records a batch should carry at most, IDs and history entries counted one each: what the store writes
    * fastest per record in one transaction.
    */
-  importBatchWeight(): Promise<number>;
+  weight: number;
+  /**
+   * How many batches of nodes and history alone it writes at once, each all or nothing, committed in any order. A
+   * batch with anything else (schemas, separations, deliveries and their ids and impressions, which name records of
+   * other batches) is written alone: after every batch before it, and before any after it.
+   */
+  atOnce: number;
+}
+
+export interface ImportStore {
+  importBatching(): Promise<ImportBatching>;
   /**
    * Marks the customer as importing; customer_not_empty when it has a schema, node, separation or delivery (its
    * settings, blocklist and tokens may be there: they are kept, or replaced when the import finishes), and
    * import_in_progress when it is marked already.
    */
   beginImport(customerId: string): Promise<void>;
-  /** Writes the batch, all of it or (a refusal, or an error) none of it; the mark records when. */
+  /**
+   * Writes the batch, all of it or (a refusal, or an error) none of it; the mark records when. Called in the export's
+   * order, with up to importBatching().atOnce batches under way: a batch's history entries take the feed positions
+   * after those of the batches called before it.
+   */
   importBatch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined>;
   /** Writes the settings and blocklist the export had, and removes the mark, in one transaction. */
   finishImport(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void>;

@@ -3,9 +3,11 @@
 // customer from beginImport until the import finishes, or is undone (import.abandon-*.cypher): then everything of the
 // customer but its settings, blocklist, tokens and id counters is deleted, in batches, and the mark last.
 //
-// A batch is one round trip for all its records, sent at once and run in order: the mark's touch, the nodes
-// (node.create-many), the bans, the ids given, the deliveries, the impression counts and the history, which takes
-// the feed positions last, as every write that appends history does; then the commit. A batch with schemas first
+// Two batches are written at once (IMPORT_BATCHES_AT_ONCE), each on a lane of its own: its transaction locks its
+// lane, and no vertex that every batch writes. The import numbers its history entries itself, from the change
+// counter's value when it began, and moves the counter past them when it finishes (import.history.cypher). A batch is
+// one round trip for all its records, sent at once and run in order: the lane's touch, the nodes (import.nodes), the
+// bans, the ids given, the deliveries, the impression counts and the history; then the commit. A batch with schemas first
 // checks the mark, then puts each schema the way putSchema does (a few statements, one after the other: schemas are
 // few, and come in the first batch).
 import { compareCodePoints } from '../../domain/code-point-order';
@@ -13,7 +15,7 @@ import { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
 import type { CustomerSettings, IdPair } from '../../domain/model';
 import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
-import type { DeliveryIdsGiven } from '../../domain/ports/snapshots';
+import type { DeliveryIdsGiven, SnapshotNode } from '../../domain/ports/snapshots';
 import type { Neo4jDeliveries } from './neo4j-deliveries';
 import { importInProgress, stored } from './neo4j-history';
 import type { Neo4jSchemas } from './neo4j-schemas';
@@ -46,6 +48,25 @@ const ABANDON_STEPS = ['import.abandon-nodes', 'import.abandon-ids', 'import.aba
 
 const keyOf = (schema: string, key: IdPair) => ({ schema, keyType: key.type, keyId: key.id });
 
+const byCodePoints =
+  <T>(key: (item: T) => string) =>
+  (a: T, b: T) =>
+    compareCodePoints(key(a), key(b));
+
+/**
+ * A batch's nodes in schema order, and the IDs they hold in code-point order of type, then value, each naming its
+ * node by index (import.nodes.cypher): the order every batch takes its locks in, so two batches never deadlock.
+ */
+function nodesAndLinks(batchNodes: readonly SnapshotNode[]) {
+  const inOrder = [...batchNodes].sort(byCodePoints((n) => n.schemaId));
+  const nodes = inOrder.map((n) => keyOf(n.schemaId, n.key));
+  const links = inOrder
+    .flatMap((n, node) => [n.key, ...n.ids].map((held) => ({ node, type: held.type, id: held.id })))
+    .sort((a, b) => compareCodePoints(a.type, b.type) || compareCodePoints(a.id, b.id))
+    .map((link) => ({ ...link, node: int(link.node) }));
+  return { nodes, links };
+}
+
 export interface ImportParts {
   write: Write;
   read: Transactions['read'];
@@ -58,12 +79,25 @@ export interface ImportParts {
 }
 
 /**
- * The records an import batch carries at most, IDs and history entries counted one each (importBatchWeight of the
+ * The records an import batch carries at most, IDs and history entries counted one each (importBatching of the
  * port). Neo4j holds a transaction's changes in memory until its commit, and then writes them to the store and its
  * indexes: per record, transactions of a few thousand records were faster than ones of 20,000
  * (bench/results/moves/README.md).
  */
 export const IMPORT_BATCH_WEIGHT = 2_500;
+
+/**
+ * How many batches an import writes at once (importBatching of the port), each in a transaction of its own: the
+ * server runs a transaction's statements and its commit on one thread, and a second batch keeps a second core busy
+ * (bench/results/moves/README.md).
+ */
+export const IMPORT_BATCHES_AT_ONCE = 2;
+
+/** An import this process runs: the feed position its next entry takes, and its lanes no batch is writing on. */
+interface Running {
+  next: number;
+  freeLanes: number[];
+}
 
 /** How long one import batch may take, its commit included. */
 const BATCH_LIMIT_MS = 300_000;
@@ -78,6 +112,8 @@ export const DEFAULT_IMPORT_STALE_MS = 60_000;
 export class Neo4jImport {
   /** The imports this process runs, by customer: what stops saying they are alive. */
   private readonly alive = new Map<string, () => void>();
+  /** The imports this process runs, by customer. */
+  private readonly running = new Map<string, Running>();
   /** How often an import this process runs says it is alive. */
   aliveEveryMs = DEFAULT_IMPORT_STALE_MS / 12;
 
@@ -115,9 +151,13 @@ export class Neo4jImport {
 
   /** One statement (import.begin.cypher), which a retry after a lost commit reply answers as its first attempt did. */
   async begin(customerId: string): Promise<void> {
-    await this.parts.write(
+    const last = await this.parts.write(
       async (q, writeId) => {
-        const [row] = await q<{ begun: boolean; holding: boolean }>('import.begin', { customer: customerId, write: writeId });
+        const [row] = await q<{ begun: boolean; holding: boolean; last: number }>('import.begin', {
+          customer: customerId,
+          write: writeId,
+          lanes: int(IMPORT_BATCHES_AT_ONCE),
+        });
         if (!row?.begun) throw importInProgress();
         // Thrown: the transaction, and the mark it made, is rolled back.
         if (row.holding) {
@@ -126,16 +166,26 @@ export class Neo4jImport {
             'The customer holds schemas, nodes, separations, deliveries or history: an import needs an empty customer.',
           );
         }
+        return row.last;
       },
       { onConstraintViolation: importInProgress },
     );
+    const lanes = Array.from({ length: IMPORT_BATCHES_AT_ONCE }, (_, lane) => lane);
+    this.running.set(customerId, { next: last + 1, freeLanes: lanes });
     this.keepAlive(customerId);
   }
 
-  /** The batch in one write transaction; a refusal rolls it back. */
+  /**
+   * The batch in one write transaction, on a lane no other batch is writing on; a refusal rolls it back. Its history
+   * entries take the feed positions after those of the batches called before it, whichever commits first.
+   */
   async batch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
     const customer = customerId;
-    const nodes = batch.nodes.map((n, line) => ({ line, ...keyOf(n.schemaId, n.key), ids: [n.key, ...n.ids] }));
+    const running = this.running.get(customer);
+    const lane = running?.freeLanes.shift();
+    // The domain writes no more batches at once than importBatching says, and only after beginImport.
+    if (running === undefined || lane === undefined) throw notImporting();
+    const { nodes, links } = nodesAndLinks(batch.nodes);
     const bans = batch.separations.map((ban, index) => ({
       index: int(index),
       a: keyOf(ban.a.schemaId, ban.a.key),
@@ -152,19 +202,21 @@ export class Neo4jImport {
         return { ...entry, atMillis: int(Date.parse(e.at)) };
       }),
     );
+    const first = int(running.next);
+    running.next += entries.length;
     const ifCommitted: IfCommitted<undefined> = async (q, writeId) => {
-      const [row] = await q<{ lastWrite: string | null }>('import.mark', { customer });
+      const [row] = await q<{ lastWrite: string | null }>('import.mark', { customer, lane: int(lane) });
       return row?.lastWrite === writeId ? COMMITTED : undefined;
     };
     const work = async (q: Query, write: string) => {
-      const touching = q<{ marked: boolean }>('import.touch', { customer, write });
+      const touching = q<{ marked: boolean }>('import.touch', { customer, lane: int(lane), write });
       const refuseUnlessMarked = async () => {
         if ((await touching)[0]?.marked !== true) throw notImporting();
       };
       // Schemas are put only into a marked customer (a put could refuse otherwise): the mark is checked first.
       if (batch.schemas.length > 0) await refuseUnlessMarked();
       for (const schema of batch.schemas) await this.parts.schemas.put(q, customer, schema, write);
-      const creating = nodes.length > 0 ? q<{ line: number; made: boolean }>('node.create-many', { customer, nodes, write }) : undefined;
+      const creating = nodes.length > 0 ? q<{ unschemed: number }>('import.nodes', { customer, nodes, links, write }) : undefined;
       const banning = bans.length > 0 ? q<{ refused: number | null }>('import.separations', { customer, bans }) : undefined;
       await together(
         touching,
@@ -173,12 +225,12 @@ export class Neo4jImport {
         given.length > 0 ? q('import.sequences', { customer, given }) : undefined,
         this.parts.deliveries.imported(q, customer, batch.deliveries, write),
         counts.length > 0 ? q('import.impressions', { customer, counts }) : undefined,
-        entries.length > 0 ? q('import.history', { customer, entries, write }) : undefined,
+        entries.length > 0 ? q('import.history', { customer, entries, first, write }) : undefined,
       );
       await refuseUnlessMarked();
-      // The domain checked each node against its schema and the import's other keys: one not made is a bug.
-      const notMade = (await creating)?.find((row) => !row.made);
-      if (notMade) throw new Error(`An import batch's node ${notMade.line} was not made: its key is taken, or its schema missing.`);
+      // The domain checked each node against its schema: one without is a bug.
+      const unschemed = (await creating)?.[0]?.unschemed ?? 0;
+      if (unschemed > 0) throw new Error(`${unschemed} nodes of an import batch found no schema.`);
       const refused = (await banning)?.[0]?.refused;
       if (refused !== undefined && refused !== null) throw new RefusedBatch({ separation: refused });
     };
@@ -190,26 +242,36 @@ export class Neo4jImport {
     } catch (e) {
       if (e instanceof RefusedBatch) return e.refusal;
       throw e;
+    } finally {
+      running.freeLanes.push(lane);
     }
   }
 
-  /** One round trip of four statements, then the commit. */
+  /**
+   * One round trip of five statements, then the commit: after every batch, so on the first lane. The change counter
+   * moves past the import's entries in the same transaction, and the feed shows them all at once.
+   */
   async finish(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
     const customer = customerId;
+    const running = this.running.get(customer);
+    if (running === undefined) throw notImporting();
+    const lane = int(0);
     await this.parts.write(
       async (q, write) => {
-        const touching = q<{ marked: boolean }>('import.touch', { customer, write });
+        const touching = q<{ marked: boolean }>('import.touch', { customer, lane, write });
         await together(
           touching,
           this.parts.schemas.putSettings(q, customer, settings),
           this.parts.schemas.putBlocklist(q, customer, blockRules),
+          q('import.feed-head', { customer, last: int(running.next - 1) }),
           q('import.unmark', { customer }),
         );
         if ((await touching)[0]?.marked !== true) throw notImporting();
       },
       // The mark gone after an attempt that reached its commit: that commit went through.
-      { ifCommitted: async (q) => ((await q('import.mark', { customer })).length === 0 ? COMMITTED : undefined) },
+      { ifCommitted: async (q) => ((await q('import.mark', { customer, lane })).length === 0 ? COMMITTED : undefined) },
     );
+    this.running.delete(customerId);
     this.alive.get(customerId)?.();
   }
 
@@ -223,6 +285,7 @@ export class Neo4jImport {
   async abandon(customerId: string): Promise<void> {
     const customer = customerId;
     this.alive.get(customerId)?.();
+    this.running.delete(customerId);
     await this.parts.writeAlone((q) => q('import.abandoning', { customer }));
     for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
     await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));

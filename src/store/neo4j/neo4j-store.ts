@@ -53,9 +53,9 @@ import { mapiTokenRevoked, policyChanged } from '../../domain/refusals';
 import { changeHeads, changesPage, eraseInGraph, historyPage, pruneHistory } from './neo4j-history';
 import { ChangeWatch } from './change-watch';
 import { snapshotInGraph } from './neo4j-snapshot';
-import { DEFAULT_IMPORT_STALE_MS, IMPORT_BATCH_WEIGHT, Neo4jImport, refuseIfImporting } from './neo4j-import';
+import { DEFAULT_IMPORT_STALE_MS, IMPORT_BATCH_WEIGHT, IMPORT_BATCHES_AT_ONCE, Neo4jImport, refuseIfImporting } from './neo4j-import';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
-import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
+import type { ImportBatch, ImportBatching, ImportRefusal } from '../../domain/ports/imports';
 import { separateInGraph, separationsInGraph, unseparateInGraph } from './neo4j-separations';
 import { type Catalogue, countsOf as deliveryCountsOf, Neo4jDeliveries } from './neo4j-deliveries';
 import { Neo4jSchemas, type PolicyAsk, type PolicyRow, schemaInUse } from './neo4j-schemas';
@@ -595,8 +595,8 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   // ---- imports (./neo4j-import.ts)
 
-  importBatchWeight(): Promise<number> {
-    return Promise.resolve(IMPORT_BATCH_WEIGHT);
+  importBatching(): Promise<ImportBatching> {
+    return Promise.resolve({ weight: IMPORT_BATCH_WEIGHT, atOnce: IMPORT_BATCHES_AT_ONCE });
   }
 
   beginImport(customerId: string): Promise<void> {

@@ -62,7 +62,7 @@ import { ChangeSignals } from '../change-signals';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot';
 import { RefusedBatch, SqliteImport } from './sqlite-import';
-import type { ImportBatch, ImportRefusal } from '../../domain/ports/imports';
+import type { ImportBatch, ImportBatching, ImportRefusal } from '../../domain/ports/imports';
 import type { KeptToken } from '../../domain/ports/inventory';
 
 export interface SqliteStoreOptions extends ConnectionOptions {
@@ -430,8 +430,8 @@ export class SqliteStore implements StorePorts, TraversalReads {
    * 20,000 records a batch: each commit's fixed cost is spread over many records, and a batch holds the other
    * customers' writes back for about a fifth of a second (bench/results/moves/README.md).
    */
-  importBatchWeight(): Promise<number> {
-    return Promise.resolve(20_000);
+  importBatching(): Promise<ImportBatching> {
+    return Promise.resolve({ weight: 20_000, atOnce: 1 });
   }
 
   beginImport(customerId: string): Promise<void> {
