@@ -126,6 +126,39 @@ describe('imports', () => {
     expect(withoutHeader(await exportOf(target))).toEqual(withoutHeader(exported));
   });
 
+  test('when an export fills more batches than the store writes at once, its nodes sharing IDs, then it is imported whole, exports again to the same lines but its header, and the feed lists its entries in the export order', async () => {
+    const { weight, atOnce } = await app.store.importBatching();
+    // A node weighs five records: its key, three devices every node holds (in one order or the other) and its
+    // create. Enough nodes for one batch more than the store writes at once.
+    const count = Math.ceil(((atOnce + 1) * weight) / 5);
+    const shared = ['hot-1', 'hot-2', 'hot-3'].map(device);
+    const keys = Array.from({ length: count }, (_, n) => `n-${String(n).padStart(6, '0')}`);
+    const customer = uniqueCustomer('import-batches');
+    await putSchema(app, customer, 'member', MEMBER);
+    const bulk = keys.map((key, n) =>
+      JSON.stringify({ op: 'create', body: { schema: 'member', key: m(key), ids: n % 2 === 0 ? shared : [...shared].reverse() } }),
+    );
+    const loaded = await fetch(`${app.baseUrl}/v1/${customer}/node/_bulk`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
+      body: bulk.join('\n'),
+    });
+    expect((await loaded.text()).split('\n').filter((l) => l && !l.includes('"status":201'))).toEqual([]);
+    const exported = await exportOf(customer);
+
+    const target = uniqueCustomer('import-batches-copy');
+    expect(await importInto(target, exported)).toMatchObject({ status: 200, body: { nodes: count, ids: count * 4, history_entries: count } });
+    expect(withoutHeader(await exportOf(target))).toEqual(withoutHeader(exported));
+    const fed: string[] = [];
+    for (let after = ''; ;) {
+      const page = (await app.call('GET', `/v1/${target}/_changes?limit=1000${after}`, admin)).body as components['schemas']['ChangePage'];
+      if (page.changes.length === 0) break;
+      fed.push(...page.changes.map((change) => change.key.id ?? ''));
+      after = `&after=${page.next}`;
+    }
+    expect(fed).toEqual(keys);
+  });
+
   test('when the export is gzip, then it is imported the same', async () => {
     const { customer } = await source();
     const exported = await exportOf(customer);
