@@ -205,4 +205,43 @@ describe('Neo4j store, when the reply to a commit is lost', () => {
       await expect(store.recordImpression(checkedImpression(impression(c, deliveryId)))).resolves.toEqual(counted(3));
     });
   });
+
+  describe('imports', () => {
+    test('when an import begins, writes two batches at once and finishes, each losing its commit reply, then each resolves, and the customer holds every node and feed entry once', async () => {
+      const c = newCustomer();
+      const empty = { schemas: [], nodes: [], separations: [], deliveries: [], impressions: [], history: [] };
+      const batchOf = (m: string) => {
+        const node = { schemaId: 'member', key: id('member_id', m), ids: [id('device', 'shared')] };
+        const entry = {
+          at: '2026-03-01T00:00:00.000Z',
+          requestId: `r-${m}`,
+          actor: 'admin',
+          op: 'create' as const,
+          schema: 'member',
+          key: node.key,
+          added: [node.key, ...node.ids],
+          removed: [],
+        };
+        return { ...empty, nodes: [node], history: [{ schemaId: 'member', key: node.key, entries: [entry] }] };
+      };
+      await expect(withLostCommitReply(() => store.beginImport(c))).resolves.toBeUndefined();
+      await expect(withLostCommitReply(() => store.importBatch(c, { ...empty, schemas: [MEMBER] }))).resolves.toBeUndefined();
+      // The second batch's reply is not lost: it runs beside the first on the other lane.
+      await expect(Promise.all([withLostCommitReply(() => store.importBatch(c, batchOf('m1'))), store.importBatch(c, batchOf('m2'))])).resolves.toEqual([
+        undefined,
+        undefined,
+      ]);
+      await expect(withLostCommitReply(() => store.finishImport(c, { requireToken: false, timezone: 'UTC' }, []))).resolves.toBeUndefined();
+
+      await expect(store.unfinishedImports(0)).resolves.not.toContain(c);
+      expect(await store.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'shared'), id('member_id', 'm1')]);
+      expect(await store.getNodeIds(member(c, 'm2'))).toEqual([id('device', 'shared'), id('member_id', 'm2')]);
+      const feed = await store.changesAfter(c, 0, 10);
+      expect(feed.changes.map((change) => [change.seq, change.entry.key.id])).toEqual([
+        [1, 'm1'],
+        [2, 'm2'],
+      ]);
+      expect(feed.head).toBe(2);
+    });
+  });
 });
