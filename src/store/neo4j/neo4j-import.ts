@@ -5,11 +5,11 @@
 //
 // Two batches are written at once (IMPORT_BATCHES_AT_ONCE), each on a lane of its own: its transaction locks its
 // lane, and no vertex that every batch writes. The import numbers its history entries itself, from the change
-// counter's value when it began, and moves the counter past them when it finishes (import.history.cypher). A batch is
-// one round trip for all its records, sent at once and run in order: the lane's touch, the nodes (import.nodes), the
-// bans, the ids given, the deliveries, the impression counts and the history; then the commit. A batch with schemas first
-// checks the mark, then puts each schema the way putSchema does (a few statements, one after the other: schemas are
-// few, and come in the first batch).
+// counter's value when it began, and moves the counter past them when it finishes (import.history.cypher). A batch
+// is one round trip for all its records, sent at once and run in order: the lane's touch, the nodes (import.nodes),
+// the bans, the ids given, the deliveries, the impression counts and the history; then the commit. A batch with
+// schemas first checks the mark, then puts each schema the way putSchema does (a few statements, one after the
+// other: schemas are few, and come in the first batch).
 import { compareCodePoints } from '../../domain/code-point-order';
 import { DomainError } from '../../domain/errors';
 import type { BlockRule } from '../../domain/blocklist';
@@ -279,7 +279,7 @@ export class Neo4jImport {
    * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
    * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
    * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again. It first
-   * marks the import abandoned (import.abandoning.cypher), which waits for a batch under way to commit, and refuses
+   * marks the import abandoned (import.abandoning.cypher), which waits for the batches under way to commit, and refuses
    * every batch and finish after it: nothing is written behind the deleting.
    */
   async abandon(customerId: string): Promise<void> {
