@@ -181,10 +181,6 @@ export class Neo4jImport {
    */
   async batch(customerId: string, batch: ImportBatch): Promise<ImportRefusal | undefined> {
     const customer = customerId;
-    const running = this.running.get(customer);
-    const lane = running?.freeLanes.shift();
-    // The domain writes no more batches at once than importBatching says, and only after beginImport.
-    if (running === undefined || lane === undefined) throw notImporting();
     const { nodes, links } = nodesAndLinks(batch.nodes);
     const bans = batch.separations.map((ban, index) => ({
       index: int(index),
@@ -202,6 +198,11 @@ export class Neo4jImport {
         return { ...entry, atMillis: int(Date.parse(e.at)) };
       }),
     );
+    // Taken before the first await: in the order the batches are handed over.
+    const running = this.running.get(customer);
+    const lane = running?.freeLanes.shift();
+    // The domain writes no more batches at once than importBatching says, and only after beginImport.
+    if (running === undefined || lane === undefined) throw notImporting();
     const first = int(running.next);
     running.next += entries.length;
     const ifCommitted: IfCommitted<undefined> = async (q, writeId) => {
