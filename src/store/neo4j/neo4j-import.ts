@@ -48,19 +48,13 @@ const ABANDON_STEPS = ['import.abandon-nodes', 'import.abandon-ids', 'import.aba
 
 const keyOf = (schema: string, key: IdPair) => ({ schema, keyType: key.type, keyId: key.id });
 
-const byCodePoints =
-  <T>(key: (item: T) => string) =>
-  (a: T, b: T) =>
-    compareCodePoints(key(a), key(b));
-
 /**
- * A batch's nodes in schema order, and the IDs they hold in code-point order of type, then value, each naming its
- * node by index (import.nodes.cypher): the order every batch takes its locks in, so two batches never deadlock.
+ * A batch's nodes, and the IDs they hold in code-point order of type, then value, each naming its node by index
+ * (import.nodes.cypher): the order every batch locks IDs in, so two batches never deadlock.
  */
 function nodesAndLinks(batchNodes: readonly SnapshotNode[]) {
-  const inOrder = [...batchNodes].sort(byCodePoints((n) => n.schemaId));
-  const nodes = inOrder.map((n) => keyOf(n.schemaId, n.key));
-  const links = inOrder
+  const nodes = batchNodes.map((n) => keyOf(n.schemaId, n.key));
+  const links = batchNodes
     .flatMap((n, node) => [n.key, ...n.ids].map((held) => ({ node, type: held.type, id: held.id })))
     .sort((a, b) => compareCodePoints(a.type, b.type) || compareCodePoints(a.id, b.id))
     .map((link) => ({ ...link, node: int(link.node) }));
