@@ -62,7 +62,8 @@ class LongestFirst extends Sequencer {
     const bySize = await super.sort(tests);
     const estimate = (/** @type {import('@jest/test-result').Test} */ test) => test.duration ?? expectedMs(test) ?? -1;
     const longestFirst = [...bySize].sort((a, b) => estimate(b) - estimate(a));
-    return [...longestFirst.filter((test) => !changesSchema(test)), ...longestFirst.filter(changesSchema)];
+    const last = new Set(longestFirst.filter(changesSchema));
+    return [...longestFirst.filter((test) => !last.has(test)), ...last];
   }
 }
 
