@@ -63,6 +63,7 @@ describe('round trips to Neo4j of an import', () => {
         'auto:import.abandon-history',
         'auto:import.abandon-impressions',
         'import.abandon-rest',
+        'import.abandon-feed',
         'import.unmark',
       ],
       transactions: 1,

@@ -223,5 +223,34 @@ export function describeImportContract(name: string, openStore: () => Promise<St
       await store().beginImport(c);
       await store().abandonImport(c);
     });
+
+    test('when an import finished before an abandon of it came, then the abandon changes nothing', async () => {
+      const from = await read(store().openSnapshot(await source(), { history: true }));
+      const c = await imported(from, 1000);
+      const before = await read(store().openSnapshot(c, { history: true }));
+      await store().abandonImport(c);
+      await expect(read(store().openSnapshot(c, { history: true }))).resolves.toEqual(before);
+    });
+
+    // Retention runs beside imports, and an export's entries keep their times: some may be past it.
+    test('when retention deleted entries an import wrote and the import is then abandoned, then the feed goes on after them: no cursor it gives is past its head, and the next write is read after it', async () => {
+      const from = await read(store().openSnapshot(await source(), { history: true }));
+      const long = Date.UTC(2001, 0, 1);
+      const old = { ...from, history: from.history.map((h) => ({ ...h, entries: h.entries.map((e, n) => ({ ...e, at: new Date(long + n).toISOString() })) })) };
+      const c = newCustomer();
+      await store().beginImport(c);
+      for (const batch of batchesOf(old, 1000)) await expect(store().importBatch(c, batch)).resolves.toBeUndefined();
+      let rounds = 0;
+      while ((await store().pruneHistory('2002-01-01T00:00:00.000Z', 10_000)) > 0) expect((rounds += 1)).toBeLessThan(100);
+      await store().abandonImport(c);
+
+      const left = await store().changesAfter(c, 0, 10);
+      expect(left.changes).toEqual([]);
+      expect(left.prunedThrough).toBeLessThanOrEqual(left.head);
+      await store().putSchema(c, MEMBER);
+      await store().createNode(seeded(member(c, 'next')), []);
+      const next = await store().changesAfter(c, left.head, 10);
+      expect(next.changes.map((ch) => ch.entry.key.id)).toEqual(['next']);
+    });
   });
 }

@@ -273,17 +273,23 @@ export class Neo4jImport {
   /**
    * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
    * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
-   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again. It first
-   * marks the import abandoned (import.abandoning.cypher), which waits for the batches under way to commit, and refuses
-   * every batch and finish after it: nothing is written behind the deleting.
+   * transaction with the mark, which also moves the change counter past the positions its entries took: an abandon
+   * that stops part-way leaves the customer marked, and is done again. It first marks the import abandoned
+   * (import.abandoning.cypher), which waits for the batches under way to commit, and refuses every batch and finish
+   * after it: nothing is written behind the deleting. A customer not marked (its import finished after all, say a
+   * finish whose answer came too late) is left as it is.
    */
   async abandon(customerId: string): Promise<void> {
     const customer = customerId;
     this.alive.get(customerId)?.();
     this.running.delete(customerId);
-    await this.parts.writeAlone((q) => q('import.abandoning', { customer }));
+    const [abandoning] = await this.parts.writeAlone((q) => q<{ marked: boolean; through: number | null }>('import.abandoning', { customer }));
+    if (abandoning?.marked !== true) return;
+    const through = abandoning.through === null ? null : int(abandoning.through);
     for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
-    await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));
+    await this.parts.write((q) =>
+      together(q('import.abandon-rest', { customer }), q('import.abandon-feed', { customer, through }), q('import.unmark', { customer })),
+    );
   }
 
   /** Stops saying that this process's imports are alive: the store is closing. */

@@ -162,7 +162,9 @@ export class SqliteImport {
     this.s.unmark.run(customerId);
   }
 
+  /** Deletes what the import wrote; a customer not marked (its import finished after all) is left as it is. */
   abandon(customerId: string): void {
+    if (this.s.marked.get(customerId) === undefined) return;
     for (const statement of this.s.undo) statement.run({ customer: customerId });
     this.schemas.forget(customerId);
     this.deliveries.forget(customerId);
