@@ -107,4 +107,23 @@ describe('a store call past its time limit on Neo4j', () => {
     await holder?.rollback();
     expect(await setup.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
   }, 60_000);
+
+  // A service that stops closes its store with calls under way (a stream's read, a write behind a lock): they must
+  // answer then, not at their time limit, or they keep the process alive that long.
+  test('when the store closes while a write waits on a lock, then the write is 503 store_unavailable at once, long before its time limit, and did not happen', async () => {
+    const c = await customerWithLockedNode();
+    const closing = await Neo4jStore.connect({ ...connection, callTimeoutMs: 10 * 60_000 });
+
+    const write = closing.insertIds(seeded(member(c, 'm1')), [id('cookie', 'k1')]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await untilOneIsBlocked(driver, connection.database);
+    await closing.close();
+    expect(await write).toMatchObject({ code: 'store_unavailable' });
+
+    expect(await untilNoneRunning()).toEqual([]);
+    await holder?.rollback();
+    expect(await setup.getNodeIds(member(c, 'm1'))).toEqual([id('device', 'd1'), id('member_id', 'm1')]);
+  }, 60_000);
 });

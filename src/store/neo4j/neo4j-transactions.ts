@@ -29,6 +29,8 @@ const MADE_AT_THE_SAME_MOMENT = new Set([
 
 /** What a call's timer answers when it beats the call (see Transactions.bounded). */
 const LATE: unique symbol = Symbol('late');
+const CLOSED: unique symbol = Symbol('closed');
+const closedStore = () => new DomainError('store_unavailable', 'The Neo4j store is closed.');
 
 /** How long /readyz waits for Neo4j to answer its ping before it says 503. */
 const PING_TIMEOUT_MS = 3_000;
@@ -135,6 +137,8 @@ export interface HeldTransaction {
 
 export class Transactions {
   private closed = false;
+  /** What ends each call under way (bounded) when the store closes. */
+  private readonly underWay = new Set<() => void>();
 
   constructor(
     private readonly driver: Driver,
@@ -145,7 +149,7 @@ export class Transactions {
   ) {}
 
   private session(accessMode: 'READ' | 'WRITE'): Session {
-    if (this.closed) throw new DomainError('store_unavailable', 'The Neo4j store is closed.');
+    if (this.closed) throw closedStore();
     return this.driver.session({
       database: this.database,
       defaultAccessMode: accessMode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
@@ -168,8 +172,9 @@ export class Transactions {
   /**
    * `attempt` until it succeeds, or fails in a way running it again cannot mend. A call that ran into a vertex a
    * concurrent transaction deleted runs again at once (ATTEMPTS in all); what the driver would retry (a deadlock,
-   * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time, but for a
-   * refusal of memory (isOutOfMemory says why).
+   * a leader switch, a connection lost) on its schedule (FIRST_RETRY_DELAY_MS), while there is time and the store is
+   * open, but for a refusal of memory (isOutOfMemory says why). A call under way when the store closes (the driver
+   * then fails its statements as a lost connection) ends at once, rather than at its deadline.
    */
   private async retrying<T>(attempt: () => Promise<T>, deadline: number): Promise<T> {
     let firstFailureAt: number | undefined;
@@ -182,7 +187,7 @@ export class Transactions {
           notFound += 1;
           continue;
         }
-        if (!neo4j.isRetryableError(e) || isOutOfMemory(e)) throw e;
+        if (!neo4j.isRetryableError(e) || isOutOfMemory(e) || this.closed) throw e;
         firstFailureAt ??= Date.now();
         const wait = delay * (1 + RETRY_JITTER * (2 * Math.random() - 1));
         if (Date.now() - firstFailureAt >= this.retry.maxTimeMs || Date.now() + wait >= deadline) throw e;
@@ -197,23 +202,30 @@ export class Transactions {
    * by the network without the connection closing) is 503 store_unavailable then; its session is closed once the
    * call settles. Each transaction of the call carries the time left as its timeout (txConfig), so Neo4j ends the
    * work by then too, and a slow read stops using Neo4j once its caller has its 503. A write answered 503 may still
-   * have happened (its commit reply lost), as docs/operations.md says of any.
+   * have happened (its commit reply lost), as docs/operations.md says of any. A call under way when the store closes
+   * is 503 at once: the driver, closing, may never settle its statement.
    */
   private async bounded<T>(session: Session, call: () => Promise<T>, limitMs: number): Promise<T> {
     const running = call();
     let timer: NodeJS.Timeout | undefined;
+    let end: (() => void) | undefined;
     // An infinite limit (start-up's own steps) never comes.
-    const late = new Promise<typeof LATE>((resolve) => {
+    const late = new Promise<typeof LATE | typeof CLOSED>((resolve) => {
       if (Number.isFinite(limitMs)) timer = setTimeout(resolve, limitMs, LATE);
+      end = () => resolve(CLOSED);
+      this.underWay.add(end);
     });
     const settled = running.then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
-    const outcome = await Promise.race([settled, late]).finally(() => clearTimeout(timer));
-    if (outcome === LATE) {
+    const outcome = await Promise.race([settled, late]).finally(() => {
+      clearTimeout(timer);
+      if (end) this.underWay.delete(end);
+    });
+    if (outcome === LATE || outcome === CLOSED) {
       void settled.then(() => session.close().catch(() => undefined));
-      throw new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`);
+      throw outcome === LATE ? new DomainError('store_unavailable', `Neo4j did not answer within ${limitMs / 1000} s.`) : closedStore();
     }
     await session.close().catch(() => undefined);
     if ('error' in outcome) throw outcome.error;
@@ -436,6 +448,7 @@ export class Transactions {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const end of [...this.underWay]) end();
     await this.driver.close();
   }
 }
