@@ -2,6 +2,7 @@
 // that names its position. Cursors are opaque to clients: the position and a digest that binds it to the customer,
 // so a cursor of another customer, or one this service could not have given, is refused.
 import { createHash } from 'node:crypto';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import { DomainError } from './errors';
 import type { HistoryEntry } from './model';
 import type { Change, ChangeFeedStore } from './ports/changes';
@@ -84,7 +85,10 @@ export class ChangeFeedService {
     private readonly limits: ChangeFeedLimits,
     /** Aborts when the service stops: every waiting call answers at once. */
     private readonly stopping: AbortSignal = new AbortController().signal,
-  ) {}
+  ) {
+    // Each waiting call listens to it, and there are at most maxWaiting: more than Node's 10 is no leak to warn of.
+    setMaxListeners(Math.max(defaultMaxListeners, limits.maxWaiting + 1), stopping);
+  }
 
   /**
    * The changes after `query.after` (from the oldest history keeps without it), up to `query.limit`; with
