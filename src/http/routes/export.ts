@@ -55,6 +55,8 @@ export function exportRoutes(validators: Validators, bearer: RequestHandler, exp
         if (!res.write(batch.map((line) => `${JSON.stringify(line)}\n`).join(''))) await drained(res, signal);
       };
       try {
+        // A client gone while the snapshot opened: nothing is written for it.
+        if (signal.aborted) return;
         res.status(200).set({ 'Content-Type': 'application/x-ndjson; charset=utf-8', 'Cache-Control': 'no-store' });
         await send([{ kind: 'export', format: 1, customer_id: params.customer_id, cursor: opened.cursor }]);
         for await (const part of opened.parts) {
