@@ -88,7 +88,15 @@ class BatchWrites {
 }
 
 /** A line of the body: its number (from 1), and its record, or the refusal of its shape. */
-export type ImportLine = { number: number; record: ImportRecord } | { number: number; refused: DomainError };
+/** A line of an import: its record, with the size of its text when it was read as text, or why it was refused. */
+export type ImportLine = { number: number; record: ImportRecord; bytes?: number } | { number: number; refused: DomainError };
+
+/**
+ * A batch is handed to the store once its lines hold this many bytes, whatever their weight: a line weighs what the
+ * store writes of it (IDs, entries, days), and some weigh little for their size (a history entry of long texts,
+ * impressions without days), so that weight alone would not bound the memory of a batch.
+ */
+export const IMPORT_BATCH_BYTES = 8 * 1024 * 1024;
 
 export interface ImportCounts {
   schemas: number;
@@ -379,12 +387,17 @@ export class ImportService {
       try {
         const checks = new ImportChecks(this.limits);
         let number = 0;
+        let bytes = 0;
         for await (const line of lines) {
           if (signal.aborted) break;
           number = line.number;
           if ('refused' in line) throw refusedLine(line.number, line.refused.message);
           checks.add(line.number, line.record);
-          if (checks.weight >= batching.weight) await writes.add(checks.take());
+          bytes += line.bytes ?? 0;
+          if (checks.weight >= batching.weight || bytes >= IMPORT_BATCH_BYTES) {
+            bytes = 0;
+            await writes.add(checks.take());
+          }
         }
         if (signal.aborted) throw new DomainError('request_timeout', 'The client went away before the import ended.');
         if (!checks.ended) throw new DomainError('invalid_import', `The body ended after line ${number} without the end line: the export is cut.`);

@@ -6,6 +6,8 @@
 // test:neo4j).
 import http from 'node:http';
 import zlib from 'node:zlib';
+import { IMPORT_BATCH_BYTES } from '../../src/domain/import';
+import type { ImportBatch } from '../../src/domain/ports/imports';
 import type { components } from '../../src/generated/openapi';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
@@ -13,6 +15,7 @@ import { issueLabelledToken } from '../helpers/builders-auth';
 import { asMapi, buildCondition, buildDelivery, postDelivery } from '../helpers/deliveries';
 import { putSchema } from '../helpers/factories';
 import { waitFor } from '../helpers/settling';
+import { defaultTestStore } from '../helpers/store';
 
 type Line = components['schemas']['ExportLine'];
 type Problem = { code: string; line?: number; detail: string };
@@ -157,6 +160,52 @@ describe('imports', () => {
       after = `&after=${page.next}`;
     }
     expect(fed).toEqual(keys);
+  });
+
+  test('when lines weigh little for their size, then the store is handed them in batches of at most IMPORT_BATCH_BYTES and a line, and the import is whole', async () => {
+    const handed: number[] = [];
+    const real = await defaultTestStore();
+    // The real store, but each batch it is handed measured first (as JSON, about the size of its lines).
+    const importBatch = (customerId: string, batch: ImportBatch) => {
+      handed.push(Buffer.byteLength(JSON.stringify(batch)));
+      return real.importBatch(customerId, batch);
+    };
+    const measured = new Proxy(real, {
+      get: (target, property) => {
+        if (property === 'importBatch') return importBatch;
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const own = await startApp({ store: measured });
+    try {
+      const customer = uniqueCustomer('import-light');
+      const mapi = await issueLabelledToken(own, customer, 'mapi', 'deliveries');
+      const delivery = await postDelivery(own, mapi.token, buildDelivery());
+      const res = await fetch(`${own.baseUrl}/v1/${customer}/_export`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const exported = lines(await res.text()).slice(0, -1);
+      // Impressions without days weigh nothing: about 12 MB of them.
+      const light = Array.from({ length: 100_000 }, (_, n) =>
+        JSON.stringify({
+          kind: 'impressions',
+          id: device(`light-${String(n).padStart(6, '0')}-${'x'.repeat(80)}`),
+          delivery_id: delivery.delivery_id,
+          days: [],
+        }),
+      );
+      const body = [...exported, ...light, JSON.stringify({ kind: 'end', lines: exported.length + light.length })].join('\n');
+      const target = uniqueCustomer('import-light-copy');
+      const imported = await fetch(`${own.baseUrl}/v1/${target}/_import`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/x-ndjson' },
+        body,
+      });
+      expect([imported.status, await imported.json()]).toMatchObject([200, { deliveries: 1 }]);
+      expect(handed.length).toBeGreaterThan(1);
+      expect(Math.max(...handed)).toBeLessThan(IMPORT_BATCH_BYTES + 1024);
+    } finally {
+      await own.close();
+    }
   });
 
   test('when the export is gzip, then it is imported the same', async () => {

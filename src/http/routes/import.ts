@@ -173,10 +173,10 @@ export function importRoutes(
         yield { number: line.number, refused: lineProblem(`a line may hold at most ${limits.maxLineBytes} bytes`) };
         continue;
       }
-      const { text } = line;
+      const { text, bytes } = line;
       line.text = '';
       try {
-        yield { number: line.number, record: recordOf(customerId, text) };
+        yield { number: line.number, record: recordOf(customerId, text), bytes };
       } catch (e) {
         if (!isDomainError(e)) throw e;
         yield { number: line.number, refused: e };
