@@ -1,9 +1,12 @@
-// params: customer, after, limit
+// params: customer, after, limit, maxChars
 // A page of the customer's change feed (docs/changes-and-export.md): up to `limit` entries after position `after`,
-// oldest first, through the history_seq index. The counter is read first, and only entries up to it are read: the
+// oldest first, through the history_seq index, and no more than `maxChars` characters of their stored JSON but for
+// the first entry (CHANGE_PAGE_CHARS in src/domain/ports/changes.ts): the page ends before the entry that would pass
+// them. Only the vertices are collected, and each entry's text is read for its size, one at a time. The counter is read first, and only entries up to it are read: the
 // counter's value is committed, and every position below it belongs to a transaction that committed before it
 // (history.append.cypher), so the page never holds a position while a smaller one is still to commit. `head`: the
-// counter; `prunedThrough`: the newest position retention deleted (history.prune.cypher).
+// counter; `prunedThrough`: the newest position retention deleted (history.prune.cypher); `cut`: the page ended at
+// `maxChars`, and an entry follows it.
 OPTIONAL MATCH (counter:Sequence {customer: $customer, name: 'change'})
 OPTIONAL MATCH (pruned:Sequence {customer: $customer, name: 'pruned'})
 WITH coalesce(counter.last, 0) AS head, coalesce(pruned.last, 0) AS prunedThrough
@@ -13,6 +16,15 @@ CALL (head) {
   WITH entry
   ORDER BY entry.seq
   LIMIT $limit
-  RETURN collect({seq: entry.seq, entry: entry.entry, atMillis: entry.time.epochMillis, redacts: entry.redacts}) AS changes
+  WITH collect(entry) AS entries
+  // [entries taken, their characters], the characters -1 once an entry would pass maxChars: none is taken after it.
+  WITH entries, reduce(taken = [0, 0], e IN entries |
+    CASE
+      WHEN taken[1] < 0 THEN taken
+      WHEN taken[0] > 0 AND taken[1] + size(e.entry) > $maxChars THEN [taken[0], -1]
+      ELSE [taken[0] + 1, taken[1] + size(e.entry)]
+    END)[0] AS count
+  RETURN [entry IN entries[0..count] | {seq: entry.seq, entry: entry.entry, atMillis: entry.time.epochMillis, redacts: entry.redacts}] AS changes,
+         count < size(entries) AS cut
 }
-RETURN head, prunedThrough, changes
+RETURN head, prunedThrough, changes, cut

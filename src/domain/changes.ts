@@ -153,7 +153,8 @@ export class ChangeFeedService {
         if (page.changes.length > 0) await sink.changes(page.changes, streaming);
         if (streaming.aborted) return;
         const from = page.nextSeq;
-        if (page.changes.length < FOLLOW_PAGE) {
+        // A page cut short by its size (CHANGE_PAGE_CHARS) has more after it, at once.
+        if (page.changes.length < FOLLOW_PAGE && !page.cut) {
           const idle = abortingAfter(timing.idleMs, streaming);
           try {
             await this.store.waitForChange(customerId, from, idle.signal);
@@ -174,7 +175,7 @@ export class ChangeFeedService {
   }
 
   /** One read of the feed: invalid_cursor past what was given, cursor_expired behind what retention kept. */
-  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage & { nextSeq: number }> {
+  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage & { nextSeq: number; cut: boolean }> {
     const read = await this.store.changesAfter(customerId, after ?? 0, limit);
     if (after !== undefined && after > read.head) throw invalidCursor();
     if (after !== undefined && after < read.prunedThrough) {
@@ -186,7 +187,7 @@ export class ChangeFeedService {
     const changes = read.changes.map((c) => this.shown(customerId, c));
     const last = read.changes.at(-1);
     const next = last ? last.seq : (after ?? Math.max(read.head, read.prunedThrough));
-    return { changes, next: cursorOf(customerId, next), nextSeq: next };
+    return { changes, next: cursorOf(customerId, next), nextSeq: next, cut: read.cut };
   }
 
   private shown(customerId: string, c: Change): CursorChange {

@@ -2672,7 +2672,7 @@ export interface operations {
             query?: {
                 /** @description A cursor the feed gave (a change's `cursor` or a page's `next`). */
                 after?: components["schemas"]["ChangeCursor"];
-                /** @description Changes per page, 1 to 1000. */
+                /** @description Changes per page at most, 1 to 1000. A page also ends before the change that would take its changes past about a million characters of JSON, and holds its first change whatever its size: a page shorter than `limit` does not mean the feed has no more; follow `next` until a page is empty. */
                 limit?: number;
                 /** @description Seconds to wait for a change when none follows `after`, 0 to 30. */
                 wait?: number;

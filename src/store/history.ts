@@ -13,6 +13,19 @@ export const erasedId = (type: string): HistoryId => ({ type, id: null, erased: 
 /** One string per (type, value), for sets of values. */
 export const valueKey = (id: { type: string; id: string | null }): string => JSON.stringify([id.type, id.id]);
 
+/**
+ * An entry's JSON as the Neo4j store keeps it (history.append.cypher), the format databases already hold: `at` is
+ * kept apart (the server's clock then), so it is left out. It is what a page of the change feed is measured by
+ * (CHANGE_PAGE_CHARS), on both stores.
+ */
+export function entryDocument(entry: HistoryEntry): string {
+  const { at: _at, requestId, ...rest } = entry;
+  return JSON.stringify({ request_id: requestId, ...rest });
+}
+
+/** A text's length as Cypher's size() counts it: in code points, where JavaScript counts UTF-16 units. */
+export const codePointLength = (text: string): number => text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+
 const shown = (id: IdPair): HistoryId => ({ type: id.type, id: id.id });
 
 /** The entry a write of `node` appends: `key` is the node's key before the write (for a rekeying, the old one). */

@@ -339,6 +339,34 @@ describe('the change feed', () => {
   });
 
   describe('a stream of server-sent events', () => {
+    test('large changes: a page ends after about a megabyte of them and `next` goes on, and a stream reads on at once, not at its next keep-alive', async () => {
+      await withOwnApp({ CHANGES_KEEPALIVE_SECONDS: '15', CHANGES_STREAM_SECONDS: '600' }, async (own, customer) => {
+        // About 300 KB an entry: three or so to a page.
+        const keys = Array.from({ length: 8 }, (_, n) => `big-${n}`);
+        for (const [n, key] of keys.entries()) {
+          const ids = Array.from({ length: 300 }, (_, i) => device(`${n}-${i}-${'x'.repeat(1000)}`));
+          expect((await own.call('POST', `/v1/${customer}/node/_create`, { ...admin, body: { schema: 'member', key: m(key), ids } })).status).toBe(201);
+        }
+        const first = (await own.call('GET', `/v1/${customer}/_changes?limit=1000`, admin)).body as ChangePage;
+        expect(first.changes.length).toBeGreaterThan(0);
+        expect(first.changes.length).toBeLessThan(keys.length);
+        const fed = first.changes.map((c) => c.key.id);
+        for (let after = first.next; ;) {
+          const next = (await own.call('GET', `/v1/${customer}/_changes?limit=1000&after=${after}`, admin)).body as ChangePage;
+          if (next.changes.length === 0) break;
+          fed.push(...next.changes.map((c) => c.key.id));
+          after = next.next;
+        }
+        expect(fed).toEqual(keys);
+
+        const stream = openStream(own, customer);
+        const events = await stream.until((e) => e.length === keys.length);
+        expect(events.map((e) => (JSON.parse(e.data) as Change).key.id)).toEqual(keys);
+        expect(stream.text).not.toContain(': keep-alive');
+        stream.close();
+      });
+    }, 60_000);
+
     test('the changes as events, new ones as they commit, resumed after Last-Event-ID, and the stream ends in time', async () => {
       await withOwnApp({ CHANGES_STREAM_SECONDS: '3' }, async (streaming, customer) => {
         const create = (key: string) => streaming.call('POST', `/v1/${customer}/node/_create`, { ...admin, body: { schema: 'member', key: m(key), ids: [] } });

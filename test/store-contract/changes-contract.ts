@@ -3,6 +3,8 @@
 // its own, since a shared store (Neo4j) keeps what other tests wrote. Positions are the store's own numbers: the
 // contract asserts only how they order and what they hold.
 import type { HistoryEntry } from '../../src/domain/model';
+import { CHANGE_PAGE_CHARS } from '../../src/domain/ports/changes';
+import { codePointLength, entryDocument } from '../../src/store/history';
 import type { TestStore as Store } from '../helpers/store';
 import { seeded } from '../helpers/seeded';
 import { id, member, MEMBER, newCustomer, useStore } from './contract';
@@ -110,6 +112,42 @@ export function describeChangesContract(name: string, openStore: () => Promise<S
       stopped.abort();
       await expect(waiting).resolves.toBeUndefined();
       controller.abort();
+    });
+
+    test('when entries are large, then a page ends before the entry that would pass CHANGE_PAGE_CHARS, holds one that passes them alone, says it was cut, and the pages hold every entry once, in order', async () => {
+      const c = await customer();
+      const long = (n: number, i: number) => id('cookie', `${n}-${i}-${'x'.repeat(1000)}`);
+      // About 200,000 characters an entry; one of about 1,100,000, past CHANGE_PAGE_CHARS alone.
+      const sizes = [200, 200, 200, 200, 200, 200, 1050, 200, 200, 200];
+      for (const [n, count] of sizes.entries())
+        await store().createNode(
+          seeded(member(c, `k${n}`)),
+          Array.from({ length: count }, (_, i) => long(n, i)),
+        );
+      const chars = (e: HistoryEntry) => codePointLength(entryDocument(e));
+
+      const pages: Array<{ keys: string[]; chars: number[]; cut: boolean }> = [];
+      for (let after = 0; ;) {
+        const read = await store().changesAfter(c, after, 1000);
+        if (read.changes.length === 0) break;
+        pages.push({ keys: read.changes.map((ch) => keyOf(ch.entry) ?? ''), chars: read.changes.map((ch) => chars(ch.entry)), cut: read.cut });
+        after = read.changes.at(-1)?.seq ?? after;
+      }
+      expect(pages.flatMap((p) => p.keys)).toEqual(sizes.map((_, n) => `k${n}`));
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      pages.forEach((page, i) => {
+        if (page.keys.length > 1) expect(sum(page.chars)).toBeLessThanOrEqual(CHANGE_PAGE_CHARS);
+        const next = pages[i + 1];
+        // Cut: the next page's first entry would have passed the budget; not cut: it is the last page.
+        if (next) expect([page.cut, sum(page.chars) + (next.chars[0] ?? 0) > CHANGE_PAGE_CHARS]).toEqual([true, true]);
+        else expect(page.cut).toBe(false);
+      });
+      expect(pages.find((p) => p.keys.includes('k6'))?.keys).toEqual(['k6']);
+      // `limit` before the budget: not cut.
+      await expect(store().changesAfter(c, 0, 2)).resolves.toMatchObject({
+        cut: false,
+        changes: [{ entry: { key: { id: 'k0' } } }, { entry: { key: { id: 'k1' } } }],
+      });
     });
   });
 }

@@ -18,10 +18,23 @@ export interface ChangeRead {
   head: number;
   /** The newest position of the customer that retention deleted (0 when none): a consumer behind it missed entries. */
   prunedThrough: number;
+  /** The page ended at CHANGE_PAGE_CHARS, before `limit`: an entry follows it. */
+  cut: boolean;
 }
 
+/**
+ * How large a page of the feed grows, in characters of its entries' JSON (an entry measured as the store keeps it):
+ * a page ends before the entry that would pass this, but holds its first entry whatever its size. A page of large
+ * entries (an insert of many long IDs, a deletion that lists every ID its node held) so stays small in memory, where
+ * `limit` alone would let a few hundred of them take gigabytes.
+ */
+export const CHANGE_PAGE_CHARS = 1024 * 1024;
+
 export interface ChangeFeedStore {
-  /** Up to `limit` of the customer's entries after position `after`, oldest first, with the feed's state. */
+  /**
+   * Up to `limit` of the customer's entries after position `after`, oldest first, and no more than CHANGE_PAGE_CHARS
+   * of them, with the feed's state.
+   */
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead>;
   /**
    * Resolves when the customer may have an entry after `after` (a commit since the call, in this process or, on a

@@ -2,24 +2,19 @@
 // (history.append.cypher), and the erase, one transaction that locks what it erases before it reads it again.
 import { DomainError } from '../../domain/errors';
 import type { EraseOutcome, EraseRequest, HistoryEntry, HistoryPage, IdPair } from '../../domain/model';
-import type { ChangeRead } from '../../domain/ports/changes';
-import { entryValues, eraseEntry, scrubbed, valueKey } from '../history';
+import { CHANGE_PAGE_CHARS, type ChangeRead } from '../../domain/ports/changes';
+import { entryDocument, entryValues, eraseEntry, scrubbed, valueKey } from '../history';
 import { eraseTooLarge } from '../../domain/refusals';
 import { compareCodePoints } from '../../domain/code-point-order';
 import { int, type Query, together } from './query';
 import { LEGACY_KEY_OWNER } from './neo4j-impressions';
 import { adoptInBatches, type Write } from './neo4j-transactions';
 
-/**
- * An entry's JSON as history.append.cypher stores it, the format databases already hold: `at` is the server's
- * clock then, so it is left out.
- */
+/** An entry's JSON as history.append.cypher stores it (entryDocument). */
 type StoredEntry = Omit<HistoryEntry, 'at' | 'requestId'> & { request_id: string };
 
 /** An entry as history.append.cypher stores it; `redacts`: an erase entry's positions of what it redacted. */
 export function stored(entry: HistoryEntry, position: number, redacts?: readonly number[]) {
-  const { at: _at, requestId, ...rest } = entry;
-  const document: StoredEntry = { request_id: requestId, ...rest };
   const newKey = entry.op === 'rekeying' ? entry.added[0] : undefined;
   return {
     schema: entry.schema,
@@ -27,7 +22,7 @@ export function stored(entry: HistoryEntry, position: number, redacts?: readonly
     keyId: entry.key.id,
     newKeyId: newKey?.id ?? null,
     position: int(position),
-    entry: JSON.stringify(document),
+    entry: entryDocument(entry),
     mentions: entryValues(entry).map(valueKey),
     redacts: redacts ? redacts.map(int) : null,
   };
@@ -68,11 +63,13 @@ export async function changesPage(q: Query, customerId: string, after: number, l
     head: number;
     prunedThrough: number;
     changes: Array<{ seq: number; entry: string; atMillis: number; redacts: number[] | null }>;
-  }>('history.changes', { customer: customerId, after: int(after), limit: int(limit) });
+    cut: boolean;
+  }>('history.changes', { customer: customerId, after: int(after), limit: int(limit), maxChars: int(CHANGE_PAGE_CHARS) });
   return {
     changes: (row?.changes ?? []).map((c) => ({ seq: c.seq, entry: parsed(c.entry, c.atMillis), ...(c.redacts === null ? {} : { redacts: c.redacts }) })),
     head: row?.head ?? 0,
     prunedThrough: row?.prunedThrough ?? 0,
+    cut: row?.cut === true,
   };
 }
 

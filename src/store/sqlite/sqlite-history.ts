@@ -5,9 +5,9 @@
 import type Database from 'better-sqlite3';
 import type { HistoryEntry, HistoryId, HistoryOp, HistoryPage, IdPair, WriteAudit } from '../../domain/model';
 import { present } from '../../domain/invariant';
-import { erasedId, NO_AUDIT } from '../history';
+import { codePointLength, entryDocument, erasedId, NO_AUDIT } from '../history';
 import { parseStored } from '../stored-json';
-import type { ChangeRead } from '../../domain/ports/changes';
+import { type Change, CHANGE_PAGE_CHARS, type ChangeRead } from '../../domain/ports/changes';
 
 /** An ID in `added` or `removed`: its id_pk, or [type] where an erase names the type alone. */
 export type StoredId = number | [string];
@@ -45,6 +45,9 @@ export interface HistoryRow {
 }
 
 const storedIds = (text: string): StoredId[] => parseStored<StoredId[]>(text);
+
+/** How many rows a page of the change feed reads at a time: a page may end within them (CHANGE_PAGE_CHARS). */
+const CHANGE_ROWS_AT_ONCE = 100;
 
 /** The node key an entry was written under, as one string: how an erase groups what it redacts. */
 export const redactedKey = (schemaId: string, keyPk: number): string => `${schemaId}\u0000${keyPk}`;
@@ -170,18 +173,36 @@ export class SqliteHistory {
     for (const idPk of idPks) this.s.tookAway.run(entryPk, idPk);
   }
 
-  /** The customer's entries after `after`, oldest first; head: the newest entry_pk given to any customer. */
+  /**
+   * The customer's entries after `after`, oldest first, up to `limit` and CHANGE_PAGE_CHARS of their JSON
+   * (entryDocument, as Neo4j measures it); head: the newest entry_pk given to any customer. Read CHANGE_ROWS_AT_ONCE
+   * rows at a time, so that rows past the page's end are not read.
+   */
   changesAfter(customerId: string, after: number, limit: number): ChangeRead {
-    const rows = this.s.changes.all(customerId, after, limit);
-    const entries = this.entries(rows);
+    const changes: Change[] = [];
+    let chars = 0;
+    let last = after;
+    let cut = false;
+    read: for (;;) {
+      const rows = this.s.changes.all(customerId, last, Math.min(CHANGE_ROWS_AT_ONCE, limit - changes.length));
+      const entries = this.entries(rows);
+      for (const [i, row] of rows.entries()) {
+        const entry = present(entries[i], 'the entry of a row');
+        chars += codePointLength(entryDocument(entry));
+        if (changes.length > 0 && chars > CHANGE_PAGE_CHARS) {
+          cut = true;
+          break read;
+        }
+        changes.push({ seq: row.entry_pk, entry, ...(row.redacts === null ? {} : { redacts: parseStored<number[]>(row.redacts) }) });
+        last = row.entry_pk;
+      }
+      if (rows.length < CHANGE_ROWS_AT_ONCE || changes.length === limit) break;
+    }
     return {
-      changes: rows.map((row, i) => ({
-        seq: row.entry_pk,
-        entry: present(entries[i], 'the entry of a row'),
-        ...(row.redacts === null ? {} : { redacts: parseStored<number[]>(row.redacts) }),
-      })),
+      changes,
       head: this.lastEntryPk(),
       prunedThrough: this.s.prunedThrough.get(customerId) ?? 0,
+      cut,
     };
   }
 
