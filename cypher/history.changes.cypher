@@ -2,11 +2,11 @@
 // A page of the customer's change feed (docs/changes-and-export.md): up to `limit` entries after position `after`,
 // oldest first, through the history_seq index, and no more than `maxChars` characters of their stored JSON but for
 // the first entry (CHANGE_PAGE_CHARS in src/domain/ports/changes.ts): the page ends before the entry that would pass
-// them. Only the vertices are collected, and each entry's text is read for its size, one at a time. The counter is read first, and only entries up to it are read: the
-// counter's value is committed, and every position below it belongs to a transaction that committed before it
-// (history.append.cypher), so the page never holds a position while a smaller one is still to commit. `head`: the
-// counter; `prunedThrough`: the newest position retention deleted (history.prune.cypher); `cut`: the page ended at
-// `maxChars`, and an entry follows it.
+// them. Only the vertices are collected, and each entry's text is read for its size, one at a time. The counter is
+// read first, and only entries up to it are read: the counter's value is committed, and every position below it
+// belongs to a transaction that committed before it (history.append.cypher), so the page never holds a position
+// while a smaller one is still to commit. `head`: the counter; `prunedThrough`: the newest position retention
+// deleted (history.prune.cypher); `cut`: the page ended at `maxChars`, and an entry follows it.
 OPTIONAL MATCH (counter:Sequence {customer: $customer, name: 'change'})
 OPTIONAL MATCH (pruned:Sequence {customer: $customer, name: 'pruned'})
 WITH coalesce(counter.last, 0) AS head, coalesce(pruned.last, 0) AS prunedThrough

@@ -87,8 +87,10 @@ class BatchWrites {
   }
 }
 
-/** A line of the body: its number (from 1), and its record, or the refusal of its shape. */
-/** A line of an import: its record, with the size of its text when it was read as text, or why it was refused. */
+/**
+ * A line of the body: its number (from 1), and its record, with the size of its text when it was read as text (what
+ * IMPORT_BATCH_BYTES counts), or the refusal of its shape.
+ */
 export type ImportLine = { number: number; record: ImportRecord; bytes?: number } | { number: number; refused: DomainError };
 
 /**
