@@ -5,7 +5,7 @@
 // behind the deleting that follows (import.abandon-*.cypher). `marked`: whether the customer is marked at all; when
 // it is not (its import finished meanwhile, or there was none), the abandon deletes nothing. `through`: the highest
 // feed position an entry of the customer holds once no batch can write any more (after the locks: the count is
-// eager), which import.abandon-feed.cypher moves the change counter past.
+// eager), which import.feed-head.cypher moves the change counter past.
 OPTIONAL MATCH (mark:Import {customer: $customer})
 SET mark.abandoned = true
 WITH mark

@@ -63,7 +63,7 @@ describe('round trips to Neo4j of an import', () => {
         'auto:import.abandon-history',
         'auto:import.abandon-impressions',
         'import.abandon-rest',
-        'import.abandon-feed',
+        'import.feed-head',
         'import.unmark',
       ],
       transactions: 1,

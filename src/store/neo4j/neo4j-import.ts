@@ -288,7 +288,7 @@ export class Neo4jImport {
     const through = abandoning.through === null ? null : int(abandoning.through);
     for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
     await this.parts.write((q) =>
-      together(q('import.abandon-rest', { customer }), q('import.abandon-feed', { customer, through }), q('import.unmark', { customer })),
+      together(q('import.abandon-rest', { customer }), q('import.feed-head', { customer, last: through }), q('import.unmark', { customer })),
     );
   }
 

@@ -147,7 +147,6 @@ export const STATEMENT_NAMES = [
   'import.abandon-history',
   'import.abandon-impressions',
   'import.abandon-rest',
-  'import.abandon-feed',
   'import.unfinished',
   'import.alive',
   'import.abandoning',
