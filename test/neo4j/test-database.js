@@ -3,13 +3,18 @@
 // one; one that holds other nodes and no marker is someone's data, and is refused before anything is deleted.
 // Test-only housekeeping, not statements of the store, so they are not files of cypher/.
 
+const neo4j = require('neo4j-driver');
+
 const MARKER_LABEL = 'IdentityLinkTestMarker';
 
 const COUNT = 'OPTIONAL MATCH (n) WITH count(n) AS nodes OPTIONAL MATCH (m:IdentityLinkTestMarker) RETURN nodes, count(m) AS markers';
 const WRITE_MARKER = 'CREATE (:IdentityLinkTestMarker {createdBy: $createdBy})';
-// In transactions of its own, each of a bounded size: a suite may leave a graph (a bench-sized export's, say) whose
-// deletion in one transaction would pass Neo4j's limit of the memory of transactions (dbms.memory.transaction.total.max).
-const DELETE_ALL_BUT_THE_MARKER = 'MATCH (n) WHERE NOT n:IdentityLinkTestMarker CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS';
+// A bounded part of the rest per transaction, each a transaction of its own: a suite may leave a graph (an export of
+// 100,000 nodes with their history, say) whose deletion in one transaction would pass Neo4j's limit of the memory of
+// transactions (dbms.memory.transaction.total.max), or, on a busy machine, the server's transaction timeout
+// (db.transaction.timeout), which would also end one CALL { … } IN TRANSACTIONS that ran them all.
+const DELETE_PART = 'MATCH (n) WHERE NOT n:IdentityLinkTestMarker WITH n LIMIT $part DETACH DELETE n RETURN count(*) AS deleted';
+const PART = 5000;
 
 /** The one line a refused database gets: where, what it holds, and that nothing was deleted. */
 /** @param {string} where @param {number} nodes */
@@ -48,7 +53,10 @@ async function emptyTestDatabase(driver, database, where) {
   const session = driver.session({ database });
   try {
     await session.executeWrite((tx) => claimIn(tx, where));
-    await session.run(DELETE_ALL_BUT_THE_MARKER);
+    for (let deleted = PART; deleted === PART;) {
+      const result = await session.executeWrite((tx) => tx.run(DELETE_PART, { part: neo4j.int(PART) }));
+      deleted = Number(result.records[0]?.get('deleted'));
+    }
   } finally {
     await session.close();
   }
