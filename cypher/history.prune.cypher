@@ -4,9 +4,11 @@
 // writes a value no other call writes): when another prune (another service's) deleted it while this one waited,
 // Neo4j reads its properties as null, and it is neither deleted again nor counted. Its MENTIONS go with it. Each
 // customer's (:Sequence {name: 'pruned'}) keeps the newest feed position deleted: a cursor before it has missed
-// entries (docs/changes-and-export.md).
+// entries (docs/changes-and-export.md). Not an importing customer's entries: they are not in the feed yet (they keep
+// the times of their export, often old), and go whole if the import is abandoned.
 MATCH (entry:HistoryEntry)
 WHERE entry.time < datetime({epochMillis: $beforeMillis})
+  AND NOT EXISTS { MATCH (:Import {customer: entry.customer}) }
 WITH entry
 ORDER BY entry.time
 LIMIT $limit

@@ -63,7 +63,6 @@ describe('round trips to Neo4j of an import', () => {
         'auto:import.abandon-history',
         'auto:import.abandon-impressions',
         'import.abandon-rest',
-        'import.feed-head',
         'import.unmark',
       ],
       transactions: 1,

@@ -273,8 +273,8 @@ export class Neo4jImport {
   /**
    * Everything the import wrote: nodes, IDs, history and impression counts each deleted in transactions of a few
    * thousand (an auto-commit statement each: import.abandon-*.cypher), then its few deliveries and schemas in one
-   * transaction with the mark, which also moves the change counter past the positions its entries took: an abandon
-   * that stops part-way leaves the customer marked, and is done again. It first marks the import abandoned
+   * transaction with the mark: an abandon that stops part-way leaves the customer marked, and is done again. The
+   * change counter stays where it was: no position past it was ever shown. It first marks the import abandoned
    * (import.abandoning.cypher), which waits for the batches under way to commit, and refuses every batch and finish
    * after it: nothing is written behind the deleting. A customer not marked (its import finished after all, say a
    * finish whose answer came too late) is left as it is.
@@ -283,13 +283,10 @@ export class Neo4jImport {
     const customer = customerId;
     this.alive.get(customerId)?.();
     this.running.delete(customerId);
-    const [abandoning] = await this.parts.writeAlone((q) => q<{ marked: boolean; through: number | null }>('import.abandoning', { customer }));
+    const [abandoning] = await this.parts.writeAlone((q) => q<{ marked: boolean }>('import.abandoning', { customer }));
     if (abandoning?.marked !== true) return;
-    const through = abandoning.through === null ? null : int(abandoning.through);
     for (const step of ABANDON_STEPS) await this.parts.autoCommit(step, { customer });
-    await this.parts.write((q) =>
-      together(q('import.abandon-rest', { customer }), q('import.feed-head', { customer, last: through }), q('import.unmark', { customer })),
-    );
+    await this.parts.write((q) => together(q('import.abandon-rest', { customer }), q('import.unmark', { customer })));
   }
 
   /** Stops saying that this process's imports are alive: the store is closing. */

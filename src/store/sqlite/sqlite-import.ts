@@ -138,7 +138,7 @@ export class SqliteImport {
       let last = 0;
       for (const e of key.entries) {
         const newKey = e.op === 'rekeying' ? e.added[0] : undefined;
-        last = this.history.append(c, {
+        last = this.history.appendImported(c, {
           schemaId: key.schemaId,
           keyType: key.key.type,
           keyPk: pk,

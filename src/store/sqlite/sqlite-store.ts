@@ -494,13 +494,14 @@ export class SqliteStore implements StorePorts, TraversalReads {
     // What this connection may have read of the customer before the batch: read again.
     if (batch.schemas.length > 0) this.schemas.forget(customerId);
     if (batch.deliveries.length > 0) this.deliveries.forget(customerId);
-    if (batch.history.length > 0) this.changeSignals.notify([customerId]);
     if ('refused' in answer) throw new DomainError(answer.refused.code, answer.refused.message);
     return 'refusal' in answer ? answer.refusal : undefined;
   }
 
-  finishImport(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
-    return this.write(() => this.imports.finish(customerId, settings, blockRules));
+  async finishImport(customerId: string, settings: CustomerSettings, blockRules: BlockRule[]): Promise<void> {
+    await this.write(() => this.imports.finish(customerId, settings, blockRules));
+    // Its entries are in the feed from this commit on (SqliteHistory.changesAfter).
+    this.changeSignals.notify([customerId]);
   }
 
   abandonImport(customerId: string): Promise<void> {
