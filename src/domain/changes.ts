@@ -1,7 +1,8 @@
 // The change feed (docs/changes-and-export.md): a customer's node history as one sequence of changes, each with a cursor
-// that names its position. Cursors are opaque to clients: the position and a digest that binds it to the customer,
-// so a cursor of another customer, or one this service could not have given, is refused.
-import { createHash } from 'node:crypto';
+// that names its position. Cursors are opaque to clients: the position and a digest, keyed by the store's feed key,
+// that binds it to the customer and the store, so a cursor of another customer, or one this store could not have
+// given (another store's, from before a migrate or an import of the same customer), is refused.
+import { createHmac } from 'node:crypto';
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import { DomainError } from './errors';
 import type { HistoryEntry } from './model';
@@ -37,22 +38,33 @@ const FOLLOW_PAGE = 500;
 
 const CURSOR = /^c([0-9a-z]{1,11})-([A-Za-z0-9_-]{16})$/;
 
-const digest = (customerId: string, seq: number): string =>
-  createHash('sha256').update(`changes\u0000${customerId}\u0000${seq}`).digest('base64url').slice(0, 16);
-
-/** The cursor of position `seq` of the customer's feed. */
-export const cursorOf = (customerId: string, seq: number): string => `c${seq.toString(36)}-${digest(customerId, seq)}`;
-
 const invalidCursor = () => new DomainError('invalid_cursor', 'The cursor was not given by this service for this customer.');
 
-/** The position a cursor names; invalid_cursor when the cursor is not one this service gives the customer. */
-export function positionOf(customerId: string, cursor: string): number {
-  const parts = CURSOR.exec(cursor);
-  if (!parts) throw invalidCursor();
-  const seq = Number.parseInt(parts[1] as string, 36);
-  if (!Number.isSafeInteger(seq) || cursorOf(customerId, seq) !== cursor) throw invalidCursor();
-  return seq;
+/** The cursors of one store's feed: each a position of a customer's feed and its digest under the store's feed key. */
+export class FeedCursors {
+  constructor(private readonly key: string) {}
+
+  /** The cursor of position `seq` of the customer's feed. */
+  cursorOf(customerId: string, seq: number): string {
+    return `c${seq.toString(36)}-${this.digest(customerId, seq)}`;
+  }
+
+  /** The position a cursor names; invalid_cursor when the cursor is not one this store gives the customer. */
+  positionOf(customerId: string, cursor: string): number {
+    const parts = CURSOR.exec(cursor);
+    if (!parts) throw invalidCursor();
+    const seq = Number.parseInt(parts[1] as string, 36);
+    if (!Number.isSafeInteger(seq) || this.cursorOf(customerId, seq) !== cursor) throw invalidCursor();
+    return seq;
+  }
+
+  private digest(customerId: string, seq: number): string {
+    return createHmac('sha256', this.key).update(`changes\u0000${customerId}\u0000${seq}`).digest('base64url').slice(0, 16);
+  }
 }
+
+/** The cursors of the store's feed, its key read from the store (which keeps it once read). */
+export const feedCursors = async (store: Pick<ChangeFeedStore, 'feedKey'>): Promise<FeedCursors> => new FeedCursors(await store.feedKey());
 
 /**
  * A signal that aborts after `ms`, or when any of `signals` does; `dispose` clears its timer and listeners. Made by
@@ -96,8 +108,9 @@ export class ChangeFeedService {
    */
   async page(caller: Caller, customerId: string, query: ChangeQuery, signal: AbortSignal): Promise<ChangePage> {
     requireCustomerToken(caller, customerId);
-    const after = query.after === undefined ? undefined : positionOf(customerId, query.after);
-    const first = await this.read(customerId, after, query.limit);
+    const cursors = await feedCursors(this.store);
+    const after = query.after === undefined ? undefined : cursors.positionOf(customerId, query.after);
+    const first = await this.read(cursors, customerId, after, query.limit);
     if (first.changes.length > 0 || query.wait <= 0 || signal.aborted || this.stopping.aborted) return { changes: first.changes, next: first.next };
     const from = first.nextSeq;
     let page = first;
@@ -105,7 +118,7 @@ export class ChangeFeedService {
       while (!waited.aborted) {
         await this.store.waitForChange(customerId, from, waited);
         if (waited.aborted) return;
-        page = await this.read(customerId, from, query.limit);
+        page = await this.read(cursors, customerId, from, query.limit);
         if (page.changes.length > 0) return;
       }
     });
@@ -146,7 +159,8 @@ export class ChangeFeedService {
     sink: { start(): void; changes(changes: CursorChange[], streaming: AbortSignal): Promise<void>; idle(): void },
   ): Promise<void> {
     requireCustomerToken(caller, customerId);
-    let page = await this.read(customerId, after === undefined ? undefined : positionOf(customerId, after), FOLLOW_PAGE);
+    const cursors = await feedCursors(this.store);
+    let page = await this.read(cursors, customerId, after === undefined ? undefined : cursors.positionOf(customerId, after), FOLLOW_PAGE);
     await this.whileWaiting(timing.durationMs, signal, async (streaming) => {
       sink.start();
       for (;;) {
@@ -164,7 +178,7 @@ export class ChangeFeedService {
           if (streaming.aborted) return;
           if (idle.signal.aborted) sink.idle();
         }
-        page = await this.read(customerId, from, FOLLOW_PAGE);
+        page = await this.read(cursors, customerId, from, FOLLOW_PAGE);
       }
     });
   }
@@ -175,7 +189,12 @@ export class ChangeFeedService {
   }
 
   /** One read of the feed: invalid_cursor past what was given, cursor_expired behind what retention kept. */
-  private async read(customerId: string, after: number | undefined, limit: number): Promise<ChangePage & { nextSeq: number; cut: boolean }> {
+  private async read(
+    cursors: FeedCursors,
+    customerId: string,
+    after: number | undefined,
+    limit: number,
+  ): Promise<ChangePage & { nextSeq: number; cut: boolean }> {
     const read = await this.store.changesAfter(customerId, after ?? 0, limit);
     if (after !== undefined && after > read.head) throw invalidCursor();
     if (after !== undefined && after < read.prunedThrough) {
@@ -184,17 +203,15 @@ export class ChangeFeedService {
         'History no longer keeps the changes after this cursor (HISTORY_RETENTION_DAYS); start again from the current state.',
       );
     }
-    const changes = read.changes.map((c) => this.shown(customerId, c));
+    const changes = read.changes.map((c) => shown(cursors, customerId, c));
     const last = read.changes.at(-1);
     const next = last ? last.seq : (after ?? Math.max(read.head, read.prunedThrough));
-    return { changes, next: cursorOf(customerId, next), nextSeq: next, cut: read.cut };
-  }
-
-  private shown(customerId: string, c: Change): CursorChange {
-    return {
-      cursor: cursorOf(customerId, c.seq),
-      entry: c.entry,
-      ...(c.entry.op === 'erase' ? { redacts: (c.redacts ?? []).map((seq) => cursorOf(customerId, seq)) } : {}),
-    };
+    return { changes, next: cursors.cursorOf(customerId, next), nextSeq: next, cut: read.cut };
   }
 }
+
+const shown = (cursors: FeedCursors, customerId: string, c: Change): CursorChange => ({
+  cursor: cursors.cursorOf(customerId, c.seq),
+  entry: c.entry,
+  ...(c.entry.op === 'erase' ? { redacts: (c.redacts ?? []).map((seq) => cursors.cursorOf(customerId, seq)) } : {}),
+});

@@ -1,8 +1,9 @@
 // Exports (docs/changes-and-export.md): a customer's whole state as of one position of its change feed, for a copy
 // elsewhere, a move to the other store (`_import`), or a consumer of the feed to start from. The store reads it
 // (./ports/snapshots.ts); this says who may, how many at once, and which feed cursor it is consistent with.
-import { cursorOf } from './changes';
+import { feedCursors } from './changes';
 import { DomainError } from './errors';
+import type { ChangeFeedStore } from './ports/changes';
 import type { SnapshotOptions, SnapshotPart, SnapshotStore } from './ports/snapshots';
 import { type Caller, requireCustomerToken } from './tokens';
 
@@ -17,7 +18,8 @@ export class ExportService {
   private running = 0;
 
   constructor(
-    private readonly store: SnapshotStore,
+    /** Its feed key makes the cursor of the export's header. */
+    private readonly store: SnapshotStore & Pick<ChangeFeedStore, 'feedKey'>,
     /** EXPORTS_MAX_RUNNING: each export holds a store connection (and on Neo4j the customer's writes) while it runs. */
     private readonly maxRunning: number,
   ) {}
@@ -37,9 +39,10 @@ export class ExportService {
       return true;
     };
     try {
+      const cursors = await feedCursors(this.store);
       const snapshot = await this.store.openSnapshot(customerId, options);
       return {
-        cursor: cursorOf(customerId, snapshot.position),
+        cursor: cursors.cursorOf(customerId, snapshot.position),
         parts: snapshot.parts,
         close: async () => {
           if (done()) await snapshot.close();

@@ -600,7 +600,8 @@ export interface paths {
          *
          *     Needs a bearer token of the customer, or the administrator token (401 `authentication_required` without;
          *     403 `forbidden` for another customer's token). 400 `invalid_cursor` for a cursor this service did not give
-         *     this customer; 410 `cursor_expired` for a cursor older than what history still keeps (retention deleted
+         *     this customer, or that another store gave (cursors are bound to the store by a key of its own: after a
+         *     migrate, or an import of an export, a consumer starts again from the new store's export); 410 `cursor_expired` for a cursor older than what history still keeps (retention deleted
          *     changes after it): start again from the customer's current state.
          */
         get: operations["listChanges"];

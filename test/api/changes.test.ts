@@ -5,7 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { components } from '../../src/generated/openapi';
-import { cursorOf } from '../../src/domain/changes';
+import { FeedCursors, feedCursors } from '../../src/domain/changes';
 import { ADMIN_TOKEN, startApp, type TestApp } from '../helpers/app';
 import { bulkChecked } from '../helpers/bulk';
 import { expectProblem, id, uniqueCustomer } from '../helpers/builders-nodesearch';
@@ -179,8 +179,11 @@ describe('the change feed', () => {
       const { next: othersCursor } = await follow(other);
       await write(customer, '_create', { schema: 'member', key: m('a'), ids: [] });
       const { next } = await follow(customer);
-      const beyond = cursorOf(customer, 10 ** 12);
-      for (const after of ['garbage', othersCursor, `${next.slice(0, -1)}${next.endsWith('A') ? 'B' : 'A'}`, beyond]) {
+      const cursors = await feedCursors(app.store);
+      const beyond = cursors.cursorOf(customer, 10 ** 12);
+      // The same customer and position under another store's feed key: what a store migrated or imported from gave.
+      const anotherStores = new FeedCursors('0'.repeat(64)).cursorOf(customer, cursors.positionOf(customer, next));
+      for (const after of ['garbage', othersCursor, `${next.slice(0, -1)}${next.endsWith('A') ? 'B' : 'A'}`, beyond, anotherStores]) {
         const res = await app.call('GET', changesUrl(customer, { after }), admin);
         expectProblem(res, 400, 'invalid_cursor');
         expect(res.text).not.toContain(after);

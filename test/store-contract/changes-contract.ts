@@ -32,6 +32,12 @@ export function describeChangesContract(name: string, openStore: () => Promise<S
       }
     }
 
+    test('the feed key is 32 random bytes as hex, the same on every call', async () => {
+      const key = await store().feedKey();
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(await Promise.all([store().feedKey(), store().feedKey()])).toEqual([key, key]);
+    });
+
     test('when a customer has written nothing, then no change, and a head from which every later change comes', async () => {
       const c = await customer();
       const empty = await store().changesAfter(c, 0, 10);

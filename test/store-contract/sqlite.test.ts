@@ -39,6 +39,21 @@ describeGraphContract('sqlite file (WAL)', async () => new SqliteStore({ path: f
 describeSeparationContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 describeImportContract('sqlite file (WAL)', async () => new SqliteStore({ path: file }));
 
+test('a SQLite file keeps its feed key from one open to the next, and another file has a key of its own', async () => {
+  const keyOf = async (at: string) => {
+    const store = new SqliteStore({ path: at });
+    try {
+      return await store.feedKey();
+    } finally {
+      await store.close();
+    }
+  };
+  const own = path.join(dir, 'feed-key.sqlite');
+  const first = await keyOf(own);
+  expect(await keyOf(own)).toBe(first);
+  expect(await keyOf(path.join(dir, 'feed-key-other.sqlite'))).not.toBe(first);
+});
+
 // The read pool (SQLITE_READ_WORKERS): with inlineNodes 0 every search and graph runs on a worker thread's read-only
 // connection, so the identity and graph contracts prove that path.
 const pooled = path.join(dir, 'idlink-pooled.sqlite');

@@ -32,6 +32,12 @@ export const CHANGE_PAGE_CHARS = 1024 * 1024;
 
 export interface ChangeFeedStore {
   /**
+   * The store's secret for the feed's cursors: random, made with the store and never copied out of it (not by an
+   * export, a migrate or a backup's restore of another store's data into it), so a cursor one store gave is refused
+   * by every other. The same for every process of one store.
+   */
+  feedKey(): Promise<string>;
+  /**
    * Up to `limit` of the customer's entries after position `after`, oldest first, and no more than CHANGE_PAGE_CHARS
    * of them, with the feed's state.
    */

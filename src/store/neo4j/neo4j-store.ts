@@ -10,9 +10,11 @@
 // (:Schema)-[:DECLARES {position}]->(:IdType) for schemas, :SchemaGuard vertices (./schema-guards.ts), and
 // :Token, :Delivery, :Sequence vertices. Every vertex carries its customer, and LINKED never joins two customers,
 // so a traversal stays in one customer.
+import { randomBytes } from 'node:crypto';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { type Delivery, type DeliveryDraft, type DeliveryPage, type EligibilityState, type ImpressionOutcome, withCounts } from '../../domain/deliveries';
 import type { DomainError } from '../../domain/errors';
+import { present } from '../../domain/invariant';
 import type { BlockRule } from '../../domain/blocklist';
 import {
   type CustomerPolicy,
@@ -190,6 +192,8 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly read: Transactions['read'];
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
+  /** The database's feed key (feed.key.cypher), once read: it never changes. */
+  private feed: Promise<string> | undefined;
   private readonly changeWatch = new ChangeWatch((customerIds) => this.read((q) => changeHeads(q, customerIds)));
   private readonly schemas = new Neo4jSchemas();
   private readonly searches: SharedSearches;
@@ -335,6 +339,8 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
   applySchema(options = { awaitIndexes: true }): Promise<void> {
+    // A database whose schema went (one that came back empty) lost its feed key too: read it again once in place.
+    this.feed = undefined;
     return this.transactions.applySchema(options);
   }
 
@@ -617,6 +623,20 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   unfinishedImports(idleMs: number): Promise<string[]> {
     return this.imports.unfinished(idleMs);
+  }
+
+  feedKey(): Promise<string> {
+    if (this.feed === undefined) {
+      const reading = this.write((q) => q<{ key: string }>('feed.key', { candidate: randomBytes(32).toString('hex') })).then(([row]) =>
+        present(row?.key, 'the key of feed.key'),
+      );
+      this.feed = reading;
+      // A failed read is not kept: the next call asks again.
+      reading.catch(() => {
+        if (this.feed === reading) this.feed = undefined;
+      });
+    }
+    return this.feed;
   }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {

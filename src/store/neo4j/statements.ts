@@ -113,6 +113,7 @@ export const STATEMENT_NAMES = [
   'history.adopt-mentions',
   'history.written-by',
   'history.changes',
+  'feed.key',
   'history.heads',
   'history.adopt-seq',
   'node.add-schema-labels',
@@ -195,6 +196,7 @@ export const SCHEMA_STATEMENT_NAMES = [
   'schema/separated.index-customer',
   'schema/migration.unique-version',
   'schema/import.unique-customer',
+  'schema/feedkey.unique-feed',
 ] as const;
 
 /** A constraint or index cypher/schema/ creates, by the name its file gives it. */
@@ -251,6 +253,7 @@ export const GRAPH_VOCABULARY = {
     'Import',
     'ImportLease',
     'ImportLane',
+    'FeedKey',
   ],
   relationshipTypes: ['LINKED', 'DECLARES', 'IN_SCHEMA', 'MENTIONS', 'SEPARATED'],
 } as const;

@@ -329,4 +329,17 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 12,
+    name: 'the key of the change feed cursors',
+    sql: `
+      -- The store's own secret, which keys the digests of the change feed's cursors (docs/changes-and-export.md): a
+      -- cursor this file did not give is refused, however like this file's another store's positions are. One row,
+      -- written by the store when it finds none (random bytes from Node's crypto).
+      CREATE TABLE feed_key (
+        id  INTEGER PRIMARY KEY CHECK (id = 1),
+        key TEXT NOT NULL
+      );
+    `,
+  },
 ];

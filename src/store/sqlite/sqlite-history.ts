@@ -2,6 +2,7 @@
 // (id_pk): its key, a rekeying's new key, and the IDs it added and removed. A value's bytes are therefore stored
 // once, in `ids`, however many entries name it, and an erase changes that one row (see migration 5): the entries
 // that name it then show its type alone, and no lookup by the value finds it. Called inside the store's transactions.
+import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { HistoryEntry, HistoryId, HistoryOp, HistoryPage, IdPair, WriteAudit } from '../../domain/model';
 import { present } from '../../domain/invariant';
@@ -62,6 +63,12 @@ function idPksOf(row: HistoryRow): number[] {
   if (row.new_key_pk !== null) pks.add(row.new_key_pk);
   for (const id of [...storedIds(row.added), ...storedIds(row.removed)]) if (typeof id === 'number') pks.add(id);
   return [...pks];
+}
+
+/** The file's feed key (migration 12), written at the first start that finds none. */
+export function feedKeyOf(db: Database.Database): string {
+  db.prepare('INSERT INTO feed_key (id, key) VALUES (1, ?) ON CONFLICT (id) DO NOTHING').run(randomBytes(32).toString('hex'));
+  return present(db.prepare<[], string>('SELECT key FROM feed_key WHERE id = 1').pluck().get(), 'the row of feed_key');
 }
 
 export class SqliteHistory {

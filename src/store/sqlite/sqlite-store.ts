@@ -57,7 +57,7 @@ import { SqliteNodes } from './sqlite-nodes';
 import { storeError } from './sqlite-errors';
 import { type ConnectionOptions, openDatabase } from './connection';
 import { type ImportAnswer, type ImportTask, importTask } from './import-writer';
-import { SqliteHistory } from './sqlite-history';
+import { feedKeyOf, SqliteHistory } from './sqlite-history';
 import { ChangeSignals } from '../change-signals';
 import type { Snapshot, SnapshotOptions } from '../../domain/ports/snapshots';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot';
@@ -148,6 +148,8 @@ export class SqliteStore implements StorePorts, TraversalReads {
   private readonly changeSignals = new ChangeSignals();
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
   private readonly connection: ConnectionOptions;
+  /** The file's feed key, read once: it never changes. */
+  private readonly feed: string;
   /** The import writer's thread (./import-writer.ts), made at the first import batch into a file. */
   private importWriter: Piscina | undefined;
   /** The import batch its thread is writing: the store's own writes wait for it to end. */
@@ -157,6 +159,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
     this.connection = { path: options.path, ...(options.synchronous ? { synchronous: options.synchronous } : {}) };
     this.db = openDatabase(this.connection);
     migrate(this.db);
+    this.feed = feedKeyOf(this.db);
     this.schemas = new SqliteSchemas(this.db);
     this.tokens = new SqliteTokens(this.db);
     this.deliveries = new SqliteDeliveries(this.db);
@@ -398,6 +401,10 @@ export class SqliteStore implements StorePorts, TraversalReads {
   }
 
   // ---- the change feed
+
+  feedKey(): Promise<string> {
+    return Promise.resolve(this.feed);
+  }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
     // One read transaction, so that the page, the head and what retention took agree.
