@@ -25,6 +25,17 @@ const PROGRESS_EVERY_MS = 5000;
 
 type Store = StorePorts & { close(): Promise<void> };
 
+/** Whether two paths name one file: the same path, or one file by two names (a link, a case-folding file system). */
+function sameFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    const [x, y] = [fs.statSync(a), fs.statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 function parseArgs(args: readonly string[]): { from: string; to: string } {
   const named = new Map<string, string>();
   for (let i = 0; i < args.length; i += 2) {
@@ -36,7 +47,7 @@ function parseArgs(args: readonly string[]): { from: string; to: string } {
   const from = named.get('--from');
   const to = named.get('--to');
   if (from === undefined || to === undefined) throw new Refusal(`usage: ${USAGE}`);
-  if (from === to || (from.startsWith('sqlite:') && to.startsWith('sqlite:') && path.resolve(from.slice(7)) === path.resolve(to.slice(7)))) {
+  if (from === to || (from.startsWith('sqlite:') && to.startsWith('sqlite:') && sameFile(from.slice(7), to.slice(7)))) {
     throw new Refusal('--from and --to name the same store');
   }
   return { from, to };
@@ -59,7 +70,13 @@ async function openStore(spec: string, role: 'from' | 'to'): Promise<Store> {
   }
   const { uri, ...connection } = config.neo4j;
   if (uri === undefined) throw new Refusal('neo4j needs NEO4J_URI (and NEO4J_PASSWORD, NEO4J_DATABASE as the service has them)');
-  const store = await Neo4jStore.connect({ ...connection, uri });
+  let store;
+  try {
+    store = await Neo4jStore.connect({ ...connection, uri });
+  } catch (e) {
+    // Its message names the server and the database, never the password; nothing was copied yet.
+    throw new Refusal(`--${role}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   // Its exports hold nobody back (the services are stopped) and may take as long as a customer needs.
   store.exportTimeoutMs = Number.POSITIVE_INFINITY;
   return store;
@@ -94,18 +111,19 @@ const say = (line: string) => process.stdout.write(`migrate: ${line}\n`);
 const rate = (ids: number, ms: number) => Math.round((ids * 1000) / Math.max(ms, 1)).toLocaleString('en');
 
 /**
- * What an interrupted run of the same copy left in the target, checked before anything is written: the import it
- * was writing is undone (the services are stopped: no mark in the target belongs to a running import), and every
- * customer the target holds must be the source's, exported the same from both, and its tokens none or the source's.
- * Anything else is refused. Answers the customers copied already, and whether the tokens are.
+ * What an interrupted run of the same copy left in the target, checked before anything is written: every customer
+ * the target holds must be the source's, exported the same from both (or the one that run was importing), and its
+ * tokens none or the source's. Anything else is refused. Then the import that run was writing is undone (the
+ * services are stopped: no mark in the target belongs to a running import). Answers the customers copied already,
+ * and whether the tokens are.
  */
 async function leftByEarlierRun(from: Store, to: Store, imports: ImportService, tokens: KeptToken[]): Promise<{ copied: Set<string>; tokensCopied: boolean }> {
-  const undone = await imports.abandonUnfinished(0);
-  if (undone.length > 0) say(`undid the unfinished import of ${undone.join(', ')}, which an interrupted run left`);
   const there = await to.customerIds();
   const sources = new Set(await from.customerIds());
+  const importing = new Set(await to.unfinishedImports(0));
   const copied = new Set<string>();
   for (const customerId of there) {
+    if (importing.has(customerId) && sources.has(customerId)) continue;
     if (!sources.has(customerId) || !(await sameExports(from, to, customerId))) {
       throw new Refusal(
         `--to holds data already, and customer ${customerId} there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left`,
@@ -115,11 +133,20 @@ async function leftByEarlierRun(from: Store, to: Store, imports: ImportService, 
   }
   const kept = await to.keptTokens();
   if (kept.length > 0 && !isDeepStrictEqual(kept, tokens)) throw new Refusal("--to holds tokens already that are not --from's: migrate into an empty store");
+  const undone = await imports.abandonUnfinished(0);
+  if (undone.length > 0) say(`undid the unfinished import of ${undone.join(', ')}, which an interrupted run left`);
   if (copied.size > 0) say(`going on from an interrupted run: ${copied.size} customers were copied already, and their exports match`);
   return { copied, tokensCopied: kept.length > 0 };
 }
 
 async function migrate(from: Store, to: Store): Promise<boolean> {
+  // What a service stopped mid-import left in the source is undone at its next start, not copied as if it were whole.
+  const unfinished = await from.unfinishedImports(0);
+  if (unfinished.length > 0) {
+    throw new Refusal(
+      `--from has an unfinished import of ${unfinished.join(', ')} (a service stopped while it ran): start a service on --from once, which undoes it, stop it, and migrate then`,
+    );
+  }
   const customers = await from.customerIds();
   const tokens = await from.keptTokens();
   // The source's data passed its own limits when it was written: the target takes it as it is.
@@ -127,11 +154,18 @@ async function migrate(from: Store, to: Store): Promise<boolean> {
   const earlier = await leftByEarlierRun(from, to, imports, tokens);
   const started = Date.now();
   let ids = 0;
-  /** The lines as they go, their nodes' IDs counted for the progress lines. */
+  /**
+   * The lines as they go, their nodes' IDs counted for the progress lines, each with the bytes of its export line,
+   * which bound a batch (IMPORT_BATCH_BYTES) as they do for `_import`.
+   */
   async function* counted(lines: AsyncIterable<ImportLine>): AsyncGenerator<ImportLine> {
     for await (const line of lines) {
-      if ('record' in line && line.record.kind === 'node') ids += line.record.node.ids.length + 1;
-      yield line;
+      if (!('record' in line)) {
+        yield line;
+        continue;
+      }
+      if (line.record.kind === 'node') ids += line.record.node.ids.length + 1;
+      yield { ...line, bytes: Buffer.byteLength(JSON.stringify(line.record)) };
     }
   }
   const ticker = setInterval(() => say(`${ids.toLocaleString('en')} IDs so far, ${rate(ids, Date.now() - started)} IDs/s`), PROGRESS_EVERY_MS);

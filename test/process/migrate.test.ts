@@ -48,6 +48,9 @@ test('when two SQLite files are migrated, then every customer and token is copie
     }
   }
   expect((await send(first.base, 'PUT', '/v1/beta/settings', ADMIN, { require_token: true })).status).toBe(200);
+  const fed = await send(first.base, 'GET', '/v1/acme/_changes?limit=10', ADMIN);
+  expect(fed.status).toBe(200);
+  const { next: cursor } = fed.json as { next: string };
   first.server.child.kill('SIGTERM');
   await first.server.exited;
 
@@ -80,6 +83,54 @@ test('when two SQLite files are migrated, then every customer and token is copie
   expect((await search(copy.base, tokens.beta?.token ?? '')).status).toBe(200);
   expect((await send(copy.base, 'POST', '/v1/acme/_search', revoked.token, { match: { from: { schema: 'member', key: member('m-1') } } })).status).toBe(401);
   expect((await send(copy.base, 'GET', '/v1/tokens-only/token', ADMIN)).json).toEqual((await send(original.base, 'GET', '/v1/tokens-only/token', ADMIN)).json);
+  // The copy numbers its feed its own way: a cursor the source gave names nothing there, and is refused, not read
+  // from another place.
+  const after = `/v1/acme/_changes?after=${encodeURIComponent(cursor)}`;
+  expect((await send(original.base, 'GET', after, ADMIN)).status).toBe(200);
+  expect(await send(copy.base, 'GET', after, ADMIN)).toMatchObject({ status: 400, json: { code: 'invalid_cursor' } });
+});
+
+test('when the source has an unfinished import, the target one of a customer the source lacks, or --to is --from by another name, then migrate refuses with exit 2 and changes neither store', async () => {
+  const dir = freshDir('migrate-refused');
+  const empty = { schemas: [], nodes: [], separations: [], deliveries: [], impressions: [], history: [] };
+  const schema = { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] };
+  const withImport = async (file: string, customer: string) => {
+    const store = new SqliteStore({ path: file });
+    await store.putSettings('kept', { requireToken: true, timezone: 'UTC' });
+    await store.beginImport(customer);
+    await store.importBatch(customer, { ...empty, schemas: [schema] });
+    await store.close();
+  };
+  const marks = async (file: string) => {
+    const store = new SqliteStore({ path: file });
+    try {
+      return { importing: await store.unfinishedImports(0), customers: await store.customerIds() };
+    } finally {
+      await store.close();
+    }
+  };
+  const source = path.join(dir, 'source.sqlite');
+  const target = path.join(dir, 'target.sqlite');
+  await withImport(source, 'half');
+  const fromHalf = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  expect(fromHalf).toMatchObject({ code: 2 });
+  expect(fromHalf.stderr).toContain('--from has an unfinished import of half');
+  expect(await marks(source)).toEqual({ importing: ['half'], customers: ['half', 'kept'] });
+
+  const clean = path.join(dir, 'clean.sqlite');
+  await new SqliteStore({ path: clean }).close();
+  await withImport(target, 'stranger');
+  const intoStranger = await runMigrate(['--from', `sqlite:${clean}`, '--to', `sqlite:${target}`]);
+  expect(intoStranger).toMatchObject({ code: 2 });
+  expect(intoStranger.stderr).toContain("customer kept there is not a copy of --from's");
+  expect(await marks(target)).toEqual({ importing: ['stranger'], customers: ['kept', 'stranger'] });
+
+  const linked = path.join(dir, 'linked.sqlite');
+  fs.linkSync(clean, linked);
+  expect(await runMigrate(['--from', `sqlite:${clean}`, '--to', `sqlite:${linked}`])).toMatchObject({
+    code: 2,
+    stderr: 'migrate: --from and --to name the same store\n',
+  });
 });
 
 /** Nodes of `customer` in a SQLite file, read beside whoever writes it (0 while its tables are not made yet). */
