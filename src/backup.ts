@@ -1,6 +1,7 @@
 // `npm run backup -- <file>`: a consistent copy of the SQLite database SQLITE_PATH names, taken with SQLite's online
-// backup API while the service serves and writes; `SQLITE_PATH=<file> npm start` serves it as it was
-// (docs/operations.md#backing-up-and-restoring).
+// backup API while the service serves and writes; `SQLITE_PATH=<file> npm start` serves it as it was, but for the
+// change feed's cursors, which the copy gives with a key of its own (docs/operations.md#backing-up-and-restoring).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
@@ -73,6 +74,21 @@ function publish(partial: string, target: string): void {
   fs.unlinkSync(partial);
 }
 
+/**
+ * Gives the copy a feed key of its own (the store's migration 12 made the table; a copy of an older file gets one at
+ * its first start): a service restored from it numbers its change feed on from where the copy was taken, so a
+ * cursor the source gave after that would name other changes there, and must be refused, not read from elsewhere.
+ */
+function renewFeedKey(file: string): void {
+  const copy = new Database(file, { fileMustExist: true });
+  try {
+    const made = copy.prepare<[], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_key'").pluck().get();
+    if (made !== undefined) copy.prepare('UPDATE feed_key SET key = ?').run(randomBytes(32).toString('hex'));
+  } finally {
+    copy.close();
+  }
+}
+
 /** Waits until what `file` (a file, or a folder's names) holds is on disk, so that it survives a power cut. */
 function syncToDisk(file: string): void {
   const handle = fs.openSync(file, 'r');
@@ -123,6 +139,7 @@ async function backup(args: readonly string[], say: (line: string) => void): Pro
     } finally {
       db.close();
     }
+    renewFeedKey(partial);
     syncToDisk(partial);
     publish(partial, target);
     published = true;

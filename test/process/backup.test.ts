@@ -175,6 +175,9 @@ describe('a restore, as docs/operations.md says', () => {
     const backup = runBackup(settingsFor(source), dir, [backupFile]);
     expect({ ...(await backup.exited), stderr: backup.stderr() }).toEqual({ code: 0, signal: null, stderr: '' });
     expect((await send(first.base, 'POST', '/v1/acme/node/_create', undefined, nodeOf('after-backup'))).status).toBe(201);
+    const fed = await send(first.base, 'GET', '/v1/acme/_changes', ADMIN);
+    expect(fed.status).toBe(200);
+    const { next: cursor } = fed.json as { next: string };
     // Stopped by a crash, the service leaves its WAL beside the database: the case the restore must not trip on.
     first.server.child.kill('SIGKILL');
     await first.server.exited;
@@ -188,6 +191,13 @@ describe('a restore, as docs/operations.md says', () => {
     fs.copyFileSync(backupFile, source);
     const restored = await startServer(settingsFor(source), dir);
     expect({ before: await holds(restored.base, 'before-backup'), after: await holds(restored.base, 'after-backup') }).toEqual({ before: true, after: false });
+    // The restored store numbers its feed on from the backup: the first write after it takes the position the lost
+    // write had. A cursor given before the restore is refused, never read as one of the restored store's.
+    expect((await send(restored.base, 'POST', '/v1/acme/node/_create', undefined, nodeOf('after-restore'))).status).toBe(201);
+    expect(await send(restored.base, 'GET', `/v1/acme/_changes?after=${encodeURIComponent(cursor)}`, ADMIN)).toMatchObject({
+      status: 400,
+      json: { code: 'invalid_cursor' },
+    });
   }, 60_000);
 });
 
