@@ -6,10 +6,12 @@
 // read first, and only entries up to it are read: the counter's value is committed, and every position below it
 // belongs to a transaction that committed before it (history.append.cypher), so the page never holds a position
 // while a smaller one is still to commit. `head`: the counter; `prunedThrough`: the newest position retention
-// deleted (history.prune.cypher); `cut`: the page ended at `maxChars`, and an entry follows it.
+// deleted (history.prune.cypher), read after the entries: a prune that deleted entries the read would have found
+// committed that position with them, so a page that misses entries to retention says so (cursor_expired); read
+// before, it could miss the prune's position and not its deleting. `cut`: the page ended at `maxChars`, and an
+// entry follows it.
 OPTIONAL MATCH (counter:Sequence {customer: $customer, name: 'change'})
-OPTIONAL MATCH (pruned:Sequence {customer: $customer, name: 'pruned'})
-WITH coalesce(counter.last, 0) AS head, coalesce(pruned.last, 0) AS prunedThrough
+WITH coalesce(counter.last, 0) AS head
 CALL (head) {
   MATCH (entry:HistoryEntry {customer: $customer})
   WHERE entry.seq > $after AND entry.seq <= head
@@ -27,4 +29,5 @@ CALL (head) {
   RETURN [entry IN entries[0..count] | {seq: entry.seq, entry: entry.entry, atMillis: entry.time.epochMillis, redacts: entry.redacts}] AS changes,
          count < size(entries) AS cut
 }
-RETURN head, prunedThrough, changes, cut
+OPTIONAL MATCH (pruned:Sequence {customer: $customer, name: 'pruned'})
+RETURN head, coalesce(pruned.last, 0) AS prunedThrough, changes, cut
