@@ -1,7 +1,8 @@
 // params:
 // Every customer the store holds anything of, in code-point order (Neo4j orders the strings it reads by code
 // point): what `npm run migrate` copies (src/migrate.ts), with the services stopped. It reads every vertex of the
-// kinds that carry a customer, once.
+// kinds that carry a customer, once; of the counters, those of the delivery, condition and message ids, which a
+// customer whose deliveries were all deleted still holds (the ids it was given are never given again).
 CALL () {
   MATCH (schema:Schema)
   RETURN schema.customer AS customer
@@ -23,6 +24,10 @@ CALL () {
   UNION
   MATCH (token:Token)
   RETURN token.customer AS customer
+  UNION
+  MATCH (sequence:Sequence)
+  WHERE sequence.name IN ['delivery', 'condition', 'message']
+  RETURN sequence.customer AS customer
 }
 RETURN customer
 ORDER BY customer

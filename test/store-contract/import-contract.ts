@@ -7,6 +7,7 @@ import type { Snapshot, SnapshotPart } from '../../src/domain/ports/snapshots';
 import type { TestStore as Store } from '../helpers/store';
 import { buildDraft, buildMessage } from '../helpers/deliveries';
 import { seeded } from '../helpers/seeded';
+import { compareCodePoints } from '../../src/domain/code-point-order';
 import { id, member, MEMBER, newCustomer, SHOP, shop, useStore } from './contract';
 import { eraseRequest } from './history-contract';
 
@@ -155,6 +156,16 @@ export function describeImportContract(name: string, openStore: () => Promise<St
       await expect(store().getNodeIds(member(c, 'zed'))).resolves.toEqual([id('device', 'd2'), id('member_id', 'zed')]);
       const next = await store().createDelivery(c, buildDraft({ name: 'fourth' }));
       expect(next.deliveryId).toBe((from.deliveryIds[0]?.delivery ?? 0) + 1);
+    });
+
+    test('customerIds lists every customer that holds anything, in code-point order: one whose deliveries were all deleted too, since the ids it was given stay given', async () => {
+      const c = await source();
+      const gone = newCustomer();
+      const made = await store().createDelivery(gone, buildDraft({ name: 'only' }));
+      await store().deleteDelivery(gone, made.deliveryId);
+      const listed = await store().customerIds();
+      expect(listed).toEqual(expect.arrayContaining([c, gone]));
+      expect(listed).toEqual([...listed].sort(compareCodePoints));
     });
 
     test('when a customer has a schema, a node or a delivery, then beginImport is customer_not_empty; settings alone do not count; a second begin is import_in_progress', async () => {

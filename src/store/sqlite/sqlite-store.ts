@@ -185,7 +185,9 @@ export class SqliteStore implements StorePorts, TraversalReads {
       customerIds: this.db
         .prepare<[], string>(
           'SELECT customer_id FROM schemas UNION SELECT customer_id FROM nodes UNION SELECT customer_id FROM history UNION SELECT customer_id FROM deliveries ' +
-            'UNION SELECT customer_id FROM customer_settings UNION SELECT customer_id FROM blocklists UNION SELECT customer_id FROM tokens ORDER BY 1',
+            'UNION SELECT customer_id FROM customer_settings UNION SELECT customer_id FROM blocklists UNION SELECT customer_id FROM tokens ' +
+            // The counters of a customer whose deliveries were all deleted: the ids it was given are never given again.
+            'UNION SELECT customer_id FROM delivery_sequences ORDER BY 1',
         )
         .pluck(),
     };
