@@ -103,16 +103,16 @@ describe('data that moves between SQLite and Neo4j', () => {
     const env = neo4jStoreEnv(neo4jConnectionFromEnv());
     const there = await runMigrate(['--from', `sqlite:${file}`, '--to', 'neo4j'], env);
     expect(there).toMatchObject({ code: 0, stderr: '' });
-    expect(there.stdout).toContain('the exports of all 2 customers are the same on both stores');
+    expect(there.stdout).toContain('the exports of all 2 customers and the tokens are the same on both stores');
     const back = path.join(dir, 'back.sqlite');
     const home = await runMigrate(['--from', 'neo4j', '--to', `sqlite:${back}`], env);
     expect(home).toMatchObject({ code: 0, stderr: '' });
-    expect(home.stdout).toContain('the exports of all 2 customers are the same on both stores');
+    expect(home.stdout).toContain('the exports of all 2 customers and the tokens are the same on both stores');
     // Into what it copied, again: nothing left to copy, and the comparison. From another store: refused.
     const again = await runMigrate(['--from', `sqlite:${file}`, '--to', 'neo4j'], env);
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(again.stdout).toContain('going on from an interrupted run: 2 customers were copied already, and their exports match');
-    expect(again.stdout).toContain('the exports of all 2 customers are the same on both stores');
+    expect(again.stdout).toContain('the exports of all 2 customers and the tokens are the same on both stores');
     const empty = path.join(dir, 'empty.sqlite');
     await new SqliteStore({ path: empty }).close();
     expect(await runMigrate(['--from', `sqlite:${empty}`, '--to', 'neo4j'], env)).toMatchObject({

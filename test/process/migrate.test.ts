@@ -57,7 +57,7 @@ test('when two SQLite files are migrated, then every customer and token is copie
   const run = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
   expect(run).toMatchObject({ code: 0, stderr: '' });
   expect(run.stdout).toContain('copied 3 customers, 200 IDs and 4 tokens');
-  expect(run.stdout).toContain('the exports of all 3 customers are the same on both stores');
+  expect(run.stdout).toContain('the exports of all 3 customers and the tokens are the same on both stores');
 
   // Into what it copied, again: nothing left to copy, and the comparison. From another store: refused.
   const again = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
@@ -172,6 +172,35 @@ test('when npm run migrate is killed part-way through a customer, then the next 
   const next = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
   expect(next).toMatchObject({ code: 0, stderr: '' });
   expect(next.stdout).toContain('undid the unfinished import of big, which an interrupted run left');
-  expect(next.stdout).toContain('the exports of all 2 customers are the same on both stores');
+  expect(next.stdout).toContain('the exports of all 2 customers and the tokens are the same on both stores');
   expect(nodesIn(target, 'big')).toBe(40_000);
+});
+
+test('when a token of the source is revoked while migrate copies (a service left running), then migrate ends with exit 1 saying the tokens differ', async () => {
+  const dir = freshDir('migrate-tokens');
+  const source = path.join(dir, 'source.sqlite');
+  const target = path.join(dir, 'target.sqlite');
+  const server = await startServer(settingsFor(source), dir);
+  const issued = (await send(server.base, 'POST', '/v1/big/token', ADMIN, { kind: 'bearer' })).json as { token_id: string };
+  const imported = await fetch(`${server.base}/v1/big/_import`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
+    body: exportBody(40_000).whole,
+  });
+  expect(imported.status).toBe(200);
+  server.server.child.kill('SIGTERM');
+  await server.server.exited;
+
+  const running = startMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  await waitFor('a batch of the migrate to be written', () => fs.existsSync(target) && nodesIn(target, 'big') > 0, { timeoutMs: 60_000, everyMs: 20 });
+  const beside = new SqliteStore({ path: source });
+  try {
+    expect(await beside.revokeToken('big', issued.token_id)).toBe(true);
+  } finally {
+    await beside.close();
+  }
+  const ended = await running.ended;
+  expect(ended.code).toBe(1);
+  expect(ended.stdout).toContain('the tokens differ between the stores (was a service running on --from?)');
+  expect(ended.stdout).not.toContain('are the same on both stores');
 });
