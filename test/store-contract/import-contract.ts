@@ -269,6 +269,20 @@ export function describeImportContract(name: string, openStore: () => Promise<St
       expect(after.changes).toHaveLength(entries);
     });
 
+    test('when retention deletes every entry it may while an import is under way and another customer writes after it, then the imported customer reads whole once it finishes', async () => {
+      const from = await read(store().openSnapshot(await source(), { history: true }));
+      const c = newCustomer();
+      await store().beginImport(c);
+      for (const batch of batchesOf(from, 1000)) await expect(store().importBatch(c, batch)).resolves.toBeUndefined();
+      const other = newCustomer();
+      await store().putSchema(other, MEMBER);
+      await store().createNode(seeded(member(other, 'later')), []);
+      while ((await store().pruneHistory(new Date(Date.now() + 60_000).toISOString(), 10_000)) > 0);
+      await store().finishImport(c, { requireToken: false, timezone: 'UTC' }, []);
+      expect(comparable(await read(store().openSnapshot(c, { history: true })))).toEqual(comparable(from));
+      expect((await store().changesAfter(c, 0, 1000)).changes).toHaveLength(from.history.reduce((n, h) => n + h.entries.length, 0));
+    });
+
     test("when retention runs while an import is under way, then it leaves the import's entries, and once the import is abandoned the feed goes on where it stood: no cursor it gives is past its head, and the next write is read after it", async () => {
       const from = await read(store().openSnapshot(await source(), { history: true }));
       const long = Date.UTC(2001, 0, 1);

@@ -135,10 +135,13 @@ export class SqliteHistory {
       erase: db.prepare<{ idPk: number; lastEntry: number }>(
         "UPDATE ids SET customer_id = '', value = CAST(id_pk AS TEXT), last_entry = @lastEntry WHERE id_pk = @idPk",
       ),
-      // Not an importing customer's: its entries are not in the feed yet, and go whole if the import is abandoned.
+      // Only before the first entry of an import under way: its entries are not in the feed yet, and go whole if the
+      // import is abandoned; and prune's deleteErased counts on every entry up to the last it deleted being gone (the
+      // erased ids rows an import's entries name would go otherwise). Retention waits for the import meanwhile.
       oldest: db.prepare<[limit: number], HistoryRow>(
         'SELECT entry_pk, customer_id, schema_id, key_pk, new_key_pk, at, request_id, actor, op, added, removed, redacts FROM history ' +
-          'WHERE customer_id NOT IN (SELECT customer_id FROM imports) ORDER BY entry_pk LIMIT CAST(? AS INTEGER)',
+          'WHERE entry_pk < coalesce((SELECT min(entry_pk) FROM history WHERE customer_id IN (SELECT customer_id FROM imports)), 9223372036854775807) ' +
+          'ORDER BY entry_pk LIMIT CAST(? AS INTEGER)',
       ),
       deleteEntry: db.prepare<[entryPk: number]>('DELETE FROM history WHERE entry_pk = ?'),
       // No node holds it, and every entry that names it is gone (those up to last_entry: see migration 5).
