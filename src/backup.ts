@@ -1,7 +1,7 @@
 // `npm run backup -- <file>`: a consistent copy of the SQLite database SQLITE_PATH names, taken with SQLite's online
 // backup API while the service serves and writes; `SQLITE_PATH=<file> npm start` serves it as it was, but for the
-// change feed's cursors, which the copy gives with a key of its own (docs/operations.md#backing-up-and-restoring).
-import { randomBytes } from 'node:crypto';
+// change feed's cursors, which each service started on the copy gives with a key of its own
+// (docs/operations.md#backing-up-and-restoring).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
@@ -75,15 +75,16 @@ function publish(partial: string, target: string): void {
 }
 
 /**
- * Gives the copy a feed key of its own (the store's migration 12 made the table; a copy of an older file gets one at
- * its first start): a service restored from it numbers its change feed on from where the copy was taken, so a
- * cursor the source gave after that would name other changes there, and must be refused, not read from elsewhere.
+ * Takes the feed key out of the copy (the store's migration 12 made its table), so that each service started on a
+ * copy of it makes a key of its own at its first start: a restored service numbers its change feed on from where the
+ * copy was taken, so a cursor given after that (by the source, or by an earlier restore of the same backup) would
+ * name other changes there, and must be refused, not read from elsewhere.
  */
-function renewFeedKey(file: string): void {
+function dropFeedKey(file: string): void {
   const copy = new Database(file, { fileMustExist: true });
   try {
     const made = copy.prepare<[], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_key'").pluck().get();
-    if (made !== undefined) copy.prepare('UPDATE feed_key SET key = ?').run(randomBytes(32).toString('hex'));
+    if (made !== undefined) copy.prepare('DELETE FROM feed_key').run();
   } finally {
     copy.close();
   }
@@ -139,7 +140,7 @@ async function backup(args: readonly string[], say: (line: string) => void): Pro
     } finally {
       db.close();
     }
-    renewFeedKey(partial);
+    dropFeedKey(partial);
     syncToDisk(partial);
     publish(partial, target);
     published = true;
