@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from './config';
 import { isDomainError } from './domain/errors';
 import { exportRecords, type ImportLine, ImportService } from './domain/import';
 import type { KeptToken } from './domain/ports/inventory';
+import type { SnapshotPart } from './domain/ports/snapshots';
 import type { StorePorts } from './domain/ports/store-ports';
 import { linesOf } from './http/routes/export';
 import { Neo4jStore } from './store/neo4j/neo4j-store';
@@ -107,6 +108,43 @@ async function sameExports(a: Store, b: Store, customerId: string): Promise<bool
   }
 }
 
+/** How many records of what an import writes (not settings, blocklist or id counters) a snapshot part holds. */
+function importedRecords(part: SnapshotPart): number {
+  switch (part.kind) {
+    case 'settings':
+    case 'blocklist':
+    case 'deliveryIds':
+      return 0;
+    case 'schemas':
+      return part.schemas.length;
+    case 'nodes':
+      return part.nodes.length;
+    case 'separations':
+      return part.separations.length;
+    case 'deliveries':
+      return part.deliveries.length;
+    case 'impressions':
+      return part.tallies.length;
+    case 'history':
+      return part.keys.length;
+  }
+}
+
+/**
+ * Whether the customer holds nothing an import writes but its settings, blocklist and id counters, which an import
+ * into it replaces or raises: what an earlier run's import that failed and was undone leaves (it keeps the counters,
+ * so that no id is given twice).
+ */
+async function holdsNoImportedData(store: Store, customerId: string): Promise<boolean> {
+  const snapshot = await store.openSnapshot(customerId, { history: true });
+  try {
+    for await (const part of snapshot.parts) if (importedRecords(part) > 0) return false;
+    return true;
+  } finally {
+    await snapshot.close();
+  }
+}
+
 const say = (line: string) => process.stdout.write(`migrate: ${line}\n`);
 const rate = (ids: number, ms: number) => Math.round((ids * 1000) / Math.max(ms, 1)).toLocaleString('en');
 
@@ -123,13 +161,19 @@ async function leftByEarlierRun(from: Store, to: Store, imports: ImportService, 
   const importing = new Set(await to.unfinishedImports(0));
   const copied = new Set<string>();
   for (const customerId of there) {
-    if (importing.has(customerId) && sources.has(customerId)) continue;
-    if (!sources.has(customerId) || !(await sameExports(from, to, customerId))) {
-      throw new Refusal(
-        `--to holds data already, and customer ${customerId} there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left`,
-      );
+    if (sources.has(customerId)) {
+      // The customer an interrupted run was importing: undone below, and imported again.
+      if (importing.has(customerId)) continue;
+      if (await sameExports(from, to, customerId)) {
+        copied.add(customerId);
+        continue;
+      }
+      // One whose import failed and was undone, which leaves its id counters: imported again.
+      if (await holdsNoImportedData(to, customerId)) continue;
     }
-    copied.add(customerId);
+    throw new Refusal(
+      `--to holds data already, and customer ${customerId} there is not a copy of --from's: migrate into an empty store, or into what an interrupted run of the same copy left`,
+    );
   }
   const kept = await to.keptTokens();
   if (kept.length > 0 && !isDeepStrictEqual(kept, tokens)) throw new Refusal("--to holds tokens already that are not --from's: migrate into an empty store");

@@ -204,3 +204,28 @@ test('when a token of the source is revoked while migrate copies (a service left
   expect(ended.stdout).toContain('the tokens differ between the stores (was a service running on --from?)');
   expect(ended.stdout).not.toContain('are the same on both stores');
 });
+
+test('when the target holds what an import that failed and was undone leaves (the id counters it kept), then migrate imports that customer again, and the exports match', async () => {
+  const dir = freshDir('migrate-undone');
+  const source = path.join(dir, 'source.sqlite');
+  const target = path.join(dir, 'target.sqlite');
+  const empty = { schemas: [], nodes: [], separations: [], deliveries: [], impressions: [], history: [] };
+  const schema = { schemaId: 'member', idTypes: [{ type: 'member_id', secure: false }] };
+  const given = { delivery: 3, condition: 3, message: 4 };
+  const from = new SqliteStore({ path: source });
+  await from.beginImport('acme');
+  await from.importBatch('acme', { ...empty, schemas: [schema], nodes: [{ schemaId: 'member', key: member('m-1'), ids: [] }], deliveryIds: given });
+  await from.finishImport('acme', { requireToken: false, timezone: 'UTC' }, []);
+  await from.close();
+  const to = new SqliteStore({ path: target });
+  await to.beginImport('acme');
+  await to.importBatch('acme', { ...empty, schemas: [schema], deliveryIds: given });
+  await to.abandonImport('acme');
+  expect(await to.customerIds()).toEqual(['acme']);
+  await to.close();
+
+  const run = await runMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toContain('copied 1 customers');
+  expect(run.stdout).toContain('the exports of all 1 customers and the tokens are the same on both stores');
+});
