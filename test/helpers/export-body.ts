@@ -1,5 +1,6 @@
 // An export as `_export` writes one, made up for the tests that import many nodes: `nodes` nodes of schema `member`,
-// each keyed by a member_id and holding one device.
+// each keyed by a member_id and holding one device, whose id is `deviceLength` characters long when that is given
+// (an export of many bytes from few nodes).
 const member = (id: string) => ({ type: 'member_id', id });
 
 export interface ExportBody {
@@ -11,7 +12,8 @@ export interface ExportBody {
   whole: string;
 }
 
-export function exportBody(nodes: number): ExportBody {
+export function exportBody(nodes: number, deviceLength?: number): ExportBody {
+  const device = (i: number) => (deviceLength === undefined ? `d-${i}` : `d-${i}-`.padEnd(deviceLength, 'x'));
   const lines = [
     { kind: 'export', format: 1, customer_id: 'src', cursor: 'c1-aaaaaaaaaaaaaaaa' },
     { kind: 'settings', require_token: false, timezone: 'UTC' },
@@ -28,7 +30,7 @@ export function exportBody(nodes: number): ExportBody {
       kind: 'node',
       schema: 'member',
       key: member(`m-${String(i).padStart(6, '0')}`),
-      ids: [{ type: 'device', id: `d-${i}` }],
+      ids: [{ type: 'device', id: device(i) }],
     })),
     { kind: 'delivery_ids', delivery: 0, condition: 0, message: 0 },
   ];
@@ -36,12 +38,12 @@ export function exportBody(nodes: number): ExportBody {
   return { text, lines: lines.length, whole: `${text}${JSON.stringify({ kind: 'end', lines: lines.length })}\n` };
 }
 
-/** Imports exportBody(nodes) into `customer` of the service at `base`, as the administrator, and expects it taken. */
-export async function importMadeUp(base: string, customer: string, nodes: number, adminToken: string): Promise<void> {
+/** Imports exportBody(nodes, deviceLength) into `customer` of the service at `base`, as the administrator, and expects it taken. */
+export async function importMadeUp(base: string, customer: string, nodes: number, adminToken: string, deviceLength?: number): Promise<void> {
   const imported = await fetch(`${base}/v1/${customer}/_import`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/x-ndjson' },
-    body: exportBody(nodes).whole,
+    body: exportBody(nodes, deviceLength).whole,
   });
   expect(imported.status).toBe(200);
 }
