@@ -187,13 +187,21 @@ export interface ConnectOptions {
 export const describeConnection = (connection: Pick<Neo4jConnection, 'uri' | 'database'>): string =>
   `Neo4j at ${connection.uri.replace(/\/\/[^/@]*@/, '//')} (database '${connection.database}')`;
 
+/** How often a process reads the database's feed key again (Neo4jStore.feedKey). */
+const DEFAULT_FEED_KEY_READ_EVERY_MS = 10_000;
+
 export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly transactions: Transactions;
   private readonly read: Transactions['read'];
   private readonly write: Write;
   private readonly deliveries = new Neo4jDeliveries();
-  /** The database's feed key (feed.key.cypher), once read: it never changes. */
-  private feed: Promise<string> | undefined;
+  /**
+   * The database's feed key (feed.key.cypher) as last read. It changes only with the database (one that came back
+   * empty, or a dump loaded without it): read again every feedKeyReadEveryMs, so that every process takes up the one
+   * another made then within that time (until then it may give cursors the others refuse, and take ones it should not).
+   */
+  private feed: { key: Promise<string>; readAt: number } | undefined;
+  feedKeyReadEveryMs = DEFAULT_FEED_KEY_READ_EVERY_MS;
   private readonly changeWatch = new ChangeWatch((customerIds) => this.read((q) => changeHeads(q, customerIds)));
   private readonly schemas = new Neo4jSchemas();
   private readonly searches: SharedSearches;
@@ -339,7 +347,7 @@ export class Neo4jStore implements StorePorts, TraversalReads {
 
   /** Runs cypher/schema/ and, with `awaitIndexes`, waits for the indexes (Transactions.applySchema). */
   applySchema(options = { awaitIndexes: true }): Promise<void> {
-    // A database whose schema went (one that came back empty) lost its feed key too: read it again once in place.
+    // A database whose schema went (one that came back empty) lost its feed key too: read it again at once.
     this.feed = undefined;
     return this.transactions.applySchema(options);
   }
@@ -626,17 +634,19 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   feedKey(): Promise<string> {
-    if (this.feed === undefined) {
+    const now = Date.now();
+    if (this.feed === undefined || now - this.feed.readAt >= this.feedKeyReadEveryMs) {
       const reading = this.write((q) => q<{ key: string }>('feed.key', { candidate: randomBytes(32).toString('hex') })).then(([row]) =>
         present(row?.key, 'the key of feed.key'),
       );
-      this.feed = reading;
+      const read = { key: reading, readAt: now };
+      this.feed = read;
       // A failed read is not kept: the next call asks again.
       reading.catch(() => {
-        if (this.feed === reading) this.feed = undefined;
+        if (this.feed === read) this.feed = undefined;
       });
     }
-    return this.feed;
+    return this.feed.key;
   }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
