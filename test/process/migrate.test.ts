@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/store/sqlite/driver';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
-import { exportBody } from '../helpers/export-body';
+import { importMadeUp } from '../helpers/export-body';
 import { runMigrate, startMigrate } from '../helpers/migrate';
 import { freshDir, installCleanup, send, startServer } from '../helpers/server-process';
 import { waitFor } from '../helpers/settling';
@@ -144,6 +144,16 @@ function nodesIn(file: string, customer: string): number {
   }
 }
 
+/** 40,000 nodes of two IDs imported into `big`: 80,000 IDs, four batches of the migrate's import, written over seconds. */
+const importBig = (base: string) => importMadeUp(base, 'big', 40_000, ADMIN);
+
+/** A migrate from `source` to `target`, once a batch of `big` is in the target. */
+async function migrateUntilABatchOfBig(source: string, target: string) {
+  const running = startMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
+  await waitFor('a batch of the migrate to be written', () => fs.existsSync(target) && nodesIn(target, 'big') > 0, { timeoutMs: 60_000, everyMs: 20 });
+  return running;
+}
+
 test('when npm run migrate is killed part-way through a customer, then the next run undoes that customer, keeps the ones copied, goes on, and the exports match', async () => {
   const dir = freshDir('migrate-killed');
   const source = path.join(dir, 'source.sqlite');
@@ -151,19 +161,12 @@ test('when npm run migrate is killed part-way through a customer, then the next 
   const server = await startServer(settingsFor(source), dir);
   expect((await send(server.base, 'PUT', '/v1/first/schema/member', ADMIN, { id_types: [{ type: 'member_id' }, { type: 'device' }] })).status).toBe(201);
   expect((await send(server.base, 'POST', '/v1/first/node/_create', ADMIN, { schema: 'member', key: member('m-1') })).status).toBe(201);
-  // 40,000 nodes of two IDs in one import: 80,000 IDs, four batches of the migrate's import, written over seconds.
-  const imported = await fetch(`${server.base}/v1/big/_import`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body: exportBody(40_000).whole,
-  });
-  expect(imported.status).toBe(200);
+  await importBig(server.base);
   server.server.child.kill('SIGTERM');
   await server.server.exited;
 
-  const killed = startMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
   // Customers go in code-point order: `big`, then `first`. Killed once a batch of `big` is in the target.
-  await waitFor('a batch of the migrate to be written', () => fs.existsSync(target) && nodesIn(target, 'big') > 0, { timeoutMs: 60_000, everyMs: 20 });
+  const killed = await migrateUntilABatchOfBig(source, target);
   killed.child.kill('SIGKILL');
   const ended = await killed.ended;
   expect(ended.code).toBeNull();
@@ -182,17 +185,11 @@ test('when a token of the source is revoked while migrate copies (a service left
   const target = path.join(dir, 'target.sqlite');
   const server = await startServer(settingsFor(source), dir);
   const issued = (await send(server.base, 'POST', '/v1/big/token', ADMIN, { kind: 'bearer' })).json as { token_id: string };
-  const imported = await fetch(`${server.base}/v1/big/_import`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/x-ndjson' },
-    body: exportBody(40_000).whole,
-  });
-  expect(imported.status).toBe(200);
+  await importBig(server.base);
   server.server.child.kill('SIGTERM');
   await server.server.exited;
 
-  const running = startMigrate(['--from', `sqlite:${source}`, '--to', `sqlite:${target}`]);
-  await waitFor('a batch of the migrate to be written', () => fs.existsSync(target) && nodesIn(target, 'big') > 0, { timeoutMs: 60_000, everyMs: 20 });
+  const running = await migrateUntilABatchOfBig(source, target);
   const beside = new SqliteStore({ path: source });
   try {
     expect(await beside.revokeToken('big', issued.token_id)).toBe(true);
