@@ -225,4 +225,11 @@ test('when the target holds what an import that failed and was undone leaves (th
   expect(run).toMatchObject({ code: 0, stderr: '' });
   expect(run.stdout).toContain('copied 1 customers');
   expect(run.stdout).toContain('the exports of all 1 customers and the tokens are the same on both stores');
+  // Read only, the source gets no feed key of the migrate's (a backup's copy keeps none, so that each restore makes its own).
+  const keys = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    expect(keys.prepare<[], number>('SELECT count(*) FROM feed_key').pluck().get()).toBe(0);
+  } finally {
+    keys.close();
+  }
 });

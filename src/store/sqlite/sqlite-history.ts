@@ -65,7 +65,7 @@ function idPksOf(row: HistoryRow): number[] {
   return [...pks];
 }
 
-/** The file's feed key (migration 12), written at the first start that finds none: a new file's, or a backup's copy's. */
+/** The file's feed key (migration 12), written by the first call that finds none: a new file's, or a backup's copy's. */
 export function feedKeyOf(db: Database.Database): string {
   db.prepare('INSERT INTO feed_key (id, key) VALUES (1, ?) ON CONFLICT (id) DO NOTHING').run(randomBytes(32).toString('hex'));
   return present(db.prepare<[], string>('SELECT key FROM feed_key WHERE id = 1').pluck().get(), 'the row of feed_key');

@@ -148,8 +148,11 @@ export class SqliteStore implements StorePorts, TraversalReads {
   private readonly changeSignals = new ChangeSignals();
   private pendingWrites: Array<{ work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
   private readonly connection: ConnectionOptions;
-  /** The file's feed key, read once: it never changes. */
-  private readonly feed: string;
+  /**
+   * The file's feed key, made or read at the first call that needs it (not at open: a file opened only to be read,
+   * as migrate's source, keeps none), then kept: it never changes.
+   */
+  private feed: string | undefined;
   /** The import writer's thread (./import-writer.ts), made at the first import batch into a file. */
   private importWriter: Piscina | undefined;
   /** The import batch its thread is writing: the store's own writes wait for it to end. */
@@ -159,7 +162,6 @@ export class SqliteStore implements StorePorts, TraversalReads {
     this.connection = { path: options.path, ...(options.synchronous ? { synchronous: options.synchronous } : {}) };
     this.db = openDatabase(this.connection);
     migrate(this.db);
-    this.feed = feedKeyOf(this.db);
     this.schemas = new SqliteSchemas(this.db);
     this.tokens = new SqliteTokens(this.db);
     this.deliveries = new SqliteDeliveries(this.db);
@@ -405,7 +407,7 @@ export class SqliteStore implements StorePorts, TraversalReads {
   // ---- the change feed
 
   feedKey(): Promise<string> {
-    return Promise.resolve(this.feed);
+    return this.run(() => (this.feed ??= feedKeyOf(this.db)));
   }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
