@@ -84,6 +84,8 @@ function dropFeedKey(file: string): void {
   const copy = new Database(file, { fileMustExist: true });
   try {
     const made = copy.prepare<[], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feed_key'").pluck().get();
+    // Overwritten where it lay, as the store's own connections delete (secure_delete): no copy of the key is left.
+    copy.pragma('secure_delete = ON');
     if (made !== undefined) copy.prepare('DELETE FROM feed_key').run();
   } finally {
     copy.close();
