@@ -63,7 +63,7 @@ export class FeedCursors {
   }
 }
 
-/** The cursors of the store's feed, its key read from the store (which keeps it once read). */
+/** The cursors of the store's feed, its key read from the store (which keeps it between reads). */
 export const feedCursors = async (store: Pick<ChangeFeedStore, 'feedKey'>): Promise<FeedCursors> => new FeedCursors(await store.feedKey());
 
 /**
@@ -159,7 +159,7 @@ export class ChangeFeedService {
     sink: { start(): void; changes(changes: CursorChange[], streaming: AbortSignal): Promise<void>; idle(): void },
   ): Promise<void> {
     requireCustomerToken(caller, customerId);
-    const cursors = await feedCursors(this.store);
+    let cursors = await feedCursors(this.store);
     let page = await this.read(cursors, customerId, after === undefined ? undefined : cursors.positionOf(customerId, after), FOLLOW_PAGE);
     await this.whileWaiting(timing.durationMs, signal, async (streaming) => {
       sink.start();
@@ -178,6 +178,8 @@ export class ChangeFeedService {
           if (streaming.aborted) return;
           if (idle.signal.aborted) sink.idle();
         }
+        // The store's key as it is now (it changes only with the store's data), for a stream that lasts.
+        cursors = await feedCursors(this.store);
         page = await this.read(cursors, customerId, from, FOLLOW_PAGE);
       }
     });

@@ -197,8 +197,9 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   private readonly deliveries = new Neo4jDeliveries();
   /**
    * The database's feed key (feed.key.cypher) as last read. It changes only with the database (one that came back
-   * empty, or a dump loaded without it): read again every feedKeyReadEveryMs, so that every process takes up the one
-   * another made then within that time (until then it may give cursors the others refuse, and take ones it should not).
+   * empty, or a dump loaded without it): the first call after feedKeyReadEveryMs reads it again, beside the calls,
+   * so that every process takes up the one another made then within about that time (until then it may give cursors
+   * the others refuse, and take ones it should not).
    */
   private feed: { key: Promise<string>; readAt: number } | undefined;
   feedKeyReadEveryMs = DEFAULT_FEED_KEY_READ_EVERY_MS;
@@ -634,19 +635,32 @@ export class Neo4jStore implements StorePorts, TraversalReads {
   }
 
   feedKey(): Promise<string> {
-    const now = Date.now();
-    if (this.feed === undefined || now - this.feed.readAt >= this.feedKeyReadEveryMs) {
-      const reading = this.write((q) => q<{ key: string }>('feed.key', { candidate: randomBytes(32).toString('hex') })).then(([row]) =>
-        present(row?.key, 'the key of feed.key'),
-      );
-      const read = { key: reading, readAt: now };
+    const now = performance.now();
+    if (this.feed === undefined) {
+      const read = { key: this.readFeedKey(), readAt: now };
       this.feed = read;
-      // A failed read is not kept: the next call asks again.
-      reading.catch(() => {
+      // A failed first read is not kept: the next call asks again.
+      read.key.catch(() => {
         if (this.feed === read) this.feed = undefined;
       });
+    } else if (now - this.feed.readAt >= this.feedKeyReadEveryMs) {
+      // Read again beside the calls, which go on with the key read last; a failed read keeps it until the next time.
+      const stale = this.feed;
+      stale.readAt = now;
+      this.readFeedKey().then(
+        (key) => {
+          if (this.feed === stale) this.feed = { key: Promise.resolve(key), readAt: performance.now() };
+        },
+        () => undefined,
+      );
     }
     return this.feed.key;
+  }
+
+  private readFeedKey(): Promise<string> {
+    return this.write((q) => q<{ key: string }>('feed.key', { candidate: randomBytes(32).toString('hex') })).then(([row]) =>
+      present(row?.key, 'the key of feed.key'),
+    );
   }
 
   changesAfter(customerId: string, after: number, limit: number): Promise<ChangeRead> {
