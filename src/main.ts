@@ -54,9 +54,11 @@ async function main(): Promise<void> {
   void started.then(() => {
     if (shuttingDown) return;
     logger.info('store ready', { store: config.store });
-    retention.start();
     const staleMs = config.neo4j.importStaleMs;
-    void abandonImports(config.store === 'sqlite' ? 0 : staleMs);
+    // Retention waits for imports under way (it leaves their entries alone): undo the ones left first.
+    void abandonImports(config.store === 'sqlite' ? 0 : staleMs).then(() => {
+      if (!shuttingDown) retention.start();
+    });
     if (config.store === 'neo4j') {
       importWatch = setInterval(() => void abandonImports(staleMs), staleMs / 4).unref();
       importMarks = setInterval(() => void imports.readMarks().catch(() => undefined), IMPORT_MARKS_EVERY_MS).unref();
