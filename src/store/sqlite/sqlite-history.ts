@@ -67,8 +67,12 @@ function idPksOf(row: HistoryRow): number[] {
 
 /** The file's feed key (migration 12), written by the first call that finds none: a new file's, or a backup's copy's. */
 export function feedKeyOf(db: Database.Database): string {
+  const read = db.prepare<[], string>('SELECT key FROM feed_key WHERE id = 1').pluck();
+  // Written only when missing: a write waits for the import writer's batch, where a read does not.
+  const kept = read.get();
+  if (kept !== undefined) return kept;
   db.prepare('INSERT INTO feed_key (id, key) VALUES (1, ?) ON CONFLICT (id) DO NOTHING').run(randomBytes(32).toString('hex'));
-  return present(db.prepare<[], string>('SELECT key FROM feed_key WHERE id = 1').pluck().get(), 'the row of feed_key');
+  return present(read.get(), 'the row of feed_key');
 }
 
 export class SqliteHistory {
