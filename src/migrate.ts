@@ -188,7 +188,7 @@ async function migrate(from: Store, to: Store): Promise<boolean> {
   const unfinished = await from.unfinishedImports(0);
   if (unfinished.length > 0) {
     throw new Refusal(
-      `--from has an unfinished import of ${unfinished.join(', ')} (a service stopped while it ran): start a service on --from once, which undoes it, stop it, and migrate then`,
+      `--from has an unfinished import of ${unfinished.join(', ')} (a service stopped while it ran): start a service on --from and let it undo that (it logs so), stop it, and migrate then`,
     );
   }
   const customers = await from.customerIds();
